@@ -1,0 +1,31 @@
+"""Fixtures shared by every test: an isolated HOME and a clean WAVE_* environment."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test runs with HOME in a fresh temporary folder and no WAVE_* variables set."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    for key in list(os.environ):
+        if key.startswith("WAVE_"):
+            monkeypatch.delenv(key, raising=False)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    return home
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A project root (not a git repository) to run the agent in."""
+    root = tmp_path / "project"
+    root.mkdir()
+    return root
+from tests.model_server import model_server  # noqa: E402, F401

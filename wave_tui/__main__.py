@@ -1,0 +1,3 @@
+from wave_tui.cli.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,138 @@
+"""Events the agent service emits; the TUI and the headless CLI subscribe to them."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from wave_tui.llm.types import Message, Usage
+
+TurnStatus = Literal["completed", "aborted", "error"]
+PermissionChoice = Literal["allow_once", "allow_session", "deny"]
+
+
+@dataclass(frozen=True)
+class UserMessageAdded:
+    message: Message
+
+
+@dataclass(frozen=True)
+class AssistantStarted:
+    message_id: str
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    message_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ReasoningDelta:
+    message_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class AssistantFinished:
+    message: Message
+
+
+@dataclass(frozen=True)
+class ToolStarted:
+    call_id: str
+    name: str
+    args: dict[str, Any]
+    key_arg: str  # the one argument worth showing (path, command, pattern)
+
+
+@dataclass(frozen=True)
+class ToolFinished:
+    call_id: str
+    name: str
+    summary: str
+    content: str
+    is_error: bool
+
+
+@dataclass(frozen=True)
+class MetaMessageAdded:
+    """An isMeta message (rule, nested memory, change notice): hidden in chat, seen by the model."""
+
+    message: Message
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A compact, dimmed line for the user (freshness, rule loaded, settings problem...)."""
+
+    kind: str
+    text: str
+
+
+@dataclass(frozen=True)
+class UsageUpdated:
+    usage: Usage
+    model: str
+    source: Literal["main", "fork", "compact"] = "main"
+
+
+@dataclass(frozen=True)
+class ErrorOccurred:
+    message: str
+
+
+@dataclass(frozen=True)
+class TurnEnded:
+    status: TurnStatus
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class QueueChanged:
+    queued: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class BusyChanged:
+    busy: bool
+
+
+@dataclass
+class PermissionRequested:
+    """The service waits on `future`; the UI resolves it with a PermissionChoice."""
+
+    tool_name: str
+    args: dict[str, Any]
+    reason: str
+    future: asyncio.Future[PermissionChoice] = field(repr=False)
+
+
+@dataclass(frozen=True)
+class BackgroundChanged:
+    """Background work (extraction fork, compaction) started or stopped."""
+
+    kind: Literal["extraction", "compaction"]
+    running: bool
+    detail: str = ""
+
+
+AgentEvent = (
+    UserMessageAdded
+    | AssistantStarted
+    | TextDelta
+    | ReasoningDelta
+    | AssistantFinished
+    | ToolStarted
+    | ToolFinished
+    | MetaMessageAdded
+    | Notice
+    | UsageUpdated
+    | ErrorOccurred
+    | TurnEnded
+    | QueueChanged
+    | BusyChanged
+    | PermissionRequested
+    | BackgroundChanged
+)

@@ -1,0 +1,468 @@
+"""The agent service: one conversation, its loop, transcript, permissions and read state.
+
+UI-free: the TUI and `wave -p` drive it through its async methods and listen to its events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from wave_tui.agent import events as ev
+from wave_tui.agent.hooks import AgentHook
+from wave_tui.agent.permissions import PermissionMode, PermissionPolicy, SafeZones
+from wave_tui.agent.prompts import (
+    ABORTED_TOOL_RESULT,
+    HEADLESS_REFUSAL,
+    NOT_CONFIGURED_HELP,
+    STATIC_SYSTEM_PROMPT,
+    USER_REFUSAL,
+    environment_section,
+    language_section,
+)
+from wave_tui.agent.request import SystemPrompt, build_body
+from wave_tui.agent.transcript import (
+    Transcript,
+    latest_session_id,
+    new_session_id,
+    transcript_for,
+)
+from wave_tui.config.paths import WavePaths
+from wave_tui.config.settings import EffectiveSettings, SettingsStore, resolve_max_output_tokens
+from wave_tui.llm.client import AssistantReply, ClientConfig, ModelClient, StreamDelta
+from wave_tui.llm.errors import ModelError, ModelNotConfigured
+from wave_tui.llm.types import Message, ToolCall, Usage
+from wave_tui.tools.base import Clock, Tool, ToolContext, ToolResult, spec_of, system_clock
+from wave_tui.tools.read_state import ReadState
+from wave_tui.tools.registry import builtin_tools
+
+Listener = Callable[[ev.AgentEvent], None]
+Approver = Callable[[str, dict[str, Any], str], Awaitable[ev.PermissionChoice]]
+MAX_ROUNDS_PER_TURN = 200
+
+
+class AgentDestroyed(RuntimeError):
+    def __init__(self) -> None:
+        super().__init__("Agent destroyed")
+
+
+@dataclass
+class AgentOptions:
+    workdir: Path
+    model: str | None = None
+    permission_mode: PermissionMode | None = None
+    continue_last: bool = False
+    resume: str | None = None
+    headless: bool = False
+    environ: Mapping[str, str] | None = None
+    clock: Clock = system_clock
+    max_input_tokens: int | None = None
+
+
+@dataclass
+class TurnResult:
+    status: ev.TurnStatus
+    text: str = ""
+    error: str | None = None
+    usage: Usage | None = None
+
+
+@dataclass
+class _ModelTarget:
+    model: str
+    client: ModelClient
+    key: tuple[Any, ...]
+
+
+@dataclass
+class _TurnState:
+    pending_calls: list[ToolCall] = field(default_factory=list)
+    answered: set[str] = field(default_factory=set)
+
+
+class AgentService:
+    def __init__(
+        self,
+        options: AgentOptions,
+        *,
+        paths: WavePaths | None = None,
+        store: SettingsStore | None = None,
+        tools: list[Tool] | None = None,
+        approver: Approver | None = None,
+    ) -> None:
+        self.options = options
+        self.paths = paths or WavePaths.for_workdir(options.workdir)
+        self.store = store or SettingsStore(self.paths, options.environ)
+        self.clock = options.clock
+        self.tools: list[Tool] = tools if tools is not None else builtin_tools()
+        self._tools_by_name = {t.name: t for t in self.tools}
+        self.read_state = ReadState()
+        self.safe_zones = SafeZones()
+        self.policy = PermissionPolicy(self.paths.project_root, safe_zones=self.safe_zones)
+        self.hooks: list[AgentHook] = []
+        self.messages: list[Message] = []
+        self.session_id = new_session_id()
+        self.transcript: Transcript = transcript_for(self.paths, self.session_id)
+        self.queue: list[str] = []
+        self.last_request: dict[str, Any] | None = None
+        self.last_reply: Message | None = None
+        self.last_usage: Usage | None = None
+        self.settings: EffectiveSettings = self.store.current()
+        self._approver = approver
+        self._listeners: list[Listener] = []
+        self._target: _ModelTarget | None = None
+        self._abort = asyncio.Event()
+        self._turn_task: asyncio.Task[TurnResult] | None = None
+        self._drain_task: asyncio.Task[None] | None = None
+        self._destroyed = False
+        self._system_key: tuple[Any, ...] | None = None
+        self._system: SystemPrompt | None = None
+        self._session_started = self.clock()
+        self._started = False
+
+    # -- lifecycle -----------------------------------------------------------------------------
+    def add_hook(self, hook: AgentHook) -> None:
+        self.hooks.append(hook)
+
+    def start(self) -> None:
+        """Restore the session (--continue / --resume) and apply the settings in force."""
+        if self._started:
+            return
+        self._started = True
+        session = self.options.resume
+        if session is None and self.options.continue_last:
+            session = latest_session_id(self.paths)
+        if session is not None:
+            transcript = transcript_for(self.paths, session)
+            if not transcript.path.exists():
+                raise FileNotFoundError(f"no session {session!r} for this project")
+            self.session_id = session
+            self.transcript = transcript
+            self.messages = transcript.load(warn=lambda w: self._emit(ev.Notice("warning", w)))
+            self._close_orphan_tool_calls(persist=True)
+            for hook in self.hooks:
+                hook.on_messages_restored(self.messages)
+        self._apply_settings(self.store.current())
+
+    async def destroy(self) -> None:
+        """Abort the turn, await background work (e.g. an extraction fork), release resources."""
+        if self._destroyed:
+            return
+        self._destroyed = True
+        self.abort()
+        for task in (self._turn_task, self._drain_task):
+            if task is not None:
+                with contextlib.suppress(BaseException):
+                    await task
+        for hook in self.hooks:
+            await hook.aclose()
+        if self._target is not None:
+            await self._target.client.aclose()
+
+    # -- events --------------------------------------------------------------------------------
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _emit(self, event: ev.AgentEvent) -> None:
+        for listener in list(self._listeners):
+            listener(event)
+
+    # -- settings ------------------------------------------------------------------------------
+    def _apply_settings(self, settings: EffectiveSettings) -> None:
+        self.settings = settings
+        mode = self.options.permission_mode or settings.permissions.default_mode or "default"
+        self.policy.mode = mode
+        self.policy.set_rules(list(settings.permissions.allow), list(settings.permissions.deny))
+        for problem in self.store.new_problems():
+            self._emit(ev.Notice("settings", problem))
+        for hook in self.hooks:
+            hook.on_settings(settings)
+
+    @property
+    def model(self) -> str | None:
+        return self.options.model or self.settings.model
+
+    def system_prompt(self) -> SystemPrompt:
+        """Static block + dynamic block; rebuilt only when something it depends on changed."""
+        sections_by_hook = [hook.system_sections(self.settings) for hook in self.hooks]
+        key = (self.settings.language, tuple(tuple(s) for s in sections_by_hook))
+        if self._system is None or key != self._system_key:
+            parts = [
+                environment_section(
+                    self.paths.project_root, self.paths.repo_top is not None, self._session_started
+                )
+            ]
+            language = language_section(self.settings.language)
+            if language:
+                parts.append(language)
+            for sections in sections_by_hook:
+                parts.extend(sections)
+            self._system = SystemPrompt(STATIC_SYSTEM_PROMPT, "\n\n".join(parts))
+            self._system_key = key
+        return self._system
+
+    def _model_target(self) -> _ModelTarget:
+        settings = self.settings
+        model = self.model
+        if not model or not settings.base_url:
+            raise ModelNotConfigured(NOT_CONFIGURED_HELP)
+        key = (model, settings.base_url, settings.api_key, tuple(sorted(settings.custom_headers.items())))
+        if self._target is None or self._target.key != key:
+            old = self._target
+            config = ClientConfig(
+                base_url=settings.base_url,
+                api_key=settings.api_key,
+                headers=dict(settings.custom_headers),
+            )
+            self._target = _ModelTarget(model, ModelClient(config), key)
+            if old is not None:
+                asyncio.get_running_loop().create_task(old.client.aclose())
+        return self._target
+
+    def client(self) -> ModelClient:
+        """The model client for the current settings (shared with the extraction fork)."""
+        return self._model_target().client
+
+    def build_request(self) -> dict[str, Any]:
+        target_model = self.model or ""
+        reminder_parts = [text for hook in self.hooks if (text := hook.prepend_reminder())]
+        config = self.settings.model_config_for(target_model)
+        return build_body(
+            model=target_model,
+            system=self.system_prompt(),
+            reminder="\n\n".join(reminder_parts) if reminder_parts else None,
+            messages=self.messages,
+            tools=[spec_of(t) for t in self.tools],
+            caching=config.capabilities.prompt_caching,
+            options=config.options,
+            max_tokens=resolve_max_output_tokens(self.settings, target_model, None)
+            if self.settings.max_output_tokens is not None
+            else None,
+        )
+
+    # -- messages ------------------------------------------------------------------------------
+    def _add(self, message: Message) -> None:
+        self.messages.append(message)
+        self.transcript.append(message)
+        if message.is_meta:
+            self._emit(ev.MetaMessageAdded(message))
+
+    def _close_orphan_tool_calls(self, *, persist: bool) -> None:
+        """Give every tool call without a result an "interrupted" result, so history stays valid."""
+        answered = {m.tool_call_id for m in self.messages if m.role == "tool"}
+        for index, message in enumerate(list(self.messages)):
+            if message.role != "assistant":
+                continue
+            for call in message.tool_calls:
+                if call.id in answered:
+                    continue
+                result = Message(
+                    role="tool",
+                    content=ABORTED_TOOL_RESULT,
+                    tool_call_id=call.id,
+                    tool_name=call.name,
+                )
+                answered.add(call.id)
+                position = index + 1
+                while position < len(self.messages) and self.messages[position].role == "tool":
+                    position += 1
+                self.messages.insert(position, result)
+                if persist:
+                    self.transcript.append(result)
+
+    # -- public API ----------------------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        return self._turn_task is not None and not self._turn_task.done()
+
+    async def send(self, text: str) -> None:
+        """Queue a user message; turns run one after another in the background."""
+        if self._destroyed:
+            raise AgentDestroyed()
+        self.queue.append(text)
+        self._emit(ev.QueueChanged(tuple(self.queue)))
+        if self._drain_task is None or self._drain_task.done():
+            self._drain_task = asyncio.get_running_loop().create_task(self._drain())
+
+    async def _drain(self) -> None:
+        while self.queue and not self._destroyed:
+            text = self.queue.pop(0)
+            self._emit(ev.QueueChanged(tuple(self.queue)))
+            await self.run_turn(text)
+
+    async def wait_idle(self) -> None:
+        while self._drain_task is not None and not self._drain_task.done():
+            await asyncio.shield(self._drain_task)
+
+    def abort(self) -> None:
+        """Stop the running turn: the stream is cancelled and running tools are killed."""
+        self._abort.set()
+        if self._turn_task is not None and not self._turn_task.done():
+            self._turn_task.cancel()
+
+    async def run_turn(self, text: str) -> TurnResult:
+        if self._destroyed:
+            raise AgentDestroyed()
+        self.start()
+        self._abort = asyncio.Event()
+        self._turn_task = asyncio.get_running_loop().create_task(self._turn(text))
+        self._emit(ev.BusyChanged(True))
+        try:
+            result = await asyncio.shield(self._turn_task)
+        except asyncio.CancelledError:
+            if not self._turn_task.done():
+                self._turn_task.cancel()
+            with contextlib.suppress(BaseException):
+                await self._turn_task
+            result = TurnResult("aborted")
+        self._emit(ev.BusyChanged(False))
+        for hook in self.hooks:
+            await hook.on_turn_end(result.status)
+        return result
+
+    async def _turn(self, text: str) -> TurnResult:
+        try:
+            return await self._loop(text)
+        except asyncio.CancelledError:
+            self._close_orphan_tool_calls(persist=True)
+            self._emit(ev.TurnEnded("aborted"))
+            return TurnResult("aborted")
+        except ModelError as exc:
+            self._close_orphan_tool_calls(persist=True)
+            message = str(exc)
+            self._emit(ev.ErrorOccurred(message))
+            self._emit(ev.TurnEnded("error"))
+            return TurnResult("error", error=message)
+
+    async def _loop(self, text: str) -> TurnResult:
+        self._apply_settings(self.store.current())
+        self._model_target()  # fail fast before anything is written when nothing is configured
+        user = Message.user(text)
+        self._add(user)
+        self._emit(ev.UserMessageAdded(user))
+        reply: AssistantReply | None = None
+        for _ in range(MAX_ROUNDS_PER_TURN):
+            for hook in self.hooks:
+                for message in hook.before_request():
+                    self._add(message)
+            reply = await self._request()
+            if not reply.tool_calls:
+                break
+            await self._run_tools(reply.tool_calls)
+        final = reply.content if reply else ""
+        self._emit(ev.TurnEnded("completed", final))
+        return TurnResult("completed", final, usage=self.last_usage)
+
+    async def _request(self) -> AssistantReply:
+        target = self._model_target()
+        body = self.build_request()
+        self.last_request = body
+        assistant_id = Message(role="assistant").id
+        self._emit(ev.AssistantStarted(assistant_id))
+
+        def on_delta(delta: StreamDelta) -> None:
+            if delta.kind == "text":
+                self._emit(ev.TextDelta(assistant_id, delta.text))
+            elif delta.kind == "reasoning":
+                self._emit(ev.ReasoningDelta(assistant_id, delta.text))
+
+        reply = await target.client.stream_chat(body, on_delta)
+        message = Message(
+            id=assistant_id,
+            role="assistant",
+            content=reply.content,
+            reasoning=reply.reasoning or None,
+            tool_calls=reply.tool_calls,
+            usage=reply.usage,
+        )
+        self._add(message)
+        self.last_reply = message
+        self._emit(ev.AssistantFinished(message))
+        if reply.usage is not None:
+            self.last_usage = reply.usage
+            self._emit(ev.UsageUpdated(reply.usage, target.model))
+        return reply
+
+    async def _run_tools(self, calls: list[ToolCall]) -> None:
+        follow_ups: list[Message] = []
+        for call in calls:
+            args, result = await self._run_tool(call)
+            self._add(
+                Message(
+                    role="tool",
+                    content=result.content,
+                    tool_call_id=call.id,
+                    tool_name=call.name,
+                    meta={"isError": True} if result.is_error else {},
+                )
+            )
+            self._emit(ev.ToolFinished(call.id, call.name, result.summary, result.content, result.is_error))
+            if not result.is_error:
+                for hook in self.hooks:
+                    follow_ups.extend(hook.after_tools(call.name, args, result))
+        for message in follow_ups:
+            self._add(message)
+
+    async def _run_tool(self, call: ToolCall) -> tuple[dict[str, Any], ToolResult]:
+        try:
+            args = json.loads(call.arguments or "{}")
+            if not isinstance(args, dict):
+                raise ValueError("arguments must be a JSON object")
+        except ValueError as exc:
+            self._emit(ev.ToolStarted(call.id, call.name, {}, ""))
+            return {}, ToolResult(f"Invalid arguments for {call.name}: {exc}", is_error=True)
+        self._emit(ev.ToolStarted(call.id, call.name, args, _key_arg(args)))
+        tool = self._tools_by_name.get(call.name)
+        if tool is None:
+            names = ", ".join(self._tools_by_name)
+            return args, ToolResult(f"Unknown tool {call.name!r}. Available: {names}.", is_error=True)
+        refusal = await self._check_permission(call.name, args)
+        if refusal is not None:
+            return args, ToolResult(refusal, is_error=True, summary="refused")
+        ctx = ToolContext(
+            workdir=self.paths.project_root,
+            read_state=self.read_state,
+            abort=self._abort,
+            env=self.settings.env,
+            clock=self.clock,
+        )
+        result = await tool.run(args, ctx)
+        for hook in self.hooks:
+            result = hook.transform_tool_result(call.name, args, result)
+        return args, result
+
+    async def _check_permission(self, tool: str, args: dict[str, Any]) -> str | None:
+        decision = self.policy.decide(tool, args)
+        if decision.behavior == "allow":
+            return None
+        if decision.behavior == "deny":
+            return f"Permission denied: {decision.reason}."
+        if self.options.headless or self._approver is None and not self._listeners:
+            return HEADLESS_REFUSAL.format(reason=decision.reason)
+        choice = await self._ask(tool, args, decision.reason)
+        if choice == "allow_session":
+            self.policy.grant_for_session(tool, args)
+        if choice in ("allow_once", "allow_session"):
+            return None
+        return USER_REFUSAL.format(tool=tool)
+
+    async def _ask(self, tool: str, args: dict[str, Any], reason: str) -> ev.PermissionChoice:
+        if self._approver is not None:
+            return await self._approver(tool, args, reason)
+        future: asyncio.Future[ev.PermissionChoice] = asyncio.get_running_loop().create_future()
+        self._emit(ev.PermissionRequested(tool, args, reason, future))
+        return await future
+
+
+def _key_arg(args: dict[str, Any]) -> str:
+    for key in ("file_path", "command", "pattern", "path"):
+        value = args.get(key)
+        if isinstance(value, str):
+            return value
+    return ""

@@ -1,0 +1,75 @@
+"""Session transcripts: append-only JSONL under ~/.wave/projects/<project-id>/."""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from wave_tui.config.paths import WavePaths
+from wave_tui.llm.types import Message
+
+
+def new_session_id() -> str:
+    return str(uuid.uuid4())
+
+
+class Transcript:
+    """One session's file. Each message is flushed as soon as it is complete."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @property
+    def session_id(self) -> str:
+        return self.path.stem
+
+    def append(self, message: Message) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        line = message.to_json_line()
+        with open(self.path, "a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
+            fh.flush()
+
+    def load(self, warn: Callable[[str], None] | None = None) -> list[Message]:
+        """Every valid message; a corrupt line is skipped with a warning, never fatal."""
+        messages: list[Message] = []
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return messages
+        for number, line in enumerate(raw.decode("utf-8", errors="replace").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                messages.append(Message.model_validate(json.loads(line)))
+            except (ValueError, ValidationError) as exc:
+                if warn:
+                    problem = str(exc).splitlines()[0][:120]
+                    warn(f"{self.path.name}: skipped corrupt line {number}: {problem}")
+        return messages
+
+
+def session_files(paths: WavePaths) -> list[Path]:
+    """This project's transcripts, most recently active first."""
+    folder = paths.project_dir
+    try:
+        files = [p for p in folder.glob("*.jsonl") if p.is_file()]
+    except OSError:
+        return []
+    return sorted(files, key=lambda p: p.stat().st_mtime_ns, reverse=True)
+
+
+def latest_session_id(paths: WavePaths) -> str | None:
+    files = session_files(paths)
+    return files[0].stem if files else None
+
+
+def transcript_for(paths: WavePaths, session_id: str) -> Transcript:
+    if os.sep in session_id or session_id.startswith("."):
+        raise ValueError(f"not a session id: {session_id!r}")
+    return Transcript(paths.transcript(session_id))

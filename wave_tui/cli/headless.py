@@ -1,0 +1,54 @@
+"""`wave -p`: one turn, no keyboard, final text on stdout, one clear line on stderr on failure."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from wave_tui.agent import events as ev
+from wave_tui.agent.factory import create_service
+from wave_tui.agent.service import AgentOptions
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+async def run_headless(args: argparse.Namespace, workdir: Path, prompt: str) -> int:
+    options = AgentOptions(
+        workdir=workdir,
+        model=args.model,
+        permission_mode=args.permission_mode,
+        continue_last=args.continue_last,
+        resume=args.resume,
+        headless=True,
+    )
+    try:
+        service = create_service(options)
+        service.subscribe(_print_notices)
+        service.start()
+    except (FileNotFoundError, ValueError) as exc:
+        _stderr(f"wave: {exc}")
+        return 2
+    try:
+        result = await service.run_turn(prompt)
+    finally:
+        await service.destroy()
+    if result.status == "error":
+        code = 2 if result.error and "no model endpoint is configured" in result.error else 1
+        _stderr(f"wave: {result.error}")
+        return code
+    if result.status == "aborted":
+        _stderr("wave: the turn was aborted")
+        return 130
+    sys.stdout.write(result.text)
+    if not result.text.endswith("\n"):
+        sys.stdout.write("\n")
+    sys.stdout.flush()
+    return 0
+
+
+def _print_notices(event: ev.AgentEvent) -> None:
+    if isinstance(event, ev.Notice) and event.kind in ("settings", "warning"):
+        _stderr(f"wave: warning: {event.text}")

@@ -1,0 +1,91 @@
+"""`wave` command line: the full-screen app, headless `-p`, and `wave memory ...`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+from wave_tui.agent.permissions import PERMISSION_MODES
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="wave",
+        description="A terminal coding agent whose heart is memory.",
+        epilog="Also: wave memory list|show|delete|add (see `wave memory --help`).",
+    )
+    parser.add_argument("-p", "--print", dest="prompt", metavar="PROMPT", nargs="?", const="",
+                        help="run one turn headless and print the final answer ('-' or no text: read stdin)")
+    parser.add_argument("--permission-mode", choices=PERMISSION_MODES, default=None)
+    parser.add_argument("--model", default=None, help="model name (overrides WAVE_MODEL / settings)")
+    parser.add_argument("--workdir", default=None, help="project root (default: current directory)")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("-c", "--continue", dest="continue_last", action="store_true",
+                       help="continue the latest session of this project")
+    group.add_argument("-r", "--resume", metavar="SESSION_ID", default=None,
+                       help="resume a session by id")
+    return parser
+
+
+def fail(message: str, code: int = EXIT_FAILED) -> int:
+    print(f"wave: {message}", file=sys.stderr, flush=True)
+    return code
+
+
+def resolve_workdir(raw: str | None) -> Path | None:
+    path = Path(raw).expanduser() if raw else Path.cwd()
+    return path.resolve() if path.is_dir() else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "memory":
+        return _memory(argv[1:])
+    args = build_parser().parse_args(argv)
+    workdir = resolve_workdir(args.workdir)
+    if workdir is None:
+        return fail(f"work dir does not exist or is not a folder: {args.workdir}", EXIT_USAGE)
+    if args.prompt is not None:
+        prompt = args.prompt
+        if prompt in ("", "-"):
+            prompt = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+        if not prompt.strip():
+            return fail("-p needs a prompt (as an argument or on standard input)", EXIT_USAGE)
+        from wave_tui.cli.headless import run_headless
+
+        try:
+            return asyncio.run(run_headless(args, workdir, prompt))
+        except KeyboardInterrupt:
+            return fail("interrupted", 130)
+    from wave_tui.cli.interactive import run_interactive
+
+    return run_interactive(args, workdir)
+
+
+def _memory(argv: list[str]) -> int:
+    from wave_tui.cli.memory_cmd import run_memory_command
+    from wave_tui.config.paths import WavePaths
+    from wave_tui.tools.base import system_clock
+
+    workdir_arg = None
+    if "--workdir" in argv:
+        i = argv.index("--workdir")
+        if i + 1 >= len(argv):
+            return fail("--workdir needs a folder", EXIT_USAGE)
+        workdir_arg = argv[i + 1]
+        argv = argv[:i] + argv[i + 2 :]
+    workdir = resolve_workdir(workdir_arg)
+    if workdir is None:
+        return fail(f"work dir does not exist or is not a folder: {workdir_arg}", EXIT_USAGE)
+    return run_memory_command(argv, WavePaths.for_workdir(workdir), system_clock)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

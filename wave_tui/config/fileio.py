@@ -1,0 +1,66 @@
+"""Safe file replacement: atomic writes (temp file + os.replace) and cross-process locks (X2).
+
+Every write that replaces a file wave-tui owns goes through here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from filelock import FileLock
+
+LOCK_TIMEOUT_S = 30.0
+
+
+def atomic_write_text(path: Path, text: str, *, encoding: str = "utf-8") -> None:
+    """Replace `path` with `text` atomically, keeping the old file's permission bits."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode: int | None = path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        mode = None
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding=encoding, newline="") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def lock_path_for(path: Path) -> Path:
+    """Where the lock for `path` lives: a hidden sibling, so it follows the file's directory."""
+    return path.parent / f".{path.name}.lock"
+
+
+@contextlib.contextmanager
+def file_lock(path: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
+    """Hold the cross-process lock for `path` (created next to it)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(lock_path_for(path)), timeout=timeout):
+        yield
+
+
+def locked_update(path: Path, update: Callable[[str | None], str | None]) -> str | None:
+    """Read-modify-write `path` under its lock. `update` gets the current text (None if missing)
+    and returns the new text, or None to leave the file as it is. Returns what was written."""
+    with file_lock(path):
+        try:
+            current: str | None = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            current = None
+        new = update(current)
+        if new is not None and new != current:
+            atomic_write_text(path, new)
+            return new
+        return None

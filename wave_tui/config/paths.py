@@ -1,0 +1,145 @@
+"""Every filesystem location wave-tui knows about, in one place.
+
+`~` is always `$HOME` (read at construction), so tests can point HOME at a temporary folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+PROJECT_ID_MAX = 200
+PROJECT_ID_KEEP = 191
+
+
+def home_dir() -> Path:
+    return Path(os.environ.get("HOME") or Path.home())
+
+
+def encode_project_id(path: str) -> str:
+    """Encode a path as a project id, compatible with the TypeScript Wave.
+
+    `/home/alice/my project` -> `home-alice-my_project`; long ids are cut and hashed.
+    """
+    encoded = path[1:] if path.startswith("/") else path
+    encoded = re.sub(r"\s+", "_", encoded.replace("/", "-"))
+    if len(encoded) > PROJECT_ID_MAX:
+        digest = hashlib.sha256(path.encode("utf-8")).hexdigest()[:8]
+        encoded = f"{encoded[:PROJECT_ID_KEEP]}-{digest}"
+    return encoded
+
+
+def _git(workdir: Path, *args: str) -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", *args],
+            cwd=workdir,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode != 0:
+        return None
+    return out.stdout.strip() or None
+
+
+@dataclass(frozen=True)
+class WavePaths:
+    """Locations for one project root (the work dir) under one home."""
+
+    project_root: Path
+    home: Path
+
+    @classmethod
+    def for_workdir(cls, workdir: Path | str | None = None, home: Path | None = None) -> WavePaths:
+        root = Path(workdir) if workdir is not None else Path.cwd()
+        return cls(project_root=root.resolve(), home=(home or home_dir()).resolve())
+
+    # -- user level -------------------------------------------------------------------------
+    @property
+    def wave_home(self) -> Path:
+        return self.home / ".wave"
+
+    @property
+    def user_settings(self) -> Path:
+        return self.wave_home / "settings.json"
+
+    @property
+    def user_agents_md(self) -> Path:
+        return self.wave_home / "AGENTS.md"
+
+    @property
+    def user_rules_dirs(self) -> list[Path]:
+        """User rule roots, highest precedence first."""
+        return [self.wave_home / "rules", self.home / ".claude" / "rules"]
+
+    @property
+    def projects_dir(self) -> Path:
+        return self.wave_home / "projects"
+
+    # -- project level ----------------------------------------------------------------------
+    @property
+    def project_settings(self) -> Path:
+        return self.project_root / ".wave" / "settings.json"
+
+    @property
+    def local_settings(self) -> Path:
+        return self.project_root / ".wave" / "settings.local.json"
+
+    @property
+    def settings_files(self) -> list[Path]:
+        """Settings files, lowest precedence first (later wins)."""
+        return [self.user_settings, self.project_settings, self.local_settings]
+
+    @property
+    def project_agents_md(self) -> Path:
+        return self.project_root / "AGENTS.md"
+
+    @property
+    def project_rules_dirs(self) -> list[Path]:
+        """Project rule roots, highest precedence first."""
+        return [self.project_root / ".wave" / "rules", self.project_root / ".claude" / "rules"]
+
+    @cached_property
+    def repo_top(self) -> Path | None:
+        """The top level of the git work tree containing the project root, if any."""
+        top = _git(self.project_root, "rev-parse", "--show-toplevel")
+        return Path(top).resolve() if top else None
+
+    @cached_property
+    def main_repo_root(self) -> Path | None:
+        """The main repository root shared by every work tree (from `--git-common-dir`)."""
+        common = _git(self.project_root, "rev-parse", "--git-common-dir")
+        if not common:
+            return None
+        common_path = (self.project_root / common).resolve()
+        return common_path.parent if common_path.name == ".git" else common_path
+
+    @cached_property
+    def project_id(self) -> str:
+        key = self.main_repo_root or self.project_root
+        return encode_project_id(str(key))
+
+    @property
+    def project_dir(self) -> Path:
+        """`~/.wave/projects/<project-id>/`: transcripts and auto memory."""
+        return self.projects_dir / self.project_id
+
+    @property
+    def memory_dir(self) -> Path:
+        return self.project_dir / "memory"
+
+    @property
+    def memory_index(self) -> Path:
+        return self.memory_dir / "MEMORY.md"
+
+    def transcript(self, session_id: str) -> Path:
+        return self.project_dir / f"{session_id}.jsonl"

@@ -1,0 +1,38 @@
+"""Typed errors of the model client. Each message is one clear line for the user."""
+
+from __future__ import annotations
+
+
+class ModelError(Exception):
+    """Base class: anything that stops a model request from producing a reply."""
+
+
+class ModelNotConfigured(ModelError):
+    pass
+
+
+class ModelHTTPError(ModelError):
+    def __init__(self, status: int, message: str, *, attempts: int = 1) -> None:
+        self.status = status
+        self.attempts = attempts
+        tries = f" after {attempts} attempts" if attempts > 1 else ""
+        super().__init__(f"model endpoint returned HTTP {status}{tries}: {message}")
+
+
+class ModelConnectionError(ModelError):
+    def __init__(self, message: str, *, attempts: int = 1) -> None:
+        self.attempts = attempts
+        tries = f" after {attempts} attempts" if attempts > 1 else ""
+        super().__init__(f"cannot reach the model endpoint{tries}: {message}")
+
+
+class StreamInterrupted(ModelError):
+    """The stream broke after it started: what arrived is in `partial_text` (never persisted)."""
+
+    def __init__(self, message: str, partial_text: str = "") -> None:
+        self.partial_text = partial_text
+        super().__init__(f"the model's reply stream broke off: {message}")
+
+
+class ModelProtocolError(ModelError):
+    """The endpoint answered with something that is not a valid chat-completions stream."""

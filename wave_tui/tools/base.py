@@ -1,0 +1,116 @@
+"""The tool protocol shared by every built-in tool."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from wave_tui.llm.types import ToolSpec
+from wave_tui.tools.read_state import ReadState
+
+Clock = Callable[[], datetime]
+
+
+def system_clock() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass
+class ToolContext:
+    workdir: Path
+    read_state: ReadState
+    abort: asyncio.Event = field(default_factory=asyncio.Event)
+    env: Mapping[str, str] | None = None  # extra environment for Bash (settings `env`)
+    clock: Clock = system_clock
+
+
+@dataclass
+class ToolResult:
+    content: str
+    is_error: bool = False
+    summary: str = ""  # one short line for the UI ("Read 120 lines")
+    # Files whose *content* entered the context (Read, Grep content lines, Write, Edit): rule triggers.
+    context_paths: list[Path] = field(default_factory=list)
+    # Files successfully read by the Read tool (nested-memory trigger, D1).
+    read_paths: list[Path] = field(default_factory=list)
+    # Files successfully written (Write/Edit).
+    written_paths: list[Path] = field(default_factory=list)
+
+
+class ToolError(Exception):
+    """Raised by a tool for a clean, model-facing error result."""
+
+
+class Tool(Protocol):
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    read_only: bool  # True when the tool can never change anything
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
+
+
+def spec_of(tool: Tool) -> ToolSpec:
+    return ToolSpec(name=tool.name, description=tool.description, parameters=tool.parameters)
+
+
+def resolve_path(raw: str, workdir: Path) -> Path:
+    """Absolute, normalised path for a tool argument (relative to the work dir; symlinks resolved)."""
+    p = Path(raw).expanduser()
+    if not p.is_absolute():
+        p = workdir / p
+    return p.resolve()
+
+
+def error_result(message: str, summary: str = "") -> ToolResult:
+    return ToolResult(content=message, is_error=True, summary=summary or message.splitlines()[0])
+
+
+_MISSING = object()
+
+
+def arg_str(args: dict[str, Any], key: str, *, required: bool = True) -> str | None:
+    """A string argument; raises ToolError with a model-facing message when missing or mistyped."""
+    value = args.get(key, _MISSING)
+    if value is _MISSING or value is None:
+        if required:
+            raise ToolError(f"Missing required parameter `{key}`.")
+        return None
+    if not isinstance(value, str):
+        raise ToolError(f"Parameter `{key}` must be a string, got {type(value).__name__}.")
+    return value
+
+
+def arg_int(
+    args: dict[str, Any], key: str, *, minimum: int | None = None, default: int | None = None
+) -> int | None:
+    """An optional integer argument (integral floats and digit strings are accepted: models send them)."""
+    value = args.get(key)
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        raise ToolError(f"Parameter `{key}` must be an integer, got a boolean.")
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    elif isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        value = int(value.strip())
+    if not isinstance(value, int):
+        raise ToolError(f"Parameter `{key}` must be an integer, got {value!r}.")
+    if minimum is not None and value < minimum:
+        raise ToolError(f"Parameter `{key}` must be at least {minimum}, got {value}.")
+    return value
+
+
+def arg_bool(args: dict[str, Any], key: str, *, default: bool = False) -> bool:
+    value = args.get(key)
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    raise ToolError(f"Parameter `{key}` must be a boolean, got {value!r}.")

@@ -1,0 +1,91 @@
+"""Per-agent read state: what the agent has seen of each file.
+
+Write/Edit consult it ("read before write", "changed since read"); change notifications compare it
+with the disk; the extraction fork starts from a clone and never writes back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass(frozen=True)
+class ReadEntry:
+    path: Path  # resolved absolute path
+    content: str | None  # the whole file's text at read time (None when not kept)
+    sha256: str  # hash of the whole file's text at read time
+    mtime_ns: int
+    offset: int | None = None
+    limit: int | None = None
+    read_at: float = 0.0
+    # True when the agent itself produced this content with Write/Edit.
+    written_by_agent: bool = False
+
+    @property
+    def is_full(self) -> bool:
+        return self.offset is None and self.limit is None
+
+    def with_content(self, content: str, mtime_ns: int) -> ReadEntry:
+        return replace(self, content=content, sha256=content_hash(content), mtime_ns=mtime_ns)
+
+
+class ReadState:
+    """Mapping of resolved path -> ReadEntry. Cheap to clone (entries are immutable)."""
+
+    def __init__(self, entries: dict[Path, ReadEntry] | None = None) -> None:
+        self._entries: dict[Path, ReadEntry] = dict(entries or {})
+
+    def get(self, path: Path) -> ReadEntry | None:
+        return self._entries.get(path)
+
+    def record(self, entry: ReadEntry) -> None:
+        self._entries[entry.path] = entry
+
+    def record_text(
+        self,
+        path: Path,
+        content: str,
+        mtime_ns: int,
+        *,
+        offset: int | None = None,
+        limit: int | None = None,
+        written_by_agent: bool = False,
+    ) -> ReadEntry:
+        entry = ReadEntry(
+            path=path,
+            content=content,
+            sha256=content_hash(content),
+            mtime_ns=mtime_ns,
+            offset=offset,
+            limit=limit,
+            read_at=time.time(),
+            written_by_agent=written_by_agent,
+        )
+        self.record(entry)
+        return entry
+
+    def forget(self, path: Path) -> None:
+        self._entries.pop(path, None)
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+    def clone(self) -> ReadState:
+        return ReadState(self._entries)
+
+    def __iter__(self) -> Iterator[ReadEntry]:
+        return iter(list(self._entries.values()))
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._entries
