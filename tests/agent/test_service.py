@@ -1,0 +1,194 @@
+"""The agent service loop through its public async API (issue 2, item 6)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+
+from tests.model_server import ModelServer, text, tool_call
+from wave_tui.agent import events as ev
+from wave_tui.agent.service import AgentService
+
+
+def transcript_roles(service: AgentService) -> list[str]:
+    lines = service.transcript.path.read_text().splitlines()
+    return [json.loads(line)["role"] for line in lines]
+
+
+async def test_events_stream_text_tools_usage_and_turn_end(
+    make_service, model_server: ModelServer, project: Path
+) -> None:
+    (project / "a.txt").write_text("alpha\n")
+    model_server.enqueue(tool_call("Read", {"file_path": "a.txt"}), text("it says alpha"))
+    service: AgentService = make_service()
+    seen: list[ev.AgentEvent] = []
+    service.subscribe(seen.append)
+    result = await service.run_turn("what is in a.txt?")
+    await service.destroy()
+    assert result.status == "completed" and result.text == "it says alpha"
+    kinds = [type(e).__name__ for e in seen]
+    for expected in ("UserMessageAdded", "TextDelta", "ToolStarted", "ToolFinished", "UsageUpdated"):
+        assert expected in kinds
+    assert kinds[-2:] == ["TurnEnded", "BusyChanged"] or kinds[-1] == "BusyChanged"
+    started = next(e for e in seen if isinstance(e, ev.ToolStarted))
+    assert started.name == "Read" and started.key_arg == "a.txt"
+    streamed = "".join(e.text for e in seen if isinstance(e, ev.TextDelta))
+    assert streamed == "it says alpha"
+
+
+async def test_abort_mid_stream_leaves_no_half_written_entry(
+    make_service, model_server: ModelServer
+) -> None:
+    model_server.enqueue(text("word " * 200, delay=0.02))
+    service: AgentService = make_service()
+    deltas: list[str] = []
+    service.subscribe(lambda e: deltas.append(e.text) if isinstance(e, ev.TextDelta) else None)
+    turn = asyncio.create_task(service.run_turn("talk"))
+    while len(deltas) < 3:
+        await asyncio.sleep(0.01)
+    service.abort()
+    result = await turn
+    assert result.status == "aborted"
+    assert transcript_roles(service) == ["user"]
+    assert [m.role for m in service.messages] == ["user"]
+    model_server.enqueue(text("fresh"))
+    assert (await service.run_turn("again")).text == "fresh"
+    await service.destroy()
+
+
+async def test_abort_during_a_tool_kills_it_and_closes_the_call(
+    make_service, model_server: ModelServer, project: Path
+) -> None:
+    model_server.enqueue(tool_call("Bash", {"command": "sleep 30"}))
+    service: AgentService = make_service(permission_mode="bypassPermissions")
+    started = asyncio.Event()
+    service.subscribe(lambda e: started.set() if isinstance(e, ev.ToolStarted) else None)
+    turn = asyncio.create_task(service.run_turn("sleep"))
+    await asyncio.wait_for(started.wait(), 10)
+    await asyncio.sleep(0.2)
+    service.abort()
+    result = await asyncio.wait_for(turn, 10)
+    assert result.status == "aborted"
+    roles = transcript_roles(service)
+    assert roles == ["user", "assistant", "tool"]  # the call got an "interrupted" result
+    await service.destroy()
+
+
+async def test_queued_messages_run_in_order(make_service, model_server: ModelServer) -> None:
+    model_server.enqueue(text("one", delay=0.05), text("two"), text("three"))
+    service: AgentService = make_service()
+    queues: list[tuple[str, ...]] = []
+    service.subscribe(lambda e: queues.append(e.queued) if isinstance(e, ev.QueueChanged) else None)
+    await service.send("first")
+    await service.send("second")
+    await service.send("third")
+    await service.wait_idle()
+    users = [m.content for m in service.messages if m.role == "user"]
+    assert users == ["first", "second", "third"]
+    assert ("second", "third") in queues  # the queue was visible while busy
+    await service.destroy()
+
+
+async def test_settings_change_is_in_force_from_the_next_turn(
+    make_service, model_server: ModelServer, project: Path
+) -> None:
+    service: AgentService = make_service()
+    await service.run_turn("hi")
+    settings = project / ".wave" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"language": "Klingon"}))
+    os.utime(settings, (1e9 + 10, 2e9))
+    await service.run_turn("hi again")
+    await service.destroy()
+    systems = [r.body["messages"][0]["content"][-1]["text"] for r in model_server.requests]
+    assert "Klingon" not in systems[0]
+    assert "Klingon" in systems[1]
+
+
+async def test_corrupt_settings_keep_last_valid_values_and_report_one_line(
+    make_service, model_server: ModelServer, project: Path
+) -> None:
+    settings = project / ".wave" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"language": "Dutch"}))
+    service: AgentService = make_service()
+    notices: list[str] = []
+    service.subscribe(lambda e: notices.append(e.text) if isinstance(e, ev.Notice) else None)
+    await service.run_turn("one")
+    settings.write_text('{"language": "Dutch",,}')
+    os.utime(settings, (1e9, 2e9))
+    await service.run_turn("two")
+    await service.destroy()
+    assert "Dutch" in model_server.requests[1].body["messages"][0]["content"][-1]["text"]
+    assert len(notices) == 1 and ".wave/settings.json" in notices[0] and "JSON" in notices[0]
+
+
+async def test_permission_request_is_resolved_by_the_ui_future(
+    make_service, model_server: ModelServer, project: Path
+) -> None:
+    model_server.enqueue(
+        tool_call("Write", {"file_path": "a.txt", "content": "1"}),
+        tool_call("Write", {"file_path": "b.txt", "content": "2"}),
+        text("done"),
+    )
+    service: AgentService = make_service()
+    answers = iter(["allow_once", "deny"])
+    asked: list[str] = []
+
+    def on_event(event: ev.AgentEvent) -> None:
+        if isinstance(event, ev.PermissionRequested):
+            asked.append(event.args["file_path"])
+            event.future.set_result(next(answers))
+
+    service.subscribe(on_event)
+    await service.run_turn("write two files")
+    await service.destroy()
+    assert asked == ["a.txt", "b.txt"]
+    assert (project / "a.txt").exists() and not (project / "b.txt").exists()
+    assert "denied by the user" in model_server.requests[2].body["messages"][-1]["content"]
+
+
+async def test_allow_for_session_is_remembered(
+    make_service, model_server: ModelServer, project: Path
+) -> None:
+    model_server.enqueue(
+        tool_call("Bash", {"command": "touch x1"}),
+        tool_call("Bash", {"command": "touch x1"}),
+        text("done"),
+    )
+    service: AgentService = make_service()
+    asked: list[str] = []
+
+    def on_event(event: ev.AgentEvent) -> None:
+        if isinstance(event, ev.PermissionRequested):
+            asked.append(event.args["command"])
+            event.future.set_result("allow_session")
+
+    service.subscribe(on_event)
+    await service.run_turn("go")
+    await service.destroy()
+    assert asked == ["touch x1"]
+
+
+async def test_destroyed_service_refuses_new_turns(make_service) -> None:
+    service: AgentService = make_service()
+    await service.destroy()
+    await service.destroy()  # idempotent
+    try:
+        await service.run_turn("x")
+    except RuntimeError as exc:
+        assert "destroyed" in str(exc)
+    else:
+        raise AssertionError("run_turn after destroy must raise")
+
+
+async def test_invalid_tool_arguments_and_unknown_tools_go_back_to_the_model(
+    make_service, model_server: ModelServer
+) -> None:
+    model_server.enqueue(tool_call("Nope", {}), text("ok"))
+    service: AgentService = make_service()
+    await service.run_turn("x")
+    await service.destroy()
+    assert "Unknown tool 'Nope'" in model_server.requests[1].body["messages"][-1]["content"]
