@@ -29,7 +29,13 @@ async def test_events_stream_text_tools_usage_and_turn_end(
     await service.destroy()
     assert result.status == "completed" and result.text == "it says alpha"
     kinds = [type(e).__name__ for e in seen]
-    for expected in ("UserMessageAdded", "TextDelta", "ToolStarted", "ToolFinished", "UsageUpdated"):
+    for expected in (
+        "UserMessageAdded",
+        "TextDelta",
+        "ToolStarted",
+        "ToolFinished",
+        "UsageUpdated",
+    ):
         assert expected in kinds
     assert kinds[-2:] == ["TurnEnded", "BusyChanged"] or kinds[-1] == "BusyChanged"
     started = next(e for e in seen if isinstance(e, ev.ToolStarted))

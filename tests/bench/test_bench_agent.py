@@ -52,7 +52,9 @@ def test_bench_service_turn(benchmark, service: AgentService) -> None:
     loop.close()
 
 
-def test_bench_bare_client_request(benchmark, service: AgentService, model_server: ModelServer) -> None:
+def test_bench_bare_client_request(
+    benchmark, service: AgentService, model_server: ModelServer
+) -> None:
     loop = asyncio.new_event_loop()
     body = service.build_request()
     client = ModelClient(ClientConfig(base_url=model_server.base_url))

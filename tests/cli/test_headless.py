@@ -61,7 +61,9 @@ def test_write_is_refused_in_default_mode_and_the_model_is_told(
 
 
 def test_accept_edits_mode_lets_write_through(model_server: ModelServer, project: Path) -> None:
-    model_server.enqueue(tool_call("Write", {"file_path": "out.txt", "content": "hello\n"}), text("done"))
+    model_server.enqueue(
+        tool_call("Write", {"file_path": "out.txt", "content": "hello\n"}), text("done")
+    )
     proc = run_wave(
         "-p", "write", "--permission-mode", "acceptEdits", cwd=project, server=model_server
     )
@@ -96,7 +98,9 @@ def test_no_model_configured_says_how_to_configure(project: Path) -> None:
 
 
 def test_missing_workdir_is_a_clear_error(model_server: ModelServer, project: Path) -> None:
-    proc = run_wave("-p", "hi", "--workdir", str(project / "nope"), cwd=project, server=model_server)
+    proc = run_wave(
+        "-p", "hi", "--workdir", str(project / "nope"), cwd=project, server=model_server
+    )
     assert proc.returncode != 0
     assert "work dir does not exist" in proc.stderr
     assert model_server.requests == []
@@ -190,7 +194,10 @@ def test_without_prompt_caching_no_marks(model_server: ModelServer, project: Pat
 
 def test_custom_headers_env(model_server: ModelServer, project: Path) -> None:
     proc = run_wave(
-        "-p", "hi", cwd=project, server=model_server,
+        "-p",
+        "hi",
+        cwd=project,
+        server=model_server,
         env={"WAVE_CUSTOM_HEADERS": json.dumps({"X-Org": "acme"})},
     )
     assert proc.returncode == 0

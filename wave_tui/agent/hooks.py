@@ -30,7 +30,9 @@ class AgentHook:
         """isMeta messages to append (and persist) before the next model request."""
         return []
 
-    def transform_tool_result(self, name: str, args: dict[str, Any], result: ToolResult) -> ToolResult:
+    def transform_tool_result(
+        self, name: str, args: dict[str, Any], result: ToolResult
+    ) -> ToolResult:
         return result
 
     def after_tools(self, name: str, args: dict[str, Any], result: ToolResult) -> list[Message]:

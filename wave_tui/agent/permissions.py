@@ -13,6 +13,7 @@ Order of decision (first match wins):
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import os
 import re
@@ -21,7 +22,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 PermissionMode = Literal["default", "acceptEdits", "bypassPermissions", "plan"]
-PERMISSION_MODES: tuple[PermissionMode, ...] = ("default", "acceptEdits", "bypassPermissions", "plan")
+PERMISSION_MODES: tuple[PermissionMode, ...] = (
+    "default",
+    "acceptEdits",
+    "bypassPermissions",
+    "plan",
+)
 READ_ONLY_TOOLS = frozenset({"Read", "Glob", "Grep"})
 EDIT_TOOLS = frozenset({"Write", "Edit"})
 
@@ -58,10 +64,8 @@ class PermissionRule:
         if tool == "Bash":
             return fnmatch.fnmatchcase(subject, self.pattern) or subject == self.pattern
         candidates = [subject]
-        try:
+        with contextlib.suppress(ValueError):
             candidates.append(os.path.relpath(subject, workdir))
-        except ValueError:
-            pass
         return any(fnmatch.fnmatchcase(c, self.pattern) for c in candidates)
 
     def __str__(self) -> str:

@@ -57,7 +57,7 @@ def language_section(language: str | None) -> str | None:
 
 NOT_CONFIGURED_HELP = (
     "no model endpoint is configured: set WAVE_BASE_URL, WAVE_API_KEY and WAVE_MODEL "
-    "(or put them under \"env\" in ~/.wave/settings.json, with \"model\" naming the model)"
+    '(or put them under "env" in ~/.wave/settings.json, with "model" naming the model)'
 )
 HEADLESS_REFUSAL = (
     "Permission denied: {reason}. wave is running headless (-p), where calls that need approval "

@@ -169,6 +169,10 @@ class AgentService:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
+    def notify(self, kind: str, text: str) -> None:
+        """A compact line for the user (hooks report through here)."""
+        self._emit(ev.Notice(kind, text))
+
     def _emit(self, event: ev.AgentEvent) -> None:
         for listener in list(self._listeners):
             listener(event)
@@ -212,7 +216,12 @@ class AgentService:
         model = self.model
         if not model or not settings.base_url:
             raise ModelNotConfigured(NOT_CONFIGURED_HELP)
-        key = (model, settings.base_url, settings.api_key, tuple(sorted(settings.custom_headers.items())))
+        key = (
+            model,
+            settings.base_url,
+            settings.api_key,
+            tuple(sorted(settings.custom_headers.items())),
+        )
         if self._target is None or self._target.key != key:
             old = self._target
             config = ClientConfig(
@@ -402,7 +411,9 @@ class AgentService:
                     meta={"isError": True} if result.is_error else {},
                 )
             )
-            self._emit(ev.ToolFinished(call.id, call.name, result.summary, result.content, result.is_error))
+            self._emit(
+                ev.ToolFinished(call.id, call.name, result.summary, result.content, result.is_error)
+            )
             if not result.is_error:
                 for hook in self.hooks:
                     follow_ups.extend(hook.after_tools(call.name, args, result))
@@ -421,7 +432,9 @@ class AgentService:
         tool = self._tools_by_name.get(call.name)
         if tool is None:
             names = ", ".join(self._tools_by_name)
-            return args, ToolResult(f"Unknown tool {call.name!r}. Available: {names}.", is_error=True)
+            return args, ToolResult(
+                f"Unknown tool {call.name!r}. Available: {names}.", is_error=True
+            )
         refusal = await self._check_permission(call.name, args)
         if refusal is not None:
             return args, ToolResult(refusal, is_error=True, summary="refused")
@@ -443,7 +456,7 @@ class AgentService:
             return None
         if decision.behavior == "deny":
             return f"Permission denied: {decision.reason}."
-        if self.options.headless or self._approver is None and not self._listeners:
+        if self.options.headless or (self._approver is None and not self._listeners):
             return HEADLESS_REFUSAL.format(reason=decision.reason)
         choice = await self._ask(tool, args, decision.reason)
         if choice == "allow_session":

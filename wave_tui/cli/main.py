@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 from pathlib import Path
 
@@ -21,16 +20,31 @@ def build_parser() -> argparse.ArgumentParser:
         description="A terminal coding agent whose heart is memory.",
         epilog="Also: wave memory list|show|delete|add (see `wave memory --help`).",
     )
-    parser.add_argument("-p", "--print", dest="prompt", metavar="PROMPT", nargs="?", const="",
-                        help="run one turn headless and print the final answer ('-' or no text: read stdin)")
+    parser.add_argument(
+        "-p",
+        "--print",
+        dest="prompt",
+        metavar="PROMPT",
+        nargs="?",
+        const="",
+        help="run one turn headless and print the final answer ('-' or no text: read stdin)",
+    )
     parser.add_argument("--permission-mode", choices=PERMISSION_MODES, default=None)
-    parser.add_argument("--model", default=None, help="model name (overrides WAVE_MODEL / settings)")
+    parser.add_argument(
+        "--model", default=None, help="model name (overrides WAVE_MODEL / settings)"
+    )
     parser.add_argument("--workdir", default=None, help="project root (default: current directory)")
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("-c", "--continue", dest="continue_last", action="store_true",
-                       help="continue the latest session of this project")
-    group.add_argument("-r", "--resume", metavar="SESSION_ID", default=None,
-                       help="resume a session by id")
+    group.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_last",
+        action="store_true",
+        help="continue the latest session of this project",
+    )
+    group.add_argument(
+        "-r", "--resume", metavar="SESSION_ID", default=None, help="resume a session by id"
+    )
     return parser
 
 

@@ -56,7 +56,9 @@ def locked_update(path: Path, update: Callable[[str | None], str | None]) -> str
     and returns the new text, or None to leave the file as it is. Returns what was written."""
     with file_lock(path):
         try:
-            current: str | None = path.read_text(encoding="utf-8")
+            # newline="" keeps CRLF files byte-exact: nothing but the requested change is written.
+            with open(path, encoding="utf-8", newline="") as fh:
+                current: str | None = fh.read()
         except FileNotFoundError:
             current = None
         new = update(current)

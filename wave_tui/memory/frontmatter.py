@@ -8,6 +8,8 @@ from typing import Any
 
 import yaml
 
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: ~5x faster
+
 FENCE = "---"
 HEAD_BYTES = 8192  # enough for any sane frontmatter; the manifest reads only this much (F12)
 
@@ -48,7 +50,7 @@ def parse_frontmatter(text: str) -> Frontmatter:
         return Frontmatter(body=text)
     raw, body = split
     try:
-        data = yaml.safe_load(raw) if raw.strip() else {}
+        data = yaml.load(raw, Loader=_Loader) if raw.strip() else {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]

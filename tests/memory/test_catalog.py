@@ -1,0 +1,121 @@
+"""The memory catalog: ids, ages, rule status and deletion (M3, R8, R10, T2)."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from wave_tui.config.paths import WavePaths
+from wave_tui.memory.catalog import UnknownEntryError, build_catalog, delete_entry
+
+NOW = datetime(2026, 8, 20, 12, 0, tzinfo=UTC)
+DAY = 86_400
+
+
+def clock() -> datetime:
+    return NOW
+
+
+def write(path: Path, text: str, age_s: float = 0) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    stamp = NOW.timestamp() - age_s
+    os.utime(path, (stamp, stamp))
+    return path
+
+
+@pytest.fixture
+def paths(project: Path) -> WavePaths:
+    p = WavePaths.for_workdir(project)
+    write(p.project_agents_md, "# Memory\n\n- Use pnpm\n- Run `make test`\n", age_s=3 * DAY + 5)
+    write(p.user_agents_md, "- Answer tersely\n", age_s=-3600)  # future mtime: clock skew
+    write(p.memory_index, "- [Build](build.md) — how to build\n- [Deploy](ops/deploy.md)\n")
+    write(
+        p.memory_dir / "build.md",
+        "---\nname: Build commands\ntype: project\n---\nmake all\n",
+        age_s=2 * DAY - 1,
+    )
+    write(p.memory_dir / "ops" / "deploy.md", "# Deploying\n\nUse the script.\n", age_s=DAY + 1)
+    write(p.project_root / ".wave/rules/api.md", "---\npaths: src/api/**/*.ts\n---\nAPI.\n")
+    write(p.project_root / ".wave/rules/bad.md", "---\nglobs: x\n---\nBad.\n")
+    write(p.home / ".wave/rules/style.md", "Style.\n")
+    return p
+
+
+def by_id(paths: WavePaths) -> dict[str, object]:
+    return {e.id: e for e in build_catalog(paths, clock)}
+
+
+def test_m3_catalog_ids_titles_types_and_ages(paths: WavePaths) -> None:
+    entries = build_catalog(paths, clock)
+    assert [e.id for e in entries] == [
+        "project:AGENTS.md#1",
+        "project:AGENTS.md#2",
+        "user:AGENTS.md#1",
+        "auto:build.md",
+        "auto:ops/deploy.md",
+        "rule:project:api.md",
+        "rule:user:style.md",
+        "rule:project:bad.md",
+    ]
+    e = {x.id: x for x in entries}
+    assert (e["project:AGENTS.md#2"].title, e["project:AGENTS.md#2"].age_days) == (
+        "Run `make test`",
+        3,
+    )
+    assert e["project:AGENTS.md#2"].stale
+    assert (e["user:AGENTS.md#1"].age_days, e["user:AGENTS.md#1"].stale) == (0, False)
+    build = e["auto:build.md"]
+    assert (build.title, build.type, build.age_days, build.stale) == (
+        "Build commands",
+        "project",
+        1,
+        False,
+    )
+    deploy = e["auto:ops/deploy.md"]
+    assert (deploy.title, deploy.type, deploy.age_days) == ("Deploying", None, 1)
+    assert (e["rule:project:api.md"].status, e["rule:project:api.md"].reason) == (
+        "conditional",
+        "conditional: src/api/**/*.ts",
+    )
+    assert e["rule:project:bad.md"].status == "inactive"
+    assert e["rule:project:bad.md"].reason.startswith("inactive: unknown frontmatter key 'globs'")
+    assert e["rule:user:style.md"].status == "always"
+
+
+def test_m3_to_json_keys(paths: WavePaths) -> None:
+    e = by_id(paths)
+    assert set(e["auto:build.md"].to_json()) >= {"id", "scope", "path", "title", "type", "age_days"}
+    assert "status" not in e["auto:build.md"].to_json()
+    assert e["rule:project:api.md"].to_json()["status"] == "conditional"
+
+
+def test_m3_delete_list_item_leaves_rest_intact(paths: WavePaths) -> None:
+    removed = delete_entry(paths, "project:AGENTS.md#1")
+    assert removed.title == "Use pnpm"
+    assert paths.project_agents_md.read_text(encoding="utf-8") == "# Memory\n\n- Run `make test`\n"
+
+
+def test_delete_topic_file_removes_index_pointer(paths: WavePaths) -> None:
+    delete_entry(paths, "auto:ops/deploy.md")
+    assert not (paths.memory_dir / "ops" / "deploy.md").exists()
+    assert paths.memory_index.read_text(encoding="utf-8") == "- [Build](build.md) — how to build\n"
+    delete_entry(paths, "auto:build.md")
+    assert paths.memory_index.read_text(encoding="utf-8") == ""
+
+
+def test_delete_rule_file(paths: WavePaths) -> None:
+    delete_entry(paths, "rule:user:style.md")
+    assert not (paths.home / ".wave/rules/style.md").exists()
+
+
+def test_unknown_id(paths: WavePaths) -> None:
+    with pytest.raises(UnknownEntryError):
+        delete_entry(paths, "project:AGENTS.md#99")
+
+
+def test_empty_catalog_without_any_memory(project: Path) -> None:
+    assert build_catalog(WavePaths.for_workdir(project), clock) == []

@@ -1,0 +1,60 @@
+"""Nested memory chain between a read file and the project root (D1, D4–D7)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from wave_tui.memory.nested import nested_memory_chain
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_d4_chain_is_far_to_near_and_excludes_root(project: Path) -> None:
+    write(project / "AGENTS.md", "root\n")
+    a = write(project / "pkg" / "AGENTS.md", "pkg\n")
+    b = write(project / "pkg" / "sub" / "AGENTS.md", "sub\n")
+    target = write(project / "pkg" / "sub" / "deep" / "file.py", "x\n")
+    assert nested_memory_chain(target, project) == [a.resolve(), b.resolve()]
+
+
+def test_d6_agents_md_beats_claude_md_and_claude_is_fallback(project: Path) -> None:
+    agents = write(project / "a" / "AGENTS.md", "agents\n")
+    write(project / "a" / "CLAUDE.md", "claude\n")
+    claude = write(project / "a" / "b" / "CLAUDE.md", "claude only\n")
+    target = write(project / "a" / "b" / "f.txt", "x\n")
+    assert nested_memory_chain(target, project) == [agents.resolve(), claude.resolve()]
+
+
+def test_d5_files_outside_project_root_trigger_nothing(project: Path, tmp_path: Path) -> None:
+    write(tmp_path / "outside" / "AGENTS.md", "no\n")
+    target = write(tmp_path / "outside" / "f.py", "x\n")
+    assert nested_memory_chain(target, project) == []
+
+
+def test_d4_file_in_project_root_gives_nothing(project: Path) -> None:
+    write(project / "AGENTS.md", "root\n")
+    assert nested_memory_chain(write(project / "f.py", "x\n"), project) == []
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can read anything")
+def test_d7_unreadable_level_skipped(project: Path) -> None:
+    bad = write(project / "a" / "AGENTS.md", "secret\n")
+    bad.chmod(0)
+    good = write(project / "a" / "b" / "AGENTS.md", "ok\n")
+    target = write(project / "a" / "b" / "f.py", "x\n")
+    try:
+        assert nested_memory_chain(target, project) == [good.resolve()]
+    finally:
+        bad.chmod(0o644)
+
+
+def test_d7_symlink_loop_in_path_terminates(project: Path) -> None:
+    os.symlink(project / "loop", project / "loop")  # a self-referencing link
+    assert nested_memory_chain(project / "loop" / "f.py", project) == []

@@ -1,0 +1,309 @@
+"""Rule discovery, frontmatter, precedence, order and matching (R1, R3, R4, R6–R10, X4)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pathspec
+import pytest
+
+from wave_tui.config.paths import WavePaths
+from wave_tui.memory.rules import (
+    RuleCache,
+    discover_rules,
+    expand_braces,
+    parse_paths_value,
+)
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def paths(project: Path) -> WavePaths:
+    return WavePaths.for_workdir(project)
+
+
+@pytest.fixture
+def warnings() -> list[str]:
+    return []
+
+
+def discover(paths: WavePaths, warnings: list[str], cache: RuleCache | None = None):
+    return discover_rules(paths, warnings.append, cache)
+
+
+def rules_dir(paths: WavePaths) -> Path:
+    return paths.project_root / ".wave" / "rules"
+
+
+def test_r1_recursive_md_files_load_as_rules(paths: WavePaths, warnings: list[str]) -> None:
+    write(rules_dir(paths) / "style.md", "Use tabs.\n")
+    write(rules_dir(paths) / "backend" / "db" / "sql.md", "Use CTEs.\n")
+    write(rules_dir(paths) / "notes.txt", "not a rule\n")
+    rules = discover(paths, warnings)
+    assert [r.id for r in rules.active] == ["backend/db/sql.md", "style.md"]
+    assert warnings == []
+
+
+def test_r10_missing_and_empty_rules_dirs_are_fine(paths: WavePaths, warnings: list[str]) -> None:
+    assert discover(paths, warnings).all == []
+    rules_dir(paths).mkdir(parents=True)
+    assert discover(paths, warnings).all == []
+    assert warnings == []
+
+
+def test_x4_rule_without_frontmatter_is_unconditional(
+    paths: WavePaths, warnings: list[str]
+) -> None:
+    write(rules_dir(paths) / "plain.md", "Always be kind.\n")
+    rules = discover(paths, warnings)
+    (rule,) = rules.unconditional()
+    assert rule.status == "always" and rule.body == "Always be kind.\n"
+    assert rules.match(paths.project_root / "any" / "file.py") == []
+
+
+def test_r7_symlinked_folder_and_file_are_followed(
+    paths: WavePaths, warnings: list[str], tmp_path: Path
+) -> None:
+    shared = tmp_path / "shared-rules"
+    write(shared / "team.md", "Team rule.\n")
+    write(shared / "deep" / "x.md", "Deep rule.\n")
+    lone = write(tmp_path / "lone.md", "---\npaths: ['*.py']\n---\nPython rule.\n")
+    rules_dir(paths).mkdir(parents=True)
+    os.symlink(shared, rules_dir(paths) / "shared")
+    os.symlink(lone, rules_dir(paths) / "python.md")
+    rules = discover(paths, warnings)
+    assert {r.id for r in rules.active} == {"shared/team.md", "shared/deep/x.md", "python.md"}
+    assert rules.get("python.md").patterns == ["*.py"]
+    assert warnings == []
+
+
+def test_r7_symlink_cycle_terminates_with_one_warning(
+    paths: WavePaths, warnings: list[str]
+) -> None:
+    write(rules_dir(paths) / "a" / "rule.md", "A.\n")
+    os.symlink(rules_dir(paths), rules_dir(paths) / "a" / "loop")
+    cache = RuleCache()
+    rules = discover(paths, warnings, cache)
+    discover(paths, warnings, cache)  # re-discovery (next turn) does not repeat the warning
+    assert [r.id for r in rules.active] == ["a/rule.md"]
+    assert len(warnings) == 1 and "cycle" in warnings[0] and "a/loop" in warnings[0]
+
+
+def test_r7_broken_symlink_skipped_rest_of_folder_loads(
+    paths: WavePaths, warnings: list[str], tmp_path: Path
+) -> None:
+    write(rules_dir(paths) / "a.md", "A.\n")
+    os.symlink(tmp_path / "missing.md", rules_dir(paths) / "b.md")
+    write(rules_dir(paths) / "c.md", "C.\n")
+    rules = discover(paths, warnings)
+    assert [r.id for r in rules.active] == ["a.md", "c.md"]
+    assert len(warnings) == 1 and "b.md" in warnings[0] and "broken symlink" in warnings[0]
+
+
+def test_r6_block_scalar_paths(paths: WavePaths, warnings: list[str]) -> None:
+    write(
+        rules_dir(paths) / "api.md",
+        "---\npaths: >-\n  src/api/**/*.ts,\n  lib/**/*.ts\n---\nAPI rule.\n",
+    )
+    (rule,) = discover(paths, warnings).active
+    assert rule.status == "conditional"
+    assert rule.patterns == ["src/api/**/*.ts", "lib/**/*.ts"]
+
+
+def test_r6_block_list_paths(paths: WavePaths, warnings: list[str]) -> None:
+    write(
+        rules_dir(paths) / "api.md",
+        "---\npaths:\n  - src/api/**/*.ts\n  - 'tests/**/*.ts'\n---\nAPI rule.\n",
+    )
+    (rule,) = discover(paths, warnings).active
+    assert rule.patterns == ["src/api/**/*.ts", "tests/**/*.ts"]
+
+
+def test_r6_inline_list_paths(paths: WavePaths, warnings: list[str]) -> None:
+    write(rules_dir(paths) / "api.md", '---\npaths: ["src/**/*.ts", "lib/*.js"]\n---\nBody\n')
+    (rule,) = discover(paths, warnings).active
+    assert rule.patterns == ["src/**/*.ts", "lib/*.js"]
+
+
+def test_r9_comma_string_keeps_commas_inside_braces() -> None:
+    patterns, error = parse_paths_value("src/**/*.{ts,tsx}, docs/*.md")
+    assert error is None
+    assert patterns == ["src/**/*.ts", "src/**/*.tsx", "docs/*.md"]
+
+
+def test_r9_brace_expansion_including_nested() -> None:
+    assert expand_braces("{src,lib}/**/*.ts") == ["src/**/*.ts", "lib/**/*.ts"]
+    assert expand_braces("{a,b/{c,d}}/x") == ["a/x", "b/c/x", "b/d/x"]
+    assert expand_braces("plain/{single}/x") == ["plain/{single}/x"]
+    assert expand_braces("broken/{a,b") == ["broken/{a,b"]
+
+
+def test_r9_brace_rule_matches_both_expansions(paths: WavePaths, warnings: list[str]) -> None:
+    write(rules_dir(paths) / "ts.md", "---\npaths: '{src,lib}/**/*.ts'\n---\nTS.\n")
+    rules = discover(paths, warnings)
+    root = paths.project_root
+    assert [p for _, p in rules.match(root / "src/a/b.ts")] == ["src/**/*.ts"]
+    assert [p for _, p in rules.match(root / "lib/c.ts")] == ["lib/**/*.ts"]
+    assert rules.match(root / "other/c.ts") == []
+
+
+def test_r3_r4_api_pattern_matches_only_api_files(paths: WavePaths, warnings: list[str]) -> None:
+    write(rules_dir(paths) / "api.md", "---\npaths:\n  - src/api/**/*.ts\n---\nAPI.\n")
+    rules = discover(paths, warnings)
+    root = paths.project_root
+    ((rule, pattern),) = rules.match(root / "src/api/user.ts")
+    assert (rule.id, pattern) == ("api.md", "src/api/**/*.ts")
+    assert rules.match(root / "src/ui/Button.tsx") == []
+    assert rules.match(Path("src/api/v1/deep/user.ts"))  # relative to the project root
+
+
+def test_r4_files_outside_project_root_match_nothing(
+    paths: WavePaths, warnings: list[str], tmp_path: Path
+) -> None:
+    write(rules_dir(paths) / "md.md", "---\npaths: '*.md'\n---\nMarkdown.\n")
+    rules = discover(paths, warnings)
+    assert rules.match(paths.project_root / "docs/x.md")  # gitignore: any depth
+    assert rules.match(tmp_path / "elsewhere" / "x.md") == []
+
+
+def test_r10_unknown_scope_key_reported_and_rule_inactive(
+    paths: WavePaths, warnings: list[str]
+) -> None:
+    write(rules_dir(paths) / "api.md", "---\nglobs: src/**/*.ts\n---\nAPI.\n")
+    rules = discover(paths, warnings)
+    assert rules.active == []
+    (rule,) = rules.all
+    assert rule.status == "inactive"
+    assert rule.reason == "unknown frontmatter key 'globs' (did you mean 'paths'?)"
+    assert warnings == [
+        ".wave/rules/api.md: unknown frontmatter key 'globs' (did you mean 'paths'?); "
+        "rule not loaded"
+    ]
+
+
+def test_r10_harmless_unknown_key_reported_rule_still_loads(
+    paths: WavePaths, warnings: list[str]
+) -> None:
+    write(rules_dir(paths) / "a.md", "---\ntags: [x]\n---\nA.\n")
+    (rule,) = discover(paths, warnings).active
+    assert rule.status == "always"
+    assert warnings == [".wave/rules/a.md: unknown frontmatter key 'tags' (ignored)"]
+
+
+def test_r10_invalid_yaml_reported_others_load(paths: WavePaths, warnings: list[str]) -> None:
+    write(rules_dir(paths) / "bad.md", "---\npaths: [unclosed\n---\nBad.\n")
+    write(rules_dir(paths) / "good.md", "Good.\n")
+    rules = discover(paths, warnings)
+    assert [r.id for r in rules.active] == ["good.md"]
+    bad = next(r for r in rules.all if r.id == "bad.md")
+    assert bad.status == "inactive" and bad.reason.startswith("invalid YAML")
+    assert len(warnings) == 1 and warnings[0].startswith(".wave/rules/bad.md: invalid YAML")
+
+
+def test_r8_project_rule_overrides_same_id_user_rule(paths: WavePaths, warnings: list[str]) -> None:
+    write(paths.home / ".wave" / "rules" / "style.md", "User style.\n")
+    write(paths.home / ".wave" / "rules" / "only-user.md", "User only.\n")
+    write(rules_dir(paths) / "style.md", "Project style.\n")
+    rules = discover(paths, warnings)
+    active = {r.id: r for r in rules.active}
+    assert active["style.md"].scope == "project" and active["style.md"].body == "Project style.\n"
+    assert active["only-user.md"].scope == "user"
+    (overridden,) = [r for r in rules.all if r.status == "inactive"]
+    assert overridden.scope == "user"
+    assert overridden.reason == "overridden by .wave/rules/style.md"
+
+
+def test_r8_wave_rule_overrides_claude_rule(paths: WavePaths, warnings: list[str]) -> None:
+    write(paths.project_root / ".claude" / "rules" / "x.md", "Claude.\n")
+    write(rules_dir(paths) / "x.md", "Wave.\n")
+    write(paths.project_root / ".claude" / "rules" / "y.md", "Claude only.\n")
+    rules = discover(paths, warnings)
+    assert {r.id: r.body for r in rules.active} == {"x.md": "Wave.\n", "y.md": "Claude only.\n"}
+
+
+def test_r8_priority_orders_rules_then_scope_then_id(paths: WavePaths, warnings: list[str]) -> None:
+    write(rules_dir(paths) / "a.md", "A.\n")
+    write(rules_dir(paths) / "b.md", "---\npriority: 10\n---\nB.\n")
+    write(rules_dir(paths) / "c.md", "---\npriority: -1\n---\nC.\n")
+    write(paths.home / ".wave" / "rules" / "0user.md", "U.\n")
+    write(paths.home / ".wave" / "rules" / "top.md", "---\npriority: 99\n---\nT.\n")
+    rules = discover(paths, warnings)
+    assert [r.id for r in rules.unconditional()] == ["top.md", "b.md", "a.md", "0user.md", "c.md"]
+
+
+def test_user_rules_match_project_files(paths: WavePaths, warnings: list[str]) -> None:
+    """R8: user-level path rules work in every project."""
+    write(paths.home / ".wave" / "rules" / "py.md", "---\npaths: '**/*.py'\n---\nPy.\n")
+    rules = discover(paths, warnings)
+    assert [r.id for r, _ in rules.match(paths.project_root / "pkg" / "m.py")] == ["py.md"]
+
+
+def test_edited_rule_is_picked_up_on_rediscovery(paths: WavePaths, warnings: list[str]) -> None:
+    cache = RuleCache()
+    rule_file = write(rules_dir(paths) / "r.md", "Old.\n")
+    assert discover(paths, warnings, cache).active[0].body == "Old.\n"
+    rule_file.write_text("---\npaths: src/**\n---\nNew body.\n", encoding="utf-8")
+    os.utime(rule_file, ns=(1, 2_000_000_000_000_000_000))
+    rule = discover(paths, warnings, cache).active[0]
+    assert (rule.body, rule.status) == ("New body.\n", "conditional")
+
+
+def test_negated_pattern_excludes(paths: WavePaths, warnings: list[str]) -> None:
+    write(rules_dir(paths) / "ts.md", "---\npaths: ['src/**/*.ts', '!src/gen/**']\n---\nTS.\n")
+    rules = discover(paths, warnings)
+    assert rules.match(paths.project_root / "src/a.ts")
+    assert rules.match(paths.project_root / "src/gen/a.ts") == []
+
+
+def test_r3_trie_matching_agrees_with_plain_pathspec(paths: WavePaths, warnings: list[str]) -> None:
+    """The prefix index must never hide a match that gitignore semantics would give."""
+    patterns = [
+        "*.md",
+        "/docs/*.md",
+        "docs/",
+        "src/**/x.py",
+        "src/api/**/*.ts",
+        "**/test_*.py",
+        "a/*/c",
+        "/top",
+        "lib/[ab]/*.js",
+        "src/api",
+    ]
+    for n, pattern in enumerate(patterns):
+        write(rules_dir(paths) / f"r{n:02}.md", f"---\npaths: ['{pattern}']\n---\nR.\n")
+    rules = discover(paths, warnings)
+    files = [
+        "README.md",
+        "docs/a.md",
+        "x/docs/a.md",
+        "docs/sub/a.md",
+        "src/x.py",
+        "src/a/b/x.py",
+        "src/api/user.ts",
+        "src/api/v1/u.ts",
+        "src/ui/Button.tsx",
+        "tests/test_a.py",
+        "test_b.py",
+        "a/b/c",
+        "a/b/c/d",
+        "top",
+        "top/x",
+        "x/top",
+        "lib/a/m.js",
+        "lib/c/m.js",
+        "src/api",
+    ]
+    for rel in files:
+        got = sorted(rule.id for rule, _ in rules.match(paths.project_root / rel))
+        want = sorted(
+            f"r{n:02}.md"
+            for n, p in enumerate(patterns)
+            if pathspec.PathSpec.from_lines("gitignore", [p]).match_file(rel)
+        )
+        assert got == want, rel

@@ -1,0 +1,155 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wave_tui.tools.base import ToolContext
+from wave_tui.tools.glob_tool import find_ripgrep
+from wave_tui.tools.grep import GrepTool
+
+needs_rg = pytest.mark.skipif(not find_ripgrep(), reason="no rg")
+BACKENDS = [pytest.param(True, id="ripgrep", marks=needs_rg), pytest.param(False, id="python")]
+
+
+def put(path: Path, text: str, mtime: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    os.utime(path, (mtime, mtime))
+
+
+@pytest.fixture
+def tree(ctx: ToolContext) -> Path:
+    root = ctx.workdir
+    put(root / "a.py", "import os\n\ndef handler():\n    return os.getcwd()\n", 1_000)
+    put(root / "pkg/b.py", "# TODO: tidy\nx = 1\ny = 2\nz = 3\nTODO again\n", 2_000)
+    put(root / "notes.md", "todo in markdown\n", 3_000)
+    put(root / "ignored/c.py", "TODO hidden by gitignore\n", 4_000)
+    put(root / ".gitignore", "ignored/\n", 0)
+    (root / "bin.dat").write_bytes(b"TODO\x00binary")
+    return root
+
+
+async def grep(ctx: ToolContext, use_rg: bool, **args: Any):
+    return await GrepTool(use_ripgrep=use_rg).run(args, ctx)
+
+
+@pytest.mark.parametrize("use_rg", BACKENDS)
+async def test_files_mode_lists_matching_files_newest_first(
+    ctx: ToolContext, tree: Path, use_rg: bool
+) -> None:
+    result = await grep(ctx, use_rg, pattern="TODO", **{"-i": True})
+    assert result.content.splitlines() == [str(tree / "notes.md"), str(tree / "pkg/b.py")]
+    assert result.context_paths == []
+
+
+@pytest.mark.parametrize("use_rg", BACKENDS)
+async def test_content_mode_prints_path_line_text(
+    ctx: ToolContext, tree: Path, use_rg: bool
+) -> None:
+    result = await grep(ctx, use_rg, pattern="TODO", output_mode="content")
+    assert result.content.splitlines() == [
+        f"{tree / 'pkg/b.py'}:1:# TODO: tidy",
+        f"{tree / 'pkg/b.py'}:5:TODO again",
+    ]
+    assert result.context_paths == [tree / "pkg/b.py"]
+
+
+@pytest.mark.parametrize("use_rg", BACKENDS)
+async def test_context_shows_surrounding_lines(ctx: ToolContext, tree: Path, use_rg: bool) -> None:
+    b = tree / "pkg/b.py"
+    result = await grep(ctx, use_rg, pattern="^x", path=str(b), output_mode="content", **{"-C": 1})
+    assert result.content.splitlines() == [f"{b}-1-# TODO: tidy", f"{b}:2:x = 1", f"{b}-3-y = 2"]
+
+
+@pytest.mark.parametrize("use_rg", BACKENDS)
+async def test_non_adjacent_groups_are_separated(
+    ctx: ToolContext, tree: Path, use_rg: bool
+) -> None:
+    b = tree / "pkg/b.py"
+    result = await grep(ctx, use_rg, pattern="TODO", path="pkg", output_mode="content", **{"-A": 1})
+    assert result.content.splitlines() == [
+        f"{b}:1:# TODO: tidy",
+        f"{b}-2-x = 1",
+        "--",
+        f"{b}:5:TODO again",
+    ]
+
+
+@pytest.mark.parametrize("use_rg", BACKENDS)
+async def test_line_numbers_can_be_turned_off(ctx: ToolContext, tree: Path, use_rg: bool) -> None:
+    result = await grep(ctx, use_rg, pattern="getcwd", output_mode="content", **{"-n": False})
+    assert result.content == f"{tree / 'a.py'}:    return os.getcwd()"
+
+
+@pytest.mark.parametrize("use_rg", BACKENDS)
+async def test_count_mode(ctx: ToolContext, tree: Path, use_rg: bool) -> None:
+    result = await grep(ctx, use_rg, pattern="todo", output_mode="count", **{"-i": True})
+    assert result.content.splitlines() == [f"{tree / 'notes.md'}:1", f"{tree / 'pkg/b.py'}:2"]
+    assert result.context_paths == []
+
+
+@pytest.mark.parametrize("use_rg", BACKENDS)
+async def test_glob_and_type_filters(ctx: ToolContext, tree: Path, use_rg: bool) -> None:
+    by_glob = await grep(ctx, use_rg, pattern="o", glob="*.md")
+    by_type = await grep(ctx, use_rg, pattern=".", type="py")
+    assert by_glob.content == str(tree / "notes.md")
+    assert by_type.content.splitlines() == [str(tree / "pkg/b.py"), str(tree / "a.py")]
+
+
+@pytest.mark.parametrize("use_rg", BACKENDS)
+async def test_multiline_patterns_span_lines(ctx: ToolContext, tree: Path, use_rg: bool) -> None:
+    a = tree / "a.py"
+    result = await grep(
+        ctx, use_rg, pattern=r"def handler.*getcwd", output_mode="content", multiline=True
+    )
+    assert result.content.splitlines() == [f"{a}:3:def handler():", f"{a}:4:    return os.getcwd()"]
+
+
+@pytest.mark.parametrize("use_rg", BACKENDS)
+async def test_head_limit_keeps_the_first_entries(
+    ctx: ToolContext, tree: Path, use_rg: bool
+) -> None:
+    result = await grep(ctx, use_rg, pattern="o", head_limit=1)
+    first, *rest = result.content.splitlines()
+    assert first == str(tree / "notes.md")
+    assert "first 1 of 3" in rest[-1]
+
+
+@pytest.mark.parametrize("use_rg", BACKENDS)
+async def test_no_matches(ctx: ToolContext, tree: Path, use_rg: bool) -> None:
+    result = await grep(ctx, use_rg, pattern="nothing-like-this")
+    assert not result.is_error and result.content == "No matches found"
+
+
+@pytest.mark.parametrize("use_rg", BACKENDS)
+async def test_invalid_regex_is_an_error(ctx: ToolContext, tree: Path, use_rg: bool) -> None:
+    assert (await grep(ctx, use_rg, pattern="(unclosed")).is_error
+
+
+@needs_rg
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"pattern": "o"},
+        {"pattern": "o", "output_mode": "content", "-C": 2},
+        {"pattern": "TODO", "output_mode": "count"},
+        {"pattern": "^\\s+return", "output_mode": "content", "-i": True},
+    ],
+)
+async def test_both_backends_give_identical_output(
+    ctx: ToolContext, tree: Path, args: dict[str, Any]
+) -> None:
+    with_rg = await grep(ctx, True, **args)
+    fallback = await grep(ctx, False, **args)
+    assert (with_rg.content, with_rg.context_paths) == (fallback.content, fallback.context_paths)
+
+
+async def test_bad_arguments(ctx: ToolContext) -> None:
+    tool = GrepTool()
+    assert (await tool.run({}, ctx)).is_error
+    assert "output_mode" in (await tool.run({"pattern": "x", "output_mode": "lines"}, ctx)).content
+    assert (await tool.run({"pattern": "x", "path": "missing"}, ctx)).is_error
+    assert (await tool.run({"pattern": "x", "-A": -1}, ctx)).is_error

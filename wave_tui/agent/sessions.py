@@ -1,0 +1,210 @@
+"""Session files beyond one transcript: compaction chains, listing, and expiry cleanup.
+
+A compacted session continues in a new transcript whose FIRST line is the compress block, with
+`meta.parentSessionId` naming the previous session — the "one JSON message per line" contract holds
+and the link travels with the summary it explains.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from wave_tui.agent.transcript import Transcript, new_session_id, session_files, transcript_for
+from wave_tui.config.paths import WavePaths
+from wave_tui.llm.types import Message
+
+PARENT_KEY = "parentSessionId"
+SUBAGENT_PREFIXES = ("subagent-", "subagent_")
+SECONDS_PER_DAY = 86_400
+
+
+# -- chains -------------------------------------------------------------------------------------
+def _first_record(path: Path) -> dict[str, object] | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.strip():
+                    record = json.loads(line)
+                    return record if isinstance(record, dict) else None
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def parent_of(transcript: Transcript) -> str | None:
+    """The session this one was compacted from, read from the first line only."""
+    record = _first_record(transcript.path)
+    if record is None or record.get("kind") != "compress":
+        return None
+    meta = record.get("meta")
+    parent = meta.get(PARENT_KEY) if isinstance(meta, dict) else None
+    return parent if isinstance(parent, str) and parent else None
+
+
+def session_chain(paths: WavePaths, session_id: str) -> list[str]:
+    """Session ids from the oldest ancestor still on disk to `session_id`; stops on a cycle."""
+    chain = [session_id]
+    seen = {session_id}
+    current = session_id
+    while True:
+        try:
+            parent = parent_of(transcript_for(paths, current))
+        except ValueError:
+            break
+        if parent is None or parent in seen:
+            break
+        try:
+            if not transcript_for(paths, parent).path.is_file():
+                break  # expired by cleanup: the chain starts here
+        except ValueError:
+            break
+        chain.append(parent)
+        seen.add(parent)
+        current = parent
+    chain.reverse()
+    return chain
+
+
+def full_thread(paths: WavePaths, session_id: str) -> list[Message]:
+    """Every message across the chain, oldest first, compress blocks included.
+
+    The rounds kept verbatim by a compaction are copied into the child transcript; each message
+    appears once, at its first (oldest) position.
+    """
+    thread: list[Message] = []
+    seen: set[str] = set()
+    for sid in session_chain(paths, session_id):
+        for message in transcript_for(paths, sid).load():
+            if message.id in seen:
+                continue
+            seen.add(message.id)
+            thread.append(message)
+    return thread
+
+
+def with_parent(compress: Message, parent_id: str) -> Message:
+    return compress.model_copy(update={"meta": {**compress.meta, PARENT_KEY: parent_id}})
+
+
+def start_child_session(
+    paths: WavePaths, parent_id: str, new_messages: Sequence[Message]
+) -> Transcript:
+    """Write a compaction result (`[compress, *kept]`) as a new transcript linked to `parent_id`."""
+    if not new_messages or new_messages[0].kind != "compress":
+        raise ValueError("a child session must start with a compress block")
+    transcript = transcript_for(paths, new_session_id())
+    transcript.append(with_parent(new_messages[0], parent_id))
+    for message in new_messages[1:]:
+        transcript.append(message)
+    return transcript
+
+
+# -- listing ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SessionInfo:
+    id: str
+    path: Path
+    created: float  # epoch seconds of the first message (file mtime when unknown)
+    last_active: float  # file mtime: transcripts are append-only
+    message_count: int
+    parent_id: str | None
+
+
+def _is_subagent(path: Path) -> bool:
+    return path.name.startswith(SUBAGENT_PREFIXES)
+
+
+def _epoch(timestamp: object) -> float | None:
+    if not isinstance(timestamp, str):
+        return None
+    try:
+        return datetime.fromisoformat(timestamp.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def _session_info(path: Path) -> SessionInfo | None:
+    try:
+        mtime = path.stat().st_mtime
+        count = sum(1 for line in path.read_bytes().splitlines() if line.strip())
+    except OSError:
+        return None
+    first = _first_record(path)
+    created = _epoch(first.get("timestamp")) if first else None
+    return SessionInfo(
+        id=path.stem,
+        path=path,
+        created=created if created is not None else mtime,
+        last_active=mtime,
+        message_count=count,
+        parent_id=parent_of(Transcript(path)),
+    )
+
+
+def list_sessions(paths: WavePaths) -> list[SessionInfo]:
+    """This project's main-agent sessions, most recently active first."""
+    infos = (_session_info(p) for p in session_files(paths) if not _is_subagent(p))
+    return [info for info in infos if info is not None]
+
+
+# -- expiry -------------------------------------------------------------------------------------
+@dataclass
+class CleanupReport:
+    deleted: list[Path] = field(default_factory=list)
+    removed_dirs: list[Path] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def cleanup_old_sessions(paths: WavePaths, period_days: int, now: float) -> CleanupReport:
+    """Delete transcripts under `~/.wave/projects/*/` idle for longer than `period_days`.
+
+    Only top-level `*.jsonl` files are candidates, so `memory/` is never entered. Pure filesystem
+    work with no shared state: safe to run in a background thread. Never raises.
+    """
+    report = CleanupReport()
+    if period_days <= 0:
+        return report
+    cutoff = now - period_days * SECONDS_PER_DAY
+    try:
+        projects = [p for p in paths.projects_dir.iterdir() if p.is_dir() and not p.is_symlink()]
+    except OSError:
+        return report
+    for project in projects:
+        _cleanup_project(project, cutoff, report)
+    return report
+
+
+def _cleanup_project(project: Path, cutoff: float, report: CleanupReport) -> None:
+    try:
+        entries = list(os.scandir(project))
+    except OSError as exc:
+        report.errors.append(f"{project}: {exc}")
+        return
+    deleted_any = False
+    for entry in entries:
+        if not entry.name.endswith(".jsonl"):
+            continue
+        try:
+            if not entry.is_file(follow_symlinks=False):
+                continue
+            if entry.stat(follow_symlinks=False).st_mtime >= cutoff:
+                continue
+            os.unlink(entry.path)
+        except FileNotFoundError:
+            continue  # another process cleaned it up first
+        except OSError as exc:
+            report.errors.append(f"{entry.path}: {exc}")
+            continue
+        deleted_any = True
+        report.deleted.append(Path(entry.path))
+    if deleted_any:
+        # rmdir refuses a non-empty folder, which is exactly the "memory/ stays" rule.
+        with contextlib.suppress(OSError):
+            project.rmdir()
+            report.removed_dirs.append(project)

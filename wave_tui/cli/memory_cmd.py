@@ -1,0 +1,132 @@
+"""`wave memory list|show|delete|add`: the memory browser's entries, scriptable (M3, M4)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import TextIO
+
+from wave_tui.config.paths import WavePaths
+from wave_tui.memory.catalog import MemoryEntry, build_catalog, delete_entry, find_entry
+from wave_tui.memory.entries import EntryError, add_entry
+
+Clock = Callable[[], datetime]
+
+SCOPE_HEADINGS = {
+    "project": "Project memory (AGENTS.md)",
+    "user": "User memory (~/.wave/AGENTS.md)",
+    "auto": "Auto memory",
+    "rule": "Rules",
+}
+TITLE_WIDTH = 60
+
+
+class _ArgError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise _ArgError(message)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="wave memory", description="List, show, delete and add memory entries.")
+    sub = parser.add_subparsers(dest="action", required=True)
+    list_cmd = sub.add_parser("list", help="list every memory entry")
+    list_cmd.add_argument("--json", action="store_true", help="print a JSON array")
+    sub.add_parser("show", help="print an entry's content").add_argument("id")
+    sub.add_parser("delete", help="delete an entry").add_argument("id")
+    add_cmd = sub.add_parser("add", help="save a new entry to AGENTS.md")
+    add_cmd.add_argument("--scope", choices=["project", "user"], required=True)
+    add_cmd.add_argument("text", nargs="+")
+    return parser
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _age(entry: MemoryEntry) -> str:
+    if entry.age_days is None:
+        return ""
+    return f"{entry.age_days}d" + (" stale" if entry.stale else "")
+
+
+def _shorten(text: str, width: int = TITLE_WIDTH) -> str:
+    one_line = " ".join(text.split())
+    return one_line if len(one_line) <= width else one_line[: width - 1] + "…"
+
+
+def format_table(entries: list[MemoryEntry]) -> str:
+    if not entries:
+        return "No memory entries."
+    id_width = max(len(e.id) for e in entries)
+    blocks: list[str] = []
+    for scope, heading in SCOPE_HEADINGS.items():
+        group = [e for e in entries if e.scope == scope]
+        if not group:
+            continue
+        rows = [heading]
+        for e in group:
+            detail = e.reason if e.scope == "rule" else (f"[{e.type}]" if e.type else "")
+            cells = [e.id.ljust(id_width), _shorten(e.title), detail or "", _age(e)]
+            rows.append("  " + "  ".join(c for c in cells if c).rstrip())
+        blocks.append("\n".join(rows))
+    return "\n\n".join(blocks)
+
+
+def run_memory_command(
+    argv: list[str],
+    paths: WavePaths,
+    clock: Clock = _utc_now,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+) -> int:
+    """Run `wave memory …` (argv without the leading `memory`). Returns the exit code."""
+    out = stdout or sys.stdout
+    err = stderr or sys.stderr
+    try:
+        args = _parser().parse_args(argv)
+    except _ArgError as exc:
+        print(f"wave memory: {exc}", file=err)
+        return 2
+    except SystemExit as exc:  # --help
+        return int(exc.code or 0)
+    try:
+        return _dispatch(args, paths, clock, out, err)
+    except EntryError as exc:
+        print(f"wave memory: {exc}", file=err)
+        return 1
+
+
+def _dispatch(
+    args: argparse.Namespace, paths: WavePaths, clock: Clock, out: TextIO, err: TextIO
+) -> int:
+    if args.action == "list":
+        entries = build_catalog(paths, clock, warn=lambda m: print(f"warning: {m}", file=err))
+        if args.json:
+            print(
+                json.dumps([e.to_json() for e in entries], ensure_ascii=False, indent=2), file=out
+            )
+        else:
+            print(format_table(entries), file=out)
+        return 0
+    if args.action == "show":
+        entry = find_entry(paths, args.id)
+        print(entry.body.rstrip("\n"), file=out)
+        return 0
+    if args.action == "delete":
+        entry = delete_entry(paths, args.id)
+        print(f"deleted {entry.id} ({_shorten(entry.title)}) from {entry.path}", file=out)
+        return 0
+    target = paths.project_agents_md if args.scope == "project" else paths.user_agents_md
+    result = add_entry(target, " ".join(args.text))
+    if not result.added:
+        print(f"already saved: {result.duplicate_of} ({target})", file=err)
+        return 0
+    print(f"saved to {target}", file=out)
+    return 0

@@ -1,0 +1,84 @@
+"""Where manual memory (AGENTS.md) lives, and reading it without ever failing (M1, M2, M5, M6).
+
+A folder's memory file is its `AGENTS.md`, else its `CLAUDE.md`, so a team's existing Claude Code
+files work without conversion.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+from wave_tui.config.paths import WavePaths
+
+MEMORY_FILENAMES = ("AGENTS.md", "CLAUDE.md")  # first existing one wins (D6)
+
+Warn = Callable[[str], None]
+
+_log = logging.getLogger(__name__)
+
+
+def default_warn(message: str) -> None:
+    _log.warning("%s", message)
+
+
+def folder_memory_file(folder: Path) -> Path | None:
+    """The folder's AGENTS.md, else CLAUDE.md, else None."""
+    for name in MEMORY_FILENAMES:
+        candidate = folder / name
+        try:
+            if candidate.is_file():
+                return candidate
+        except OSError:
+            continue
+    return None
+
+
+def _folders_top_down(top: Path, root: Path) -> list[Path]:
+    try:
+        rel = root.relative_to(top)
+    except ValueError:
+        return [root]
+    folders = [top]
+    current = top
+    for part in rel.parts:
+        current = current / part
+        folders.append(current)
+    return folders
+
+
+def project_memory_files(paths: WavePaths) -> list[Path]:
+    """Project memory files, far to near: repository top level down to the project root (M6)."""
+    root = paths.project_root
+    top = paths.repo_top or root
+    found: list[Path] = []
+    for folder in _folders_top_down(top, root):
+        memory_file = folder_memory_file(folder)
+        if memory_file is not None:
+            found.append(memory_file)
+    return found
+
+
+def user_memory_file(paths: WavePaths) -> Path:
+    """`~/.wave/AGENTS.md` — may not exist yet (created on first write, M5)."""
+    return paths.user_agents_md
+
+
+def read_memory_text(path: Path, warn: Warn | None = None) -> str | None:
+    """The file's text, or None when it is missing or unreadable. Never raises (M5).
+
+    Bytes that are not UTF-8 are replaced (U+FFFD) and reported once per call through `warn`.
+    """
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        (warn or default_warn)(f"{path}: cannot read ({exc.strerror or exc})")
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        (warn or default_warn)(f"{path}: not valid UTF-8; undecodable bytes were replaced")
+        return data.decode("utf-8", errors="replace")

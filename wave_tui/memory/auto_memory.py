@@ -1,0 +1,92 @@
+"""The project's auto-memory directory: where it is, what is inside it, safe writes (A1, A4, X2)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from wave_tui.config.fileio import atomic_write_text, file_lock, locked_update
+from wave_tui.config.paths import WavePaths
+
+INDEX_FILENAME = "MEMORY.md"
+
+
+def real_path(path: object) -> str | None:
+    """`os.path.realpath` of a str/Path, or None for input that cannot name a file.
+
+    A not-yet-existing tail is kept lexically after its nearest existing parent is resolved,
+    and a dangling symlink resolves to its target, so neither can hide an escape.
+    """
+    if isinstance(path, Path):
+        path = str(path)
+    if not isinstance(path, str) or not path or "\x00" in path:
+        return None
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError, RuntimeError):
+        return None
+
+
+class AutoMemoryDir:
+    """`~/.wave/projects/<project-id>/memory/` for one project."""
+
+    def __init__(self, paths: WavePaths) -> None:
+        self._paths = paths
+        self.path: Path = paths.memory_dir.resolve()
+
+    @property
+    def index_path(self) -> Path:
+        return self.path / INDEX_FILENAME
+
+    def ensure(self) -> None:
+        """Create the directory and an empty MEMORY.md. Call only while auto memory is on (S5)."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileExistsError), open(self.index_path, "x", encoding="utf-8"):
+            pass
+
+    def _real_root(self) -> str | None:
+        return real_path(self.path)
+
+    def contains(self, path: object) -> bool:
+        """True only when the real path of `path` lies strictly inside the real memory dir.
+
+        Relative paths are taken against the process's current directory; callers with a work
+        dir should join it first. Never raises.
+        """
+        root = self._real_root()
+        target = real_path(path)
+        if root is None or target is None:
+            return False
+        try:
+            return os.path.commonpath([root, target]) == root and target != root
+        except ValueError:
+            return False
+
+    def is_index(self, path: object) -> bool:
+        """True when `path` is this directory's MEMORY.md (after resolving symlinks)."""
+        target = real_path(path)
+        index = real_path(self.index_path)
+        return target is not None and target == index
+
+    def _checked(self, path: Path) -> Path:
+        if not self.contains(path):
+            raise ValueError(f"{path} is not inside the auto-memory directory {self.path}")
+        return path
+
+    @contextlib.contextmanager
+    def lock(self, path: Path) -> Iterator[None]:
+        """Cross-process lock for one memory file, for read-modify-write by tools (X2)."""
+        with file_lock(self._checked(path)):
+            yield
+
+    def locked_write(self, path: Path, text: str) -> None:
+        """Replace a memory file atomically under its lock (X2). Raises ValueError outside."""
+        target = self._checked(path)
+        with file_lock(target):
+            atomic_write_text(target, text)
+
+    def locked_update(self, path: Path, update: Callable[[str | None], str | None]) -> str | None:
+        """Read-modify-write a memory file under its lock (X2). Raises ValueError outside."""
+        return locked_update(self._checked(path), update)

@@ -1,0 +1,214 @@
+"""Every memory entry the user can see and delete, in one list (M3): AGENTS.md items, auto-memory
+topic files and rules (with why each rule is or is not active).
+
+Ids are readable and stable while the file is unchanged: `project:AGENTS.md#3`,
+`user:AGENTS.md#1`, `auto:<path relative to the memory dir>`, `rule:<scope>:<rule id>`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from wave_tui.config.paths import WavePaths
+from wave_tui.memory.agents_md import (
+    Warn,
+    project_memory_files,
+    read_memory_text,
+    user_memory_file,
+)
+from wave_tui.memory.entries import EntryError, delete_item, list_items, locked_edit
+from wave_tui.memory.frontmatter import parse_frontmatter
+from wave_tui.memory.rules import RuleSet, discover_rules
+
+EntryScope = Literal["project", "user", "auto", "rule"]
+Clock = Callable[[], datetime]
+SECONDS_PER_DAY = 86_400
+STALE_AFTER_DAYS = 1
+_HEADING_RE = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
+
+
+class UnknownEntryError(EntryError):
+    """No entry has the given id."""
+
+
+@dataclass(frozen=True)
+class MemoryEntry:
+    id: str
+    scope: EntryScope
+    path: Path
+    title: str
+    type: str | None
+    age_days: int | None
+    body: str
+    status: str | None = None  # rules only: always | conditional | inactive
+    reason: str | None = None  # rules only: "conditional: src/api/**/*.ts", …
+    stale: bool = False
+    item_index: int | None = None  # list items only
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["path"] = str(self.path)
+        del data["item_index"]
+        if self.scope != "rule":
+            del data["status"], data["reason"]
+        return data
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def age_in_days(path: Path, now: datetime) -> int | None:
+    """floor((now − mtime) / 1 day); clock skew (negative) counts as today."""
+    try:
+        mtime = path.stat().st_mtime
+    except OSError:
+        return None
+    return max(0, math.floor((now.timestamp() - mtime) / SECONDS_PER_DAY))
+
+
+def _label(path: Path, base: Path) -> str:
+    return Path(os.path.relpath(path, base)).as_posix()
+
+
+def _items(scope: EntryScope, label: str, path: Path, now: datetime) -> list[MemoryEntry]:
+    text = read_memory_text(path, lambda _m: None)
+    if not text:
+        return []
+    age = age_in_days(path, now)
+    return [
+        MemoryEntry(
+            id=f"{scope}:{label}#{item.index}",
+            scope=scope,
+            path=path,
+            title=item.text.splitlines()[0] if item.text else "",
+            type=None,
+            age_days=age,
+            body=item.text,
+            stale=age is not None and age > STALE_AFTER_DAYS,
+            item_index=item.index,
+        )
+        for item in list_items(text)
+    ]
+
+
+def _topic_files(memory_dir: Path) -> list[Path]:
+    if not memory_dir.is_dir():
+        return []
+    index = memory_dir / "MEMORY.md"
+    return sorted(p for p in memory_dir.rglob("*.md") if p != index and p.is_file())
+
+
+def _topic_entry(path: Path, memory_dir: Path, now: datetime) -> MemoryEntry:
+    text = read_memory_text(path, lambda _m: None) or ""
+    fm = parse_frontmatter(text)
+    heading = _HEADING_RE.search(fm.body)
+    title = fm.get_str("name") or (heading.group(1) if heading else "") or path.stem
+    age = age_in_days(path, now)
+    return MemoryEntry(
+        id=f"auto:{_label(path, memory_dir)}",
+        scope="auto",
+        path=path,
+        title=title,
+        type=fm.get_str("type") or None,
+        age_days=age,
+        body=text,
+        stale=age is not None and age > STALE_AFTER_DAYS,
+    )
+
+
+def _rule_entries(rules: RuleSet, now: datetime) -> list[MemoryEntry]:
+    entries = []
+    for rule in rules.all:
+        age = age_in_days(rule.path, now)
+        entries.append(
+            MemoryEntry(
+                id=f"rule:{rule.scope}:{rule.id}",
+                scope="rule",
+                path=rule.path,
+                title=rule.name or rule.description or rule.id,
+                type=None,
+                age_days=age,
+                body=rule.body,
+                status=rule.status,
+                reason=f"{rule.status}: {rule.reason}",
+                stale=age is not None and age > STALE_AFTER_DAYS,
+            )
+        )
+    return entries
+
+
+def build_catalog(
+    paths: WavePaths,
+    clock: Clock = _utc_now,
+    warn: Warn | None = None,
+    rules: RuleSet | None = None,
+) -> list[MemoryEntry]:
+    """Project items, user items, auto-memory topic files, then rules."""
+    now = clock()
+    entries: list[MemoryEntry] = []
+    for memory_file in project_memory_files(paths):
+        label = _label(memory_file, paths.project_root)
+        entries += _items("project", label, memory_file, now)
+    user_file = user_memory_file(paths)
+    entries += _items("user", user_file.name, user_file, now)
+    for topic in _topic_files(paths.memory_dir):
+        entries.append(_topic_entry(topic, paths.memory_dir, now))
+    rule_set = rules or discover_rules(paths, warn or (lambda _m: None))
+    entries += _rule_entries(rule_set, now)
+    return entries
+
+
+def find_entry(paths: WavePaths, entry_id: str) -> MemoryEntry:
+    for entry in build_catalog(paths):
+        if entry.id == entry_id:
+            return entry
+    raise UnknownEntryError(f"no memory entry with id '{entry_id}'")
+
+
+def _mentions(line: str, names: list[str]) -> bool:
+    return any(re.search(rf"(?<![\w.-]){re.escape(n)}(?![\w-])", line) for n in names)
+
+
+def remove_index_pointer(index: Path, relative: str) -> None:
+    """Drop the MEMORY.md line(s) that link to or mention the topic file."""
+    names = [relative] if "/" not in relative else [relative, relative.rsplit("/", 1)[1]]
+
+    def update(current: str | None) -> str | None:
+        if current is None:
+            return None
+        lines = re.findall(r"[^\n]*\n|[^\n]+$", current)
+        kept = [line for line in lines if not _mentions(line, names)]
+        return "".join(kept) if len(kept) != len(lines) else None
+
+    locked_edit(index, update)
+
+
+def delete_entry(paths: WavePaths, entry_id: str) -> MemoryEntry:
+    """Delete one entry and return it as it was. Raises UnknownEntryError / EntryChangedError."""
+    entry = find_entry(paths, entry_id)
+    if entry.item_index is not None:
+        delete_item(entry.path, entry.item_index, entry.body)
+    elif entry.scope == "auto":
+        relative = entry.id.removeprefix("auto:")
+        _unlink(entry.path)
+        remove_index_pointer(paths.memory_index, relative)
+    else:
+        _unlink(entry.path)
+    return entry
+
+
+def _unlink(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise EntryError(f"{path}: cannot delete ({exc.strerror or exc})") from exc

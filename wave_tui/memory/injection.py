@@ -1,0 +1,206 @@
+"""Where each kind of manual memory enters the request, with its exact wording (I1, I2, R2, R3, D1).
+
+- AGENTS.md (project, far to near), `~/.wave/AGENTS.md` and the unconditional rules travel as ONE
+  transient user message (`reminder_text()`), rebuilt from disk before every request and never
+  persisted.
+- After a tool result, `on_tool_result()` returns persisted `is_meta` user messages to append after
+  the tool results: first nested AGENTS.md files of read files (far to near, D4), then conditional
+  rules newly matched by files in context (in rule order: priority, scope, id). Each nested file
+  and each rule id is injected once per session; `restore()` rebuilds that state from a message
+  list (resume, compaction).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from wave_tui.config.paths import WavePaths
+from wave_tui.llm.types import Message
+from wave_tui.memory.agents_md import (
+    Warn,
+    default_warn,
+    project_memory_files,
+    read_memory_text,
+    user_memory_file,
+)
+from wave_tui.memory.nested import nested_memory_chain
+from wave_tui.memory.rules import Rule, RuleCache, RuleSet, discover_rules
+from wave_tui.tools.base import ToolResult
+
+REMINDER_OPEN = "<system-reminder>"
+REMINDER_CLOSE = "</system-reminder>"
+MEMORY_LEAD_IN = (
+    "As you answer the user's questions, use the following memory: instructions and facts the "
+    "user saved for this project and for every project. They take precedence over your default "
+    "behavior; follow them as written."
+)
+PROJECT_LABEL = "Contents of {path} (project memory):"
+USER_LABEL = "Contents of ~/.wave/AGENTS.md (user memory, applies in every project):"
+ALWAYS_RULE_LABEL = "Rule {rule_id} ({scope} rule, applies to every file):"
+RULE_MARKER = "<!-- rule: {rule_id} -->"
+RULE_LEAD_IN = (
+    "Rule {rule_id} applies now because {trigger} matches its path pattern {pattern}; "
+    "follow it when working with matching files:"
+)
+NESTED_TEXT = "<system-reminder>Contents of {path}:\n\n{content}</system-reminder>"
+
+META_RULE_ID = "ruleId"
+META_TRIGGER = "trigger"
+META_PATTERN = "pattern"
+META_NESTED = "nestedMemory"
+
+_RULE_MARKER_RE = re.compile(r"\A<!-- rule: (.+?) -->")
+_NESTED_RE = re.compile(r"\A<system-reminder>Contents of (.+?):\n\n")
+
+
+@dataclass(frozen=True)
+class ReminderPart:
+    label: str  # one line naming the source
+    text: str
+
+
+def build_memory_reminder(parts: list[ReminderPart]) -> str | None:
+    """The transient memory message: every non-empty part, labelled and trimmed. None if empty."""
+    sections = [f"{p.label}\n\n{p.text.strip()}" for p in parts if p.text.strip()]
+    if not sections:
+        return None
+    body = "\n\n".join([MEMORY_LEAD_IN, *sections])
+    return f"{REMINDER_OPEN}\n{body}\n{REMINDER_CLOSE}"
+
+
+def rule_message_text(rule: Rule, trigger: str, pattern: str) -> str:
+    marker = RULE_MARKER.format(rule_id=rule.id)
+    lead_in = RULE_LEAD_IN.format(rule_id=rule.id, trigger=trigger, pattern=pattern)
+    return f"{marker}\n{REMINDER_OPEN}\n{lead_in}\n\n{rule.body.strip()}\n{REMINDER_CLOSE}"
+
+
+def nested_memory_text(path: Path, content: str) -> str:
+    return NESTED_TEXT.format(path=path, content=content)
+
+
+def reminder_parts(paths: WavePaths, rules: RuleSet, warn: Warn) -> list[ReminderPart]:
+    """Project memory (far to near), user memory, then unconditional rules in rule order."""
+    parts: list[ReminderPart] = []
+    for memory_file in project_memory_files(paths):
+        text = read_memory_text(memory_file, warn)
+        if text:
+            label = PROJECT_LABEL.format(path=_relative_label(memory_file, paths.project_root))
+            parts.append(ReminderPart(label, text))
+    user_text = read_memory_text(user_memory_file(paths), warn)
+    if user_text:
+        parts.append(ReminderPart(USER_LABEL, user_text))
+    for rule in rules.unconditional():
+        label = ALWAYS_RULE_LABEL.format(rule_id=rule.id, scope=rule.scope)
+        parts.append(ReminderPart(label, rule.body))
+    return parts
+
+
+def _relative_label(path: Path, root: Path) -> str:
+    return Path(os.path.relpath(path, root)).as_posix()
+
+
+class MemoryInjector:
+    """Per-session memory injection state: loaded rule ids and injected nested files."""
+
+    def __init__(self, paths: WavePaths, warn: Warn | None = None) -> None:
+        self.paths = paths
+        self.warn: Warn = warn or default_warn
+        self.cache = RuleCache()
+        self.loaded_rule_ids: set[str] = set()
+        self.injected_nested: set[Path] = set()
+        self.activations: dict[str, tuple[str, str]] = {}
+
+    def rules(self) -> RuleSet:
+        """Rules as they are on disk now (parsed files are cached by path, mtime and size)."""
+        return discover_rules(self.paths, self.warn, self.cache)
+
+    def reminder_text(self) -> str | None:
+        """The transient `<system-reminder>` to prepend to this request's messages (I1, R2)."""
+        return build_memory_reminder(reminder_parts(self.paths, self.rules(), self.warn))
+
+    def on_tool_result(self, result: ToolResult) -> list[Message]:
+        """Persisted meta messages to append after this tool result (D1, R3, R5)."""
+        if result.is_error:
+            return []
+        messages = self._nested_messages(result.read_paths)
+        if result.context_paths:
+            messages += self._rule_messages(result.context_paths)
+        return messages
+
+    def _nested_messages(self, read_paths: list[Path]) -> list[Message]:
+        messages: list[Message] = []
+        for read_path in read_paths:
+            for memory_file in nested_memory_chain(read_path, self.paths.project_root):
+                key = memory_file.resolve()
+                if key in self.injected_nested:
+                    continue
+                content = read_memory_text(memory_file, self.warn)
+                if content is None:
+                    continue
+                self.injected_nested.add(key)
+                text = nested_memory_text(memory_file, content)
+                messages.append(Message.user(text, is_meta=True, **{META_NESTED: str(memory_file)}))
+        return messages
+
+    def _rule_messages(self, context_paths: list[Path]) -> list[Message]:
+        rules = self.rules()
+        fresh: dict[str, tuple[Rule, str, str]] = {}
+        for path in context_paths:
+            trigger = rules.relative(path)
+            if trigger is None:
+                continue
+            for rule, pattern in rules.match(path):
+                if rule.id not in self.loaded_rule_ids and rule.id not in fresh:
+                    fresh[rule.id] = (rule, trigger, pattern)
+        messages: list[Message] = []
+        for rule in rules.active:  # rule order, not discovery order
+            if rule.id not in fresh:
+                continue
+            _, trigger, pattern = fresh[rule.id]
+            self.loaded_rule_ids.add(rule.id)
+            self.activations[rule.id] = (trigger, pattern)
+            meta = {META_RULE_ID: rule.id, META_TRIGGER: trigger, META_PATTERN: pattern}
+            messages.append(
+                Message.user(rule_message_text(rule, trigger, pattern), is_meta=True, **meta)
+            )
+        return messages
+
+    def restore(self, messages: list[Message]) -> None:
+        """Rebuild loaded rules and injected nested files from the messages that remain (resume,
+        compaction): whatever is no longer in the messages may be injected again."""
+        self.loaded_rule_ids.clear()
+        self.injected_nested.clear()
+        self.activations.clear()
+        for message in messages:
+            if message.role != "user" or not message.is_meta:
+                continue
+            rule_id = message.meta.get(META_RULE_ID)
+            if rule_id is None:
+                found = _RULE_MARKER_RE.match(message.content)
+                rule_id = found.group(1) if found else None
+            if rule_id is not None:
+                self.loaded_rule_ids.add(str(rule_id))
+                trigger = message.meta.get(META_TRIGGER)
+                pattern = message.meta.get(META_PATTERN)
+                if trigger is not None and pattern is not None:
+                    self.activations[str(rule_id)] = (str(trigger), str(pattern))
+                continue
+            nested = message.meta.get(META_NESTED)
+            if nested is None:
+                found = _NESTED_RE.match(message.content)
+                nested = found.group(1) if found else None
+            if nested is not None:
+                self.injected_nested.add(_resolve(Path(str(nested))))
+
+    def reset_nested(self) -> None:
+        self.injected_nested.clear()
+
+
+def _resolve(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path

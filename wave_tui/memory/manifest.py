@@ -1,0 +1,80 @@
+"""The existing-memory manifest that precedes the extraction prompt (F12, F13).
+
+One line per memory file, newest first:
+`- [<type>] <filename> (<ISO timestamp>): <description>`. With no memory files the manifest is
+the empty string; `render_extraction_prompt` then says so in words.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from wave_tui.memory.frontmatter import read_frontmatter_head
+
+MANIFEST_LIMIT = 200
+INDEX_FILENAME = "MEMORY.md"
+
+
+@dataclass(frozen=True)
+class MemoryFile:
+    path: Path
+    relative: str  # posix path relative to the memory dir
+    mtime_s: float
+
+
+def iso_utc(mtime_s: float) -> str:
+    """`2026-11-29T10:00:00.000Z`, the form JavaScript's toISOString gives."""
+    stamp = datetime.fromtimestamp(mtime_s, UTC).isoformat(timespec="milliseconds")
+    return stamp.replace("+00:00", "Z")
+
+
+def _skip(name: str) -> bool:
+    return name.startswith(".") or name == INDEX_FILENAME or not name.endswith(".md")
+
+
+def list_memory_files(memory_dir: Path) -> list[MemoryFile]:
+    """Every topic file under the dir (recursively), newest first.
+
+    Hidden files and folders (locks, temp files) and MEMORY.md are left out; symlinks are not
+    followed, so the list never reaches outside the directory.
+    """
+    found: list[MemoryFile] = []
+    for dirpath, dirnames, filenames in os.walk(memory_dir, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in filenames:
+            if _skip(name):
+                continue
+            path = Path(dirpath) / name
+            try:
+                st = path.lstat()
+            except OSError:
+                continue
+            if not path.is_file() or path.is_symlink():
+                continue
+            found.append(MemoryFile(path, path.relative_to(memory_dir).as_posix(), st.st_mtime))
+    found.sort(key=lambda f: (-f.mtime_s, f.relative))
+    return found
+
+
+def _one_line(value: object) -> str:
+    if value is None:
+        return ""
+    return " ".join(str(value).split())
+
+
+def manifest_line(file: MemoryFile) -> str:
+    try:
+        fm = read_frontmatter_head(file.path)
+        kind, description = _one_line(fm.data.get("type")), _one_line(fm.data.get("description"))
+    except OSError:
+        kind, description = "", ""
+    return f"- [{kind}] {file.relative} ({iso_utc(file.mtime_s)}): {description}"
+
+
+def build_manifest(memory_dir: Path, limit: int = MANIFEST_LIMIT) -> str:
+    """The manifest text (lines joined by newlines), or "" when there are no memory files."""
+    files = list_memory_files(memory_dir)[:limit]
+    return "\n".join(manifest_line(f) for f in files)

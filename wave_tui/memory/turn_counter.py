@@ -1,0 +1,58 @@
+"""When the extraction fork is due: every N completed turns while auto memory is on (S3, S4)."""
+
+from __future__ import annotations
+
+import threading
+
+FREQUENCY_MIN = 1
+FREQUENCY_MAX = 100
+
+
+def clamp_frequency(frequency: int) -> int:
+    return max(FREQUENCY_MIN, min(FREQUENCY_MAX, int(frequency)))
+
+
+class TurnCounter:
+    """Counts completed turns; settings changes take effect from the next turn end."""
+
+    def __init__(self, frequency: int = 1, enabled: bool = True) -> None:
+        self._lock = threading.Lock()
+        self._frequency = clamp_frequency(frequency)
+        self._enabled = enabled
+        self._count = 0
+
+    @property
+    def enabled(self) -> bool:
+        return self._enabled
+
+    @property
+    def frequency(self) -> int:
+        return self._frequency
+
+    def apply_settings(self, enabled: bool, frequency: int) -> None:
+        """Re-enabling or changing the frequency restarts the count (S3, S4); same values: no-op."""
+        frequency = clamp_frequency(frequency)
+        with self._lock:
+            if (enabled and not self._enabled) or frequency != self._frequency:
+                self._count = 0
+            self._enabled = enabled
+            self._frequency = frequency
+
+    def on_turn_end(self) -> bool:
+        """Record one completed turn; True when extraction is due now (the count then resets)."""
+        with self._lock:
+            if not self._enabled:
+                return False
+            self._count += 1
+            if self._count >= self._frequency:
+                self._count = 0
+                return True
+            return False
+
+    @property
+    def turns_until_next(self) -> int | None:
+        """Completed turns still needed before the next extraction; None while off."""
+        with self._lock:
+            if not self._enabled:
+                return None
+            return self._frequency - self._count

@@ -1,0 +1,126 @@
+"""Edit: exact string replacement in a file the agent has read."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from wave_tui.config.fileio import atomic_write_text
+from wave_tui.tools.base import (
+    ToolContext,
+    ToolError,
+    ToolResult,
+    arg_bool,
+    arg_str,
+    error_result,
+    resolve_path,
+)
+from wave_tui.tools.read import format_line
+from wave_tui.tools.text_files import ensure_fresh, split_lines
+
+SNIPPET_CONTEXT = 3
+SNIPPET_MAX_LINES = 40
+
+DESCRIPTION = """\
+Replace an exact string in a file.
+- You must Read the file first; the edit is refused if the file changed on disk since then.
+- old_string must match the file exactly, including indentation and whitespace. Do not include the \
+line-number prefix from Read output.
+- The edit fails if old_string is not found, or if it occurs more than once: add surrounding lines \
+to make it unique, or set replace_all to true to replace every occurrence (e.g. renaming).
+- new_string must differ from old_string."""
+
+
+def _snippet(text: str, start_char: int, new_len: int) -> str:
+    """The edited region with a few lines of context, numbered like Read output."""
+    lines = split_lines(text)
+    first = text.count("\n", 0, start_char)
+    last = text.count("\n", 0, start_char + new_len)
+    lo = max(0, first - SNIPPET_CONTEXT)
+    hi = min(len(lines), last + SNIPPET_CONTEXT + 1, lo + SNIPPET_MAX_LINES)
+    return "\n".join(format_line(i + 1, lines[i]) for i in range(lo, hi))
+
+
+def _write_sync(path: Path, text: str) -> int:
+    atomic_write_text(path, text)
+    return path.stat().st_mtime_ns
+
+
+class EditTool:
+    name = "Edit"
+    description = DESCRIPTION
+    read_only = False
+    parameters: dict[str, Any] = {  # noqa: RUF012 - part of the Tool protocol
+        "type": "object",
+        "properties": {
+            "file_path": {"type": "string", "description": "Path of the file to edit."},
+            "old_string": {"type": "string", "description": "The exact text to replace."},
+            "new_string": {"type": "string", "description": "The replacement text."},
+            "replace_all": {
+                "type": "boolean",
+                "default": False,
+                "description": "Replace every occurrence of old_string (default false).",
+            },
+        },
+        "required": ["file_path", "old_string", "new_string"],
+        "additionalProperties": False,
+    }
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        try:
+            return await self._run(args, ctx)
+        except ToolError as exc:
+            return error_result(str(exc))
+
+    async def _run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        raw = arg_str(args, "file_path")
+        old = arg_str(args, "old_string")
+        new = arg_str(args, "new_string")
+        assert raw is not None and old is not None and new is not None
+        replace_all = arg_bool(args, "replace_all")
+        if old == "":
+            raise ToolError("old_string must not be empty. To create a file, use Write.")
+        if old == new:
+            raise ToolError("old_string and new_string are identical; there is nothing to change.")
+        path = resolve_path(raw, ctx.workdir)
+        if not path.exists():
+            raise ToolError(f"File does not exist: {path}. To create it, use Write.")
+        current = await asyncio.to_thread(ensure_fresh, path, ctx.read_state.get(path))
+        text = current.text
+
+        count = text.count(old)
+        if count == 0 and "\r\n" in text and "\n" in old:
+            # The model writes "\n"; a CRLF file stores "\r\n". Match in the file's own convention.
+            old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
+            count = text.count(old)
+        if count == 0:
+            raise ToolError(
+                f"old_string was not found in {path}. It must match the file exactly, including "
+                "whitespace and indentation; Read the file again if unsure."
+            )
+        if count > 1 and not replace_all:
+            raise ToolError(
+                f"old_string occurs {count} times in {path}. Add surrounding context to make it "
+                "unique, or set replace_all to true to replace every occurrence."
+            )
+
+        start = text.index(old)
+        updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
+        try:
+            mtime_ns = await asyncio.to_thread(_write_sync, path, updated)
+        except OSError as exc:
+            raise ToolError(f"Cannot write {path}: {exc.strerror or exc}") from exc
+        ctx.read_state.record_text(path, updated, mtime_ns, written_by_agent=True)
+
+        replaced = count if replace_all else 1
+        what = f"{replaced} replacement{'s' if replaced != 1 else ''}"
+        return ToolResult(
+            content=(
+                f"Edited {path} ({what}). The region around the first change now reads:\n"
+                f"{_snippet(updated, start, len(new))}"
+            ),
+            summary=f"Edited file ({what})",
+            context_paths=[path],
+            written_paths=[path],
+        )

@@ -1,0 +1,241 @@
+"""Glob: list files by name pattern, newest first. Also home of the project-file walker Grep reuses."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pathspec
+
+from wave_tui.tools.base import (
+    ToolContext,
+    ToolError,
+    ToolResult,
+    arg_int,
+    arg_str,
+    error_result,
+    resolve_path,
+)
+
+DEFAULT_LIMIT = 100
+VCS_DIRS = frozenset({".git", ".hg", ".svn"})
+IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
+RG_TIMEOUT_S = 60.0
+
+DESCRIPTION = """\
+Find files by glob pattern, e.g. "**/*.py", "src/**/*.ts" or "*.md" (a pattern without "/" \
+matches file names at any depth).
+- Returns absolute paths, most recently modified first, one per line.
+- path: directory to search (default: the working directory).
+- Files ignored by .gitignore are skipped.
+- Use Grep to search file contents."""
+
+
+def _gitignore_style() -> str:
+    # pathspec 1.x renamed the gitignore pattern style and deprecated the old name.
+    try:
+        pathspec.util.lookup_pattern("gitignore")
+    except KeyError:
+        return "gitwildmatch"
+    return "gitignore"
+
+
+PATTERN_STYLE = _gitignore_style()
+
+
+def find_ripgrep() -> str | None:
+    """The `rg` binary: on PATH, or installed next to this Python (the `ripgrep` wheel's venv bin)."""
+    found = shutil.which("rg")
+    if found:
+        return found
+    candidate = Path(sys.executable).parent / ("rg.exe" if os.name == "nt" else "rg")
+    return str(candidate) if candidate.is_file() and os.access(candidate, os.X_OK) else None
+
+
+def compile_glob(*patterns: str) -> pathspec.PathSpec:
+    """A matcher with ripgrep's --glob semantics (gitignore-style, relative to the search root)."""
+    return pathspec.PathSpec.from_lines(PATTERN_STYLE, patterns)
+
+
+class _IgnoreRules:
+    """Ignore files that apply to one directory, matched relative to that directory."""
+
+    def __init__(self, base: Path, spec: pathspec.PathSpec) -> None:
+        self.base = base
+        self.spec = spec
+
+    def verdict(self, path: Path, is_dir: bool) -> bool | None:
+        """True = ignored, False = re-included by a negation, None = no rule applies."""
+        rel = path.relative_to(self.base).as_posix() + ("/" if is_dir else "")
+        decision: bool | None = None
+        for pattern in self.spec.patterns:
+            if pattern.include is not None and pattern.match_file(rel) is not None:
+                decision = pattern.include
+        return decision
+
+
+def _load_rules(directory: Path) -> _IgnoreRules | None:
+    lines: list[str] = []
+    for name in IGNORE_FILES:
+        try:
+            lines += (directory / name).read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+    return (
+        _IgnoreRules(directory, pathspec.PathSpec.from_lines(PATTERN_STYLE, lines))
+        if lines
+        else None
+    )
+
+
+def _ignored(path: Path, is_dir: bool, rules: list[_IgnoreRules]) -> bool:
+    for rule in reversed(rules):  # the deepest ignore file wins, as in git
+        if path.is_relative_to(rule.base) and path != rule.base:
+            verdict = rule.verdict(path, is_dir)
+            if verdict is not None:
+                return verdict
+    return False
+
+
+def walk_files(root: Path) -> Iterator[Path]:
+    """Every file under `root` that ripgrep would search: hidden files included, VCS folders and
+    ignore-file matches (.gitignore/.ignore/.rgignore, in `root` and its ancestors) excluded."""
+    ancestors = [r for d in reversed(root.parents) if (r := _load_rules(d)) is not None]
+
+    def walk(directory: Path, rules: list[_IgnoreRules]) -> Iterator[Path]:
+        own = _load_rules(directory)
+        active = [*rules, own] if own else rules
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError:
+            return
+        for entry in entries:
+            path = Path(entry.path)
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir:
+                if entry.name not in VCS_DIRS and not _ignored(path, True, active):
+                    yield from walk(path, active)
+            elif entry.is_file() and not _ignored(path, False, active):
+                yield path
+
+    yield from walk(root, ancestors)
+
+
+def _split_absolute_pattern(pattern: str) -> tuple[Path | None, str]:
+    """`/abs/dir/**/*.py` -> (/abs/dir, `**/*.py`): models often send absolute patterns."""
+    if not pattern.startswith("/"):
+        return None, pattern
+    parts = Path(pattern).parts
+    for i, part in enumerate(parts):
+        if any(c in part for c in "*?[{"):
+            return Path(*parts[:i]), "/".join(parts[i:])
+    return Path(*parts[:-1]), parts[-1]
+
+
+def _rg_list(rg: str, root: Path, pattern: str) -> list[Path]:
+    cmd = [rg, "--files", "--hidden", "--no-require-git", "--no-config", "--no-messages"]
+    cmd += [f"--glob=!{d}" for d in sorted(VCS_DIRS)]
+    cmd += ["--glob", pattern]
+    try:
+        proc = subprocess.run(
+            cmd, cwd=root, capture_output=True, timeout=RG_TIMEOUT_S, stdin=subprocess.DEVNULL
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise ToolError(f"Glob timed out after {RG_TIMEOUT_S:.0f}s; use a narrower path.") from exc
+    if proc.returncode not in (0, 1):
+        message = proc.stderr.decode("utf-8", "replace").strip()
+        raise ToolError(f"Glob failed: {message or f'ripgrep exit code {proc.returncode}'}")
+    out = proc.stdout.decode("utf-8", "surrogateescape")
+    return [root / line for line in out.splitlines() if line]
+
+
+def _python_list(root: Path, pattern: str) -> list[Path]:
+    spec = compile_glob(pattern)
+    return [p for p in walk_files(root) if spec.match_file(p.relative_to(root).as_posix())]
+
+
+def _newest_first(paths: list[Path]) -> list[Path]:
+    def key(p: Path) -> tuple[int, str]:
+        try:
+            return (-p.stat().st_mtime_ns, str(p))
+        except OSError:
+            return (0, str(p))
+
+    return sorted(paths, key=key)
+
+
+class GlobTool:
+    name = "Glob"
+    description = DESCRIPTION
+    read_only = True
+    parameters: dict[str, Any] = {  # noqa: RUF012 - part of the Tool protocol
+        "type": "object",
+        "properties": {
+            "pattern": {"type": "string", "description": 'Glob pattern, e.g. "**/*.py".'},
+            "path": {
+                "type": "string",
+                "description": "Directory to search in (default: the working directory).",
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "description": f"Maximum number of paths to return (default {DEFAULT_LIMIT}).",
+            },
+        },
+        "required": ["pattern"],
+        "additionalProperties": False,
+    }
+
+    def __init__(self, *, use_ripgrep: bool = True, rg_path: str | None = None) -> None:
+        self.rg_path = (rg_path or find_ripgrep()) if use_ripgrep else None
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        try:
+            return await self._run(args, ctx)
+        except ToolError as exc:
+            return error_result(str(exc))
+
+    async def _run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        pattern = arg_str(args, "pattern")
+        raw_path = arg_str(args, "path", required=False)
+        limit = arg_int(args, "limit", minimum=1, default=DEFAULT_LIMIT)
+        assert pattern is not None and limit is not None
+        if not pattern.strip():
+            raise ToolError("pattern must not be empty.")
+        abs_root, pattern = _split_absolute_pattern(pattern)
+        root = abs_root or resolve_path(raw_path or ".", ctx.workdir)
+        if not root.exists():
+            raise ToolError(f"Directory does not exist: {root}")
+        if not root.is_dir():
+            raise ToolError(f"{root} is not a directory.")
+
+        def search() -> list[Path]:
+            found = (
+                _rg_list(self.rg_path, root, pattern)
+                if self.rg_path
+                else _python_list(root, pattern)
+            )
+            return _newest_first(found)
+
+        paths = await asyncio.to_thread(search)
+        if not paths:
+            return ToolResult(content="No files found", summary="No files found")
+        shown = paths[:limit]
+        content = "\n".join(str(p) for p in shown)
+        if len(paths) > limit:
+            content += (
+                f"\n\n(Showing the {limit} most recently modified of {len(paths)} files. "
+                "Use a more specific pattern or path to narrow the results.)"
+            )
+        return ToolResult(
+            content=content, summary=f"Found {len(paths)} file{'s' if len(paths) != 1 else ''}"
+        )

@@ -1,0 +1,431 @@
+"""Grep: regex search over file contents, via ripgrep or an equivalent pure-Python fallback.
+
+Both backends produce the same structured hits; one formatter renders them, so the model sees the
+same text whichever backend ran.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import bisect
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from wave_tui.tools.base import (
+    ToolContext,
+    ToolError,
+    ToolResult,
+    arg_bool,
+    arg_int,
+    arg_str,
+    error_result,
+    resolve_path,
+)
+from wave_tui.tools.glob_tool import VCS_DIRS, compile_glob, find_ripgrep, walk_files
+
+OutputMode = Literal["files_with_matches", "content", "count"]
+OUTPUT_MODES: tuple[OutputMode, ...] = ("files_with_matches", "content", "count")
+MAX_OUTPUT_CHARS = 30_000
+MAX_LINE_CHARS = 1000
+RG_TIMEOUT_S = 60.0
+
+# A subset of ripgrep's built-in types, for the fallback backend.
+FILE_TYPES: dict[str, tuple[str, ...]] = {
+    "py": ("*.py", "*.pyi"),
+    "js": ("*.js", "*.jsx", "*.mjs", "*.cjs"),
+    "ts": ("*.ts", "*.tsx", "*.mts", "*.cts"),
+    "rust": ("*.rs",),
+    "go": ("*.go",),
+    "java": ("*.java",),
+    "c": ("*.c", "*.h"),
+    "cpp": ("*.cpp", "*.cc", "*.cxx", "*.hpp", "*.hh", "*.hxx", "*.h"),
+    "rb": ("*.rb",),
+    "ruby": ("*.rb",),
+    "sh": ("*.sh", "*.bash", "*.zsh"),
+    "md": ("*.md", "*.markdown", "*.mdx"),
+    "markdown": ("*.md", "*.markdown", "*.mdx"),
+    "json": ("*.json",),
+    "yaml": ("*.yaml", "*.yml"),
+    "toml": ("*.toml",),
+    "html": ("*.html", "*.htm"),
+    "css": ("*.css",),
+    "txt": ("*.txt",),
+}
+
+DESCRIPTION = """\
+Search file contents with a regular expression (ripgrep syntax), respecting .gitignore.
+- pattern: regex, e.g. "def \\w+_handler" or "TODO|FIXME". Escape literal braces/parens.
+- path: file or directory to search (default: the working directory).
+- glob: filter files, e.g. "*.py" or "src/**/*.ts"; type: file type, e.g. "py", "js", "rust".
+- output_mode: "files_with_matches" (default; matching file paths, newest first), "content" \
+(matching lines as path:line:text; supports -A/-B/-C context and -n line numbers, on by default) \
+or "count" (path:count of matching lines).
+- -i: case-insensitive. multiline: let the pattern span lines ("." matches newlines).
+- head_limit: keep only the first N lines/entries of the output.
+Prefer this tool over running grep or rg through Bash."""
+
+
+@dataclass
+class FileHits:
+    path: Path
+    lines: list[tuple[int, str, bool]] = field(default_factory=list)  # (number, text, is_match)
+    count: int = 0  # matching lines
+
+
+@dataclass(frozen=True)
+class GrepQuery:
+    pattern: str
+    root: Path  # a directory or a single file
+    mode: OutputMode
+    glob: str | None
+    file_type: str | None
+    ignore_case: bool
+    multiline: bool
+    before: int
+    after: int
+
+
+def _strip_eol(text: str) -> str:
+    return text.removesuffix("\n").removesuffix("\r")
+
+
+# ---- ripgrep backend ------------------------------------------------------------------------
+
+
+def _rg_command(rg: str, q: GrepQuery) -> tuple[list[str], Path]:
+    cmd = [rg, "--no-config", "--hidden", "--no-require-git", "--color=never"]
+    cmd += [f"--glob=!{d}" for d in sorted(VCS_DIRS)]
+    if q.ignore_case:
+        cmd.append("--ignore-case")
+    if q.multiline:
+        cmd += ["--multiline", "--multiline-dotall"]
+    if q.glob:
+        cmd += ["--glob", q.glob]
+    if q.file_type:
+        cmd += ["--type", q.file_type]
+    if q.mode == "files_with_matches":
+        cmd += ["--files-with-matches", "--null"]
+    elif q.mode == "count":
+        cmd += ["--count", "--with-filename", "--null"]
+    else:
+        cmd += ["--json", f"--before-context={q.before}", f"--after-context={q.after}"]
+    cmd += ["-e", q.pattern]
+    # Globs are matched relative to rg's working directory: run it from the search root.
+    if q.root.is_dir():
+        return cmd, q.root
+    return [*cmd, "--", q.root.name], q.root.parent
+
+
+def _json_text(obj: dict[str, Any]) -> str:
+    if "text" in obj:
+        return obj["text"]
+    return base64.b64decode(obj.get("bytes", "")).decode("utf-8", "replace")
+
+
+def _parse_rg(output: bytes, q: GrepQuery, cwd: Path) -> list[FileHits]:
+    hits: dict[str, FileHits] = {}
+    if q.mode == "files_with_matches":
+        for raw in output.split(b"\0"):
+            name = raw.strip(b"\n").decode("utf-8", "surrogateescape")
+            if name:
+                hits[name] = FileHits(path=cwd / name)
+        return list(hits.values())
+    if q.mode == "count":
+        for line in output.decode("utf-8", "surrogateescape").splitlines():
+            name, _, count = line.rpartition("\0")
+            if name:
+                hits[name] = FileHits(path=cwd / name, count=int(count))
+        return list(hits.values())
+    for line in output.splitlines():
+        event = json.loads(line)
+        if event["type"] not in ("match", "context"):
+            continue
+        data = event["data"]
+        name = _json_text(data["path"])
+        entry = hits.setdefault(name, FileHits(path=cwd / name))
+        is_match = event["type"] == "match"
+        # A multiline match arrives as one event spanning several lines.
+        for i, text in enumerate(_json_text(data["lines"]).splitlines() or [""]):
+            entry.lines.append((data["line_number"] + i, _strip_eol(text), is_match))
+            entry.count += is_match
+    return list(hits.values())
+
+
+async def _run_rg(rg: str, q: GrepQuery) -> list[FileHits]:
+    cmd, cwd = _rg_command(rg, q)
+    proc = await asyncio.create_subprocess_exec(
+        *cmd,
+        cwd=cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(), RG_TIMEOUT_S)
+    except TimeoutError as exc:
+        proc.kill()
+        await proc.wait()
+        raise ToolError(
+            f"Grep timed out after {RG_TIMEOUT_S:.0f}s; narrow the path or glob."
+        ) from exc
+    # Exit 2 also covers "some files were unreadable"; only fail when nothing was found at all.
+    if proc.returncode == 2 and not out:
+        message = err.decode("utf-8", "replace").strip().splitlines()
+        raise ToolError(f"Grep failed: {message[-1] if message else 'ripgrep exit code 2'}")
+    return await asyncio.to_thread(_parse_rg, out, q, cwd)
+
+
+# ---- pure-Python backend ---------------------------------------------------------------------
+
+
+def _candidate_files(q: GrepQuery) -> Iterable[Path]:
+    if q.root.is_file():
+        return [q.root]  # an explicit file is searched whatever the filters say, as rg does
+    specs = []
+    if q.glob:
+        specs.append(compile_glob(q.glob))
+    if q.file_type:
+        globs = FILE_TYPES.get(q.file_type)
+        if globs is None:
+            raise ToolError(
+                f"Unknown file type {q.file_type!r}. Known types: {', '.join(FILE_TYPES)}."
+            )
+        specs.append(compile_glob(*globs))
+    return (
+        p
+        for p in walk_files(q.root)
+        if all(s.match_file(p.relative_to(q.root).as_posix()) for s in specs)
+    )
+
+
+def _search_file(path: Path, regex: re.Pattern[str], q: GrepQuery) -> FileHits | None:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if b"\0" in data:
+        return None  # binary: ripgrep skips these too
+    text = data.decode("utf-8", "replace")
+    lines = [_strip_eol(line) for line in text.splitlines(keepends=True)]
+    matched: set[int] = set()  # 0-based line indexes
+    if q.multiline:
+        starts = [0]
+        for line in text.splitlines(keepends=True):
+            starts.append(starts[-1] + len(line))
+        for m in regex.finditer(text):
+            first = bisect.bisect_right(starts, m.start()) - 1
+            last = bisect.bisect_right(starts, max(m.start(), m.end() - 1)) - 1
+            matched.update(range(first, min(last, len(lines) - 1) + 1))
+    else:
+        matched = {i for i, line in enumerate(lines) if regex.search(line)}
+    if not matched:
+        return None
+    hits = FileHits(path=path, count=len(matched))
+    if q.mode == "content":
+        shown: set[int] = set()
+        for i in matched:
+            shown.update(range(max(0, i - q.before), min(len(lines), i + q.after + 1)))
+        hits.lines = [(i + 1, lines[i], i in matched) for i in sorted(shown)]
+    return hits
+
+
+def _run_python(q: GrepQuery) -> list[FileHits]:
+    flags = re.IGNORECASE if q.ignore_case else 0
+    if q.multiline:
+        flags |= re.DOTALL | re.MULTILINE
+    try:
+        regex = re.compile(q.pattern, flags)
+    except re.error as exc:
+        raise ToolError(f"Invalid regular expression {q.pattern!r}: {exc}") from exc
+    return [h for p in _candidate_files(q) if (h := _search_file(p, regex, q)) is not None]
+
+
+# ---- output ----------------------------------------------------------------------------------
+
+
+def _order(hits: list[FileHits], mode: OutputMode) -> list[FileHits]:
+    if mode != "files_with_matches":
+        return sorted(hits, key=lambda h: str(h.path))
+
+    def newest(h: FileHits) -> tuple[int, str]:
+        try:
+            return (-h.path.stat().st_mtime_ns, str(h.path))
+        except OSError:
+            return (0, str(h.path))
+
+    return sorted(hits, key=newest)
+
+
+def _clip(text: str) -> str:
+    if len(text) <= MAX_LINE_CHARS:
+        return text
+    return f"{text[:MAX_LINE_CHARS]}… [{len(text) - MAX_LINE_CHARS} more characters]"
+
+
+def _render(hits: list[FileHits], q: GrepQuery, numbers: bool) -> list[tuple[str, Path | None]]:
+    """Output lines paired with the file whose content they show (None for separators/names)."""
+    if q.mode == "files_with_matches":
+        return [(str(h.path), None) for h in hits]
+    if q.mode == "count":
+        return [(f"{h.path}:{h.count}", None) for h in hits]
+    with_context = q.before > 0 or q.after > 0
+    rows: list[tuple[str, Path | None]] = []
+    for h in hits:
+        previous: int | None = None
+        for number, text, is_match in h.lines:
+            if with_context and rows and (previous is None or number > previous + 1):
+                rows.append(("--", None))
+            sep = ":" if is_match else "-"
+            prefix = f"{h.path}{sep}{number}{sep}" if numbers else f"{h.path}{sep}"
+            rows.append((prefix + _clip(text), h.path))
+            previous = number
+    return rows
+
+
+def format_grep(
+    hits: list[FileHits], q: GrepQuery, numbers: bool, head_limit: int | None
+) -> ToolResult:
+    hits = _order(hits, q.mode)
+    rows = _render(hits, q, numbers)
+    if not rows:
+        return ToolResult(content="No matches found", summary="No matches")
+    total = len(rows)
+    notes: list[str] = []
+    if head_limit is not None and total > head_limit:
+        rows = rows[:head_limit]
+        while rows and rows[-1][0] == "--":
+            rows.pop()
+        notes.append(f"(Output limited to the first {head_limit} of {total} lines.)")
+    size, kept = 0, 0
+    for text, _ in rows:
+        size += len(text) + 1
+        if size > MAX_OUTPUT_CHARS:
+            break
+        kept += 1
+    if kept < len(rows):
+        rows = rows[:kept]
+        notes.append(
+            f"(Output truncated at {MAX_OUTPUT_CHARS} characters; use head_limit, a glob or a "
+            "narrower path to see the rest.)"
+        )
+    content = "\n".join(text for text, _ in rows)
+    if notes:
+        content += "\n\n" + "\n".join(notes)
+    context_paths = list(dict.fromkeys(p for _, p in rows if p is not None))
+    if q.mode == "files_with_matches":
+        summary = f"Found {len(hits)} file{'s' if len(hits) != 1 else ''}"
+    elif q.mode == "count":
+        n = sum(h.count for h in hits)
+        summary = f"Found {n} match{'es' if n != 1 else ''} in {len(hits)} files"
+    else:
+        n = sum(h.count for h in hits)
+        summary = f"Found {n} matching line{'s' if n != 1 else ''}"
+    return ToolResult(content=content, summary=summary, context_paths=context_paths)
+
+
+class GrepTool:
+    name = "Grep"
+    description = DESCRIPTION
+    read_only = True
+    parameters: dict[str, Any] = {  # noqa: RUF012 - part of the Tool protocol
+        "type": "object",
+        "properties": {
+            "pattern": {"type": "string", "description": "Regular expression to search for."},
+            "path": {
+                "type": "string",
+                "description": "File or directory to search (default: the working directory).",
+            },
+            "glob": {
+                "type": "string",
+                "description": 'Only search files matching this glob, e.g. "*.py".',
+            },
+            "type": {
+                "type": "string",
+                "description": 'Only search this file type, e.g. "py", "js".',
+            },
+            "output_mode": {
+                "type": "string",
+                "enum": list(OUTPUT_MODES),
+                "description": 'What to return (default "files_with_matches").',
+            },
+            "-A": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Lines of context after each match (content mode).",
+            },
+            "-B": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Lines of context before each match (content mode).",
+            },
+            "-C": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Lines of context around each match (content mode).",
+            },
+            "-i": {"type": "boolean", "description": "Case-insensitive search."},
+            "-n": {
+                "type": "boolean",
+                "description": "Show line numbers (content mode; default true).",
+            },
+            "head_limit": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "Keep only the first N output lines/entries.",
+            },
+            "multiline": {
+                "type": "boolean",
+                "description": 'Let the pattern span lines; "." matches newlines.',
+            },
+        },
+        "required": ["pattern"],
+        "additionalProperties": False,
+    }
+
+    def __init__(self, *, use_ripgrep: bool = True, rg_path: str | None = None) -> None:
+        self.rg_path = (rg_path or find_ripgrep()) if use_ripgrep else None
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        try:
+            return await self._run(args, ctx)
+        except ToolError as exc:
+            return error_result(str(exc))
+
+    async def _run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        pattern = arg_str(args, "pattern")
+        assert pattern is not None
+        if pattern == "":
+            raise ToolError("pattern must not be empty.")
+        mode = arg_str(args, "output_mode", required=False) or "files_with_matches"
+        if mode not in OUTPUT_MODES:
+            raise ToolError(f"output_mode must be one of {', '.join(OUTPUT_MODES)}; got {mode!r}.")
+        root = resolve_path(arg_str(args, "path", required=False) or ".", ctx.workdir)
+        if not root.exists():
+            raise ToolError(f"Path does not exist: {root}")
+        around = arg_int(args, "-C", minimum=0)
+        before = arg_int(args, "-B", minimum=0)
+        after = arg_int(args, "-A", minimum=0)
+        in_content = mode == "content"
+        query = GrepQuery(
+            pattern=pattern,
+            root=root,
+            mode=mode,  # type: ignore[arg-type]  # checked against OUTPUT_MODES above
+            glob=arg_str(args, "glob", required=False) or None,
+            file_type=arg_str(args, "type", required=False) or None,
+            ignore_case=arg_bool(args, "-i"),
+            multiline=arg_bool(args, "multiline"),
+            before=(before if before is not None else around or 0) if in_content else 0,
+            after=(after if after is not None else around or 0) if in_content else 0,
+        )
+        numbers = arg_bool(args, "-n", default=True)
+        head_limit = arg_int(args, "head_limit", minimum=1)
+        if self.rg_path:
+            hits = await _run_rg(self.rg_path, query)
+        else:
+            hits = await asyncio.to_thread(_run_python, query)
+        return format_grep(hits, query, numbers, head_limit)

@@ -1,0 +1,367 @@
+"""The built-in tool set, and the read-only classification used by the permission layer.
+
+`is_read_only_bash` is a security gate (auto-approval, the memory-extraction fork): anything it is
+not sure about is classified as NOT read-only.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Callable
+
+from wave_tui.tools.base import Tool
+from wave_tui.tools.bash import BashTool
+from wave_tui.tools.edit import EditTool
+from wave_tui.tools.glob_tool import GlobTool
+from wave_tui.tools.grep import GrepTool
+from wave_tui.tools.read import ReadTool
+from wave_tui.tools.write import WriteTool
+
+READ_ONLY_TOOLS = frozenset({"Read", "Glob", "Grep"})
+
+
+def builtin_tools() -> list[Tool]:
+    return [ReadTool(), WriteTool(), EditTool(), GlobTool(), GrepTool(), BashTool()]
+
+
+# ---- shell scanning --------------------------------------------------------------------------
+
+
+class _Segment:
+    def __init__(self) -> None:
+        self.chars: list[str] = []
+        self.has_glob = False  # unquoted * ? [ : the shell may expand them into option-like words
+        self.has_redirect = False  # unquoted < or >
+
+
+def _split_commands(command: str) -> list[_Segment] | None:
+    """Split at unquoted `;`, `|`, `&&`, `||`, tracking quotes the way bash does.
+
+    None when the command uses anything we refuse to reason about: substitutions, expansions,
+    subshells, groups, comments, backgrounding, control characters.
+    """
+    segments = [_Segment()]
+    quote: str | None = None
+    i, n = 0, len(command)
+
+    def cut() -> None:
+        segments.append(_Segment())
+
+    while i < n:
+        c = command[i]
+        nxt = command[i + 1] if i + 1 < n else ""
+        seg = segments[-1]
+        if c == "`" or (ord(c) < 32 and c != "\t") or c == "\x7f":
+            return None  # command substitution, or newlines/control chars acting as separators
+        if quote == "'":
+            seg.chars.append(c)
+            quote = None if c == "'" else quote
+            i += 1
+            continue
+        if c == "\\":
+            if not nxt:
+                return None
+            seg.chars.append(c + nxt)
+            i += 2
+            continue
+        if c == "$":
+            # A bare `$` (regex anchor) is literal; `$x`, `${`, `$(`, `$'` all expand.
+            if nxt in ("", " ", "\t") or (quote == '"' and nxt == '"'):
+                seg.chars.append(c)
+                i += 1
+                continue
+            return None
+        if quote == '"':
+            seg.chars.append(c)
+            quote = None if c == '"' else quote
+            i += 1
+            continue
+        if c in "'\"":
+            quote = c
+        elif c in "#{}()":
+            return None
+        elif c in "*?[":
+            seg.has_glob = True
+        elif c in "<>":
+            seg.has_redirect = True
+        elif c == ";":
+            cut()
+            i += 1
+            continue
+        elif c == "|":
+            if nxt == "&":
+                return None
+            cut()
+            i += 2 if nxt == "|" else 1
+            continue
+        elif c == "&":
+            if nxt == "&":
+                cut()
+                i += 2
+                continue
+            prev = command[i - 1] if i else ""
+            if nxt != ">" and prev not in "<>":
+                return None  # `&` alone runs the command in the background
+            seg.has_redirect = True
+        seg.chars.append(c)
+        i += 1
+    return None if quote else segments
+
+
+_REDIRECT_TO_NULL = frozenset({">", ">>", ">|", "&>", "&>>"})
+_REDIRECT_DUP = frozenset({">&", "<&"})
+_PUNCTUATION = frozenset("<>&|;()")
+
+
+def _harmless_redirect(operator: str, target: str) -> bool:
+    if operator in _REDIRECT_TO_NULL:
+        return target == "/dev/null"
+    if operator in _REDIRECT_DUP:
+        return target.isdigit() or target == "-"
+    # `< file` only feeds a file to the command.
+    return operator == "<" and bool(target) and not set(target) <= _PUNCTUATION
+
+
+def _words(segment: _Segment) -> list[str] | None:
+    """The argv of one simple command, with harmless redirections removed; None if unsafe."""
+    lexer = shlex.shlex("".join(segment.chars), posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    try:
+        tokens = list(lexer)
+    except ValueError:
+        return None
+    words: list[str] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        # Without an unquoted < or >, a punctuation-only token can only have come from quotes.
+        if segment.has_redirect and token and set(token) <= _PUNCTUATION:
+            target = tokens[i + 1] if i + 1 < len(tokens) else ""
+            if not _harmless_redirect(token, target):
+                return None
+            i += 2
+            continue
+        words.append(token)
+        i += 1
+    return words
+
+
+# ---- per-program rules -----------------------------------------------------------------------
+
+Checker = Callable[[list[str]], bool]
+
+
+def _always(_args: list[str]) -> bool:
+    return True
+
+
+def _no_option(*banned: str, prefixes: tuple[str, ...] = (), short: str = "") -> Checker:
+    """Reject the listed options, options starting with `prefixes`, and short-option clusters
+    containing any letter of `short` (`-uo` is `-u -o`)."""
+
+    def check(args: list[str]) -> bool:
+        for arg in args:
+            if arg == "--":
+                break
+            if arg in banned or arg.startswith(prefixes):
+                return False
+            is_cluster = arg.startswith("-") and not arg.startswith("--")
+            if is_cluster and any(ch in short for ch in arg[1:]):
+                return False
+        return True
+
+    return check
+
+
+_FIND_BANNED = ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fls", "-fprint")
+
+
+def _check_find(args: list[str]) -> bool:
+    return not any(a.startswith(_FIND_BANNED) for a in args)
+
+
+def _check_uniq(args: list[str]) -> bool:
+    """`uniq IN OUT` writes OUT: allow at most one file operand."""
+    operands, i, only_operands = 0, 0, False
+    while i < len(args):
+        arg = args[i]
+        if only_operands or arg == "-" or not arg.startswith("-"):
+            operands += 1
+        elif arg == "--":
+            only_operands = True
+        elif arg in ("-f", "-s", "-w"):
+            i += 1  # their value is not an operand
+        i += 1
+    return operands <= 1
+
+
+def _list_only(
+    flags: frozenset[str], value_opts: frozenset[str], prefixes: tuple[str, ...]
+) -> Checker:
+    """`git branch`/`git tag`: only listing options; names only as patterns after -l/--list."""
+
+    def check(args: list[str]) -> bool:
+        listing = any(a in ("-l", "--list") for a in args)
+        i = 0
+        while i < len(args):
+            arg = args[i]
+            if arg in value_opts:
+                i += 1
+            elif arg.split("=", 1)[0] in value_opts or arg in flags or arg.startswith(prefixes):
+                pass
+            elif arg.startswith("-") or not listing:
+                return False
+            i += 1
+        return True
+
+    return check
+
+
+_BRANCH_FLAGS = frozenset(
+    {"-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "-l", "--list", "--show-current",
+     "--color", "--no-color", "--column", "--no-column", "-i", "--ignore-case", "--omit-empty"}
+)  # fmt: skip
+_TAG_FLAGS = frozenset(
+    {"-l", "--list", "--column", "--no-column", "-i", "--ignore-case", "--omit-empty"}
+)
+_LIST_VALUE_OPTS = frozenset(
+    {"--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format"}
+)
+
+
+def _check_git_remote(args: list[str]) -> bool:
+    positional = [a for a in args if not a.startswith("-")]
+    if not positional:
+        return all(a in ("-v", "--verbose") for a in args)
+    return positional[0] in ("show", "get-url") and all(
+        a in ("-v", "--verbose", "-n", "--push", "--all") for a in args if a.startswith("-")
+    )
+
+
+_CONFIG_READS = frozenset({"--list", "-l", "--get", "--get-all", "--get-regexp", "--get-urlmatch"})
+_CONFIG_FLAGS = frozenset(
+    {"--global", "--local", "--system", "--worktree", "--show-origin", "--show-scope", "--null",
+     "-z", "--name-only", "--includes", "--no-includes", "--bool", "--int", "--path"}
+)  # fmt: skip
+
+
+def _check_git_config(args: list[str]) -> bool:
+    if not any(a in _CONFIG_READS for a in args):
+        return False
+    return all(
+        a in _CONFIG_READS
+        or a in _CONFIG_FLAGS
+        or a.startswith(("--type=", "--default="))
+        or not a.startswith("-")
+        for a in args
+    )
+
+
+_GIT_SUBCOMMANDS: dict[str, Checker] = {
+    "status": _always,
+    "diff": _always,
+    "log": _always,
+    "show": _always,
+    "ls-files": _always,
+    "rev-parse": _always,
+    "cat-file": _always,
+    "count-objects": _always,
+    "blame": _always,
+    "branch": _list_only(_BRANCH_FLAGS, _LIST_VALUE_OPTS, ()),
+    "tag": _list_only(_TAG_FLAGS, _LIST_VALUE_OPTS, ("-n",)),
+    "remote": _check_git_remote,
+    "config": _check_git_config,
+}
+# Options that make otherwise read-only git commands write files or run programs.
+_GIT_BANNED_PREFIXES = ("--output", "--ext-diff", "--exec", "--upload-pack", "--receive-pack")
+
+
+def _check_git(args: list[str]) -> bool:
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        if args[i] == "-C" and i + 1 < len(args):
+            i += 2  # `git -C <dir>`: same command, another repository
+        elif args[i] in ("--no-pager", "-P"):
+            i += 1
+        else:
+            return False  # -c key=value, --git-dir, ... can redirect git into running anything
+    if i >= len(args):
+        return False
+    sub, rest = args[i], args[i + 1 :]
+    check = _GIT_SUBCOMMANDS.get(sub)
+    if check is None or any(a.startswith(_GIT_BANNED_PREFIXES) for a in rest):
+        return False
+    return check(rest)
+
+
+_XARGS_VALUE_OPTS = frozenset({"-I", "-n", "-L", "-l", "-d", "-E", "-e", "-s", "-P", "-a"})
+# Programs whose options cannot write or execute, so xargs may append arbitrary input to them.
+_XARGS_TARGETS = frozenset(
+    {"ls", "cat", "head", "tail", "wc", "grep", "stat", "du", "echo", "pwd", "diff", "which"}
+)
+
+
+def _check_xargs(args: list[str]) -> bool:
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        if args[i] == "--":
+            i += 1
+            break
+        i += 2 if args[i] in _XARGS_VALUE_OPTS else 1
+    if i >= len(args):
+        return True  # defaults to echo
+    program, rest = args[i], args[i + 1 :]
+    return program in _XARGS_TARGETS and _PROGRAMS[program][0](rest)
+
+
+# program -> (argument checker, whether shell globbing could smuggle in a dangerous option)
+_PROGRAMS: dict[str, tuple[Checker, bool]] = {
+    **{
+        name: (_always, False)
+        for name in (
+            "ls",
+            "cat",
+            "head",
+            "tail",
+            "wc",
+            "grep",
+            "pwd",
+            "echo",
+            "stat",
+            "du",
+            "df",
+            "which",
+            "diff",
+        )
+    },
+    "rg": (_no_option(prefixes=("--pre", "--hostname-bin")), True),
+    "find": (_check_find, True),
+    "sort": (_no_option("-o", prefixes=("--output", "--compress-program"), short="o"), True),
+    "uniq": (_check_uniq, True),
+    "tree": (_no_option("-o", "-R", prefixes=("-o",)), True),
+    "file": (_no_option("-C", "--compile", short="C"), True),
+    "git": (_check_git, True),
+    "xargs": (_check_xargs, True),
+}
+
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
+
+
+def is_read_only_bash(command: str) -> bool:
+    """True only when every part of `command` is an allow-listed program used read-only."""
+    segments = _split_commands(command)
+    if not segments:
+        return False
+    for segment in segments:
+        words = _words(segment)
+        if not words or _ASSIGNMENT.match(words[0]):
+            return False
+        rule = _PROGRAMS.get(words[0])
+        if rule is None:
+            return False
+        check, glob_sensitive = rule
+        if (glob_sensitive and segment.has_glob) or not check(words[1:]):
+            return False
+    return True

@@ -1,0 +1,76 @@
+"""Write: create a file or replace one the agent has read."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from wave_tui.config.fileio import atomic_write_text
+from wave_tui.tools.base import (
+    ToolContext,
+    ToolError,
+    ToolResult,
+    arg_str,
+    error_result,
+    resolve_path,
+)
+from wave_tui.tools.text_files import ensure_fresh, split_lines
+
+DESCRIPTION = """\
+Write a file to the local filesystem, creating parent directories as needed.
+- Overwrites the file if it exists: you must Read an existing file first, and the write is refused \
+if it changed on disk since you read it.
+- Prefer Edit for changing part of an existing file; use Write for new files or complete rewrites.
+- Do not create documentation or README files unless asked."""
+
+
+def _write_sync(path: Path, content: str) -> int:
+    atomic_write_text(path, content)
+    return path.stat().st_mtime_ns
+
+
+class WriteTool:
+    name = "Write"
+    description = DESCRIPTION
+    read_only = False
+    parameters: dict[str, Any] = {  # noqa: RUF012 - part of the Tool protocol
+        "type": "object",
+        "properties": {
+            "file_path": {"type": "string", "description": "Path of the file to write."},
+            "content": {"type": "string", "description": "The complete new content of the file."},
+        },
+        "required": ["file_path", "content"],
+        "additionalProperties": False,
+    }
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        try:
+            return await self._run(args, ctx)
+        except ToolError as exc:
+            return error_result(str(exc))
+
+    async def _run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        raw = arg_str(args, "file_path")
+        content = arg_str(args, "content")
+        assert raw is not None and content is not None
+        path = resolve_path(raw, ctx.workdir)
+        if path.is_dir():
+            raise ToolError(f"{path} is a directory; give the path of a file.")
+        existed = path.exists()
+        if existed:
+            await asyncio.to_thread(ensure_fresh, path, ctx.read_state.get(path))
+        try:
+            mtime_ns = await asyncio.to_thread(_write_sync, path, content)
+        except OSError as exc:
+            raise ToolError(f"Cannot write {path}: {exc.strerror or exc}") from exc
+        ctx.read_state.record_text(path, content, mtime_ns, written_by_agent=True)
+        count = len(split_lines(content))
+        verb = "Updated" if existed else "Created"
+        noun = f"{count} line{'s' if count != 1 else ''}"
+        return ToolResult(
+            content=f"{verb} {path} ({noun}).",
+            summary=f"{verb} file ({noun})",
+            context_paths=[path],
+            written_paths=[path],
+        )
