@@ -36,7 +36,9 @@ async def test_streams_text_and_reasoning_and_reports_deltas(model_server: Model
 
 async def test_assembles_several_tool_calls_from_fragments(model_server: ModelServer) -> None:
     model_server.enqueue(
-        tool_calls([tool_call("Read", {"file_path": "a.txt"}), tool_call("Grep", {"pattern": "x y z"})])
+        tool_calls(
+            [tool_call("Read", {"file_path": "a.txt"}), tool_call("Grep", {"pattern": "x y z"})]
+        )
     )
     client = make_client(model_server)
     reply = await client.stream_chat(BODY)
@@ -60,11 +62,19 @@ async def test_usage_with_openai_cached_tokens(model_server: ModelServer) -> Non
 
 def test_usage_parsing_accepts_anthropic_style_fields() -> None:
     usage = parse_usage(
-        {"prompt_tokens": 100, "completion_tokens": 5, "cache_read_input_tokens": 80,
-         "cache_creation_input_tokens": 20}
+        {
+            "prompt_tokens": 100,
+            "completion_tokens": 5,
+            "cache_read_input_tokens": 80,
+            "cache_creation_input_tokens": 20,
+        }
     )
     assert usage is not None
-    assert (usage.cache_read_tokens, usage.cache_creation_tokens, usage.total_tokens) == (80, 20, 105)
+    assert (usage.cache_read_tokens, usage.cache_creation_tokens, usage.total_tokens) == (
+        80,
+        20,
+        105,
+    )
 
 
 async def test_anthropic_usage_style_from_server(model_server: ModelServer) -> None:

@@ -187,9 +187,13 @@ class ModelClient:
                 if attempts <= self.config.max_retries:
                     await asyncio.sleep(self._backoff(attempts, None))
                     continue
-                raise ModelConnectionError(str(exc) or type(exc).__name__, attempts=attempts) from exc
+                raise ModelConnectionError(
+                    str(exc) or type(exc).__name__, attempts=attempts
+                ) from exc
 
-    async def _consume(self, response: httpx.Response, on_delta: DeltaHandler | None) -> AssistantReply:
+    async def _consume(
+        self, response: httpx.Response, on_delta: DeltaHandler | None
+    ) -> AssistantReply:
         reply = AssistantReply()
         tools = _ToolCallAssembler()
         content: list[str] = []

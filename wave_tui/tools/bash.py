@@ -127,7 +127,7 @@ class BashTool:
     name = "Bash"
     description = DESCRIPTION
     read_only = False
-    parameters: dict[str, Any] = {  # noqa: RUF012 - part of the Tool protocol
+    parameters: dict[str, Any] = {
         "type": "object",
         "properties": {
             "command": {"type": "string", "description": "The command to run."},

@@ -177,7 +177,7 @@ class GlobTool:
     name = "Glob"
     description = DESCRIPTION
     read_only = True
-    parameters: dict[str, Any] = {  # noqa: RUF012 - part of the Tool protocol
+    parameters: dict[str, Any] = {
         "type": "object",
         "properties": {
             "pattern": {"type": "string", "description": 'Glob pattern, e.g. "**/*.py".'},

@@ -332,7 +332,7 @@ class GrepTool:
     name = "Grep"
     description = DESCRIPTION
     read_only = True
-    parameters: dict[str, Any] = {  # noqa: RUF012 - part of the Tool protocol
+    parameters: dict[str, Any] = {
         "type": "object",
         "properties": {
             "pattern": {"type": "string", "description": "Regular expression to search for."},

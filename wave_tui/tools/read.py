@@ -56,7 +56,7 @@ class ReadTool:
     name = "Read"
     description = DESCRIPTION
     read_only = True
-    parameters: dict[str, Any] = {  # noqa: RUF012 - part of the Tool protocol
+    parameters: dict[str, Any] = {
         "type": "object",
         "properties": {
             "file_path": {"type": "string", "description": "Path of the file to read."},

@@ -34,7 +34,7 @@ class WriteTool:
     name = "Write"
     description = DESCRIPTION
     read_only = False
-    parameters: dict[str, Any] = {  # noqa: RUF012 - part of the Tool protocol
+    parameters: dict[str, Any] = {
         "type": "object",
         "properties": {
             "file_path": {"type": "string", "description": "Path of the file to write."},
