@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from wave_tui.agent.auto_memory_hook import AutoMemoryHook
 from wave_tui.agent.injection_hook import MemoryInjectionHook
 from wave_tui.agent.service import AgentOptions, AgentService, Approver
 
@@ -9,4 +10,13 @@ from wave_tui.agent.service import AgentOptions, AgentService, Approver
 def create_service(options: AgentOptions, *, approver: Approver | None = None) -> AgentService:
     service = AgentService(options, approver=approver)
     service.add_hook(MemoryInjectionHook(service.paths, service.notify))
+    service.add_hook(
+        AutoMemoryHook(
+            service.paths,
+            safe_zones=service.safe_zones,
+            read_state=lambda: service.read_state,
+            clock=service.clock,
+            notify=service.notify,
+        )
+    )
     return service

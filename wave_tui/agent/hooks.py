@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from wave_tui.llm.types import Message
@@ -29,6 +30,10 @@ class AgentHook:
     def before_request(self) -> list[Message]:
         """isMeta messages to append (and persist) before the next model request."""
         return []
+
+    def tool_lock(self, name: str, args: dict[str, Any]) -> AbstractContextManager[None] | None:
+        """A lock to hold while the tool runs (e.g. a memory file shared between agents)."""
+        return None
 
     def transform_tool_result(
         self, name: str, args: dict[str, Any], result: ToolResult

@@ -445,7 +445,12 @@ class AgentService:
             env=self.settings.env,
             clock=self.clock,
         )
-        result = await tool.run(args, ctx)
+        with contextlib.ExitStack() as locks:
+            for hook in self.hooks:
+                lock = hook.tool_lock(call.name, args)
+                if lock is not None:
+                    locks.enter_context(lock)
+            result = await tool.run(args, ctx)
         for hook in self.hooks:
             result = hook.transform_tool_result(call.name, args, result)
         return args, result

@@ -1,0 +1,129 @@
+"""Auto memory in the loop: directory + safe zone (S5, A4), the index in the system prompt (A2),
+the memory prompt (P1–P7), staleness on Read (T1–T5), index-cap notes and locked writes (X2)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from wave_tui.agent.hooks import AgentHook
+from wave_tui.agent.permissions import SafeZones, real_path
+from wave_tui.config.paths import WavePaths
+from wave_tui.memory.auto_memory import AutoMemoryDir
+from wave_tui.memory.index import IndexView, check_index_write, load_index
+from wave_tui.memory.prompts import render_memory_index_block, render_memory_section
+from wave_tui.memory.staleness import memory_age_days, staleness_reminder, staleness_summary
+from wave_tui.memory.turn_counter import TurnCounter
+from wave_tui.tools.base import Clock, ToolResult
+from wave_tui.tools.read_state import ReadState
+
+if TYPE_CHECKING:
+    from wave_tui.config.settings import EffectiveSettings
+
+Notify = Callable[[str, str], None]
+WRITE_TOOLS = ("Write", "Edit")
+
+
+class AutoMemoryHook(AgentHook):
+    def __init__(
+        self,
+        paths: WavePaths,
+        *,
+        safe_zones: SafeZones,
+        read_state: Callable[[], ReadState],
+        clock: Clock,
+        notify: Notify,
+    ) -> None:
+        self.paths = paths
+        self.dir = AutoMemoryDir(paths)
+        self.safe_zones = safe_zones
+        self.read_state = read_state
+        self.clock = clock
+        self.notify = notify
+        self.counter = TurnCounter()
+        self.enabled: bool | None = None
+        self.index: IndexView | None = None  # loaded once per session: the prompt stays stable
+        self.wrote_memory = False  # a successful main-agent write inside the dir (C3)
+
+    # -- settings: one switch decides directory, safe zone, prompt and reminders (S1–S6) ----------
+    def on_settings(self, settings: EffectiveSettings) -> None:
+        enabled = settings.auto_memory_enabled
+        self.counter.apply_settings(enabled, settings.auto_memory_frequency)
+        if enabled == self.enabled:
+            return
+        self.enabled = enabled
+        if enabled:
+            self.dir.ensure()
+            self.safe_zones.add(self.dir.path)
+            if self.index is None:
+                self._load_index()
+        else:
+            self.safe_zones.remove(self.dir.path)
+
+    def _load_index(self) -> None:
+        self.index = load_index(self.dir.index_path)
+        try:
+            text = self.dir.index_path.read_text(encoding="utf-8")
+            mtime = self.dir.index_path.stat().st_mtime_ns
+        except (OSError, UnicodeDecodeError):
+            return
+        # MEMORY.md as loaded into the prompt counts as read: a rewrite elsewhere is notified (N7).
+        self.read_state().record_text(Path(os.path.realpath(self.dir.index_path)), text, mtime)
+
+    def system_sections(self, settings: EffectiveSettings) -> list[str]:
+        if not self.enabled or self.index is None:
+            return []
+        return [
+            render_memory_section(self.dir.path),
+            render_memory_index_block(self.index.text, self.index.warning),
+        ]
+
+    # -- tools ------------------------------------------------------------------------------------
+    def _target(self, args: dict[str, Any]) -> Path | None:
+        raw = args.get("file_path")
+        return real_path(raw, self.paths.project_root) if isinstance(raw, str) else None
+
+    def tool_lock(self, name: str, args: dict[str, Any]) -> AbstractContextManager[None] | None:
+        if name not in WRITE_TOOLS or not self.enabled:
+            return None
+        target = self._target(args)
+        if target is None or not self.dir.contains(target):
+            return None
+        return self.dir.lock(target)
+
+    def transform_tool_result(self, name: str, args: dict[str, Any], result: ToolResult) -> ToolResult:
+        if not self.enabled or result.is_error:
+            return result
+        if name == "Read":
+            return self._with_staleness(result)
+        if name in WRITE_TOOLS:
+            for path in result.written_paths:
+                if not self.dir.contains(path):
+                    continue
+                self.wrote_memory = True
+                if self.dir.is_index(path):
+                    with contextlib.suppress(OSError, UnicodeDecodeError):
+                        note = check_index_write(Path(path).read_text(encoding="utf-8"))
+                        if note:
+                            result.content = f"{result.content}\n\n{note}"
+        return result
+
+    def _with_staleness(self, result: ToolResult) -> ToolResult:
+        for path in result.read_paths:
+            if not self.dir.contains(path):
+                continue
+            try:
+                mtime = Path(path).stat().st_mtime
+            except OSError:
+                continue
+            now = self.clock()
+            reminder = staleness_reminder(mtime, now)
+            if reminder:
+                result.content = f"{reminder}\n{result.content}"
+                name = os.path.relpath(path, self.dir.path)
+                self.notify("stale", staleness_summary(name, memory_age_days(mtime, now)))
+        return result
