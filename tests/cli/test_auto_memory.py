@@ -88,7 +88,9 @@ def test_write_inside_the_memory_dir_needs_no_approval_in_default_mode(
     """A4: the memory dir is a safe zone; a look-alike sibling is not."""
     mem = memory_dir(project)
     model_server.enqueue(
-        tool_call("Write", {"file_path": str(mem / "build.md"), "content": "---\nname: b\n---\nx\n"}),
+        tool_call(
+            "Write", {"file_path": str(mem / "build.md"), "content": "---\nname: b\n---\nx\n"}
+        ),
         tool_call("Write", {"file_path": str(mem) + "-evil/x.md", "content": "no"}),
         tool_call("Write", {"file_path": str(mem / ".." / "escape.md"), "content": "no"}),
         text("saved"),
@@ -182,9 +184,7 @@ def test_four_processes_appending_fifty_entries_each_lose_nothing(project: Path)
     mem = AutoMemoryDir(WavePaths.for_workdir(project))
     mem.ensure()
     ctx = multiprocessing.get_context("spawn")
-    procs = [
-        ctx.Process(target=_append_many, args=(str(mem.index_path), w, 50)) for w in range(4)
-    ]
+    procs = [ctx.Process(target=_append_many, args=(str(mem.index_path), w, 50)) for w in range(4)]
     for p in procs:
         p.start()
     for p in procs:
@@ -208,10 +208,12 @@ def _read_memory_file(
     server.enqueue(tool_call("Read", {"file_path": str(target)}), text("ok"))
     proc = run_wave("-p", "check memory", cwd=project, server=server, env=env)
     assert proc.returncode == 0, proc.stderr
-    return server.requests[-1].body["messages"][-1]["content"]
+    return server.requests[1].body["messages"][-1]["content"]  # the main agent's 2nd request
 
 
-def test_memory_ten_days_old_gets_the_exact_reminder(model_server: ModelServer, project: Path) -> None:
+def test_memory_ten_days_old_gets_the_exact_reminder(
+    model_server: ModelServer, project: Path
+) -> None:
     """T1: the tool result starts with the exact text, N = 10."""
     content = _read_memory_file(model_server, project, 10.2)
     expected = STALENESS_TEMPLATE.format(days=10) if "{days}" in STALENESS_TEMPLATE else None
@@ -233,14 +235,14 @@ def test_today_or_yesterday_gets_no_reminder(
     assert "<system-reminder>" not in _read_memory_file(model_server, project, age)
 
 
-def test_files_outside_the_memory_dir_get_no_reminder(model_server: ModelServer, project: Path) -> None:
+def test_files_outside_the_memory_dir_get_no_reminder(
+    model_server: ModelServer, project: Path
+) -> None:
     """T3."""
     assert "<system-reminder>" not in _read_memory_file(model_server, project, 30, inside=False)
 
 
 def test_auto_memory_off_means_no_reminder(model_server: ModelServer, project: Path) -> None:
     """T5."""
-    content = _read_memory_file(
-        model_server, project, 30, env={"WAVE_DISABLE_AUTO_MEMORY": "1"}
-    )
+    content = _read_memory_file(model_server, project, 30, env={"WAVE_DISABLE_AUTO_MEMORY": "1"})
     assert "<system-reminder>" not in content

@@ -5,10 +5,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.model_server import ModelServer, error, text, tool_call
 from tests.wave_cli import run_wave
 
 SIX_TOOLS = ["Read", "Write", "Edit", "Glob", "Grep", "Bash"]
+
+
+@pytest.fixture(autouse=True)
+def no_auto_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests pin the core loop: no extraction fork adds requests after the turn."""
+    monkeypatch.setenv("WAVE_DISABLE_AUTO_MEMORY", "1")
 
 
 def transcripts(home: Path) -> list[Path]:

@@ -95,7 +95,9 @@ class AutoMemoryHook(AgentHook):
             return None
         return self.dir.lock(target)
 
-    def transform_tool_result(self, name: str, args: dict[str, Any], result: ToolResult) -> ToolResult:
+    def transform_tool_result(
+        self, name: str, args: dict[str, Any], result: ToolResult
+    ) -> ToolResult:
         if not self.enabled or result.is_error:
             return result
         if name == "Read":

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from wave_tui.agent.auto_memory_hook import AutoMemoryHook
+from wave_tui.agent.extraction import ExtractionHook
+from wave_tui.agent.freshness_hook import FreshnessHook
 from wave_tui.agent.injection_hook import MemoryInjectionHook
 from wave_tui.agent.service import AgentOptions, AgentService, Approver
 
@@ -10,13 +12,21 @@ from wave_tui.agent.service import AgentOptions, AgentService, Approver
 def create_service(options: AgentOptions, *, approver: Approver | None = None) -> AgentService:
     service = AgentService(options, approver=approver)
     service.add_hook(MemoryInjectionHook(service.paths, service.notify))
+    auto = AutoMemoryHook(
+        service.paths,
+        safe_zones=service.safe_zones,
+        read_state=lambda: service.read_state,
+        clock=service.clock,
+        notify=service.notify,
+    )
+    service.add_hook(auto)
+    service.add_hook(ExtractionHook(service, auto))
     service.add_hook(
-        AutoMemoryHook(
-            service.paths,
-            safe_zones=service.safe_zones,
-            read_state=lambda: service.read_state,
-            clock=service.clock,
-            notify=service.notify,
+        FreshnessHook(
+            lambda: service.read_state,
+            service.paths.project_root,
+            service.paths.home,
+            service.notify,
         )
     )
     return service

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
@@ -30,10 +30,14 @@ MIN_SNIPPET_CHARS = 200
 # One minified line must not eat a whole snippet budget.
 MAX_LINE_CHARS = 500
 CONTEXT_LINES = 3
+# difflib turns quadratic on many scattered edits: beyond this many (old × new) differing lines
+# the changed region is shown whole instead.
+MAX_DIFF_CELLS = 1_000_000
 MAX_OVERFLOW_NAMES = 50
 MAX_SUMMARY_NAMES = 5
 
 ChangeKind = Literal["modified", "deleted", "unreadable"]
+_Opcode = tuple[str, int, int, int, int]
 
 _HEADER = (
     "The file {name} changed on disk since you last read it, and not through your own "
@@ -174,53 +178,134 @@ def _build_report(detected: list[_Detected], display: Callable[[Path], str]) -> 
         if budget < MIN_SNIPPET_CHARS:
             report.overflow.append(item.path)
             continue
-        lines, added, removed = render_diff(item.old, item.new)
-        snippet = truncate_lines(lines, budget)
+        snippet, added, removed = render_diff(item.old, item.new, budget)
         used += len(snippet)
         report.changes.append(FileChange(item.path, "modified", added, removed, snippet))
     return report
 
 
-def render_diff(old: str, new: str) -> tuple[list[str], int, int]:
-    """Hunks of context and added lines numbered as in the new file; removals only counted.
+def render_diff(old: str, new: str, budget: int = MAX_SNIPPET_CHARS) -> tuple[str, int, int]:
+    """The change summary of one file: (snippet, added, removed).
 
-    Returns (lines, added, removed). Hunks are separated by a `...` line.
+    Hunks of context and added lines numbered as in the new file, removals only counted, hunks
+    separated by `...`; at most `budget` characters, cut at a line boundary.
     """
     a, b = split_lines(old), split_lines(new)
+    opcodes, coarse = _opcodes(a, b)
+    added = sum(j2 - j1 for tag, _, _, j1, j2 in opcodes if tag != "equal")
+    removed = sum(i2 - i1 for tag, i1, i2, _, _ in opcodes if tag != "equal")
+    groups = _grouped(opcodes, CONTEXT_LINES)
+    if not groups:
+        return "(only line endings or the final newline changed)", added, removed
+    total = int(coarse) + _line_count(groups)
+    return truncate_lines(_render(groups, b, coarse), total, budget), added, removed
+
+
+def _render(groups: list[list[_Opcode]], b: list[str], coarse: bool) -> Iterator[str]:
+    # Lazy: a huge change is formatted only as far as the snippet budget reaches.
     width = len(str(max(len(b), 1)))
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    added = removed = 0
-    out: list[str] = []
-    for group in matcher.get_grouped_opcodes(CONTEXT_LINES):
-        if out:
-            out.append("...")
+    if coarse:
+        yield "(too many changes for a line-by-line diff; the changed region is shown whole)"
+    for index, group in enumerate(groups):
+        if index:
+            yield "..."
         for tag, i1, i2, j1, j2 in group:
             if tag in ("delete", "replace"):
-                removed += i2 - i1
-                out.append(f"- {_plural(i2 - i1)} removed")
-            prefix = "  " if tag == "equal" else "+ "
+                yield f"- {_plural(i2 - i1)} removed"
             if tag != "delete":
-                if tag != "equal":
-                    added += j2 - j1
-                out.extend(f"{prefix}{j + 1:>{width}} | {_clip(b[j])}" for j in range(j1, j2))
-    return out, added, removed
+                prefix = "  " if tag == "equal" else "+ "
+                for j in range(j1, j2):
+                    yield f"{prefix}{j + 1:>{width}} | {_clip(b[j])}"
 
 
-def truncate_lines(lines: list[str], budget: int = MAX_SNIPPET_CHARS) -> str:
-    """`lines` joined, cut at a line boundary to at most `budget` chars with a count marker."""
-    text = "\n".join(lines)
-    if len(text) <= budget:
-        return text
-    marker_room = len(_marker(len(lines))) + 1
+def _line_count(groups: list[list[_Opcode]]) -> int:
+    """How many lines `_render` yields for `groups` (without the coarse note)."""
+    count = max(len(groups) - 1, 0)
+    for group in groups:
+        for tag, _, _, j1, j2 in group:
+            count += (tag in ("delete", "replace")) + (0 if tag == "delete" else j2 - j1)
+    return count
+
+
+def _opcodes(a: list[str], b: list[str]) -> tuple[list[_Opcode], bool]:
+    """difflib opcodes over the whole files, plus whether the changed region was diffed coarsely.
+
+    The common head and tail are matched directly, so difflib only sees the differing middle.
+    """
+    head = 0
+    limit = min(len(a), len(b))
+    while head < limit and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
+        tail += 1
+    a_mid, b_mid = a[head : len(a) - tail], b[head : len(b) - tail]
+    codes: list[_Opcode] = []
+    if head:
+        codes.append(("equal", 0, head, 0, head))
+    coarse = len(a_mid) * len(b_mid) > MAX_DIFF_CELLS
+    if not a_mid or not b_mid:
+        if a_mid or b_mid:
+            tag = "delete" if a_mid else "insert"
+            codes.append((tag, head, head + len(a_mid), head, head + len(b_mid)))
+    elif coarse:
+        codes.append(("replace", head, head + len(a_mid), head, head + len(b_mid)))
+    else:
+        matcher = difflib.SequenceMatcher(None, a_mid, b_mid, autojunk=False)
+        codes.extend(
+            (tag, i1 + head, i2 + head, j1 + head, j2 + head)
+            for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+            if i1 != i2 or j1 != j2
+        )
+    if tail:
+        i, j = len(a) - tail, len(b) - tail
+        codes.append(("equal", i, len(a), j, len(b)))
+    return codes, coarse
+
+
+def _grouped(codes: list[_Opcode], context: int) -> list[list[_Opcode]]:
+    """Change hunks with up to `context` equal lines around them (difflib's grouping)."""
+    if not any(tag != "equal" for tag, *_ in codes):
+        return []
+    codes = list(codes)
+    tag, i1, i2, j1, j2 = codes[0]
+    if tag == "equal":
+        codes[0] = (tag, max(i1, i2 - context), i2, max(j1, j2 - context), j2)
+    tag, i1, i2, j1, j2 = codes[-1]
+    if tag == "equal":
+        codes[-1] = (tag, i1, min(i2, i1 + context), j1, min(j2, j1 + context))
+    groups: list[list[_Opcode]] = []
+    group: list[_Opcode] = []
+    for tag, i1, i2, j1, j2 in codes:
+        if tag == "equal" and i2 - i1 > 2 * context:
+            group.append((tag, i1, i1 + context, j1, j1 + context))
+            groups.append(group)
+            group = []
+            i1, j1 = max(i1, i2 - context), max(j1, j2 - context)
+        group.append((tag, i1, i2, j1, j2))
+    if group and not (len(group) == 1 and group[0][0] == "equal"):
+        groups.append(group)
+    return groups
+
+
+def truncate_lines(lines: Iterable[str], total: int, budget: int = MAX_SNIPPET_CHARS) -> str:
+    """The first of `total` lines joined, at most `budget` chars, cut at a line boundary with
+    a `[... N lines truncated ...]` marker. Consumes `lines` only as far as the budget reaches."""
+    marker_room = len(_marker(total)) + 1
     kept: list[str] = []
     size = 0
+    cut = 0  # how many kept lines still leave room for the marker
     for line in lines:
         cost = len(line) + (1 if kept else 0)
-        if size + cost + marker_room > budget:
+        if size + cost > budget:
             break
         kept.append(line)
         size += cost
-    return "\n".join([*kept, _marker(len(lines) - len(kept))])
+        if size + marker_room <= budget:
+            cut = len(kept)
+    else:
+        return "\n".join(kept)
+    return "\n".join([*kept[:cut], _marker(total - cut)])
 
 
 def _marker(count: int) -> str:

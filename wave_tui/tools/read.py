@@ -92,7 +92,7 @@ class ReadTool:
         previous = ctx.read_state.get(path)
         if (
             previous is not None
-            and not previous.written_by_agent
+            and previous.content_was_shown
             and previous.offset == offset
             and previous.limit == limit
             and previous.mtime_ns == loaded.mtime_ns

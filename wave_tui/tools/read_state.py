@@ -11,6 +11,11 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Literal
+
+# Where an entry's content came from: the model saw it in full ("read"), produced it ("write"),
+# or only saw a diff of it in a change notice ("notice").
+EntryOrigin = Literal["read", "write", "notice"]
 
 
 def content_hash(text: str) -> str:
@@ -26,15 +31,26 @@ class ReadEntry:
     offset: int | None = None
     limit: int | None = None
     read_at: float = 0.0
-    # True when the agent itself produced this content with Write/Edit.
-    written_by_agent: bool = False
+    origin: EntryOrigin = "read"
+
+    @property
+    def written_by_agent(self) -> bool:
+        return self.origin == "write"
+
+    @property
+    def content_was_shown(self) -> bool:
+        """True when the model saw exactly this content through Read (so "unchanged" is honest)."""
+        return self.origin == "read"
 
     @property
     def is_full(self) -> bool:
         return self.offset is None and self.limit is None
 
     def with_content(self, content: str, mtime_ns: int) -> ReadEntry:
-        return replace(self, content=content, sha256=content_hash(content), mtime_ns=mtime_ns)
+        """The entry after a change notice: the new content is known, but was shown only as a diff."""
+        return replace(
+            self, content=content, sha256=content_hash(content), mtime_ns=mtime_ns, origin="notice"
+        )
 
 
 class ReadState:
@@ -67,7 +83,7 @@ class ReadState:
             offset=offset,
             limit=limit,
             read_at=time.time(),
-            written_by_agent=written_by_agent,
+            origin="write" if written_by_agent else "read",
         )
         self.record(entry)
         return entry

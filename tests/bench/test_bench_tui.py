@@ -1,0 +1,128 @@
+"""TUI benchmarks (no timed asserts): first frame of `wave` vs a bare Textual app, and the memory
+browser with 10,000 entries vs a bare DataTable with the same rows.
+
+Run with `pytest tests/bench/test_bench_tui.py --benchmark-enable -s` for the comparison table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from pytest_benchmark.fixture import BenchmarkFixture
+from textual.app import App, ComposeResult
+from textual.widgets import DataTable, Footer, Static
+
+from wave_tui.agent.service import AgentOptions, AgentService
+from wave_tui.tui.app import WaveApp, make_app
+
+ENTRIES = 10_000
+
+
+class BareApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Static("hello")
+        yield Footer()
+
+
+class BareTable(App[None]):
+    def __init__(self, rows: list[tuple[str, ...]]) -> None:
+        super().__init__()
+        self.rows = rows
+
+    def compose(self) -> ComposeResult:
+        yield DataTable(cursor_type="row")
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("Title", "Type", "Scope", "Age", "")
+        table.add_rows(self.rows)
+
+
+def wave_app(project: Path) -> WaveApp:
+    service = AgentService(AgentOptions(workdir=project, environ={}))
+    app = make_app(service.store, service)
+    app.animation_level = "none"
+    return app
+
+
+def first_frame(build: Callable[[], App[None]]) -> float:
+    async def run() -> float:
+        start = time.perf_counter()
+        app = build()
+        async with app.run_test(size=(100, 32)) as pilot:
+            await pilot.pause()
+            return time.perf_counter() - start
+
+    return asyncio.run(run())
+
+
+def open_memory_browser(project: Path) -> float:
+    async def run() -> float:
+        app = wave_app(project)
+        async with app.run_test(size=(100, 32)) as pilot:
+            start = time.perf_counter()
+            await pilot.press("f2")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            table = app.screen.query_one("#memory-table", DataTable)
+            assert table.row_count == ENTRIES + 1  # + the group row
+            return time.perf_counter() - start
+
+    return asyncio.run(run())
+
+
+def bare_table(rows: list[tuple[str, ...]]) -> float:
+    async def run() -> float:
+        start = time.perf_counter()
+        app = BareTable(rows)
+        async with app.run_test(size=(100, 32)) as pilot:
+            await pilot.pause()
+            return time.perf_counter() - start
+
+    return asyncio.run(run())
+
+
+@pytest.fixture
+def big_project(project: Path) -> Path:
+    lines = [f"- Memory entry number {i} about some convention\n" for i in range(ENTRIES)]
+    (project / "AGENTS.md").write_text("".join(lines), encoding="utf-8")
+    return project
+
+
+@pytest.mark.bench
+def test_bench_first_frame_wave(benchmark: BenchmarkFixture, project: Path) -> None:
+    benchmark(first_frame, lambda: wave_app(project))
+
+
+@pytest.mark.bench
+def test_bench_first_frame_bare_app(benchmark: BenchmarkFixture) -> None:
+    benchmark(first_frame, BareApp)
+
+
+@pytest.mark.bench
+def test_bench_memory_browser_10k(benchmark: BenchmarkFixture, big_project: Path) -> None:
+    benchmark(open_memory_browser, big_project)
+
+
+@pytest.mark.bench
+def test_bench_bare_datatable_10k(benchmark: BenchmarkFixture) -> None:
+    rows = [(f"Memory entry number {i}", "—", "project", "today", "") for i in range(ENTRIES)]
+    benchmark(bare_table, rows)
+
+
+def test_report_tui_timings(project: Path, big_project: Path) -> None:
+    """Prints the four timings side by side (`-s` to see them); nothing is asserted on time."""
+    timings = {
+        "first frame: wave": first_frame(lambda: wave_app(project)),
+        "first frame: bare App": first_frame(BareApp),
+        "memory browser, 10k entries": open_memory_browser(big_project),
+        "bare DataTable, 10k rows": bare_table(
+            [(f"Memory entry number {i}", "—", "project", "today", "") for i in range(ENTRIES)]
+        ),
+    }
+    for name, seconds in timings.items():
+        print(f"{name:32} {seconds * 1000:8.1f} ms")
