@@ -52,7 +52,9 @@ async def test_external_edit_is_notified_with_path_and_added_lines(
     await service.run_turn("read config")
     bump(f, "a = 1\nb = 2\nc = 3\n")
     seen: list[str] = []
-    service.subscribe(lambda e: seen.append(e.text) if isinstance(e, ev.Notice) and e.kind == "changed" else None)
+    service.subscribe(
+        lambda e: seen.append(e.text) if isinstance(e, ev.Notice) and e.kind == "changed" else None
+    )
     await service.run_turn("what now?")
     (notice,) = notices_in(model_server)
     assert "config.py" in notice and "c = 3" in notice and "3" in notice

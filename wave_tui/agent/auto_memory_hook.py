@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from wave_tui.agent.hooks import AgentHook
 from wave_tui.agent.permissions import SafeZones, real_path
+from wave_tui.llm.types import Message
 from wave_tui.config.paths import WavePaths
 from wave_tui.memory.auto_memory import AutoMemoryDir
 from wave_tui.memory.index import IndexView, check_index_write, load_index
@@ -73,6 +74,10 @@ class AutoMemoryHook(AgentHook):
             return
         # MEMORY.md as loaded into the prompt counts as read: a rewrite elsewhere is notified (N7).
         self.read_state().record_text(Path(os.path.realpath(self.dir.index_path)), text, mtime)
+
+    def on_messages_restored(self, messages: list[Message]) -> None:
+        if self.enabled:  # after compaction MEMORY.md is read again (the prompt changes once)
+            self._load_index()
 
     def system_sections(self, settings: EffectiveSettings) -> list[str]:
         if not self.enabled or self.index is None:

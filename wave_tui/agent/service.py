@@ -14,6 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from wave_tui.agent import events as ev
+from wave_tui.agent.compaction import (
+    CompactionBreaker,
+    CompactionError,
+    compact,
+    recent_read_files,
+    should_compact,
+)
 from wave_tui.agent.hooks import AgentHook
 from wave_tui.agent.permissions import PermissionMode, PermissionPolicy, SafeZones
 from wave_tui.agent.prompts import (
@@ -26,6 +33,13 @@ from wave_tui.agent.prompts import (
     language_section,
 )
 from wave_tui.agent.request import SystemPrompt, build_body
+from wave_tui.agent.sessions import (
+    cleanup_old_sessions,
+    full_thread,
+    latest_descendant,
+    start_child_session,
+    with_parent,
+)
 from wave_tui.agent.transcript import (
     Transcript,
     latest_session_id,
@@ -33,17 +47,23 @@ from wave_tui.agent.transcript import (
     transcript_for,
 )
 from wave_tui.config.paths import WavePaths
-from wave_tui.config.settings import EffectiveSettings, SettingsStore, resolve_max_output_tokens
+from wave_tui.config.settings import (
+    EffectiveSettings,
+    SettingsStore,
+    resolve_max_input_tokens,
+    resolve_max_output_tokens,
+)
 from wave_tui.llm.client import AssistantReply, ClientConfig, ModelClient, StreamDelta
 from wave_tui.llm.errors import ModelError, ModelNotConfigured
 from wave_tui.llm.types import Message, ToolCall, Usage
 from wave_tui.tools.base import Clock, Tool, ToolContext, ToolResult, spec_of, system_clock
-from wave_tui.tools.read_state import ReadState
+from wave_tui.tools.read_state import ReadEntry, ReadState, content_hash
 from wave_tui.tools.registry import builtin_tools
 
 Listener = Callable[[ev.AgentEvent], None]
 Approver = Callable[[str, dict[str, Any], str], Awaitable[ev.PermissionChoice]]
 MAX_ROUNDS_PER_TURN = 200
+COMPACT_COMMAND = "/compact"
 
 
 class AgentDestroyed(RuntimeError):
@@ -124,6 +144,9 @@ class AgentService:
         self._system: SystemPrompt | None = None
         self._session_started = self.clock()
         self._started = False
+        self.breaker = CompactionBreaker()
+        self._compact_due = False
+        self.compacting = False
 
     # -- lifecycle -----------------------------------------------------------------------------
     def add_hook(self, hook: AgentHook) -> None:
@@ -141,6 +164,9 @@ class AgentService:
             transcript = transcript_for(self.paths, session)
             if not transcript.path.exists():
                 raise FileNotFoundError(f"no session {session!r} for this project")
+            # A compacted session lives on in its newest descendant.
+            session = latest_descendant(self.paths, session)
+            transcript = transcript_for(self.paths, session)
             self.session_id = session
             self.transcript = transcript
             self.messages = transcript.load(warn=lambda w: self._emit(ev.Notice("warning", w)))
@@ -148,6 +174,26 @@ class AgentService:
             for hook in self.hooks:
                 hook.on_messages_restored(self.messages)
         self._apply_settings(self.store.current())
+        self._start_cleanup()
+
+    def _start_cleanup(self) -> None:
+        """Delete transcripts older than cleanupPeriodDays in the background (never memory/)."""
+        import threading
+        import time
+
+        period = self.settings.cleanup_period_days
+        if period <= 0:
+            return
+        threading.Thread(
+            target=cleanup_old_sessions,
+            args=(self.paths, period, time.time()),
+            name="wave-session-cleanup",
+            daemon=True,
+        ).start()
+
+    def full_thread(self) -> list[Message]:
+        """Every message of this conversation across compactions, oldest first."""
+        return full_thread(self.paths, self.session_id)
 
     async def destroy(self) -> None:
         """Abort the turn, await background work (e.g. an extraction fork), release resources."""
@@ -352,11 +398,19 @@ class AgentService:
     async def _loop(self, text: str) -> TurnResult:
         self._apply_settings(self.store.current())
         self._model_target()  # fail fast before anything is written when nothing is configured
+        if text.strip().split(maxsplit=1)[:1] == [COMPACT_COMMAND]:
+            instructions = text.strip()[len(COMPACT_COMMAND) :].strip() or None
+            ok = await self.compact(instructions)
+            summary = "Conversation compacted." if ok else "Compaction failed."
+            self._emit(ev.TurnEnded("completed" if ok else "error", summary))
+            return TurnResult("completed" if ok else "error", summary, None if ok else summary)
         user = Message.user(text)
         self._add(user)
         self._emit(ev.UserMessageAdded(user))
         reply: AssistantReply | None = None
         for _ in range(MAX_ROUNDS_PER_TURN):
+            if self._compact_due:
+                await self._auto_compact()
             for hook in self.hooks:
                 for message in hook.before_request():
                     self._add(message)
@@ -396,7 +450,77 @@ class AgentService:
         if reply.usage is not None:
             self.last_usage = reply.usage
             self._emit(ev.UsageUpdated(reply.usage, target.model))
+            limit = resolve_max_input_tokens(
+                self.settings, target.model, self.options.max_input_tokens
+            )
+            self._compact_due = should_compact(reply.usage, limit)
         return reply
+
+    # -- compaction ----------------------------------------------------------------------------
+    async def _auto_compact(self) -> None:
+        self._compact_due = False
+        if self.breaker.open:
+            warning = self.breaker.take_warning()
+            if warning:
+                self.notify("warning", warning)
+            return
+        await self.compact(None)
+
+    async def compact(self, instructions: str | None = None) -> bool:
+        """Summarise all but the last rounds into a new, linked session. Never raises for a
+        failed summary: the conversation goes on uncompacted (and the breaker counts)."""
+        target = self._model_target()
+        model = self.settings.fast_model or target.model
+        self.compacting = True
+        self._emit(ev.BackgroundChanged("compaction", True, f"compacting with {model}"))
+        try:
+            result = await compact(
+                target.client,
+                model,
+                self.messages,
+                instructions,
+                recent_read_files(self.read_state),
+                self.paths.project_root,
+                plan_mode=self.policy.mode == "plan",
+                background=[],
+            )
+        except CompactionError as exc:
+            self.breaker.record_failure()
+            self.notify("warning", f"compaction failed: {exc}")
+            return False
+        finally:
+            self.compacting = False
+            self._emit(ev.BackgroundChanged("compaction", False))
+        self.breaker.record_success()
+        if result.usage is not None:
+            self._emit(ev.UsageUpdated(result.usage, model, source="compact"))
+        parent = self.session_id
+        self.transcript = start_child_session(self.paths, parent, result.new_messages)
+        self.session_id = self.transcript.session_id
+        self.messages = [with_parent(result.new_messages[0], parent), *result.new_messages[1:]]
+        self._reseed_read_state()
+        self._system = None  # AGENTS.md / MEMORY.md are read again
+        for hook in self.hooks:
+            hook.on_messages_restored(self.messages)
+        self.notify(
+            "compaction",
+            f"compacted {result.summarised_count} messages into a summary; session {self.session_id}",
+        )
+        return True
+
+    def _reseed_read_state(self) -> None:
+        """After compaction the model saw only the restored excerpts: start the read state anew
+        from them, marked as not shown in full (a re-Read returns the file, not "unchanged")."""
+        restored = recent_read_files(self.read_state)
+        self.read_state.clear()
+        for path, content in restored:
+            try:
+                mtime = path.stat().st_mtime_ns
+            except OSError:
+                continue
+            self.read_state.record(
+                ReadEntry(path, content, content_hash(content), mtime, origin="notice")
+            )
 
     async def _run_tools(self, calls: list[ToolCall]) -> None:
         follow_ups: list[Message] = []

@@ -105,6 +105,24 @@ def start_child_session(
     return transcript
 
 
+def latest_descendant(paths: WavePaths, session_id: str) -> str:
+    """The newest session down the compaction chain that starts at `session_id` (cycle-safe)."""
+    children: dict[str, list[Path]] = {}
+    for path in session_files(paths):
+        parent = parent_of(Transcript(path))
+        if parent:
+            children.setdefault(parent, []).append(path)
+    seen = {session_id}
+    current = session_id
+    while current in children:
+        newest = max(children[current], key=lambda p: p.stat().st_mtime_ns).stem
+        if newest in seen:
+            break
+        seen.add(newest)
+        current = newest
+    return current
+
+
 # -- listing ------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class SessionInfo:
