@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from wave_tui.agent.hooks import AgentHook
 from wave_tui.agent.permissions import SafeZones, real_path
-from wave_tui.llm.types import Message
 from wave_tui.config.paths import WavePaths
+from wave_tui.llm.types import Message
 from wave_tui.memory.auto_memory import AutoMemoryDir
 from wave_tui.memory.index import IndexView, check_index_write, load_index
 from wave_tui.memory.prompts import render_memory_index_block, render_memory_section
