@@ -112,10 +112,16 @@ class MemoryInjector:
         self.loaded_rule_ids: set[str] = set()
         self.injected_nested: set[Path] = set()
         self.activations: dict[str, tuple[str, str]] = {}
+        self._current: RuleSet | None = None
 
     def rules(self) -> RuleSet:
         """Rules as they are on disk now (parsed files are cached by path, mtime and size)."""
-        return discover_rules(self.paths, self.warn, self.cache)
+        self._current = discover_rules(self.paths, self.warn, self.cache)
+        return self._current
+
+    def current_rules(self) -> RuleSet:
+        """The rules discovered for the request being built (one walk per request)."""
+        return self._current if self._current is not None else self.rules()
 
     def reminder_text(self) -> str | None:
         """The transient `<system-reminder>` to prepend to this request's messages (I1, R2)."""
@@ -146,7 +152,7 @@ class MemoryInjector:
         return messages
 
     def _rule_messages(self, context_paths: list[Path]) -> list[Message]:
-        rules = self.rules()
+        rules = self.current_rules()
         fresh: dict[str, tuple[Rule, str, str]] = {}
         for path in context_paths:
             trigger = rules.relative(path)

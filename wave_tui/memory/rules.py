@@ -248,6 +248,16 @@ class RuleCache:
         self._parsed: dict[str, tuple[int, int, ParsedRuleFile]] = {}
         self._rules: dict[tuple[str, str], tuple[ParsedRuleFile, Rule]] = {}
         self._warned: set[str] = set()
+        # The last RuleSet and the discovery it came from: unchanged files ⇒ the same object,
+        # so its compiled matcher is reused instead of rebuilt every request.
+        self._last: tuple[tuple[object, ...], RuleSet] | None = None
+
+    def ruleset(self, signature: tuple[object, ...], build: Callable[[], RuleSet]) -> RuleSet:
+        if self._last is not None and self._last[0] == signature:
+            return self._last[1]
+        ruleset = build()
+        self._last = (signature, ruleset)
+        return ruleset
 
     def parsed(self, real: str, st: os.stat_result) -> ParsedRuleFile:
         hit = self._parsed.get(real)
@@ -304,7 +314,7 @@ def _walk_dir(
         return
     try:
         with os.scandir(folder) as it:
-            entries = sorted(it, key=lambda e: e.name)
+            entries = list(it)  # no sort: RuleSet orders by priority, scope and id
     except OSError as exc:
         note(f"{display(Path(folder))}: cannot list rules folder ({exc.strerror or exc})")
         return
@@ -364,6 +374,7 @@ def discover_rules(paths: WavePaths, warn: Warn, cache: RuleCache | None = None)
     show = lambda p: display_path(p, paths)  # noqa: E731
     winners: dict[str, Rule] = {}
     rules: list[Rule] = []
+    signature: list[object] = []
     for root, scope in rule_roots(paths):
         for found in _walk_rules(root, show, note):
             try:
@@ -371,6 +382,7 @@ def discover_rules(paths: WavePaths, warn: Warn, cache: RuleCache | None = None)
             except OSError as exc:
                 note(f"{show(Path(found.path))}: cannot read ({exc.strerror or exc})")
                 continue
+            signature.append(rule)
             parsed = cache.parsed(found.real, found.stat)
             if parsed.problems or parsed.fatal:
                 _report(rule, parsed, show, note)
@@ -380,7 +392,9 @@ def discover_rules(paths: WavePaths, warn: Warn, cache: RuleCache | None = None)
             else:
                 winners[rule.id] = rule
             rules.append(rule)
-    return RuleSet(rules, paths.project_root)
+    # Rules are cached per (file, parse) in `cache.rule`, so identical objects ⇒ nothing changed.
+    key = (paths.project_root, *(id(r) for r in signature))
+    return cache.ruleset(key, lambda: RuleSet(rules, paths.project_root))
 
 
 def _report(rule: Rule, parsed: ParsedRuleFile, show: Callable[[Path], str], note: Warn) -> None:
