@@ -36,7 +36,9 @@ def test_list_show_delete_round_trip_leaves_every_other_byte_intact(
     mem.mkdir(parents=True)
     topic = mem / "user_role.md"
     topic.write_text("---\nname: role\ndescription: data scientist\ntype: user\n---\nbody\n")
-    (mem / "MEMORY.md").write_text("- [Role](user_role.md) — the user is a data scientist\n- [Other](o.md) — x\n")
+    (mem / "MEMORY.md").write_text(
+        "- [Role](user_role.md) — the user is a data scientist\n- [Other](o.md) — x\n"
+    )
     old = time.time() - 40 * 86_400
     os.utime(topic, (old, old))
     (project / ".wave" / "rules").mkdir(parents=True)
@@ -74,7 +76,9 @@ def test_list_show_delete_round_trip_leaves_every_other_byte_intact(
     assert missing.returncode != 0 and len(missing.stderr.strip().splitlines()) == 1
 
 
-def test_add_creates_the_file_and_warns_about_a_duplicate(project: Path, isolated_home: Path) -> None:
+def test_add_creates_the_file_and_warns_about_a_duplicate(
+    project: Path, isolated_home: Path
+) -> None:
     """M1, M2, M4, M5."""
     added = run_wave("memory", "add", "--scope", "project", "Use pnpm", cwd=project)
     assert added.returncode == 0 and (project / "AGENTS.md").read_text() == "- Use pnpm\n"

@@ -75,6 +75,9 @@ class AutoMemoryHook(AgentHook):
         # MEMORY.md as loaded into the prompt counts as read: a rewrite elsewhere is notified (N7).
         self.read_state().record_text(Path(os.path.realpath(self.dir.index_path)), text, mtime)
 
+    def status(self) -> dict[str, Any]:
+        return {"turns_until_extraction": self.counter.turns_until_next if self.enabled else None}
+
     def on_messages_restored(self, messages: list[Message]) -> None:
         if self.enabled:  # after compaction MEMORY.md is read again (the prompt changes once)
             self._load_index()

@@ -16,6 +16,10 @@ if TYPE_CHECKING:
 class AgentHook:
     """No-op base. Every method is called by the service at a fixed point of the loop."""
 
+    def status(self) -> dict[str, Any]:
+        """Facts for the status line (e.g. {"turns_until_extraction": 2})."""
+        return {}
+
     def on_settings(self, settings: EffectiveSettings) -> None:
         """Settings in force for the turn that is starting (called at every turn start)."""
 

@@ -234,6 +234,17 @@ class AgentService:
         for hook in self.hooks:
             hook.on_settings(settings)
 
+    def status(self) -> dict[str, Any]:
+        merged: dict[str, Any] = {}
+        for hook in self.hooks:
+            merged.update(hook.status())
+        return merged
+
+    @property
+    def turns_until_next(self) -> int | None:
+        """Completed turns until the next memory extraction (None: auto memory off)."""
+        return self.status().get("turns_until_extraction")
+
     @property
     def model(self) -> str | None:
         return self.options.model or self.settings.model

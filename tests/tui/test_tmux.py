@@ -1,0 +1,115 @@
+"""A real terminal check: `python -m wave_tui` in tmux against a standalone model server."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+REPLY = "Hello from the scripted model"
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+
+@pytest.fixture
+def model_server_process() -> Iterator[str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.model_server", "--port", "0", "--reply", REPLY],
+        cwd=REPO_ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline().strip()
+        assert line.startswith("READY "), line
+        yield line.split(" ", 1)[1]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+class Tmux:
+    def __init__(self) -> None:
+        self.socket = f"wave-test-{uuid.uuid4().hex[:8]}"
+        self.session = "wave"
+
+    def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, check=check
+        )
+
+    def screen(self) -> str:
+        result = self.run("capture-pane", "-p", "-t", self.session, check=False)
+        return result.stdout
+
+    def alive(self) -> bool:
+        return self.run("has-session", "-t", self.session, check=False).returncode == 0
+
+    def wait_for(self, predicate: Callable[[], bool], what: str, timeout: float = 20) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if predicate():
+                return
+            time.sleep(0.1)
+        pytest.fail(f"timed out waiting for {what}; screen:\n{self.screen()}")
+
+    def wait_for_text(self, text: str, timeout: float = 20) -> None:
+        self.wait_for(lambda: text in self.screen(), repr(text), timeout)
+
+
+@pytest.fixture
+def tmux() -> Iterator[Tmux]:
+    session = Tmux()
+    try:
+        yield session
+    finally:
+        session.run("kill-server", check=False)
+
+
+def test_wave_runs_in_a_real_terminal(
+    tmux: Tmux, model_server_process: str, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    project = tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    (project / "AGENTS.md").write_text("- Always run the linter\n", encoding="utf-8")
+    exit_file = tmp_path / "exit-code"
+    env = {
+        "HOME": str(home),
+        "PYTHONPATH": str(REPO_ROOT),
+        "WAVE_BASE_URL": model_server_process,
+        "WAVE_API_KEY": "k",
+        "WAVE_MODEL": "test-model",
+        "TERM": "xterm-256color",
+        "PATH": os.environ.get("PATH", ""),
+    }
+    assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+    command = (
+        f"env -i {assignments} {shlex.quote(sys.executable)} -m wave_tui "
+        f"--workdir {shlex.quote(str(project))}; echo $? > {shlex.quote(str(exit_file))}"
+    )
+    tmux.run("new-session", "-d", "-s", tmux.session, "-x", "120", "-y", "40", command)
+
+    tmux.wait_for_text("Message wave")
+    tmux.run("send-keys", "-t", tmux.session, "-l", "hi there")
+    tmux.run("send-keys", "-t", tmux.session, "Enter")
+    tmux.wait_for_text(REPLY)
+
+    tmux.run("send-keys", "-t", tmux.session, "F2")
+    tmux.wait_for_text("Always run the linter")
+    assert "Project AGENTS.md" in tmux.screen()
+
+    tmux.run("send-keys", "-t", tmux.session, "C-q")
+    tmux.wait_for(lambda: not tmux.alive(), "the session to end")
+    assert exit_file.read_text().strip() == "0"

@@ -1,0 +1,160 @@
+"""`wave --local`: start the offline llama.cpp server and point the normal client at it.
+
+Both `wave -p` and the full-screen app call `prepare_local_endpoint`; it decides whether a local
+model is wanted (the flag, settings `"local": true`, `WAVE_LOCAL=1`, or nothing else configured),
+starts it, and hands back the environment that routes the agent to it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Literal
+
+from wave_tui.config.paths import WavePaths
+from wave_tui.config.settings import EffectiveSettings, SettingsStore
+from wave_tui.llm.local_server import (
+    BUNDLED_MAX_OUTPUT_TOKENS,
+    BUNDLED_MODEL_NAME,
+    CUSTOM_MAX_OUTPUT_TOKENS,
+    DEFAULT_CONTEXT_TOKENS,
+    INSTALL_HINT,
+    LocalModelError,
+    LocalModelServer,
+    bundled_model_available,
+    bundled_model_path,
+    engine_available,
+)
+
+ENV_LOCAL = "WAVE_LOCAL"
+LOCAL_API_KEY = "local"
+EXIT_NOT_INSTALLED = 2
+DEMO_NOTE = "a tiny base model without chat training: replies are echoes, for wiring demos only"
+
+Reason = Literal["asked", "default"]
+
+
+class LocalUnavailable(LocalModelError):
+    """A local model was asked for but cannot run here; the message says what to install."""
+
+    exit_code = EXIT_NOT_INSTALLED
+
+
+@dataclass
+class LocalEndpoint:
+    """A running local model and the environment that points wave-tui at it."""
+
+    server: LocalModelServer
+    reason: Reason
+    bundled: bool
+    environ: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def base_url(self) -> str:
+        return self.server.base_url
+
+    @property
+    def model_name(self) -> str:
+        return self.server.model_name
+
+    @property
+    def status_label(self) -> str:
+        """Short text for a status bar, e.g. `local: gemma-3-270m (demo quality)`."""
+        return f"local: {self.model_name}" + (" (demo quality)" if self.bundled else "")
+
+    @property
+    def banner(self) -> str | None:
+        """One line for stderr when the local model was not asked for, or is the demo one."""
+        if self.reason == "default":
+            return (
+                f"wave: no model endpoint is configured, so this runs offline on the bundled "
+                f"{self.model_name} ({DEMO_NOTE}); for real answers set WAVE_BASE_URL, "
+                "WAVE_API_KEY and WAVE_MODEL"
+            )
+        if self.bundled:
+            return f"wave: local model {self.model_name}: {DEMO_NOTE}"
+        return None
+
+    def close(self) -> None:
+        self.server.stop()
+
+    def __enter__(self) -> LocalEndpoint:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def local_reason(
+    args: argparse.Namespace, settings: EffectiveSettings, environ: Mapping[str, str]
+) -> Reason | None:
+    """Why a local model should run, or None. Asking beats configuration beats the default."""
+    env_flag = (environ.get(ENV_LOCAL) or "").strip().lower()
+    asked = getattr(args, "local", None)
+    if asked or getattr(args, "local_model", None) or env_flag in ("1", "true", "yes"):
+        return "asked"
+    if env_flag in ("0", "false", "no") or settings.local is False:
+        return None
+    if settings.local:
+        return "asked"
+    configured = settings.base_url or settings.model or getattr(args, "model", None)
+    if configured or not engine_available():
+        return None
+    if settings.local_model or bundled_model_available():
+        return "default"
+    return None
+
+
+def prepare_local_endpoint(
+    args: argparse.Namespace,
+    workdir: Path,
+    environ: Mapping[str, str] | None = None,
+) -> LocalEndpoint | None:
+    """Start the local model if one is wanted (blocks a few seconds), else return None.
+
+    Raises LocalUnavailable when it was asked for but is not installed, and LocalModelError
+    when it fails to start. Close the result (it is a context manager) to stop the server;
+    it also stops at interpreter exit, and dies with this process in any case.
+    """
+    env = dict(os.environ if environ is None else environ)
+    settings = SettingsStore(WavePaths.for_workdir(workdir), env).current()
+    reason = local_reason(args, settings, env)
+    if reason is None:
+        return None
+    if not engine_available():
+        raise LocalUnavailable(f"--local needs the offline model engine: {INSTALL_HINT}")
+    model_arg = getattr(args, "local_model", None) or settings.local_model
+    if model_arg:
+        path = Path(model_arg).expanduser()
+        if not path.is_absolute():
+            path = (workdir / path).resolve()
+        name, bundled, max_output = path.stem, False, CUSTOM_MAX_OUTPUT_TOKENS
+    else:
+        if not bundled_model_available():
+            raise LocalUnavailable(
+                f"no local model: pass --local-model PATH.gguf, or {INSTALL_HINT} for the demo one"
+            )
+        path = bundled_model_path()
+        name, bundled, max_output = BUNDLED_MODEL_NAME, True, BUNDLED_MAX_OUTPUT_TOKENS
+    context = settings.max_input_tokens or DEFAULT_CONTEXT_TOKENS
+    server = LocalModelServer(
+        path, model_name=name, context_tokens=context, max_output_tokens=max_output
+    )
+    server.start()
+    overrides = {
+        "WAVE_BASE_URL": server.base_url,
+        "WAVE_MODEL": name,
+        "WAVE_API_KEY": LOCAL_API_KEY,
+        # Compaction must trigger before the server's context window overflows.
+        "WAVE_MAX_INPUT_TOKENS": str(context),
+    }
+    return LocalEndpoint(server, reason, bundled, {**env, **overrides})

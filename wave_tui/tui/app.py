@@ -1,0 +1,237 @@
+"""The wave app: chat, memory browser and settings over one shared agent service (U1).
+
+`make_app` is the single factory used by `wave` and by every test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from typing import Any
+
+from textual import work
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+from wave_tui.agent import events as ev
+from wave_tui.agent.service import AgentService
+from wave_tui.config.paths import WavePaths
+from wave_tui.config.settings import SettingsStore
+from wave_tui.memory.entries import AddResult, EntryError, add_entry
+from wave_tui.tools.base import Clock, system_clock
+from wave_tui.tui.format import one_line, show_key_arg, show_path
+from wave_tui.tui.messages import AgentEventPosted, MemoryChanged, SettingsChanged
+from wave_tui.tui.screens.chat import ChatScreen
+from wave_tui.tui.screens.dialogs import MemoryTarget, MemoryTargetDialog, PermissionDialog
+from wave_tui.tui.screens.memory import MemoryScreen
+from wave_tui.tui.screens.settings import SettingsScreen
+
+
+class WaveApp(App[None]):
+    CSS_PATH = "app.tcss"
+    TITLE = "wave"
+    DEFAULT_MODE = "chat"
+    BINDINGS = [
+        Binding("f1", "switch_mode('chat')", "Chat", id="show-chat"),
+        Binding("f2", "switch_mode('memory')", "Memory", id="show-memory"),
+        Binding("f3", "switch_mode('settings')", "Settings", id="show-settings"),
+        Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
+    ]
+
+    def __init__(
+        self,
+        store: SettingsStore,
+        service: AgentService | None,
+        clock: Clock = system_clock,
+        *,
+        watch_settings: bool = False,
+        startup_error: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.store = store
+        self.service = service
+        self.paths: WavePaths = service.paths if service is not None else store.paths
+        self.clock: Callable[[], datetime] = clock
+        self.chat_screen = ChatScreen()
+        self.add_mode("chat", lambda: self.chat_screen)
+        self.add_mode("memory", MemoryScreen)
+        self.add_mode("settings", SettingsScreen)
+        self._watch_settings = watch_settings
+        self._startup_error = startup_error
+        self._unsubscribe: list[Callable[[], None]] = []
+        self.sub_title = self.paths.project_root.name
+
+    # -- lifecycle -----------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        if self.service is not None:
+            self._unsubscribe.append(self.service.subscribe(self._forward))
+            try:
+                self.service.start()
+            except FileNotFoundError as exc:
+                self.exit(return_code=1, message=f"wave: {exc}")
+                return
+        self._unsubscribe.append(
+            self.store.subscribe(lambda settings: self.post_message(SettingsChanged(settings)))
+        )
+        if self._startup_error:
+            self.notify(self._startup_error, severity="error", markup=False, timeout=30)
+        if self._watch_settings:
+            self.run_worker(
+                self._watch(),
+                group="settings-watch",
+                exit_on_error=False,
+                name="watching settings files",
+            )
+
+    async def on_unmount(self) -> None:
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        if self.service is not None:
+            await self.service.destroy()
+
+    def _forward(self, event: ev.AgentEvent) -> None:
+        self.post_message(AgentEventPosted(event))
+
+    async def _watch(self) -> None:
+        async for _settings in self.store.watch():
+            pass  # the store notifies its subscribers; see on_mount
+
+    @property
+    def configured(self) -> bool:
+        """True when chat can reach a model (endpoint and model name known)."""
+        if self.service is None:
+            return False
+        return bool(self.service.model and self.store.current().base_url)
+
+    def turns_until_next(self) -> int | None:
+        """Turns until the next auto-memory extraction, when the service knows it."""
+        return self.service.turns_until_next if self.service is not None else None
+
+    # -- service events ------------------------------------------------------------------------
+    async def on_agent_event_posted(self, message: AgentEventPosted) -> None:
+        event = message.event
+        if isinstance(event, ev.PermissionRequested):
+            self._ask_permission(event)
+            return
+        if self.chat_screen.is_mounted:
+            await self.chat_screen.apply(event)
+
+    def _ask_permission(self, event: ev.PermissionRequested) -> None:
+        future = event.future
+        key_arg = ""
+        for key in ("file_path", "command", "pattern", "path"):
+            if isinstance(event.args.get(key), str):
+                key_arg = show_key_arg(event.args[key], self.paths)
+                break
+        dialog = PermissionDialog(event.tool_name, key_arg, event.reason)
+
+        def answered(choice: ev.PermissionChoice | None) -> None:
+            if not future.done():
+                future.set_result(choice or "deny")
+
+        def gone(_future: asyncio.Future[ev.PermissionChoice]) -> None:
+            # The turn was aborted while the question was open.
+            if dialog.is_attached and dialog is self.screen:
+                dialog.dismiss(None)
+
+        future.add_done_callback(gone)
+        self.push_screen(dialog, answered)
+
+    def on_settings_changed(self, message: SettingsChanged) -> None:
+        if self.chat_screen.is_mounted:
+            self.chat_screen.refresh_status()
+
+    def settings_saved(self) -> None:
+        """Called after the settings screen wrote the file: reload now, so the UI shows it."""
+        self.store.refresh()
+        self.post_message(SettingsChanged(self.store.current()))
+
+    # -- quick-add memory ----------------------------------------------------------------------
+    def quick_add(self, text: str) -> None:
+        project = show_path(self.paths.project_agents_md, self.paths)
+        user = show_path(self.paths.user_agents_md, self.paths)
+
+        def chosen(target: MemoryTarget | None) -> None:
+            if target is not None:
+                self._add_memory(target, text)
+
+        self.push_screen(MemoryTargetDialog(text, project, user), chosen)
+
+    @work(thread=True, group="memory-write", exit_on_error=False, name="saving a memory")
+    def _add_memory(self, target: MemoryTarget, text: str) -> None:
+        path = self.paths.project_agents_md if target == "project" else self.paths.user_agents_md
+        try:
+            result = add_entry(path, text)
+        except EntryError as exc:
+            self.call_from_thread(self.notify, str(exc), severity="error", markup=False)
+            return
+        self.call_from_thread(self._report_added, result, path)
+
+    def _report_added(self, result: AddResult, path: Any) -> None:
+        where = show_path(path, self.paths)
+        if result.added:
+            self.notify(f"Saved to {where}", title="Memory", markup=False)
+            self.post_message(MemoryChanged())
+        else:
+            self.notify(
+                f"Already in {where}: {one_line(result.duplicate_of or '', 60)}",
+                title="Duplicate memory",
+                severity="warning",
+                markup=False,
+            )
+
+    def on_memory_changed(self, _message: MemoryChanged) -> None:
+        for screen in self._memory_screens():
+            screen.action_reload()
+
+    def _memory_screens(self) -> Iterable[MemoryScreen]:
+        for stack in self._screen_stacks.values():
+            yield from (s for s in stack if isinstance(s, MemoryScreen))
+
+    # -- workers and commands ------------------------------------------------------------------
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        self.report_worker_failure(event)
+
+    def report_worker_failure(self, event: Worker.StateChanged) -> None:
+        """One place that turns a failed worker into a notification (screens forward here,
+        as the message does not bubble)."""
+        if event.state == WorkerState.ERROR:
+            worker = event.worker
+            self.notify(
+                f"{worker.name or worker.group} failed: {worker.error}",
+                severity="error",
+                markup=False,
+            )
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield SystemCommand("Chat", "Talk to the agent", lambda: self.switch_mode("chat"))
+        yield SystemCommand(
+            "Memory", "Browse, filter, edit and delete memories", lambda: self.switch_mode("memory")
+        )
+        yield SystemCommand(
+            "Settings",
+            "Auto memory, frequency, language, model",
+            lambda: self.switch_mode("settings"),
+        )
+        yield from super().get_system_commands(screen)
+
+
+def make_app(
+    settings: SettingsStore | None,
+    service: AgentService | None,
+    clock: Clock = system_clock,
+    *,
+    watch_settings: bool = False,
+    startup_error: str | None = None,
+) -> WaveApp:
+    """The one factory for `wave` and the tests. `settings` defaults to the service's store."""
+    if settings is None:
+        if service is None:
+            raise ValueError("make_app needs a settings store or a service")
+        settings = service.store
+    return WaveApp(
+        settings, service, clock, watch_settings=watch_settings, startup_error=startup_error
+    )

@@ -1,0 +1,83 @@
+"""Plain-text formatting for the TUI (no Textual here, so it is testable on its own)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from wave_tui.config.paths import WavePaths
+from wave_tui.config.settings import display_path
+from wave_tui.llm.types import Usage
+
+TOOL_OUTPUT_MAX_CHARS = 4_000
+TOOL_OUTPUT_MAX_LINES = 60
+
+
+def show_path(path: Path | str, paths: WavePaths) -> str:
+    """Relative to the project, `~/...` under home, else as given: never a bare tmp path."""
+    return display_path(Path(path), paths)
+
+
+def show_key_arg(value: str, paths: WavePaths) -> str:
+    """A tool's key argument on one line; absolute paths shortened like `show_path`."""
+    line = value.splitlines()[0] if value else ""
+    if line.startswith("/"):
+        line = show_path(line, paths)
+    if len(line) > 80:
+        line = line[:77] + "..."
+    return line
+
+
+def clip_output(text: str) -> str:
+    """Tool output as shown in its collapsible: bounded in lines and characters."""
+    lines = text.splitlines()
+    shown = "\n".join(lines[:TOOL_OUTPUT_MAX_LINES])
+    if len(shown) > TOOL_OUTPUT_MAX_CHARS:
+        return shown[:TOOL_OUTPUT_MAX_CHARS] + "\n… (output clipped)"
+    if len(lines) > TOOL_OUTPUT_MAX_LINES:
+        return shown + f"\n… ({len(lines) - TOOL_OUTPUT_MAX_LINES} more lines)"
+    return shown
+
+
+def short_tokens(count: int) -> str:
+    if count < 1_000:
+        return str(count)
+    if count < 100_000:
+        return f"{count / 1_000:.1f}k"
+    return f"{count // 1_000}k"
+
+
+def context_tokens(usage: Usage | None) -> int | None:
+    """Tokens in the context after the last reply (prompt + completion)."""
+    if usage is None:
+        return None
+    return usage.prompt_tokens + usage.completion_tokens
+
+
+def cache_hit_percent(usage: Usage | None) -> int | None:
+    if usage is None or not usage.prompt_tokens:
+        return None
+    return round(100 * usage.cache_read_tokens / usage.prompt_tokens)
+
+
+def auto_memory_label(enabled: bool, frequency: int, turns_until_next: int | None) -> str:
+    if not enabled:
+        return "auto memory off"
+    every = "every turn" if frequency == 1 else f"every {frequency} turns"
+    if turns_until_next is None:
+        return f"auto memory on · {every}"
+    if turns_until_next <= 0:
+        return f"auto memory on · {every} · due now"
+    return f"auto memory on · {every} · next in {turns_until_next}"
+
+
+def age_label(age_days: int | None) -> str:
+    if age_days is None:
+        return "?"
+    if age_days == 0:
+        return "today"
+    return f"{age_days}d"
+
+
+def one_line(text: str, width: int = 70) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"

@@ -1,0 +1,1 @@
+"""Screens of the wave TUI: chat, memory browser, settings and the modal dialogs."""

@@ -1,0 +1,222 @@
+"""The chat screen: the conversation with the agent, its status line and the input."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, cast
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer, Markdown, Static
+
+from wave_tui.agent import events as ev
+from wave_tui.llm.types import Message
+from wave_tui.tui.format import cache_hit_percent, context_tokens, one_line, show_key_arg
+from wave_tui.tui.widgets.chat_items import (
+    AssistantMessage,
+    ErrorLine,
+    NoticeLine,
+    ToolBlock,
+    UserMessage,
+)
+from wave_tui.tui.widgets.history_input import HistoryInput
+from wave_tui.tui.widgets.status_line import StatusLine
+
+if TYPE_CHECKING:
+    from wave_tui.tui.app import WaveApp
+
+FIRST_RUN_HELP = """\
+# No model endpoint configured
+
+Chat needs an OpenAI-compatible endpoint. The **memory browser** (F2) and **settings** (F3)
+work without one.
+
+Set three environment variables and start `wave` again:
+
+```sh
+export WAVE_BASE_URL=https://api.example.com/v1
+export WAVE_API_KEY=your-key
+export WAVE_MODEL=model-name
+```
+
+or put them in `~/.wave/settings.json` (picked up without a restart):
+
+```json
+{
+  "model": "model-name",
+  "env": {"WAVE_BASE_URL": "https://api.example.com/v1", "WAVE_API_KEY": "your-key"}
+}
+```
+"""
+
+PROMPT_PLACEHOLDER = "Message wave  ·  # text saves a memory  ·  Esc stops the turn"
+
+
+class ChatScreen(Screen[None]):
+    CSS_PATH = "chat.tcss"
+    BINDINGS = [
+        Binding("escape", "abort_turn", "Stop turn", id="abort-turn"),
+        Binding("ctrl+l", "focus_prompt", "Prompt", id="focus-prompt"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(id="chat")
+        self._assistants: dict[str, AssistantMessage] = {}
+        self._tools: dict[str, ToolBlock] = {}
+
+    @property
+    def wave(self) -> WaveApp:
+        return cast("WaveApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="chat-log"):
+            yield Markdown(FIRST_RUN_HELP, id="first-run")
+        yield Static("", markup=False, id="queue")
+        yield StatusLine(id="status")
+        yield HistoryInput(placeholder=PROMPT_PLACEHOLDER, id="prompt")
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        self.query_one("#chat-log", VerticalScroll).anchor()
+        self.query_one("#queue").display = False
+        await self._restore(self.wave.service.messages if self.wave.service else [])
+        self.refresh_status()
+        self.query_one("#prompt", HistoryInput).focus()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_status()
+
+    # -- status --------------------------------------------------------------------------------
+    def refresh_status(self) -> None:
+        app = self.wave
+        settings = app.store.current()
+        service = app.service
+        configured = app.configured
+        self.query_one("#first-run").display = not configured
+        usage = service.last_usage if service else None
+        self.query_one("#status", StatusLine).update_info(
+            model=service.model if service and configured else None,
+            context_tokens=context_tokens(usage),
+            cache_percent=cache_hit_percent(usage),
+            auto_memory=settings.auto_memory_enabled,
+            frequency=settings.auto_memory_frequency,
+            turns_until_next=app.turns_until_next(),
+            busy=bool(service and service.busy),
+        )
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "abort_turn":
+            service = self.wave.service
+            return True if service is not None and service.busy else None
+        return True
+
+    # -- actions -------------------------------------------------------------------------------
+    def action_abort_turn(self) -> None:
+        if self.wave.service is not None:
+            self.wave.service.abort()
+
+    def action_focus_prompt(self) -> None:
+        self.query_one("#prompt", HistoryInput).focus()
+
+    async def on_input_submitted(self, event: HistoryInput.Submitted) -> None:
+        prompt = self.query_one("#prompt", HistoryInput)
+        text = event.value.strip()
+        if not text:
+            return
+        prompt.remember(text)
+        prompt.value = ""
+        if text.startswith("#") and text.lstrip("#").strip() and not text.startswith("##"):
+            self.wave.quick_add(text[1:].strip())
+            return
+        service = self.wave.service
+        if service is None:
+            await self._append(ErrorLine("The agent could not start; see the message above."))
+            return
+        await service.send(text)
+
+    # -- agent events --------------------------------------------------------------------------
+    async def apply(self, event: ev.AgentEvent) -> None:
+        """Show one service event. Called in order, from the app's message loop."""
+        match event:
+            case ev.UserMessageAdded(message=message) if not message.is_meta:
+                await self._append(UserMessage(message.content))
+            case ev.AssistantStarted(message_id=message_id):
+                block = AssistantMessage(message_id)
+                self._assistants[message_id] = block
+                await self._append(block)
+            case ev.TextDelta(message_id=message_id, text=text):
+                if block := self._assistants.get(message_id):
+                    await block.append_text(text)
+            case ev.ReasoningDelta(message_id=message_id, text=text):
+                if block := self._assistants.get(message_id):
+                    await block.append_reasoning(text)
+            case ev.AssistantFinished(message=message):
+                if block := self._assistants.pop(message.id, None):
+                    await block.finish(message.content)
+            case ev.ToolStarted(call_id=call_id, name=name, key_arg=key_arg):
+                tool = ToolBlock(call_id, name, show_key_arg(key_arg, self.wave.paths))
+                self._tools[call_id] = tool
+                await self._append(tool)
+            case ev.ToolFinished(call_id=call_id, summary=summary, content=content):
+                if tool := self._tools.pop(call_id, None):
+                    tool.finish(summary, content, event.is_error)
+            case ev.Notice(kind=kind, text=text):
+                await self._append(NoticeLine(text, kind))
+            case ev.ErrorOccurred(message=message):
+                await self._append(ErrorLine(message))
+            case ev.TurnEnded(status="aborted"):
+                await self._append(NoticeLine("interrupted — the turn was stopped"))
+            case ev.QueueChanged(queued=queued):
+                self._show_queue(queued)
+            case ev.UsageUpdated(source="main"):
+                pass  # read from service.last_usage by refresh_status below
+            case ev.BackgroundChanged(kind=kind, running=running, detail=detail):
+                label = f"{kind}{': ' + detail if detail else ''}" if running else None
+                self.query_one("#status", StatusLine).update_info(background=label)
+        if isinstance(event, ev.BusyChanged | ev.TurnEnded | ev.UsageUpdated | ev.ErrorOccurred):
+            self.refresh_status()
+            self.refresh_bindings()
+
+    async def _append(self, widget: Widget) -> None:
+        await self.query_one("#chat-log", VerticalScroll).mount(widget)
+
+    def _show_queue(self, queued: tuple[str, ...]) -> None:
+        panel = self.query_one("#queue", Static)
+        panel.display = bool(queued)
+        lines = [f"queued: {one_line(text)}" for text in queued]
+        panel.update("\n".join(lines))
+
+    async def _restore(self, messages: list[Message]) -> None:
+        """Show a resumed session (--continue / --resume); isMeta messages stay hidden."""
+        for message in messages:
+            if message.is_meta:
+                continue
+            if message.role == "user":
+                await self._append(UserMessage(message.content))
+            elif message.role == "assistant":
+                if message.content or message.reasoning:
+                    reply = AssistantMessage(message.id, message.content, message.reasoning or "")
+                    await self._append(reply)
+                for call in message.tool_calls:
+                    tool = ToolBlock(call.id, call.name, self._call_key_arg(call.arguments))
+                    self._tools[call.id] = tool
+                    await self._append(tool)
+            elif message.role == "tool" and (
+                tool := self._tools.pop(message.tool_call_id or "", None)
+            ):
+                tool.finish("", message.content, bool(message.meta.get("isError")))
+
+    def _call_key_arg(self, arguments: str) -> str:
+        try:
+            args = json.loads(arguments or "{}")
+        except ValueError:
+            return ""
+        if not isinstance(args, dict):
+            return ""
+        for key in ("file_path", "command", "pattern", "path"):
+            if isinstance(args.get(key), str):
+                return show_key_arg(args[key], self.wave.paths)
+        return ""

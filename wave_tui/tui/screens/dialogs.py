@@ -1,0 +1,140 @@
+"""Modal dialogs: delete confirmation, permission request, quick-add target."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Footer, Static
+
+from wave_tui.agent.events import PermissionChoice
+
+MemoryTarget = Literal["project", "user"]
+
+
+class ConfirmDelete(ModalScreen[bool]):
+    """Asks before a memory entry is removed from its file (M3)."""
+
+    CSS_PATH = "dialogs.tcss"
+    BINDINGS = [
+        Binding("y", "confirm", "Delete", id="confirm-delete"),
+        Binding("n,escape", "cancel", "Keep", id="cancel-delete"),
+    ]
+
+    def __init__(self, title: str, location: str) -> None:
+        super().__init__(classes="dialog-screen")
+        self.entry_title = title
+        self.location = location
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog -danger"):
+            yield Static(Content("Delete this memory?"), classes="dialog-title")
+            yield Static(self.entry_title, markup=False, classes="dialog-body")
+            yield Static(
+                Content.assemble(("from ", "$text-muted"), self.location),
+                classes="dialog-detail",
+            )
+            yield Static(
+                Content("Only this entry is removed; the rest of the file stays as it is."),
+                classes="dialog-detail",
+            )
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Delete (y)", variant="error", id="confirm")
+                yield Button("Keep (n)", id="cancel")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#cancel", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "confirm")
+
+    def action_confirm(self) -> None:
+        self.dismiss(True)
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+
+class PermissionDialog(ModalScreen[PermissionChoice]):
+    """The agent wants to run a tool that needs approval."""
+
+    CSS_PATH = "dialogs.tcss"
+    BINDINGS = [
+        Binding("y", "choose('allow_once')", "Allow once", id="allow-once"),
+        Binding("a", "choose('allow_session')", "Always this session", id="allow-session"),
+        Binding("n,escape", "choose('deny')", "Deny", id="deny"),
+    ]
+
+    def __init__(self, tool_name: str, key_arg: str, reason: str) -> None:
+        super().__init__(classes="dialog-screen")
+        self.tool_name = tool_name
+        self.key_arg = key_arg
+        self.reason = reason
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(
+                Content.assemble("Allow ", (self.tool_name, "bold"), "?"), classes="dialog-title"
+            )
+            if self.key_arg:
+                yield Static(self.key_arg, markup=False, classes="dialog-body")
+            if self.reason:
+                yield Static(self.reason, markup=False, classes="dialog-detail")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Allow once (y)", variant="primary", id="allow_once")
+                yield Button("Always this session (a)", id="allow_session")
+                yield Button("Deny (n)", variant="error", id="deny")
+        yield Footer()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.action_choose(event.button.id or "deny")
+
+    def action_choose(self, choice: str) -> None:
+        if choice == "allow_once":
+            self.dismiss("allow_once")
+        elif choice == "allow_session":
+            self.dismiss("allow_session")
+        else:
+            self.dismiss("deny")
+
+
+class MemoryTargetDialog(ModalScreen[MemoryTarget | None]):
+    """`# text` in the chat: save it to the project or the user AGENTS.md."""
+
+    CSS_PATH = "dialogs.tcss"
+    BINDINGS = [
+        Binding("p", "choose('project')", "Project", id="save-project"),
+        Binding("u", "choose('user')", "User", id="save-user"),
+        Binding("escape", "choose('')", "Cancel", id="cancel-save"),
+    ]
+
+    def __init__(self, text: str, project_label: str, user_label: str) -> None:
+        super().__init__(classes="dialog-screen")
+        self.text = text
+        self.project_label = project_label
+        self.user_label = user_label
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(Content("Remember this where?"), classes="dialog-title")
+            yield Static(self.text, markup=False, classes="dialog-body")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button(f"Project: {self.project_label} (p)", variant="primary", id="project")
+                yield Button(f"User: {self.user_label} (u)", id="user")
+        yield Footer()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.action_choose(event.button.id or "")
+
+    def action_choose(self, target: str) -> None:
+        if target == "project":
+            self.dismiss("project")
+        elif target == "user":
+            self.dismiss("user")
+        else:
+            self.dismiss(None)

@@ -1,0 +1,241 @@
+"""The settings screen: auto memory switch and frequency, language, model (U4, S1–S6)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.validation import Integer
+from textual.widgets import Button, Footer, Input, Label, Static, Switch
+from textual.worker import Worker
+
+from wave_tui.config.settings import (
+    AUTO_MEMORY_FREQUENCY_MAX,
+    AUTO_MEMORY_FREQUENCY_MIN,
+    save_user_settings,
+)
+from wave_tui.tui.format import show_path
+
+if TYPE_CHECKING:
+    from wave_tui.tui.app import WaveApp
+
+FREQUENCY_ERROR = (
+    f"Enter a whole number from {AUTO_MEMORY_FREQUENCY_MIN} to {AUTO_MEMORY_FREQUENCY_MAX}."
+)
+
+
+@dataclass(frozen=True)
+class FormValues:
+    auto_memory_enabled: bool
+    auto_memory_frequency: int
+    language: str
+    model: str
+
+
+class SettingsScreen(Screen[None]):
+    CSS_PATH = "settings.tcss"
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", id="save-settings"),
+        Binding("ctrl+r", "revert", "Revert", id="revert-settings"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(id="settings")
+        self._loaded: FormValues | None = None
+
+    @property
+    def wave(self) -> WaveApp:
+        return cast("WaveApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        target = show_path(self.wave.paths.user_settings, self.wave.paths)
+        with VerticalScroll(id="settings-form"):
+            yield Static(
+                Content.assemble(("Settings", "bold"), ("  saved to ", "$text-muted"), target),
+                id="settings-title",
+            )
+            with Horizontal(classes="setting-row"):
+                yield Label("Auto memory", classes="setting-label")
+                yield Switch(id="auto-memory")
+                yield Static("", id="auto-memory-state", classes="setting-hint")
+            with Horizontal(classes="setting-row"):
+                yield Label("Extract every N turns", classes="setting-label")
+                yield Input(
+                    id="frequency",
+                    type="integer",
+                    validators=[
+                        Integer(
+                            minimum=AUTO_MEMORY_FREQUENCY_MIN,
+                            maximum=AUTO_MEMORY_FREQUENCY_MAX,
+                            failure_description=FREQUENCY_ERROR,
+                        )
+                    ],
+                    validate_on=["changed", "submitted"],
+                    classes="setting-input",
+                )
+            yield Static("", id="frequency-error", classes="setting-error")
+            with Horizontal(classes="setting-row"):
+                yield Label("Language", classes="setting-label")
+                yield Input(
+                    id="language",
+                    placeholder="model default (e.g. English, 中文)",
+                    classes="setting-input",
+                )
+            with Horizontal(classes="setting-row"):
+                yield Label("Model", classes="setting-label")
+                yield Input(id="model", placeholder="from WAVE_MODEL", classes="setting-input")
+            yield Static("", id="model-note", classes="setting-hint")
+            yield Static(
+                Content.styled(
+                    "Changes apply from the next turn of the running session.", "$text-muted"
+                ),
+                id="settings-effect",
+            )
+            with Horizontal(id="settings-buttons"):
+                yield Button("Save (ctrl+s)", variant="primary", id="save")
+                yield Button("Revert (ctrl+r)", id="revert")
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        await self._load_form()
+        self.query_one("#auto-memory", Switch).focus()
+
+    # -- form ----------------------------------------------------------------------------------
+    async def _load_form(self) -> None:
+        app = self.wave
+        raw = await asyncio.to_thread(_read_user_file, app.paths.user_settings)
+        effective = app.store.current()
+        values = FormValues(
+            auto_memory_enabled=effective.auto_memory_enabled,
+            auto_memory_frequency=effective.auto_memory_frequency,
+            language=str(raw.get("language") or ""),
+            model=str(raw.get("model") or ""),
+        )
+        self._loaded = values
+        self.query_one("#auto-memory", Switch).value = values.auto_memory_enabled
+        self.query_one("#frequency", Input).value = str(values.auto_memory_frequency)
+        self.query_one("#language", Input).value = values.language
+        self.query_one("#model", Input).value = values.model
+        self._show_switch_state(values.auto_memory_enabled)
+        self._show_frequency_error(None)
+        self._show_model_note()
+
+    def _show_switch_state(self, on: bool) -> None:
+        self.query_one("#auto-memory-state", Static).update("on" if on else "off")
+
+    def _show_frequency_error(self, message: str | None) -> None:
+        error = self.query_one("#frequency-error", Static)
+        error.update(Content(message or ""))
+        error.display = message is not None
+
+    def _show_model_note(self) -> None:
+        app = self.wave
+        typed = self.query_one("#model", Input).value.strip()
+        effective = app.service.model if app.service else app.store.current().model
+        note = self.query_one("#model-note", Static)
+        if effective and typed and effective != typed:
+            note.update(Content(f"In use: {effective} (--model or WAVE_MODEL takes precedence)"))
+        elif effective and not typed:
+            note.update(Content(f"In use: {effective}"))
+        else:
+            note.update("")
+
+    def on_switch_changed(self, event: Switch.Changed) -> None:
+        self._show_switch_state(event.value)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "frequency":
+            result = event.validation_result
+            failures = result.failure_descriptions if result and not result.is_valid else []
+            self._show_frequency_error(failures[0] if failures else None)
+        elif event.input.id == "model":
+            self._show_model_note()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "save":
+            self.action_save()
+        elif event.button.id == "revert":
+            self.action_revert()
+
+    def _form(self) -> FormValues | None:
+        frequency_input = self.query_one("#frequency", Input)
+        result = frequency_input.validate(frequency_input.value)
+        if result is not None and not result.is_valid:
+            self._show_frequency_error(result.failure_descriptions[0])
+            return None
+        try:
+            frequency = int(frequency_input.value)
+        except ValueError:
+            self._show_frequency_error(FREQUENCY_ERROR)
+            return None
+        return FormValues(
+            auto_memory_enabled=self.query_one("#auto-memory", Switch).value,
+            auto_memory_frequency=frequency,
+            language=self.query_one("#language", Input).value.strip(),
+            model=self.query_one("#model", Input).value.strip(),
+        )
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        self.wave.report_worker_failure(event)
+
+    # -- actions -------------------------------------------------------------------------------
+    def action_revert(self) -> None:
+        self.run_worker(
+            self._load_form(),
+            group="settings-form",
+            exclusive=True,
+            exit_on_error=False,
+            name="reading settings",
+        )
+
+    def action_save(self) -> None:
+        values = self._form()
+        if values is None:
+            self.query_one("#frequency", Input).focus()
+            self.notify("Not saved: fix the frequency first.", severity="error")
+            return
+        changes = _changes(self._loaded, values)
+        if not changes:
+            self.notify("Nothing changed.")
+            return
+        self.run_worker(
+            self._save(values, changes),
+            group="settings-save",
+            exclusive=True,
+            exit_on_error=False,
+            name="saving settings",
+        )
+
+    async def _save(self, values: FormValues, changes: dict[str, Any]) -> None:
+        app = self.wave
+        await asyncio.to_thread(save_user_settings, app.paths, **changes)
+        self._loaded = values
+        app.settings_saved()
+        self._show_model_note()
+        target = show_path(app.paths.user_settings, app.paths)
+        self.notify(f"Saved to {target}. In effect from the next turn.", markup=False)
+
+
+def _changes(before: FormValues | None, after: FormValues) -> dict[str, Any]:
+    """Only what the user changed is written; empty text fields remove their key."""
+    changes: dict[str, Any] = {}
+    for name in ("auto_memory_enabled", "auto_memory_frequency", "language", "model"):
+        new = getattr(after, name)
+        if before is None or getattr(before, name) != new:
+            changes[name] = new if new != "" else None
+    return changes
+
+
+def _read_user_file(path: Any) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}

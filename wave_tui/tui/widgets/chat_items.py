@@ -1,0 +1,117 @@
+"""The blocks of the chat log: user lines, streamed replies, tool calls, notices, errors.
+
+Everything that came from the model, a tool or a file is shown with markup off.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets.markdown import MarkdownStream
+
+from wave_tui.tui.format import clip_output
+
+
+class UserMessage(Static):
+    def __init__(self, text: str) -> None:
+        super().__init__(text, markup=False, classes="user-message")
+
+
+class NoticeLine(Static):
+    """A compact, dimmed line (freshness notices, rules loaded, interruptions...)."""
+
+    def __init__(self, text: str, kind: str = "") -> None:
+        label = f"{kind}: {text}" if kind and kind != "info" else text
+        super().__init__(label, markup=False, classes="notice-line")
+
+
+class ErrorLine(Static):
+    def __init__(self, text: str) -> None:
+        super().__init__(text, markup=False, classes="error-line")
+
+
+class AssistantMessage(Vertical):
+    """One model reply: collapsible dimmed reasoning above a streamed Markdown body."""
+
+    def __init__(self, message_id: str, content: str = "", reasoning: str = "") -> None:
+        super().__init__(classes="assistant-message")
+        self.message_id = message_id
+        self._content = content
+        self._reasoning = reasoning
+        self._stream: MarkdownStream | None = None
+
+    def compose(self) -> ComposeResult:
+        with Collapsible(title="Thinking", collapsed=bool(self._content), classes="reasoning"):
+            yield Static(self._reasoning, markup=False, classes="reasoning-text")
+        yield Markdown(self._content, classes="reply")
+
+    def on_mount(self) -> None:
+        self.query_one(".reasoning").display = bool(self._reasoning)
+        self.query_one(".reply").display = bool(self._content)
+
+    async def append_reasoning(self, text: str) -> None:
+        self._reasoning += text
+        self.query_one(".reasoning").display = True
+        self.query_one(".reasoning-text", Static).update(self._reasoning)
+
+    async def append_text(self, text: str) -> None:
+        if self._stream is None:
+            markdown = self.query_one(".reply", Markdown)
+            markdown.display = True
+            self._stream = Markdown.get_stream(markdown)
+        self._content += text
+        await self._stream.write(text)
+
+    async def finish(self, content: str) -> None:
+        if self._stream is not None:
+            await self._stream.stop()
+            self._stream = None
+        markdown = self.query_one(".reply", Markdown)
+        if content and content != self._content:
+            self._content = content
+            await markdown.update(content)
+        markdown.display = bool(self._content)
+        if self._reasoning:
+            self.query_one(".reasoning", Collapsible).collapsed = True
+        if not self._content and not self._reasoning:
+            self.display = False
+
+
+class ToolBlock(Vertical):
+    """A tool call: name, key argument, status, and its output in a collapsible."""
+
+    def __init__(self, call_id: str, name: str, key_arg: str) -> None:
+        super().__init__(classes="tool-block -running")
+        self.call_id = call_id
+        self.tool_name = name
+        self.key_arg = key_arg
+        self.status = "running…"
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._header(), classes="tool-header")
+        with Collapsible(title="output", collapsed=True, classes="tool-output"):
+            yield Static("", markup=False, classes="tool-output-text")
+
+    def on_mount(self) -> None:
+        self.query_one(".tool-output").display = False
+
+    def _header(self) -> Content:
+        return Content.assemble(
+            ("⏺ ", "$accent"),
+            (self.tool_name, "bold"),
+            "  ",
+            (self.key_arg, "$text-muted"),
+            "  ",
+            (self.status, "$text-muted italic"),
+        )
+
+    def finish(self, summary: str, content: str, is_error: bool) -> None:
+        self.status = ("✗ " if is_error else "✓ ") + (summary or ("error" if is_error else "done"))
+        self.remove_class("-running")
+        self.add_class("-error" if is_error else "-done")
+        self.query_one(".tool-header", Static).update(self._header())
+        if content.strip():
+            self.query_one(".tool-output").display = True
+            self.query_one(".tool-output-text", Static).update(clip_output(content))
