@@ -198,3 +198,16 @@ async def test_invalid_tool_arguments_and_unknown_tools_go_back_to_the_model(
     await service.run_turn("x")
     await service.destroy()
     assert "Unknown tool 'Nope'" in model_server.requests[1].body["messages"][-1]["content"]
+
+
+async def test_clear_starts_a_new_empty_session(make_service, model_server: ModelServer) -> None:
+    service: AgentService = make_service()
+    await service.run_turn("remember this conversation")
+    first = service.session_id
+    result = await service.run_turn("/clear")
+    assert result.status == "completed"
+    assert service.session_id != first and service.messages == []
+    await service.run_turn("fresh start")
+    contents = [m.get("content") for m in model_server.requests[-1].body["messages"][1:]]
+    assert contents == ["fresh start"]
+    await service.destroy()

@@ -64,6 +64,7 @@ Listener = Callable[[ev.AgentEvent], None]
 Approver = Callable[[str, dict[str, Any], str], Awaitable[ev.PermissionChoice]]
 MAX_ROUNDS_PER_TURN = 200
 COMPACT_COMMAND = "/compact"
+CLEAR_COMMAND = "/clear"
 
 
 class AgentDestroyed(RuntimeError):
@@ -207,6 +208,10 @@ class AgentService:
                     await task
         for hook in self.hooks:
             await hook.aclose()
+        for tool in self.tools:
+            stop = getattr(tool, "stop_background", None)  # Bash: commands run in background
+            if callable(stop):
+                stop()
         if self._target is not None:
             await self._target.client.aclose()
 
@@ -415,6 +420,10 @@ class AgentService:
             summary = "Conversation compacted." if ok else "Compaction failed."
             self._emit(ev.TurnEnded("completed" if ok else "error", summary))
             return TurnResult("completed" if ok else "error", summary, None if ok else summary)
+        if text.strip() == CLEAR_COMMAND:
+            self.clear()
+            self._emit(ev.TurnEnded("completed", "Started a new conversation."))
+            return TurnResult("completed", "Started a new conversation.")
         user = Message.user(text)
         self._add(user)
         self._emit(ev.UserMessageAdded(user))
@@ -466,6 +475,18 @@ class AgentService:
             )
             self._compact_due = should_compact(reply.usage, limit)
         return reply
+
+    def clear(self) -> None:
+        """Start a new, empty session (the old transcript stays on disk)."""
+        self.session_id = new_session_id()
+        self.transcript = transcript_for(self.paths, self.session_id)
+        self.messages = []
+        self.read_state.clear()
+        self.breaker = CompactionBreaker()
+        self._compact_due = False
+        for hook in self.hooks:
+            hook.on_messages_restored(self.messages)
+        self.notify("session", f"new conversation: session {self.session_id}")
 
     # -- compaction ----------------------------------------------------------------------------
     async def _auto_compact(self) -> None:
