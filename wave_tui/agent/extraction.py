@@ -176,6 +176,9 @@ class ExtractionHook(AgentHook):
     def running(self) -> bool:
         return self.task is not None and not self.task.done()
 
+    def status(self) -> dict[str, Any]:
+        return {"extraction_running": self.running}
+
     async def on_turn_end(self, status: ev.TurnStatus) -> None:
         if status != "completed" or self.closing:
             return  # never after an abort or an API error

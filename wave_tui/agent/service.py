@@ -246,6 +246,11 @@ class AgentService:
         return merged
 
     @property
+    def background_busy(self) -> bool:
+        """Background work that exit must wait for (a memory extraction in flight, C4)."""
+        return bool(self.status().get("extraction_running"))
+
+    @property
     def turns_until_next(self) -> int | None:
         """Completed turns until the next memory extraction (None: auto memory off)."""
         return self.status().get("turns_until_extraction")

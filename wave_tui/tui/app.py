@@ -86,6 +86,19 @@ class WaveApp(App[None]):
                 name="watching settings files",
             )
 
+    async def action_quit(self) -> None:
+        """Quit; an extraction in flight finishes its writes first, and the user sees why (C4)."""
+        if self.service is None or not self.service.background_busy:
+            self.exit()
+            return
+        self.notify("Finishing the memory extraction before quitting…", timeout=60)
+        self.run_worker(self._finish_then_exit(), group="quit", exclusive=True)
+
+    async def _finish_then_exit(self) -> None:
+        if self.service is not None:
+            await self.service.destroy()
+        self.exit()
+
     async def on_unmount(self) -> None:
         for unsubscribe in self._unsubscribe:
             unsubscribe()

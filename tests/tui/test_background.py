@@ -1,0 +1,51 @@
+"""The extraction fork in the app: it never blocks typing, and quitting waits for it (U2, C4)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Input
+
+from tests.extraction_helpers import is_fork, is_main
+from tests.model_server import ModelServer, text, tool_call
+from tests.tui.conftest import fixed_clock, server_env
+from wave_tui.agent.factory import create_service
+from wave_tui.agent.service import AgentOptions
+from wave_tui.tui.app import make_app
+
+
+async def test_slow_extraction_does_not_block_typing_and_quit_waits_for_it(
+    model_server: ModelServer, project: Path
+) -> None:
+    service = create_service(AgentOptions(workdir=project, environ=server_env(model_server)))
+    target = service.paths.memory_dir / "from_fork.md"
+    model_server.enqueue(text("answer"), when=is_main)
+    model_server.enqueue(
+        tool_call(
+            "Write",
+            {"file_path": str(target), "content": "---\nname: f\ntype: user\n---\nx\n"},
+            delay=0.1,
+        ),
+        text("saved"),
+        when=is_fork,
+    )
+    app = make_app(service.store, service, fixed_clock)
+    app.animation_level = "none"
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.press(*"hello", "enter")
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if service.background_busy:
+                break
+        assert service.background_busy  # the fork is running in the background
+        await pilot.press(*"still typing")
+        assert app.chat_screen.query_one("#prompt", Input).value == "still typing"
+        await pilot.press("ctrl+q")
+        await pilot.pause(0.05)
+        assert any("Finishing the memory extraction" in str(n.message) for n in app._notifications)
+        for _ in range(300):
+            await pilot.pause(0.02)
+            if not app.is_running:
+                break
+    assert target.exists()  # the fork's write was not cut off
+    assert not service.background_busy
