@@ -183,3 +183,43 @@ async def test_fork_usage_is_emitted_with_cache_tokens(
     fork_usage = [e for e in seen if e.source == "fork"]
     assert fork_usage and fork_usage[0].usage.cache_read_tokens > 0
     await service.destroy()
+
+
+async def test_memory_index_rewritten_by_the_fork_is_notified_to_the_main_agent(
+    service_for, model_server: ModelServer
+) -> None:
+    """N7: MEMORY.md as loaded into the system prompt counts as read; the prompt stays put."""
+    service = service_for()
+    index = service.paths.memory_index
+    model_server.enqueue(text("first"), text("second"), when=is_main)
+    model_server.enqueue(
+        tool_call("Write", {"file_path": str(index), "content": "- [Tea](tea.md) — likes tea\n"}),
+        text("saved"),
+        when=is_fork,
+    )
+    await service.run_turn("I like tea")
+    await extraction(service).wait()
+    await service.run_turn("what do you know?")
+    last_main = [r for r in model_server.requests if is_main(r.body)][-1]
+    body = json.dumps(last_main.body["messages"][1:])
+    assert "MEMORY.md" in body and "likes tea" in body and "changed on disk" in body
+    first_main = [r for r in model_server.requests if is_main(r.body)][0]
+    assert last_main.body["messages"][0] == first_main.body["messages"][0]  # cache-stable
+    await service.destroy()
+
+
+async def test_writing_memory_md_over_a_cap_succeeds_and_tells_the_model(
+    service_for, model_server: ModelServer
+) -> None:
+    """A2 at write time: the write goes through, the tool result names the cap."""
+    service = service_for(WAVE_DISABLE_AUTO_MEMORY="0")
+    index = service.paths.memory_index
+    big = "".join(f"- entry {i}\n" for i in range(230))
+    model_server.enqueue(
+        tool_call("Write", {"file_path": str(index), "content": big}), text("ok"), when=is_main
+    )
+    await service.run_turn("save lots")
+    assert index.read_text() == big
+    result = [r for r in model_server.requests if is_main(r.body)][1].body["messages"][-1]
+    assert result["role"] == "tool" and "200" in result["content"]
+    await service.destroy()

@@ -211,3 +211,30 @@ async def test_clear_starts_a_new_empty_session(make_service, model_server: Mode
     contents = [m.get("content") for m in model_server.requests[-1].body["messages"][1:]]
     assert contents == ["fresh start"]
     await service.destroy()
+
+
+async def test_escape_during_compaction_cancels_it_cleanly(
+    make_service, model_server: ModelServer, project: Path
+) -> None:
+    """Issue 9: Esc cancels a compaction; the conversation and session are untouched."""
+    model_server.enqueue(text("first answer"), when=lambda b: b["model"] != "fast")
+    model_server.enqueue(text("summary " * 200, delay=0.02), when=lambda b: b["model"] == "fast")
+    service: AgentService = make_service(environ={"WAVE_FAST_MODEL": "fast"})
+    await service.run_turn("hello")
+    before = (service.session_id, list(service.messages))
+    busy: list[bool] = []
+    service.subscribe(
+        lambda e: busy.append(e.running)
+        if isinstance(e, ev.BackgroundChanged) and e.kind == "compaction"
+        else None
+    )
+    turn = asyncio.create_task(service.run_turn("/compact"))
+    while not busy:
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.1)
+    service.abort()
+    result = await turn
+    assert result.status == "aborted"
+    assert (service.session_id, service.messages) == before
+    assert busy == [True, False] and not service.compacting
+    await service.destroy()
