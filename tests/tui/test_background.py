@@ -14,7 +14,7 @@ from wave_tui.agent.service import AgentOptions
 from wave_tui.tui.app import make_app
 
 
-async def test_slow_extraction_does_not_block_typing_and_quit_waits_for_it(
+async def test_slow_extraction_never_blocks_typing_toasts_its_writes_and_quit_waits(
     model_server: ModelServer, project: Path
 ) -> None:
     service = create_service(AgentOptions(workdir=project, environ=server_env(model_server)))
@@ -40,6 +40,21 @@ async def test_slow_extraction_does_not_block_typing_and_quit_waits_for_it(
         assert service.background_busy  # the fork is running in the background
         await pilot.press(*"still typing")
         assert app.chat_screen.query_one("#prompt", Input).value == "still typing"
+        for _ in range(300):  # let the fork finish: its write shows as a toast
+            await pilot.pause(0.02)
+            if not service.background_busy:
+                break
+        await pilot.pause(0.05)
+        toasts = [str(n.message) for n in app._notifications]
+        assert "memory updated: from_fork.md" in toasts
+        model_server.enqueue(text("again"), when=is_main)
+        model_server.enqueue(text("thinking " * 40, delay=0.05), when=is_fork)
+        await pilot.press("ctrl+a", "ctrl+k", *"more", "enter")
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if service.background_busy:
+                break
+        assert service.background_busy
         await pilot.press("ctrl+q")
         await pilot.pause(0.05)
         assert any("Finishing the memory extraction" in str(n.message) for n in app._notifications)
@@ -47,5 +62,5 @@ async def test_slow_extraction_does_not_block_typing_and_quit_waits_for_it(
             await pilot.pause(0.02)
             if not app.is_running:
                 break
-    assert target.exists()  # the fork's write was not cut off
-    assert not service.background_busy
+    assert target.exists()
+    assert not service.background_busy  # quit waited for the second fork to finish

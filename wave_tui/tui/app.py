@@ -129,8 +129,17 @@ class WaveApp(App[None]):
         if isinstance(event, ev.PermissionRequested):
             self._ask_permission(event)
             return
+        if isinstance(event, ev.BackgroundChanged) and not event.running and event.detail:
+            self._report_background(event)
         if self.chat_screen.is_mounted:
             await self.chat_screen.apply(event)
+
+    def _report_background(self, event: ev.BackgroundChanged) -> None:
+        """A toast when background work changed memory or failed ("memory updated: x.md")."""
+        if event.kind == "extraction" and event.detail.startswith("memory updated"):
+            self.notify(event.detail, title="Memory", markup=False)
+        elif "failed" in event.detail:
+            self.notify(event.detail, title="Memory", severity="warning", markup=False)
 
     def _ask_permission(self, event: ev.PermissionRequested) -> None:
         future = event.future
