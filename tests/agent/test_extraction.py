@@ -203,7 +203,7 @@ async def test_memory_index_rewritten_by_the_fork_is_notified_to_the_main_agent(
     last_main = [r for r in model_server.requests if is_main(r.body)][-1]
     body = json.dumps(last_main.body["messages"][1:])
     assert "MEMORY.md" in body and "likes tea" in body and "changed on disk" in body
-    first_main = [r for r in model_server.requests if is_main(r.body)][0]
+    first_main = next(r for r in model_server.requests if is_main(r.body))
     assert last_main.body["messages"][0] == first_main.body["messages"][0]  # cache-stable
     await service.destroy()
 

@@ -224,9 +224,11 @@ async def test_escape_during_compaction_cancels_it_cleanly(
     before = (service.session_id, list(service.messages))
     busy: list[bool] = []
     service.subscribe(
-        lambda e: busy.append(e.running)
-        if isinstance(e, ev.BackgroundChanged) and e.kind == "compaction"
-        else None
+        lambda e: (
+            busy.append(e.running)
+            if isinstance(e, ev.BackgroundChanged) and e.kind == "compaction"
+            else None
+        )
     )
     turn = asyncio.create_task(service.run_turn("/compact"))
     while not busy:

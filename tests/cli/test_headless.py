@@ -99,7 +99,8 @@ def test_plan_mode_refuses_changes(model_server: ModelServer, project: Path) -> 
 
 
 def test_no_model_configured_says_how_to_configure(project: Path) -> None:
-    proc = run_wave("-p", "hi", cwd=project)
+    # WAVE_LOCAL=0: without it, an installed `local` extra would start the offline model instead.
+    proc = run_wave("-p", "hi", cwd=project, env={"WAVE_LOCAL": "0"})
     assert proc.returncode != 0
     assert "WAVE_BASE_URL" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert "Traceback" not in proc.stderr

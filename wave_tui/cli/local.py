@@ -51,7 +51,7 @@ class LocalEndpoint:
     server: LocalModelServer
     reason: Reason
     bundled: bool
-    environ: dict[str, str] = field(default_factory=dict)
+    environ: dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def base_url(self) -> str:
@@ -70,10 +70,12 @@ class LocalEndpoint:
     def banner(self) -> str | None:
         """One line for stderr when the local model was not asked for, or is the demo one."""
         if self.reason == "default":
+            which = (
+                f"the bundled {self.model_name} ({DEMO_NOTE})" if self.bundled else self.model_name
+            )
             return (
-                f"wave: no model endpoint is configured, so this runs offline on the bundled "
-                f"{self.model_name} ({DEMO_NOTE}); for real answers set WAVE_BASE_URL, "
-                "WAVE_API_KEY and WAVE_MODEL"
+                f"wave: no model endpoint is configured, so this runs offline on {which}; "
+                "to use a real one set WAVE_BASE_URL, WAVE_API_KEY and WAVE_MODEL"
             )
         if self.bundled:
             return f"wave: local model {self.model_name}: {DEMO_NOTE}"

@@ -185,10 +185,10 @@ class LocalModelServer:
     def start(self) -> None:
         if self._proc is not None:
             return
-        if not engine_available():
-            raise LocalModelError(f"the local model engine is not installed: {INSTALL_HINT}")
         if not self.model_path.is_file():
             raise LocalModelError(f"local model file not found: {self.model_path}")
+        if not engine_available():
+            raise LocalModelError(f"the local model engine is not installed: {INSTALL_HINT}")
         command = [
             self.python,
             "-m",
@@ -285,7 +285,7 @@ class LocalModelServer:
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:
             with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{self.url}/health", timeout=2.0).status_code == 200:
+                if httpx.get(f"{self.url}/health", timeout=2.0, trust_env=False).status_code == 200:
                     return
             if not self.running():
                 raise LocalModelError(f"the local model server exited: {self._log_tail()}")
@@ -301,11 +301,13 @@ class LocalModelServer:
 
 
 def _child_env() -> dict[str, str]:
+    """The environment, plus PYTHONPATH only if wave_tui was put on sys.path at runtime."""
     env = dict(os.environ)
-    package_root = str(Path(__file__).resolve().parent.parent.parent)
-    paths = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
-    if package_root not in paths:
-        env["PYTHONPATH"] = os.pathsep.join([package_root, *paths])
+    root = Path(__file__).resolve().parents[2]
+    visible = {Path(p or ".").resolve() for p in sys.path}
+    visible.update(Path(p).resolve() for p in env.get("PYTHONPATH", "").split(os.pathsep) if p)
+    if root not in visible:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH")) if p)
     return env
 
 
@@ -319,6 +321,13 @@ def _die_with_parent(parent_pid: int) -> None:
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent_pid:  # the parent died before prctl took effect
         os._exit(0)
+
+
+def _watch_parent(parent_pid: int) -> None:
+    """Backstop for the stdin pipe: a reparented child has lost its parent."""
+    while os.getppid() == parent_pid:
+        time.sleep(0.5)
+    os._exit(0)
 
 
 def _serve(argv: list[str] | None = None) -> None:
@@ -349,15 +358,19 @@ def _serve(argv: list[str] | None = None) -> None:
     params.n_ctx = args.context
     params.n_predict = args.max_output
     params.verbosity = 0
-    params.swa_full = True
     if not gguf_has_chat_template(model):
         params.chat_template = CHATML_TEMPLATE
-    server = xllamacpp.Server(params)
+    if args.parent_pid is not None:
+        threading.Thread(target=_watch_parent, args=(args.parent_pid,), daemon=True).start()
+    server = xllamacpp.Server(params)  # holds the GIL while the model loads
     address = server.listening_address
     if "://" not in address:
         address = f"http://{address}"
-    sys.stdout.write(f"{READY_PREFIX}{address}\n")
-    sys.stdout.flush()
+    try:
+        sys.stdout.write(f"{READY_PREFIX}{address}\n")
+        sys.stdout.flush()
+    except OSError:  # the parent is gone already
+        os._exit(0)
     # Blocks until the parent closes the pipe or dies; the server runs on its own threads.
     with contextlib.suppress(BaseException):
         sys.stdin.buffer.read()

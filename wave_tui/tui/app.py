@@ -49,8 +49,12 @@ class WaveApp(App[None]):
         *,
         watch_settings: bool = False,
         startup_error: str | None = None,
+        startup_notice: str | None = None,
+        model_label: str | None = None,
     ) -> None:
         super().__init__()
+        self.model_label = model_label  # e.g. "local: gemma-3-270m (demo quality)"
+        self._startup_notice = startup_notice
         self.store = store
         self.service = service
         self.paths: WavePaths = service.paths if service is not None else store.paths
@@ -78,6 +82,8 @@ class WaveApp(App[None]):
         )
         if self._startup_error:
             self.notify(self._startup_error, severity="error", markup=False, timeout=30)
+        if self._startup_notice:
+            self.notify(self._startup_notice, markup=False, timeout=20)
         if self._watch_settings:
             self.run_worker(
                 self._watch(),
@@ -248,6 +254,8 @@ def make_app(
     *,
     watch_settings: bool = False,
     startup_error: str | None = None,
+    startup_notice: str | None = None,
+    model_label: str | None = None,
 ) -> WaveApp:
     """The one factory for `wave` and the tests. `settings` defaults to the service's store."""
     if settings is None:
@@ -255,5 +263,11 @@ def make_app(
             raise ValueError("make_app needs a settings store or a service")
         settings = service.store
     return WaveApp(
-        settings, service, clock, watch_settings=watch_settings, startup_error=startup_error
+        settings,
+        service,
+        clock,
+        watch_settings=watch_settings,
+        startup_error=startup_error,
+        startup_notice=startup_notice,
+        model_label=model_label,
     )

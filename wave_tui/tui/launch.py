@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from pathlib import Path
 
 from wave_tui.agent.factory import create_service
@@ -13,8 +14,17 @@ from wave_tui.tools.base import system_clock
 from wave_tui.tui.app import make_app
 
 
-def launch(args: argparse.Namespace, workdir: Path) -> int:
+def launch(
+    args: argparse.Namespace,
+    workdir: Path,
+    *,
+    environ: Mapping[str, str] | None = None,
+    model_label: str | None = None,
+    notice: str | None = None,
+) -> int:
+    """Run the app. `environ` overrides the process environment (e.g. a local model endpoint)."""
     options = AgentOptions(
+        environ=environ,
         workdir=workdir,
         model=getattr(args, "model", None),
         permission_mode=getattr(args, "permission_mode", None),
@@ -29,7 +39,15 @@ def launch(args: argparse.Namespace, workdir: Path) -> int:
     except Exception as exc:  # the memory browser and settings still work without an agent
         service = None
         startup_error = f"The agent could not start: {exc}"
-        store = SettingsStore(WavePaths.for_workdir(workdir))
-    app = make_app(store, service, system_clock, watch_settings=True, startup_error=startup_error)
+        store = SettingsStore(WavePaths.for_workdir(workdir), environ)
+    app = make_app(
+        store,
+        service,
+        system_clock,
+        watch_settings=True,
+        startup_error=startup_error,
+        startup_notice=notice,
+        model_label=model_label,
+    )
     app.run()
     return app.return_code or 0

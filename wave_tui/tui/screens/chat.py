@@ -98,7 +98,7 @@ class ChatScreen(Screen[None]):
         self.query_one("#first-run").display = not configured
         usage = service.last_usage if service else None
         self.query_one("#status", StatusLine).update_info(
-            model=service.model if service and configured else None,
+            model=(app.model_label or service.model) if service and configured else None,
             context_tokens=context_tokens(usage),
             cache_percent=cache_hit_percent(usage),
             auto_memory=settings.auto_memory_enabled,
