@@ -54,6 +54,32 @@ class Tool(Protocol):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
 
 
+class BaseTool:
+    """Shared `run`: a ToolError raised anywhere in `_run` becomes a clean error result."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    read_only: bool
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        try:
+            return await self._run(args, ctx)
+        except ToolError as exc:
+            return error_result(str(exc))
+
+    async def _run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        raise NotImplementedError
+
+
+def write_text_and_stat(path: Path, text: str) -> int:
+    """Atomic replace (blocking; run in a thread); returns the new mtime_ns for the read state."""
+    from wave_tui.config.fileio import atomic_write_text
+
+    atomic_write_text(path, text)
+    return path.stat().st_mtime_ns
+
+
 def spec_of(tool: Tool) -> ToolSpec:
     return ToolSpec(name=tool.name, description=tool.description, parameters=tool.parameters)
 

@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from wave_tui.tools.base import (
+    BaseTool,
     ToolContext,
     ToolError,
     ToolResult,
     arg_bool,
     arg_str,
-    error_result,
 )
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -123,7 +123,7 @@ def _status_line(returncode: int) -> str:
     return f"Exit code: {returncode}"
 
 
-class BashTool:
+class BashTool(BaseTool):
     name = "Bash"
     description = DESCRIPTION
     read_only = False
@@ -150,12 +150,6 @@ class BashTool:
 
     def __init__(self) -> None:
         self.background: dict[int, Path] = {}  # pid -> log file of commands started in background
-
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        try:
-            return await self._run(args, ctx)
-        except ToolError as exc:
-            return error_result(str(exc))
 
     async def _run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         command = arg_str(args, "command")

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import Any
 
-from wave_tui.config.fileio import atomic_write_text
 from wave_tui.tools.base import (
+    BaseTool,
     ToolContext,
     ToolError,
     ToolResult,
     arg_bool,
     arg_str,
-    error_result,
     resolve_path,
+    write_text_and_stat,
 )
 from wave_tui.tools.read import format_line
 from wave_tui.tools.text_files import ensure_fresh, split_lines
@@ -42,12 +41,7 @@ def _snippet(text: str, start_char: int, new_len: int) -> str:
     return "\n".join(format_line(i + 1, lines[i]) for i in range(lo, hi))
 
 
-def _write_sync(path: Path, text: str) -> int:
-    atomic_write_text(path, text)
-    return path.stat().st_mtime_ns
-
-
-class EditTool:
+class EditTool(BaseTool):
     name = "Edit"
     description = DESCRIPTION
     read_only = False
@@ -66,12 +60,6 @@ class EditTool:
         "required": ["file_path", "old_string", "new_string"],
         "additionalProperties": False,
     }
-
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        try:
-            return await self._run(args, ctx)
-        except ToolError as exc:
-            return error_result(str(exc))
 
     async def _run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raw = arg_str(args, "file_path")
@@ -108,7 +96,7 @@ class EditTool:
         start = text.index(old)
         updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
         try:
-            mtime_ns = await asyncio.to_thread(_write_sync, path, updated)
+            mtime_ns = await asyncio.to_thread(write_text_and_stat, path, updated)
         except OSError as exc:
             raise ToolError(f"Cannot write {path}: {exc.strerror or exc}") from exc
         ctx.read_state.record_text(path, updated, mtime_ns, written_by_agent=True)

@@ -14,12 +14,12 @@ from typing import Any
 import pathspec
 
 from wave_tui.tools.base import (
+    BaseTool,
     ToolContext,
     ToolError,
     ToolResult,
     arg_int,
     arg_str,
-    error_result,
     resolve_path,
 )
 
@@ -173,7 +173,7 @@ def _newest_first(paths: list[Path]) -> list[Path]:
     return sorted(paths, key=key)
 
 
-class GlobTool:
+class GlobTool(BaseTool):
     name = "Glob"
     description = DESCRIPTION
     read_only = True
@@ -197,12 +197,6 @@ class GlobTool:
 
     def __init__(self, *, use_ripgrep: bool = True, rg_path: str | None = None) -> None:
         self.rg_path = (rg_path or find_ripgrep()) if use_ripgrep else None
-
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        try:
-            return await self._run(args, ctx)
-        except ToolError as exc:
-            return error_result(str(exc))
 
     async def _run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         pattern = arg_str(args, "pattern")

@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from wave_tui.tools.base import (
+    BaseTool,
     ToolContext,
     ToolError,
     ToolResult,
     arg_bool,
     arg_int,
     arg_str,
-    error_result,
     resolve_path,
 )
 from wave_tui.tools.glob_tool import VCS_DIRS, compile_glob, find_ripgrep, walk_files
@@ -328,7 +328,7 @@ def format_grep(
     return ToolResult(content=content, summary=summary, context_paths=context_paths)
 
 
-class GrepTool:
+class GrepTool(BaseTool):
     name = "Grep"
     description = DESCRIPTION
     read_only = True
@@ -389,12 +389,6 @@ class GrepTool:
 
     def __init__(self, *, use_ripgrep: bool = True, rg_path: str | None = None) -> None:
         self.rg_path = (rg_path or find_ripgrep()) if use_ripgrep else None
-
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        try:
-            return await self._run(args, ctx)
-        except ToolError as exc:
-            return error_result(str(exc))
 
     async def _run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         pattern = arg_str(args, "pattern")

@@ -6,12 +6,12 @@ from pathlib import Path
 from typing import Any
 
 from wave_tui.tools.base import (
+    BaseTool,
     ToolContext,
     ToolError,
     ToolResult,
     arg_int,
     arg_str,
-    error_result,
     resolve_path,
 )
 from wave_tui.tools.read_state import content_hash
@@ -52,7 +52,7 @@ def format_read_result(path: Path, lines: list[str], start: int, total: int) -> 
     return body
 
 
-class ReadTool:
+class ReadTool(BaseTool):
     name = "Read"
     description = DESCRIPTION
     read_only = True
@@ -74,12 +74,6 @@ class ReadTool:
         "required": ["file_path"],
         "additionalProperties": False,
     }
-
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        try:
-            return await self._run(args, ctx)
-        except ToolError as exc:
-            return error_result(str(exc))
 
     async def _run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raw = arg_str(args, "file_path")

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import Any
 
-from wave_tui.config.fileio import atomic_write_text
 from wave_tui.tools.base import (
+    BaseTool,
     ToolContext,
     ToolError,
     ToolResult,
     arg_str,
-    error_result,
     resolve_path,
+    write_text_and_stat,
 )
 from wave_tui.tools.text_files import ensure_fresh, split_lines
 
@@ -25,12 +24,7 @@ if it changed on disk since you read it.
 - Do not create documentation or README files unless asked."""
 
 
-def _write_sync(path: Path, content: str) -> int:
-    atomic_write_text(path, content)
-    return path.stat().st_mtime_ns
-
-
-class WriteTool:
+class WriteTool(BaseTool):
     name = "Write"
     description = DESCRIPTION
     read_only = False
@@ -44,12 +38,6 @@ class WriteTool:
         "additionalProperties": False,
     }
 
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        try:
-            return await self._run(args, ctx)
-        except ToolError as exc:
-            return error_result(str(exc))
-
     async def _run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raw = arg_str(args, "file_path")
         content = arg_str(args, "content")
@@ -61,7 +49,7 @@ class WriteTool:
         if existed:
             await asyncio.to_thread(ensure_fresh, path, ctx.read_state.get(path))
         try:
-            mtime_ns = await asyncio.to_thread(_write_sync, path, content)
+            mtime_ns = await asyncio.to_thread(write_text_and_stat, path, content)
         except OSError as exc:
             raise ToolError(f"Cannot write {path}: {exc.strerror or exc}") from exc
         ctx.read_state.record_text(path, content, mtime_ns, written_by_agent=True)
