@@ -66,7 +66,7 @@ def test_m3_catalog_ids_titles_types_and_ages(paths: WavePaths) -> None:
         "Run `make test`",
         3,
     )
-    assert e["project:AGENTS.md#2"].stale
+    assert not e["project:AGENTS.md#2"].stale  # instructions do not go stale by age
     assert (e["user:AGENTS.md#1"].age_days, e["user:AGENTS.md#1"].stale) == (0, False)
     build = e["auto:build.md"]
     assert (build.title, build.type, build.age_days, build.stale) == (
@@ -119,3 +119,13 @@ def test_unknown_id(paths: WavePaths) -> None:
 
 def test_empty_catalog_without_any_memory(project: Path) -> None:
     assert build_catalog(WavePaths.for_workdir(project), clock) == []
+
+
+def test_t2_only_auto_memories_older_than_a_day_are_stale(paths: WavePaths) -> None:
+    """Stale = an observation older than one day; instructions never are (T1/T2)."""
+    write(paths.memory_dir / "old.md", "---\nname: Old\ntype: project\n---\nx\n", age_s=40 * DAY)
+    write(paths.project_root / ".wave/rules/api.md", "---\npaths: src/**\n---\nA.\n", 40 * DAY)
+    e = {x.id: x for x in build_catalog(paths, clock)}
+    assert e["auto:old.md"].stale and e["auto:old.md"].age_days == 40
+    assert not e["auto:build.md"].stale  # 1 day: today or yesterday is fresh
+    assert not e["rule:project:api.md"].stale and e["rule:project:api.md"].age_days == 40

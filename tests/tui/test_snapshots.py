@@ -114,3 +114,79 @@ def test_chat_streamed_reply_and_tool_block(
 def test_first_run_without_a_model(snap_compare: Any, build_app: BuildApp) -> None:
     """No endpoint configured: chat explains how to configure one instead of failing."""
     assert snap_compare(build_app(), terminal_size=SIZE)
+
+
+@pytest.fixture
+def full_app(project, model_server: ModelServer):  # type: ignore[no-untyped-def]
+    """The app over the fully wired service (memory hooks, extraction fork) — as `wave` runs."""
+    from tests.tui.conftest import fixed_clock
+    from wave_tui.agent.factory import create_service
+    from wave_tui.agent.service import AgentOptions
+    from wave_tui.tui.app import make_app
+
+    def build():  # type: ignore[no-untyped-def]
+        service = create_service(
+            AgentOptions(workdir=project, environ=server_env(model_server), clock=fixed_clock)
+        )
+        app = make_app(service.store, service, fixed_clock)
+        app.animation_level = "none"
+        return app
+
+    return build
+
+
+async def _idle(pilot: Pilot[None]) -> None:
+    """The turn, its extraction fork and the UI have all finished."""
+    await settle(pilot)
+    service = pilot.app.service  # type: ignore[attr-defined]
+    for _ in range(200):
+        if not service.background_busy:
+            break
+        await pilot.pause(0.02)
+    await settle(pilot)
+
+
+def test_chat_read_of_a_stale_memory_shows_the_reminder_line(
+    snap_compare: Any, full_app: Any, model_server: ModelServer, paths: WavePaths
+) -> None:
+    """U3 / T1: the model gets the staleness reminder; the user sees one dimmed line."""
+    from tests.extraction_helpers import is_fork, is_main
+    from tests.tui.conftest import write
+
+    memory = write(
+        paths.memory_dir / "debugging.md",
+        "---\nname: flaky test\ntype: project\n---\nThe flaky test is test_io.\n",
+        10,
+    )
+    model_server.enqueue(
+        tool_call("Read", {"file_path": str(memory)}),
+        text("That memory is 10 days old; let me check test_io still exists first."),
+        when=is_main,
+    )
+    model_server.enqueue(text("Nothing new to save."), when=is_fork)
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await pilot.press(*"what do we know about flaky tests?", "enter")
+        await _idle(pilot)
+
+    assert snap_compare(full_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_memory_preview_of_a_rule_loaded_in_this_session(
+    snap_compare: Any, full_app: Any, model_server: ModelServer, seeded_memory: WavePaths
+) -> None:
+    """Issue 3 item 7: the browser says which file and pattern loaded a conditional rule."""
+    from tests.extraction_helpers import is_fork, is_main
+    from tests.tui.conftest import write
+
+    target = write(seeded_memory.project_root / "src" / "api" / "user.ts", "export {}\n", 0)
+    model_server.enqueue(tool_call("Read", {"file_path": str(target)}), text("ok"), when=is_main)
+    model_server.enqueue(text("Nothing new to save."), when=is_fork)
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await pilot.press(*"read it", "enter")
+        await _idle(pilot)
+        await open_memory(pilot)
+        await select_entry(pilot, "rule:project:api.md")
+
+    assert snap_compare(full_app(), terminal_size=SIZE, run_before=run_before)

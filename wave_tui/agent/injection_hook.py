@@ -29,6 +29,10 @@ class MemoryInjectionHook(AgentHook):
             render_manual_memory_guidance(self.paths.project_agents_md, self.paths.user_agents_md)
         ]
 
+    def status(self) -> dict[str, Any]:
+        # Why each conditional rule is loaded in this session: rule id -> (trigger file, pattern).
+        return {"rule_activations": dict(self.injector.activations)}
+
     def prepend_reminder(self) -> str | None:
         # Rebuilt for every request from disk (cached by mtime): never persisted (I1, R2).
         return self.injector.reminder_text()

@@ -49,6 +49,8 @@ class MemoryEntry:
     body: str
     status: str | None = None  # rules only: always | conditional | inactive
     reason: str | None = None  # rules only: "conditional: src/api/**/*.ts", …
+    # Only auto memories go stale: they are point-in-time observations (T1). AGENTS.md items and
+    # rules are instructions, in force until someone edits them, whatever their age.
     stale: bool = False
     item_index: int | None = None  # list items only
 
@@ -92,7 +94,6 @@ def _items(scope: EntryScope, label: str, path: Path, now: datetime) -> list[Mem
             type=None,
             age_days=age,
             body=item.text,
-            stale=age is not None and age > STALE_AFTER_DAYS,
             item_index=item.index,
         )
         for item in list_items(text)
@@ -139,7 +140,6 @@ def _rule_entries(rules: RuleSet, now: datetime) -> list[MemoryEntry]:
                 body=rule.body,
                 status=rule.status,
                 reason=f"{rule.status}: {rule.reason}",
-                stale=age is not None and age > STALE_AFTER_DAYS,
             )
         )
     return entries

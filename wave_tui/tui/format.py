@@ -13,8 +13,12 @@ TOOL_OUTPUT_MAX_LINES = 60
 
 
 def show_path(path: Path | str, paths: WavePaths) -> str:
-    """Relative to the project, `~/...` under home, else as given: never a bare tmp path."""
-    return display_path(Path(path), paths)
+    """`auto memory/x.md` in the memory folder, relative to the project, `~/...` under home,
+    else as given: never a bare tmp path (the memory folder's project id is one)."""
+    target = Path(path)
+    if target.is_relative_to(paths.memory_dir):
+        return "auto memory/" + target.relative_to(paths.memory_dir).as_posix()
+    return display_path(target, paths)
 
 
 def show_key_arg(value: str, paths: WavePaths) -> str:

@@ -189,11 +189,28 @@ class MemoryScreen(Screen[None]):
             label, style = RULE_STATUS.get(entry.status or "", ("inactive", "bold $error"))
             reason = (entry.reason or "").split(": ", 1)[-1]
             parts += ["\n", (label, style), "\n", (reason, "$text-muted")]
+            activation = self._activation(entry)
+            if activation:
+                parts += ["\n", (activation, "$success")]
         meta.update(Content.assemble(*parts))
         reminder = stale_reminder(entry)
         stale.display = reminder is not None
         stale.update(reminder or "")
         body.update(preview_body(entry))
+
+    def _activation(self, entry: MemoryEntry) -> str | None:
+        """For a conditional rule loaded in this session: the file and pattern that loaded it."""
+        service = self.wave.service
+        if service is None or entry.status != "conditional":
+            return None
+        activations = service.status().get("rule_activations")
+        if activations is None:  # a service without memory injection knows nothing about it
+            return None
+        hit = activations.get(entry.id.split(":", 2)[-1])
+        if hit is None:
+            return "not loaded yet in this session"
+        trigger, pattern = hit
+        return f"loaded in this session: {trigger} matched {pattern}"
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         self.wave.report_worker_failure(event)
