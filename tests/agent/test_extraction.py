@@ -223,3 +223,40 @@ async def test_writing_memory_md_over_a_cap_succeeds_and_tells_the_model(
     result = [r for r in model_server.requests if is_main(r.body)][1].body["messages"][-1]
     assert result["role"] == "tool" and "200" in result["content"]
     await service.destroy()
+
+
+async def test_a_memory_write_only_skips_the_extraction_of_its_own_turn(
+    service_for, model_server: ModelServer, isolated_home: Path
+) -> None:
+    """C3 is per turn (seed: 本轮): frequency 2, memory written in turn 1 ⇒ turn 2 still extracts."""
+    settings = isolated_home / ".wave" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text('{"autoMemoryFrequency": 2}')
+    service = service_for()
+    note = service.paths.memory_dir / "n.md"
+    model_server.enqueue(
+        tool_call("Write", {"file_path": str(note), "content": "---\nname: n\n---\n"}),
+        text("saved"),
+        text("two"),
+        text("three"),
+        text("four"),
+        when=is_main,
+    )
+    for turn in ("1", "2", "3", "4"):
+        await service.run_turn(turn)
+        await extraction(service).wait()
+    assert len(fork_requests(model_server)) == 2  # after turns 2 and 4
+    await service.destroy()
+
+
+async def test_clear_and_compact_are_not_turns_and_never_re_extract_the_old_conversation(
+    service_for, model_server: ModelServer
+) -> None:
+    service = service_for()
+    await service.run_turn("old conversation")
+    await extraction(service).wait()
+    assert len(fork_requests(model_server)) == 1
+    await service.run_turn("/clear")
+    await extraction(service).wait()
+    assert len(fork_requests(model_server)) == 1
+    await service.destroy()

@@ -240,3 +240,33 @@ async def test_escape_during_compaction_cancels_it_cleanly(
     assert (service.session_id, service.messages) == before
     assert busy == [True, False] and not service.compacting
     await service.destroy()
+
+
+async def test_transcript_keeps_messages_containing_unicode_line_separators(
+    make_service, model_server: ModelServer
+) -> None:
+    """U+2028 inside a message must not split it on reload (it is valid inside a JSON line)."""
+    model_server.enqueue(text("first\u2028second\u2029third\x85end"))
+    service: AgentService = make_service()
+    await service.run_turn("a\u2028b")
+    await service.destroy()
+    reloaded = service.transcript.load(warn=lambda w: (_ for _ in ()).throw(AssertionError(w)))
+    assert [m.content for m in reloaded] == ["a\u2028b", "first\u2028second\u2029third\x85end"]
+
+
+async def test_odd_paths_become_tool_errors_not_a_crashed_turn(
+    make_service, model_server: ModelServer, project: Path
+) -> None:
+    """A NUL byte or a symlink loop in a path: the model is told, the turn completes."""
+    os.symlink(project / "loop", project / "loop")
+    model_server.enqueue(
+        tool_call("Read", {"file_path": "bad\x00name"}),
+        tool_call("Read", {"file_path": "loop/x"}),
+        text("done"),
+    )
+    service: AgentService = make_service()
+    result = await service.run_turn("x")
+    await service.destroy()
+    assert result.status == "completed"
+    assert "failed" in model_server.requests[1].body["messages"][-1]["content"]
+    assert "failed" in model_server.requests[2].body["messages"][-1]["content"]

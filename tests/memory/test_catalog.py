@@ -129,3 +129,35 @@ def test_t2_only_auto_memories_older_than_a_day_are_stale(paths: WavePaths) -> N
     assert e["auto:old.md"].stale and e["auto:old.md"].age_days == 40
     assert not e["auto:build.md"].stale  # 1 day: today or yesterday is fresh
     assert not e["rule:project:api.md"].stale and e["rule:project:api.md"].age_days == 40
+
+
+def test_m3_deleting_a_topic_file_removes_only_its_own_pointer(paths: WavePaths) -> None:
+    """`a.md` is not `data.md`, `sub/a.md` or `other/a.md` (review bug 5)."""
+    for rel in ("a.md", "data.md", "sub/a.md", "other/a.md"):
+        write(paths.memory_dir / rel, f"---\nname: {rel}\n---\nx\n")
+    write(
+        paths.memory_index,
+        "- [A](a.md) — a\n- [Data](data.md) — d\n- [Sub](sub/a.md) — s\n- [Other](other/a.md) — o\n",
+    )
+    delete_entry(paths, "auto:a.md")
+    assert paths.memory_index.read_text() == (
+        "- [Data](data.md) — d\n- [Sub](sub/a.md) — s\n- [Other](other/a.md) — o\n"
+    )
+    delete_entry(paths, "auto:sub/a.md")
+    assert paths.memory_index.read_text() == "- [Data](data.md) — d\n- [Other](other/a.md) — o\n"
+    assert (paths.memory_dir / "other" / "a.md").exists()
+
+
+def test_r8_an_overridden_rule_has_its_own_id_and_deleting_it_keeps_the_winner(
+    paths: WavePaths,
+) -> None:
+    """Review bug 6: `.wave/rules/style.md` and `.claude/rules/style.md` never share an id."""
+    winner = write(paths.project_root / ".wave/rules/style.md", "WAVE\n")
+    loser = write(paths.project_root / ".claude/rules/style.md", "CLAUDE\n")
+    e = {x.id: x for x in build_catalog(paths, clock)}
+    assert (
+        e["rule:project:style.md"].path == winner and e["rule:project:style.md"].status == "always"
+    )
+    assert e["rule:project@claude:style.md"].status == "inactive"
+    delete_entry(paths, "rule:project@claude:style.md")
+    assert winner.exists() and not loser.exists()

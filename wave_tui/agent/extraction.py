@@ -180,14 +180,15 @@ class ExtractionHook(AgentHook):
         return {"extraction_running": self.running}
 
     async def on_turn_end(self, status: ev.TurnStatus) -> None:
+        # C3 covers this turn only (seed: 本轮): whatever happens next, the flag starts afresh.
+        wrote_memory, self.auto.wrote_memory = self.auto.wrote_memory, False
         if status != "completed" or self.closing:
             return  # never after an abort or an API error
         # The switch is read live: turned off during the turn ⇒ no extraction (S1, S2).
         self.auto.on_settings(self.service.store.current())
         if not self.auto.enabled or not self.auto.counter.on_turn_end():
             return
-        if self.auto.wrote_memory:
-            self.auto.wrote_memory = False  # the main agent saved memory itself this time (C3)
+        if wrote_memory:
             self.service.notify("memory", "extraction skipped: memory was saved in this turn")
             return
         if self.running:

@@ -13,7 +13,6 @@ Order of decision (first match wins):
 
 from __future__ import annotations
 
-import contextlib
 import fnmatch
 import os
 import re
@@ -63,10 +62,7 @@ class PermissionRule:
             return False
         if tool == "Bash":
             return fnmatch.fnmatchcase(subject, self.pattern) or subject == self.pattern
-        candidates = [subject]
-        with contextlib.suppress(ValueError):
-            candidates.append(os.path.relpath(subject, workdir))
-        return any(fnmatch.fnmatchcase(c, self.pattern) for c in candidates)
+        return any(fnmatch.fnmatchcase(c, self.pattern) for c in path_candidates(subject, workdir))
 
     def __str__(self) -> str:
         return self.tool if self.pattern is None else f"{self.tool}({self.pattern})"
@@ -79,6 +75,20 @@ def call_subject(tool: str, args: dict[str, Any]) -> str | None:
     )
     value = args.get(key) if key else args.get("pattern")
     return value if isinstance(value, str) else None
+
+
+def path_candidates(raw: str, workdir: Path) -> list[str]:
+    """What a path rule is matched against: the real absolute path, and its path relative to the
+    real work dir when inside it. Never the raw argument: `src/../../x` or `./secret.txt` must
+    not slip past a rule written for the place they really name."""
+    target = real_path(raw, workdir)
+    if target is None:
+        return []
+    candidates = [str(target)]
+    root = Path(os.path.realpath(workdir))
+    if is_within(target, root) and target != root:
+        candidates.append(target.relative_to(root).as_posix())
+    return candidates
 
 
 def real_path(raw: str, workdir: Path) -> Path | None:

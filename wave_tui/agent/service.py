@@ -91,6 +91,7 @@ class TurnResult:
     text: str = ""
     error: str | None = None
     usage: Usage | None = None
+    command: bool = False  # /compact, /clear: not a conversation turn (no extraction counted)
 
 
 @dataclass
@@ -398,8 +399,9 @@ class AgentService:
                 await self._turn_task
             result = TurnResult("aborted")
         self._emit(ev.BusyChanged(False))
-        for hook in self.hooks:
-            await hook.on_turn_end(result.status)
+        if not result.command:
+            for hook in self.hooks:
+                await hook.on_turn_end(result.status)
         return result
 
     async def _turn(self, text: str) -> TurnResult:
@@ -424,11 +426,12 @@ class AgentService:
             ok = await self.compact(instructions)
             summary = "Conversation compacted." if ok else "Compaction failed."
             self._emit(ev.TurnEnded("completed" if ok else "error", summary))
-            return TurnResult("completed" if ok else "error", summary, None if ok else summary)
+            status: ev.TurnStatus = "completed" if ok else "error"
+            return TurnResult(status, summary, None if ok else summary, command=True)
         if text.strip() == CLEAR_COMMAND:
             self.clear()
             self._emit(ev.TurnEnded("completed", "Started a new conversation."))
-            return TurnResult("completed", "Started a new conversation.")
+            return TurnResult("completed", "Started a new conversation.", command=True)
         user = Message.user(text)
         self._add(user)
         self._emit(ev.UserMessageAdded(user))
@@ -486,6 +489,8 @@ class AgentService:
         self.session_id = new_session_id()
         self.transcript = transcript_for(self.paths, self.session_id)
         self.messages = []
+        self.last_request = None  # nothing of the old conversation may be extracted again
+        self.last_reply = None
         self.read_state.clear()
         self.breaker = CompactionBreaker()
         self._compact_due = False
@@ -611,7 +616,12 @@ class AgentService:
                 lock = hook.tool_lock(call.name, args)
                 if lock is not None:
                     locks.enter_context(lock)
-            result = await tool.run(args, ctx)
+            try:
+                result = await tool.run(args, ctx)
+            except (OSError, ValueError, RuntimeError, TypeError, LookupError) as exc:
+                result = ToolResult(
+                    f"{call.name} failed: {type(exc).__name__}: {exc}", is_error=True
+                )
         for hook in self.hooks:
             result = hook.transform_tool_result(call.name, args, result)
         return args, result

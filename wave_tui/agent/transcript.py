@@ -42,7 +42,9 @@ class Transcript:
             raw = self.path.read_bytes()
         except FileNotFoundError:
             return messages
-        for number, line in enumerate(raw.decode("utf-8", errors="replace").splitlines(), 1):
+        # Split on b"\n" only: str.splitlines would also cut at U+2028 & co inside a message.
+        for number, raw_line in enumerate(raw.split(b"\n"), 1):
+            line = raw_line.decode("utf-8", errors="replace")
             if not line.strip():
                 continue
             try:

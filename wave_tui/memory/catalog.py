@@ -2,7 +2,8 @@
 topic files and rules (with why each rule is or is not active).
 
 Ids are readable and stable while the file is unchanged: `project:AGENTS.md#3`,
-`user:AGENTS.md#1`, `auto:<path relative to the memory dir>`, `rule:<scope>:<rule id>`.
+`user:AGENTS.md#1`, `auto:<path relative to the memory dir>`, `rule:<scope>:<rule id>`
+(`rule:<scope>@claude:<rule id>` for rules under a `.claude/rules` folder).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from wave_tui.memory.agents_md import (
 )
 from wave_tui.memory.entries import EntryError, delete_item, list_items, locked_edit
 from wave_tui.memory.frontmatter import parse_frontmatter
-from wave_tui.memory.rules import RuleSet, discover_rules
+from wave_tui.memory.rules import Rule, RuleSet, discover_rules
 
 EntryScope = Literal["project", "user", "auto", "rule"]
 Clock = Callable[[], datetime]
@@ -125,13 +126,20 @@ def _topic_entry(path: Path, memory_dir: Path, now: datetime) -> MemoryEntry:
     )
 
 
+def rule_entry_id(rule: Rule) -> str:
+    """`rule:project:api.md`; a rule from a `.claude/rules` root is `rule:project@claude:api.md`,
+    so a rule it overrides (or that overrides it) never shares its id."""
+    origin = "@claude" if rule.root.parent.name == ".claude" else ""
+    return f"rule:{rule.scope}{origin}:{rule.id}"
+
+
 def _rule_entries(rules: RuleSet, now: datetime) -> list[MemoryEntry]:
     entries = []
     for rule in rules.all:
         age = age_in_days(rule.path, now)
         entries.append(
             MemoryEntry(
-                id=f"rule:{rule.scope}:{rule.id}",
+                id=rule_entry_id(rule),
                 scope="rule",
                 path=rule.path,
                 title=rule.name or rule.description or rule.id,
@@ -173,19 +181,21 @@ def find_entry(paths: WavePaths, entry_id: str) -> MemoryEntry:
     raise UnknownEntryError(f"no memory entry with id '{entry_id}'")
 
 
-def _mentions(line: str, names: list[str]) -> bool:
-    return any(re.search(rf"(?<![\w.-]){re.escape(n)}(?![\w-])", line) for n in names)
+def _mentions(line: str, relative: str) -> bool:
+    """The line names exactly this file (its whole path relative to the memory dir, `./`
+    allowed): `a.md` is not `data.md`, `sub/a.md` or `other/a.md`."""
+    pattern = rf"(?<![\w./-])(?:\./)?{re.escape(relative)}(?![\w/-])"
+    return re.search(pattern, line) is not None
 
 
 def remove_index_pointer(index: Path, relative: str) -> None:
     """Drop the MEMORY.md line(s) that link to or mention the topic file."""
-    names = [relative] if "/" not in relative else [relative, relative.rsplit("/", 1)[1]]
 
     def update(current: str | None) -> str | None:
         if current is None:
             return None
         lines = re.findall(r"[^\n]*\n|[^\n]+$", current)
-        kept = [line for line in lines if not _mentions(line, names)]
+        kept = [line for line in lines if not _mentions(line, relative)]
         return "".join(kept) if len(kept) != len(lines) else None
 
     locked_edit(index, update)

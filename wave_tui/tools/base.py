@@ -67,6 +67,10 @@ class BaseTool:
             return await self._run(args, ctx)
         except ToolError as exc:
             return error_result(str(exc))
+        except (OSError, ValueError, RuntimeError, TypeError, LookupError) as exc:
+            # Odd paths (NUL bytes, symlink loops) or argument shapes: the model is told, the
+            # turn goes on.
+            return error_result(f"{self.name} failed: {type(exc).__name__}: {exc}")
 
     async def _run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raise NotImplementedError
