@@ -246,3 +246,28 @@ def test_auto_memory_off_means_no_reminder(model_server: ModelServer, project: P
     """T5."""
     content = _read_memory_file(model_server, project, 30, env={"WAVE_DISABLE_AUTO_MEMORY": "1"})
     assert "<system-reminder>" not in content
+
+
+def test_a_secret_is_never_written_to_memory_by_the_main_agent(
+    model_server: ModelServer, project: Path
+) -> None:
+    """Standards: no secrets in memory. The write is refused and the model told why."""
+    target = memory_dir(project) / "deploy.md"
+    model_server.enqueue(
+        tool_call(
+            "Write",
+            {"file_path": str(target), "content": "---\nname: d\n---\nkey AKIAIOSFODNN7EXAMPLE\n"},
+        ),
+        text("ok"),
+    )
+    proc = run_wave(
+        "-p",
+        "remember the deploy key",
+        cwd=project,
+        server=model_server,
+        env={"WAVE_DISABLE_AUTO_MEMORY": "0"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert not target.exists()
+    told = model_server.requests[1].body["messages"][-1]["content"]
+    assert "secret" in told and "AKIAIOSFODNN7EXAMPLE" not in told

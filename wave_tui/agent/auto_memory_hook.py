@@ -17,6 +17,7 @@ from wave_tui.llm.types import Message
 from wave_tui.memory.auto_memory import AutoMemoryDir
 from wave_tui.memory.index import IndexView, check_index_write, load_index
 from wave_tui.memory.prompts import render_memory_index_block, render_memory_section
+from wave_tui.memory.secrets import secret_refusal, written_text
 from wave_tui.memory.staleness import memory_age_days, staleness_reminder, staleness_summary
 from wave_tui.memory.turn_counter import TurnCounter
 from wave_tui.tools.base import Clock, ToolResult
@@ -94,6 +95,15 @@ class AutoMemoryHook(AgentHook):
     def _target(self, args: dict[str, Any]) -> Path | None:
         raw = args.get("file_path")
         return real_path(raw, self.paths.project_root) if isinstance(raw, str) else None
+
+    def before_tool(self, name: str, args: dict[str, Any]) -> str | None:
+        """No credentials in memory files, whoever writes them."""
+        if name not in WRITE_TOOLS:
+            return None
+        target = self._target(args)
+        if target is None or not self.dir.contains(target):
+            return None
+        return secret_refusal(written_text(name, args))
 
     def tool_lock(self, name: str, args: dict[str, Any]) -> AbstractContextManager[None] | None:
         if name not in WRITE_TOOLS or not self.enabled:

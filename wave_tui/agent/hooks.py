@@ -35,6 +35,10 @@ class AgentHook:
         """isMeta messages to append (and persist) before the next model request."""
         return []
 
+    def before_tool(self, name: str, args: dict[str, Any]) -> str | None:
+        """A refusal (sent back to the model) for a call that must not run; None to go on."""
+        return None
+
     def tool_lock(self, name: str, args: dict[str, Any]) -> AbstractContextManager[None] | None:
         """A lock to hold while the tool runs (e.g. a memory file shared between agents)."""
         return None

@@ -601,7 +601,10 @@ class AgentService:
             return args, ToolResult(
                 f"Unknown tool {call.name!r}. Available: {names}.", is_error=True
             )
-        refusal = await self._check_permission(call.name, args)
+        refusal = next(
+            (r for hook in self.hooks if (r := hook.before_tool(call.name, args)) is not None),
+            None,
+        ) or await self._check_permission(call.name, args)
         if refusal is not None:
             return args, ToolResult(refusal, is_error=True, summary="refused")
         ctx = ToolContext(

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wave_tui.config.fileio import locked_update
+from wave_tui.memory.secrets import secret_refusal
 
 _ITEM_RE = re.compile(r"^( {0,3})([-*+]|\d{1,9}[.)])(?:[ \t]+(.*))?$")
 _FENCE_RE = re.compile(r"^ {0,3}(```|~~~)")
@@ -119,6 +120,9 @@ def add_entry(path: Path, text: str) -> AddResult:
     """Append `- text` unless an equivalent item exists (M4); creates file and folders (M5)."""
     if not text.strip():
         raise EntryError("nothing to save: the entry is empty")
+    refusal = secret_refusal(text)
+    if refusal:
+        raise EntryError(refusal)
     key = normalise(text)
     duplicate: list[str] = []
 

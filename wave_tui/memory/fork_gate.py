@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from wave_tui.memory.auto_memory import AutoMemoryDir
+from wave_tui.memory.secrets import secret_refusal, written_text
 
 READ_TOOLS = frozenset({"Read", "Grep", "Glob"})
 WRITE_TOOLS = frozenset({"Write", "Edit"})
@@ -45,7 +46,7 @@ class ForkToolGate:
         if tool_name == "Bash":
             return self._check_bash(args.get("command"))
         if tool_name in WRITE_TOOLS:
-            return self._check_write(tool_name, args.get("file_path"), workdir)
+            return self._check_write(tool_name, args.get("file_path"), workdir, args)
         return self._refuse(f"{tool_name} is not available to the memory extraction.")
 
     def _check_bash(self, command: object) -> GateDecision:
@@ -55,9 +56,14 @@ class ForkToolGate:
             return GateDecision(True, "read-only Bash command")
         return self._refuse("This Bash command is not read-only.")
 
-    def _check_write(self, tool_name: str, file_path: object, workdir: Path) -> GateDecision:
+    def _check_write(
+        self, tool_name: str, file_path: object, workdir: Path, args: dict[str, Any]
+    ) -> GateDecision:
         target = _resolve(file_path, workdir)
         if target is not None and self.memory_dir.contains(target):
+            refusal = secret_refusal(written_text(tool_name, args))
+            if refusal:
+                return GateDecision(False, refusal)
             return GateDecision(True, "inside the auto-memory directory")
         shown = file_path if isinstance(file_path, str) else repr(file_path)
         return self._refuse(f"{tool_name} to {shown!r} is outside the auto-memory directory.")

@@ -7,7 +7,6 @@ not sure about is classified as NOT read-only.
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Callable
 
 from wave_tui.tools.base import Tool
@@ -26,92 +25,126 @@ def builtin_tools() -> list[Tool]:
 
 
 # ---- shell scanning --------------------------------------------------------------------------
+#
+# A small tokenizer for the subset of bash we are willing to reason about. It applies bash's
+# quoting rules itself, so a quoted `'<'` or `'-exec'` is an ordinary word (the program sees it as
+# an argument), and only unquoted characters can form operators.
 
 
 class _Segment:
+    """One simple command: its words (after quote removal) and operators, in order."""
+
     def __init__(self) -> None:
-        self.chars: list[str] = []
+        self.tokens: list[tuple[bool, str]] = []  # (is_operator, text)
         self.has_glob = False  # unquoted * ? [ : the shell may expand them into option-like words
-        self.has_redirect = False  # unquoted < or >
+
+
+# Longest first, so `>>` is not read as `>` `>` (bash's maximal munch).
+_OPERATORS = (
+    ";;&", "&>>", "<<<", "<<-",
+    ">>", "<<", "<&", ">&", "<>", ">|", "&>", "&&", "||", "|&", ";;", ";&",
+    "<", ">", "|", "&", ";",
+)  # fmt: skip
+_SEPARATORS = frozenset({";", "|", "&&", "||"})
+_REDIRECTS = frozenset({"<", ">", ">>", ">|", "&>", "&>>", ">&", "<&"})
 
 
 def _split_commands(command: str) -> list[_Segment] | None:
-    """Split at unquoted `;`, `|`, `&&`, `||`, tracking quotes the way bash does.
+    """Tokenize `command` and split it at unquoted `;`, `|`, `&&`, `||`.
 
     None when the command uses anything we refuse to reason about: substitutions, expansions,
-    subshells, groups, comments, backgrounding, control characters.
+    subshells, groups, brace expansion, comments, backgrounding, here-documents, control
+    characters, unbalanced quotes.
     """
+    if any(c == "`" or (ord(c) < 32 and c != "\t") or c == "\x7f" for c in command):
+        return None  # command substitution, or newlines/control chars acting as separators
     segments = [_Segment()]
-    quote: str | None = None
+    word: list[str] = []
+    started = False  # a word is in progress (it may be empty: `''`)
+    quoted = False  # some part of the current word was quoted or escaped
     i, n = 0, len(command)
 
-    def cut() -> None:
-        segments.append(_Segment())
+    def end_word() -> None:
+        nonlocal started, quoted
+        if started:
+            segments[-1].tokens.append((False, "".join(word)))
+        word.clear()
+        started = quoted = False
 
     while i < n:
         c = command[i]
         nxt = command[i + 1] if i + 1 < n else ""
-        seg = segments[-1]
-        if c == "`" or (ord(c) < 32 and c != "\t") or c == "\x7f":
-            return None  # command substitution, or newlines/control chars acting as separators
-        if quote == "'":
-            seg.chars.append(c)
-            quote = None if c == "'" else quote
+        if c in " \t":
+            end_word()
             i += 1
-            continue
-        if c == "\\":
+        elif c == "'":
+            close = command.find("'", i + 1)
+            if close < 0:
+                return None
+            word.append(command[i + 1 : close])
+            started = quoted = True
+            i = close + 1
+        elif c == '"':
+            i += 1
+            while True:
+                if i >= n:
+                    return None
+                d = command[i]
+                after = command[i + 1] if i + 1 < n else ""
+                if d == '"':
+                    break
+                if d == "\\" and after in ('"', "\\", "$"):
+                    word.append(after)
+                    i += 2
+                    continue
+                if d == "$" and after not in (" ", "\t", '"'):
+                    return None  # `$x`, `${`, `$(` all expand inside double quotes
+                word.append(d)
+                i += 1
+            started = quoted = True
+            i += 1
+        elif c == "\\":
             if not nxt:
                 return None
-            seg.chars.append(c + nxt)
+            word.append(nxt)
+            started = quoted = True
             i += 2
-            continue
-        if c == "$":
-            # A bare `$` (regex anchor) is literal; `$x`, `${`, `$(`, `$'` all expand.
-            if nxt in ("", " ", "\t") or (quote == '"' and nxt == '"'):
-                seg.chars.append(c)
-                i += 1
-                continue
-            return None
-        if quote == '"':
-            seg.chars.append(c)
-            quote = None if c == '"' else quote
+        elif c == "$":
+            # A bare `$` (regex anchor) is literal; `$x`, `${`, `$(`, `$'`, `$"` all expand.
+            if nxt not in ("", " ", "\t"):
+                return None
+            word.append(c)
+            started = True
             i += 1
-            continue
-        if c in "'\"":
-            quote = c
+        elif c == "~" and nxt in ("+", "-"):
+            return None  # `~+` / `~-` expand to $PWD / $OLDPWD
         elif c in "#{}()":
             return None
-        elif c in "*?[":
-            seg.has_glob = True
-        elif c in "<>":
-            seg.has_redirect = True
-        elif c == ";":
-            cut()
+        elif c in "<>&|;":
+            op = next(o for o in _OPERATORS if command.startswith(o, i))
+            if c in "<>" and started and not quoted and "".join(word).isdigit():
+                word.clear()  # `2>`: a file descriptor number, not an argument
+                started = False
+            end_word()
+            if op in _SEPARATORS:
+                segments.append(_Segment())
+            elif op in _REDIRECTS:
+                segments[-1].tokens.append((True, op))
+            else:
+                return None  # `&`, `|&`, `<>`, `<<`, `<<<`, `;;`, ...
+            i += len(op)
+        else:
+            if c in "*?[":
+                segments[-1].has_glob = True
+            word.append(c)
+            started = True
             i += 1
-            continue
-        elif c == "|":
-            if nxt == "&":
-                return None
-            cut()
-            i += 2 if nxt == "|" else 1
-            continue
-        elif c == "&":
-            if nxt == "&":
-                cut()
-                i += 2
-                continue
-            prev = command[i - 1] if i else ""
-            if nxt != ">" and prev not in "<>":
-                return None  # `&` alone runs the command in the background
-            seg.has_redirect = True
-        seg.chars.append(c)
-        i += 1
-    return None if quote else segments
+    end_word()
+    return segments
 
 
 _REDIRECT_TO_NULL = frozenset({">", ">>", ">|", "&>", "&>>"})
 _REDIRECT_DUP = frozenset({">&", "<&"})
-_PUNCTUATION = frozenset("<>&|;()")
 
 
 def _harmless_redirect(operator: str, target: str) -> bool:
@@ -120,30 +153,24 @@ def _harmless_redirect(operator: str, target: str) -> bool:
     if operator in _REDIRECT_DUP:
         return target.isdigit() or target == "-"
     # `< file` only feeds a file to the command.
-    return operator == "<" and bool(target) and not set(target) <= _PUNCTUATION
+    return operator == "<" and bool(target)
 
 
 def _words(segment: _Segment) -> list[str] | None:
     """The argv of one simple command, with harmless redirections removed; None if unsafe."""
-    lexer = shlex.shlex("".join(segment.chars), posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    lexer.commenters = ""
-    try:
-        tokens = list(lexer)
-    except ValueError:
-        return None
     words: list[str] = []
+    tokens = segment.tokens
     i = 0
     while i < len(tokens):
-        token = tokens[i]
-        # Without an unquoted < or >, a punctuation-only token can only have come from quotes.
-        if segment.has_redirect and token and set(token) <= _PUNCTUATION:
-            target = tokens[i + 1] if i + 1 < len(tokens) else ""
-            if not _harmless_redirect(token, target):
+        is_operator, text = tokens[i]
+        if is_operator:
+            if i + 1 >= len(tokens) or tokens[i + 1][0]:
+                return None  # a redirection needs a target word
+            if not _harmless_redirect(text, tokens[i + 1][1]):
                 return None
             i += 2
             continue
-        words.append(token)
+        words.append(text)
         i += 1
     return words
 

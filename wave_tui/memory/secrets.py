@@ -1,0 +1,70 @@
+"""Credentials must never be saved to memory: memory files are plain text that every future
+session loads into its prompt (and AGENTS.md is often committed). One detector, used by every
+path that writes memory: the main agent's and the extraction fork's Write/Edit into the memory
+folder, and `wave memory add` / `# text`."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# (kind, pattern). Specific formats only: a false positive blocks a legitimate save.
+_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("private key", re.compile(r"-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----")),
+    ("AWS access key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    (
+        "GitHub token",
+        re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{60,})\b"),
+    ),
+    ("API key", re.compile(r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{24,}\b")),
+    ("Slack token", re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}\b")),
+    ("Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
+    (
+        "JSON web token",
+        re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
+    ),
+    (
+        "password or secret assignment",
+        re.compile(
+            r"(?i)\b(?:password|passwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token)"
+            r"\s*[:=]\s*[\"']?(?=[^\s\"']*[0-9])(?=[^\s\"']*[A-Za-z])[^\s\"'<>]{12,}"
+        ),
+    ),
+)
+
+REFUSAL = (
+    "Not saved: this looks like it contains a secret ({kinds}). Memory is plain text that every "
+    "future session loads, so it must never hold credentials. Save where the secret lives "
+    'instead (e.g. "the deploy token is in the DEPLOY_TOKEN env var").'
+)
+
+
+@dataclass(frozen=True)
+class SecretFinding:
+    kind: str
+    preview: str  # first and last characters only: the secret itself is never repeated
+
+
+def find_secrets(text: str) -> list[SecretFinding]:
+    findings: list[SecretFinding] = []
+    for kind, pattern in _PATTERNS:
+        for match in pattern.finditer(text):
+            value = match.group(0)
+            findings.append(SecretFinding(kind, f"{value[:4]}…{value[-2:]}"))
+    return findings
+
+
+def secret_refusal(text: str) -> str | None:
+    """The refusal for a memory write containing a secret, or None when it looks clean."""
+    findings = find_secrets(text)
+    if not findings:
+        return None
+    kinds = ", ".join(sorted({f.kind for f in findings}))
+    return REFUSAL.format(kinds=kinds)
+
+
+def written_text(tool_name: str, args: dict[str, object]) -> str:
+    """The text a Write/Edit call would put into a file."""
+    key = "content" if tool_name == "Write" else "new_string"
+    value = args.get(key)
+    return value if isinstance(value, str) else ""
