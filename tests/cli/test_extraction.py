@@ -205,3 +205,19 @@ def test_frequency_three_extracts_on_every_third_turn(
     (isolated_home / ".wave" / "settings.json").write_text('{"autoMemoryFrequency": 3}')
     run_wave("-p", "hi", cwd=project, server=model_server)
     assert not any(is_fork(r.body) for r in model_server.requests)
+
+
+def test_frequency_counts_across_continued_headless_runs(
+    model_server: ModelServer, project: Path, isolated_home: Path
+) -> None:
+    """S4 with `wave -p --continue`: every 3rd turn of the session extracts, not never."""
+    (isolated_home / ".wave").mkdir(exist_ok=True)
+    (isolated_home / ".wave" / "settings.json").write_text('{"autoMemoryFrequency": 3}')
+    forks_after: list[int] = []
+    for turn in range(7):
+        flags = ["--continue"] if turn else []
+        assert (
+            run_wave("-p", f"turn {turn}", *flags, cwd=project, server=model_server).returncode == 0
+        )
+        forks_after.append(sum(1 for r in model_server.requests if is_fork(r.body)))
+    assert forks_after == [0, 0, 1, 1, 1, 2, 2]

@@ -62,3 +62,12 @@ def test_s2_switched_off_mid_way_stops_from_next_turn() -> None:
     c.apply_settings(False, 2)
     assert c.on_turn_end() is False
     assert c.enabled is False
+
+
+def test_s4_a_resumed_session_continues_its_count() -> None:
+    counter = TurnCounter(frequency=3)
+    counter.resume(2)  # two turns since the session's last extraction
+    assert counter.turns_until_next == 1
+    assert counter.on_turn_end() is True
+    counter.resume(7)
+    assert counter.turns_until_next == 2

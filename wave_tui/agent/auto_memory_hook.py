@@ -7,6 +7,7 @@ import contextlib
 import os
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,21 @@ Notify = Callable[[str, str], None]
 WRITE_TOOLS = ("Write", "Edit")
 
 
+def turns_since(messages: list[Message], since: float | None) -> int:
+    """Completed user turns in `messages` after the time `since` (all of them when None)."""
+    turns = 0
+    for message in messages:
+        if message.role != "user" or message.is_meta or message.kind != "normal":
+            continue
+        try:
+            stamp = datetime.fromisoformat(message.timestamp).timestamp()
+        except ValueError:
+            continue
+        if since is None or stamp > since:
+            turns += 1
+    return turns
+
+
 class AutoMemoryHook(AgentHook):
     def __init__(
         self,
@@ -39,8 +55,10 @@ class AutoMemoryHook(AgentHook):
         read_state: Callable[[], ReadState],
         clock: Clock,
         notify: Notify,
+        last_extraction: Callable[[], float | None] = lambda: None,
     ) -> None:
         self.paths = paths
+        self.last_extraction = last_extraction  # when this session last extracted (resume)
         self.dir = AutoMemoryDir(paths)
         self.safe_zones = safe_zones
         self.read_state = read_state
@@ -50,11 +68,15 @@ class AutoMemoryHook(AgentHook):
         self.enabled: bool | None = None
         self.index: IndexView | None = None  # loaded once per session: the prompt stays stable
         self.wrote_memory = False  # a successful main-agent write inside the dir (C3)
+        self._resumed_turns: int | None = None  # seeds the counter once settings are known
 
     # -- settings: one switch decides directory, safe zone, prompt and reminders (S1–S6) ----------
     def on_settings(self, settings: EffectiveSettings) -> None:
         enabled = settings.auto_memory_enabled
         self.counter.apply_settings(enabled, settings.auto_memory_frequency)
+        if self._resumed_turns is not None:
+            self.counter.resume(self._resumed_turns)
+            self._resumed_turns = None
         if enabled == self.enabled:
             return
         self.enabled = enabled
@@ -80,7 +102,9 @@ class AutoMemoryHook(AgentHook):
         return {"turns_until_extraction": self.counter.turns_until_next if self.enabled else None}
 
     def on_messages_restored(self, messages: list[Message]) -> None:
-        if self.enabled:  # after compaction MEMORY.md is read again (the prompt changes once)
+        if self.enabled is None:  # a resumed session, before its first turn: continue its count
+            self._resumed_turns = turns_since(messages, self.last_extraction())
+        elif self.enabled:  # after compaction MEMORY.md is read again (the prompt changes once)
             self._load_index()
 
     def system_sections(self, settings: EffectiveSettings) -> list[str]:

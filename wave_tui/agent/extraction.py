@@ -68,6 +68,19 @@ class ForkSnapshot:
     session_id: str
 
 
+def last_extraction_time(project_dir: Path, session_id: str) -> float | None:
+    """When this session's latest extraction started, from its audit records."""
+    latest: float | None = None
+    for record in (project_dir / AUDIT_DIR).glob(f"*-{session_id[:8]}-*.json"):
+        try:
+            data = json.loads(record.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if data.get("session_id") == session_id and isinstance(data.get("started_at"), float | int):
+            latest = max(latest or 0.0, float(data["started_at"]))
+    return latest
+
+
 class ExtractionFork:
     def __init__(
         self,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from wave_tui.agent.auto_memory_hook import AutoMemoryHook
-from wave_tui.agent.extraction import ExtractionHook
+from wave_tui.agent.extraction import ExtractionHook, last_extraction_time
 from wave_tui.agent.freshness_hook import FreshnessHook
 from wave_tui.agent.injection_hook import MemoryInjectionHook
 from wave_tui.agent.service import AgentOptions, AgentService, Approver
@@ -18,6 +18,7 @@ def create_service(options: AgentOptions, *, approver: Approver | None = None) -
         read_state=lambda: service.read_state,
         clock=service.clock,
         notify=service.notify,
+        last_extraction=lambda: last_extraction_time(service.paths.project_dir, service.session_id),
     )
     service.add_hook(auto)
     service.add_hook(ExtractionHook(service, auto))

@@ -38,6 +38,12 @@ class TurnCounter:
             self._enabled = enabled
             self._frequency = frequency
 
+    def resume(self, turns_done: int) -> None:
+        """Continue a resumed session's count: `turns_done` completed turns since its last
+        extraction (a one-turn `wave -p --continue` run must still reach N eventually)."""
+        with self._lock:
+            self._count = max(0, turns_done) % self._frequency
+
     def on_turn_end(self) -> bool:
         """Record one completed turn; True when extraction is due now (the count then resets)."""
         with self._lock:
