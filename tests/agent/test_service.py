@@ -270,3 +270,52 @@ async def test_odd_paths_become_tool_errors_not_a_crashed_turn(
     assert result.status == "completed"
     assert "failed" in model_server.requests[1].body["messages"][-1]["content"]
     assert "failed" in model_server.requests[2].body["messages"][-1]["content"]
+
+
+async def test_an_unexpected_failure_ends_the_turn_and_the_queue_goes_on(
+    make_service, model_server: ModelServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review: any exception ends the turn with an error event; busy is cleared; queue drains."""
+    service: AgentService = make_service()
+    calls = {"n": 0}
+    original = service.build_request
+
+    def flaky() -> dict:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise KeyError("boom")
+        return original()
+
+    monkeypatch.setattr(service, "build_request", flaky)
+    seen: list[ev.AgentEvent] = []
+    service.subscribe(seen.append)
+    await service.send("first")
+    await service.send("second")
+    await service.wait_idle()
+    await service.destroy()
+    errors = [e.message for e in seen if isinstance(e, ev.ErrorOccurred)]
+    assert errors and "KeyError" in errors[0]
+    assert [e.busy for e in seen if isinstance(e, ev.BusyChanged)] == [True, False, True, False]
+    assert [m.content for m in service.messages if m.role == "user"] == ["first", "second"]
+
+
+async def test_abort_finishes_the_open_tool_blocks(make_service, model_server: ModelServer) -> None:
+    """Review: the UI gets ToolFinished for a call cut off by Esc (no block stays "running")."""
+    model_server.enqueue(tool_call("Bash", {"command": "sleep 30"}))
+    service: AgentService = make_service(permission_mode="bypassPermissions")
+    started = asyncio.Event()
+    finished: list[ev.ToolFinished] = []
+
+    def on_event(e: ev.AgentEvent) -> None:
+        if isinstance(e, ev.ToolStarted):
+            started.set()
+        if isinstance(e, ev.ToolFinished):
+            finished.append(e)
+
+    service.subscribe(on_event)
+    turn = asyncio.create_task(service.run_turn("sleep"))
+    await asyncio.wait_for(started.wait(), 10)
+    service.abort()
+    await asyncio.wait_for(turn, 10)
+    await service.destroy()
+    assert [f.summary for f in finished] == ["interrupted"] and finished[0].is_error

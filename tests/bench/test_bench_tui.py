@@ -43,7 +43,9 @@ class BareTable(App[None]):
 
 
 def wave_app(project: Path) -> WaveApp:
-    service = AgentService(AgentOptions(workdir=project, environ={}))
+    # A configured endpoint (nothing is requested before the first message): the common case.
+    environ = {"WAVE_BASE_URL": "http://127.0.0.1:9/v1", "WAVE_MODEL": "m", "WAVE_LOCAL": "0"}
+    service = AgentService(AgentOptions(workdir=project, environ=environ))
     app = make_app(service.store, service)
     app.animation_level = "none"
     return app

@@ -224,3 +224,22 @@ def test_static_system_block_is_byte_stable_across_sessions_and_projects(
     assert static[0] == static[1]
     dynamic = [r.body["messages"][0]["content"][1]["text"] for r in model_server.requests]
     assert str(project) in dynamic[0] and str(other) in dynamic[1]
+
+
+def test_resuming_a_session_older_than_the_cleanup_period_keeps_it(
+    model_server: ModelServer, project: Path, isolated_home: Path
+) -> None:
+    """Review: start-up cleanup must never delete the transcript being resumed."""
+    import os
+    import time
+
+    model_server.enqueue(text("the secret is 42"))
+    run_wave("-p", "remember: my secret is 42", cwd=project, server=model_server)
+    (path,) = transcripts(isolated_home)
+    old = time.time() - 40 * 86_400
+    os.utime(path, (old, old))
+    model_server.enqueue(text("42"))
+    proc = run_wave("-p", "what is my secret?", "--continue", cwd=project, server=model_server)
+    assert proc.returncode == 0, proc.stderr
+    contents = [json.loads(x)["content"] for x in path.read_text().splitlines()]
+    assert contents[:2] == ["remember: my secret is 42", "the secret is 42"]

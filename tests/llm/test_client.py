@@ -161,3 +161,39 @@ async def test_cancellation_stops_the_stream(model_server: ModelServer) -> None:
     with pytest.raises(asyncio.CancelledError):
         await task
     await client.aclose()
+
+
+async def test_an_unparseable_retry_after_falls_back_to_backoff(model_server: ModelServer) -> None:
+    """Review: `Retry-After: soon` must not escape as a ValueError."""
+    model_server.enqueue(error(429, retry_after="soon"), text("ok"))  # type: ignore[arg-type]
+    client = make_client(model_server)
+    reply = await client.stream_chat(BODY)
+    await client.aclose()
+    assert reply.content == "ok"
+
+
+async def test_a_server_closing_without_a_response_is_a_typed_error() -> None:
+    """Review: RemoteProtocolError before the headers → retried, then ModelConnectionError."""
+    import socket
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    port = listener.getsockname()[1]
+
+    def serve() -> None:
+        for _ in range(3):
+            conn, _ = listener.accept()
+            conn.recv(65536)
+            conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    client = ModelClient(
+        ClientConfig(base_url=f"http://127.0.0.1:{port}/v1", max_retries=2, backoff_base_s=0.01)
+    )
+    with pytest.raises(ModelConnectionError) as info:
+        await client.stream_chat(BODY)
+    await client.aclose()
+    listener.close()
+    assert info.value.attempts == 3

@@ -161,3 +161,20 @@ def test_r8_an_overridden_rule_has_its_own_id_and_deleting_it_keeps_the_winner(
     assert e["rule:project@claude:style.md"].status == "inactive"
     delete_entry(paths, "rule:project@claude:style.md")
     assert winner.exists() and not loser.exists()
+
+
+def test_m3_deleting_a_listed_item_after_the_file_changed_never_hits_another_item(
+    paths: WavePaths,
+) -> None:
+    """The UI lists `#1 first`; the file then loses that item: nothing else may be deleted."""
+    from wave_tui.memory.entries import EntryChangedError
+
+    write(paths.project_agents_md, "- first\n- second\n")
+    listed = {e.id: e for e in build_catalog(paths, clock)}["project:AGENTS.md#1"]
+    write(paths.project_agents_md, "- second\n")
+    with pytest.raises(EntryChangedError):
+        delete_entry(paths, listed.id, listed)
+    assert paths.project_agents_md.read_text() == "- second\n"
+    write(paths.project_agents_md, "- new\n- first\n- second\n")  # moved: the right one goes
+    delete_entry(paths, listed.id, listed)
+    assert paths.project_agents_md.read_text() == "- new\n- second\n"

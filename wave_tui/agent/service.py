@@ -37,6 +37,7 @@ from wave_tui.agent.sessions import (
     cleanup_old_sessions,
     full_thread,
     latest_descendant,
+    session_chain,
     start_child_session,
     with_parent,
 )
@@ -172,7 +173,7 @@ class AgentService:
             self.session_id = session
             self.transcript = transcript
             self.messages = transcript.load(warn=lambda w: self._emit(ev.Notice("warning", w)))
-            self._close_orphan_tool_calls(persist=True)
+            self._close_orphan_tool_calls(live=False)
             for hook in self.hooks:
                 hook.on_messages_restored(self.messages)
         self._apply_settings(self.store.current())
@@ -186,9 +187,13 @@ class AgentService:
         period = self.settings.cleanup_period_days
         if period <= 0:
             return
+        keep = frozenset(
+            transcript_for(self.paths, sid).path
+            for sid in session_chain(self.paths, self.session_id)
+        )
         threading.Thread(
             target=cleanup_old_sessions,
-            args=(self.paths, period, time.time()),
+            args=(self.paths, period, time.time(), keep),
             name="wave-session-cleanup",
             daemon=True,
         ).start()
@@ -330,7 +335,7 @@ class AgentService:
         if message.is_meta:
             self._emit(ev.MetaMessageAdded(message))
 
-    def _close_orphan_tool_calls(self, *, persist: bool) -> None:
+    def _close_orphan_tool_calls(self, *, live: bool) -> None:
         """Give every tool call without a result an "interrupted" result, so history stays valid."""
         answered = {m.tool_call_id for m in self.messages if m.role == "tool"}
         for index, message in enumerate(list(self.messages)):
@@ -346,12 +351,17 @@ class AgentService:
                     tool_name=call.name,
                 )
                 answered.add(call.id)
+                if live:  # a turn in progress: the UI's tool block must not stay "running"
+                    self._emit(
+                        ev.ToolFinished(
+                            call.id, call.name, "interrupted", ABORTED_TOOL_RESULT, True
+                        )
+                    )
                 position = index + 1
                 while position < len(self.messages) and self.messages[position].role == "tool":
                     position += 1
                 self.messages.insert(position, result)
-                if persist:
-                    self.transcript.append(result)
+                self.transcript.append(result)
 
     # -- public API ----------------------------------------------------------------------------
     @property
@@ -398,7 +408,8 @@ class AgentService:
             with contextlib.suppress(BaseException):
                 await self._turn_task
             result = TurnResult("aborted")
-        self._emit(ev.BusyChanged(False))
+        finally:
+            self._emit(ev.BusyChanged(False))
         if not result.command:
             for hook in self.hooks:
                 await hook.on_turn_end(result.status)
@@ -408,15 +419,19 @@ class AgentService:
         try:
             return await self._loop(text)
         except asyncio.CancelledError:
-            self._close_orphan_tool_calls(persist=True)
+            self._close_orphan_tool_calls(live=True)
             self._emit(ev.TurnEnded("aborted"))
             return TurnResult("aborted")
         except ModelError as exc:
-            self._close_orphan_tool_calls(persist=True)
-            message = str(exc)
-            self._emit(ev.ErrorOccurred(message))
-            self._emit(ev.TurnEnded("error"))
-            return TurnResult("error", error=message)
+            return self._failed(str(exc))
+        except Exception as exc:  # a bug or an unforeseen failure must end the turn, not hang it
+            return self._failed(f"unexpected error: {type(exc).__name__}: {exc}")
+
+    def _failed(self, message: str) -> TurnResult:
+        self._close_orphan_tool_calls(live=True)
+        self._emit(ev.ErrorOccurred(message))
+        self._emit(ev.TurnEnded("error"))
+        return TurnResult("error", error=message)
 
     async def _loop(self, text: str) -> TurnResult:
         self._apply_settings(self.store.current())

@@ -179,11 +179,14 @@ class CleanupReport:
     errors: list[str] = field(default_factory=list)
 
 
-def cleanup_old_sessions(paths: WavePaths, period_days: int, now: float) -> CleanupReport:
+def cleanup_old_sessions(
+    paths: WavePaths, period_days: int, now: float, keep: frozenset[Path] = frozenset()
+) -> CleanupReport:
     """Delete transcripts under `~/.wave/projects/*/` idle for longer than `period_days`.
 
-    Only top-level `*.jsonl` files are candidates, so `memory/` is never entered. Pure filesystem
-    work with no shared state: safe to run in a background thread. Never raises.
+    Only top-level `*.jsonl` files are candidates, so `memory/` is never entered; transcripts in
+    `keep` (the session being resumed, and its chain) are never deleted, however old. Pure
+    filesystem work with no shared state: safe to run in a background thread. Never raises.
     """
     report = CleanupReport()
     if period_days <= 0:
@@ -194,11 +197,13 @@ def cleanup_old_sessions(paths: WavePaths, period_days: int, now: float) -> Clea
     except OSError:
         return report
     for project in projects:
-        _cleanup_project(project, cutoff, report)
+        _cleanup_project(project, cutoff, report, keep)
     return report
 
 
-def _cleanup_project(project: Path, cutoff: float, report: CleanupReport) -> None:
+def _cleanup_project(
+    project: Path, cutoff: float, report: CleanupReport, keep: frozenset[Path]
+) -> None:
     try:
         entries = list(os.scandir(project))
     except OSError as exc:
@@ -206,7 +211,7 @@ def _cleanup_project(project: Path, cutoff: float, report: CleanupReport) -> Non
         return
     deleted_any = False
     for entry in entries:
-        if not entry.name.endswith(".jsonl"):
+        if not entry.name.endswith(".jsonl") or Path(entry.path) in keep:
             continue
         try:
             if not entry.is_file(follow_symlinks=False):

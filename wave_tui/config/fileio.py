@@ -16,21 +16,34 @@ from filelock import FileLock
 LOCK_TIMEOUT_S = 30.0
 
 
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
+# What a plain open() would give a new file: mkstemp's 0600 must not leak into AGENTS.md & co.
+NEW_FILE_MODE = 0o666 & ~_umask()
+
+
 def atomic_write_text(path: Path, text: str, *, encoding: str = "utf-8") -> None:
-    """Replace `path` with `text` atomically, keeping the old file's permission bits."""
+    """Replace `path` with `text` atomically, keeping the old file's permission bits.
+
+    A symlinked path (`AGENTS.md -> CLAUDE.md`, a dotfiles-managed settings.json) is written
+    through to its target: the link itself stays a link."""
+    path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        mode: int | None = path.stat().st_mode & 0o7777
+        mode = path.stat().st_mode & 0o7777
     except FileNotFoundError:
-        mode = None
+        mode = NEW_FILE_MODE
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding=encoding, newline="") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -45,7 +58,9 @@ def lock_path_for(path: Path) -> Path:
 
 @contextlib.contextmanager
 def file_lock(path: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
-    """Hold the cross-process lock for `path` (created next to it)."""
+    """Hold the cross-process lock for `path` (created next to its real file, so two names of
+    one file share one lock)."""
+    path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(lock_path_for(path)), timeout=timeout):
         yield

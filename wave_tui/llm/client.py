@@ -9,6 +9,7 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import UTC
 from typing import Any, Literal
 
 import httpx
@@ -88,10 +89,14 @@ def _retry_after_seconds(response: httpx.Response) -> float | None:
     try:
         return max(0.0, float(value))
     except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value) if value else None
-        if parsed is None:
-            return None
-        return max(0.0, parsed.timestamp() - time.time())
+        pass
+    try:
+        parsed = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None  # neither seconds nor an HTTP date: fall back to our own backoff
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return max(0.0, parsed.timestamp() - time.time())
 
 
 def _error_message(body: bytes) -> str:
@@ -114,7 +119,8 @@ class _ToolCallAssembler:
         self._calls: dict[int, dict[str, str]] = {}
 
     def add(self, delta: dict[str, Any]) -> tuple[int, str | None, str]:
-        index = int(delta.get("index", len(self._calls)))
+        raw_index = delta.get("index")
+        index = int(raw_index) if raw_index is not None else len(self._calls)
         call = self._calls.setdefault(index, {"id": "", "name": "", "arguments": ""})
         if delta.get("id"):
             call["id"] = delta["id"]
@@ -188,7 +194,10 @@ class ModelClient:
                     reply.attempts = attempts
                     reply.elapsed_s = time.monotonic() - started
                     return reply
-            except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
+            except httpx.TransportError as exc:
+                # Before the stream started (refused, reset, timed out, closed without a
+                # response): retried like a 5xx, then one clear error. Mid-stream breaks are
+                # turned into StreamInterrupted inside _consume and never reach here.
                 if attempts <= self.config.max_retries:
                     await asyncio.sleep(self._backoff(attempts, None))
                     continue
@@ -248,7 +257,7 @@ class ModelClient:
                         await emit(StreamDelta("tool_call", fragment, index, name))
                     if choice.get("finish_reason"):
                         reply.finish_reason = choice["finish_reason"]
-        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.ReadTimeout) as exc:
+        except httpx.TransportError as exc:  # once streaming, never retried blindly
             raise StreamInterrupted(str(exc) or type(exc).__name__, "".join(content)) from exc
         if not done and reply.finish_reason is None:
             raise StreamInterrupted("connection closed before the reply finished", "".join(content))

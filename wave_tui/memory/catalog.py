@@ -201,9 +201,13 @@ def remove_index_pointer(index: Path, relative: str) -> None:
     locked_edit(index, update)
 
 
-def delete_entry(paths: WavePaths, entry_id: str) -> MemoryEntry:
-    """Delete one entry and return it as it was. Raises UnknownEntryError / EntryChangedError."""
-    entry = find_entry(paths, entry_id)
+def delete_entry(paths: WavePaths, entry_id: str, listed: MemoryEntry | None = None) -> MemoryEntry:
+    """Delete one entry and return it as it was. Raises UnknownEntryError / EntryChangedError.
+
+    `listed` is the entry as a UI showed it: list-item ids are positional, so deleting by id
+    after the file changed could hit a different item — with `listed`, the item whose text the
+    user saw is removed, or nothing is (EntryChangedError)."""
+    entry = listed if listed is not None and listed.id == entry_id else find_entry(paths, entry_id)
     if entry.item_index is not None:
         delete_item(entry.path, entry.item_index, entry.body)
     elif entry.scope == "auto":

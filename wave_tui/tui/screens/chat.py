@@ -72,8 +72,7 @@ class ChatScreen(Screen[None]):
         return cast("WaveApp", self.app)
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="chat-log"):
-            yield Markdown(FIRST_RUN_HELP, id="first-run")
+        yield VerticalScroll(id="chat-log")
         yield Static("", markup=False, id="queue")
         yield StatusLine(id="status")
         yield HistoryInput(placeholder=PROMPT_PLACEHOLDER, id="prompt")
@@ -86,6 +85,16 @@ class ChatScreen(Screen[None]):
         self.refresh_status()
         self.query_one("#prompt", HistoryInput).focus()
 
+    def _show_first_run(self, show: bool) -> None:
+        """The how-to-configure panel, mounted only when needed (Markdown is costly to build)."""
+        panels = self.query("#first-run")
+        if show and not panels:
+            self.query_one("#chat-log", VerticalScroll).mount(
+                Markdown(FIRST_RUN_HELP, id="first-run"), before=0
+            )
+        for panel in panels:
+            panel.display = show
+
     def on_screen_resume(self) -> None:
         self.refresh_status()
 
@@ -95,7 +104,7 @@ class ChatScreen(Screen[None]):
         settings = app.store.current()
         service = app.service
         configured = app.configured
-        self.query_one("#first-run").display = not configured
+        self._show_first_run(not configured)
         usage = service.last_usage if service else None
         self.query_one("#status", StatusLine).update_info(
             model=(app.model_label or service.model) if service and configured else None,

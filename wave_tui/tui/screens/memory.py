@@ -250,7 +250,7 @@ class MemoryScreen(Screen[None]):
 
     async def _delete(self, entry: MemoryEntry) -> None:
         try:
-            await asyncio.to_thread(delete_entry, self.wave.paths, entry.id)
+            await asyncio.to_thread(delete_entry, self.wave.paths, entry.id, entry)
         except EntryError as exc:
             # Changed on disk since it was listed: say so and show what is there now.
             self.notify(f"Not deleted: {exc}", severity="error", markup=False)
