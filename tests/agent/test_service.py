@@ -7,6 +7,8 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from tests.model_server import ModelServer, text, tool_call
 from wave_tui.agent import events as ev
 from wave_tui.agent.service import AgentService
