@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from wave_tui.config.fileio import lock_path_for
 from wave_tui.config.paths import WavePaths
 from wave_tui.memory.auto_memory import AutoMemoryDir
 
@@ -119,6 +120,7 @@ def test_x2_concurrent_updates_lose_nothing(mem: AutoMemoryDir) -> None:
 
 def test_x2_lock_context(mem: AutoMemoryDir) -> None:
     with mem.lock(mem.path / "a.md"):
-        assert os.path.exists(mem.path / ".a.md.lock")
+        assert os.path.exists(lock_path_for(mem.path / "a.md"))
+        assert not any(p.name.endswith(".lock") for p in mem.path.iterdir())  # nothing in memory/
     with pytest.raises(ValueError), mem.lock(Path("/tmp/elsewhere.md")):
         pass

@@ -6,6 +6,8 @@ import re
 import time
 from pathlib import Path
 
+import pytest
+
 from wave_tui.tools.base import ToolContext
 from wave_tui.tools.bash import MAX_OUTPUT_CHARS, BashTool
 
@@ -129,3 +131,35 @@ async def test_bad_arguments(ctx: ToolContext) -> None:
     assert (await bash(ctx, "   ")).is_error
     assert (await bash(ctx, "true", timeout="soon")).is_error
     assert (await bash(ctx, "true", timeout=-1)).is_error
+
+
+@pytest.mark.parametrize("description", [" ", "", "\n", " \n\t", None])
+async def test_blank_description_falls_back_to_the_command(
+    ctx: ToolContext, description: str | None
+) -> None:
+    # Bug: `"description": " "` raised IndexError ("".splitlines()[0]).
+    result = await bash(ctx, "echo hi", description=description)
+    assert (result.is_error, result.content, result.summary) == (False, "hi", "echo hi")
+
+
+async def test_description_label_is_its_first_non_blank_line(ctx: ToolContext) -> None:
+    result = await bash(ctx, "echo hi", description="\n  List files  \nmore")
+    assert result.summary == "List files"
+    background = await bash(ctx, "true", description=" ", run_in_background=True)
+    assert background.summary.startswith("true (background")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"command": "echo a\x00b"},
+        {"command": "true", "timeout": float("nan")},
+        {"command": "true", "description": 3},
+        {"command": ["ls"]},
+        {"command": "true", "run_in_background": "maybe"},
+    ],
+)
+async def test_odd_argument_shapes_are_clean_errors(ctx: ToolContext, args: dict) -> None:
+    result = await BashTool().run(args, ctx)
+    assert result.is_error
+    assert "failed:" not in result.content  # a ToolError message, not a caught exception

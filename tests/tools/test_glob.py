@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from wave_tui.tools.base import ToolContext
-from wave_tui.tools.glob_tool import GlobTool, find_ripgrep
+from wave_tui.tools.base import ToolContext, ToolError
+from wave_tui.tools.glob_tool import GlobTool, expand_braces, find_ripgrep
 
 BACKENDS = [
     pytest.param(True, id="ripgrep", marks=pytest.mark.skipif(not find_ripgrep(), reason="no rg")),
@@ -89,3 +89,61 @@ async def test_bad_input_is_an_error(ctx: ToolContext) -> None:
     assert (await tool.run({}, ctx)).is_error
     assert (await tool.run({"pattern": "*", "path": "missing"}, ctx)).is_error
     assert (await tool.run({"pattern": "*", "limit": 0}, ctx)).is_error
+
+
+@pytest.mark.parametrize("use_rg", BACKENDS)
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        ("**/*.{py,md}", ["pkg/notes.md", "pkg/new.py", "pkg/mid.py", "old.py", ".github/ci.py"]),
+        ("pkg/*.{md,py}", ["pkg/notes.md", "pkg/new.py", "pkg/mid.py"]),
+        ("{pkg,.github}/{new,ci}.py", ["pkg/new.py", ".github/ci.py"]),
+        ("pkg/{n{ew,otes},x}.*", ["pkg/notes.md", "pkg/new.py"]),
+        ("*.{rs,go}", []),
+    ],
+)
+async def test_braces_alternate(
+    ctx: ToolContext, tree: Path, use_rg: bool, pattern: str, expected: list[str]
+) -> None:
+    # Bug: the pure-Python fallback ignored braces, so "**/*.{ts,py}" found nothing.
+    result = await GlobTool(use_ripgrep=use_rg).run({"pattern": pattern}, ctx)
+    found = [] if result.content == "No files found" else result.content.splitlines()
+    assert found == [str(tree / p) for p in expected]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        ("*.{ts,py}", ["*.ts", "*.py"]),
+        ("{a,b{c,d}}/x", ["a/x", "bc/x", "bd/x"]),
+        ("{a,b}{c,d}", ["ac", "ad", "bc", "bd"]),
+        ("{,x}y", ["y", "xy"]),
+        ("a{b}c", ["abc"]),
+        ("[{,]}x", ["[{,]}x"]),  # braces in a character class are literal
+        ("{[,}],x}", ["[,}]", "x"]),
+        ("\\{a,b}", ["\\{a,b}"]),  # escaped
+        ("{a,b", ["{a,b"]),  # unclosed
+        ("a}b", ["a}b"]),
+        ("{a,{b}", ["{a,b"]),
+        ("{!a,b}", ["\\!a", "b"]),  # not a negation
+        ("!*.{a,b}", ["!*.a", "!*.b"]),
+    ],
+)
+def test_expand_braces(pattern: str, expected: list[str]) -> None:
+    assert expand_braces(pattern) == expected
+
+
+def test_brace_bombs_are_refused() -> None:
+    with pytest.raises(ToolError):
+        expand_braces("{a,b}" * 20)
+    with pytest.raises(ToolError):
+        expand_braces("{" * 100 + "}" * 100)
+    assert expand_braces("{" * 5000) == ["{" * 5000]
+
+
+@pytest.mark.parametrize("use_rg", BACKENDS)
+async def test_file_names_with_odd_line_breaks_stay_whole(ctx: ToolContext, use_rg: bool) -> None:
+    # rg's output was split with str.splitlines, which also breaks at \x0c, \x85, U+2028 ...
+    path = touch(ctx.workdir / "a\x0cb\u2028c.py", 1_000)
+    result = await GlobTool(use_ripgrep=use_rg).run({"pattern": "*.py"}, ctx)
+    assert result.content == str(path)

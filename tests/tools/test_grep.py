@@ -153,3 +153,70 @@ async def test_bad_arguments(ctx: ToolContext) -> None:
     assert "output_mode" in (await tool.run({"pattern": "x", "output_mode": "lines"}, ctx)).content
     assert (await tool.run({"pattern": "x", "path": "missing"}, ctx)).is_error
     assert (await tool.run({"pattern": "x", "-A": -1}, ctx)).is_error
+
+
+# Characters str.splitlines treats as line breaks but ripgrep and Read do not.
+ODD_BREAKS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+@pytest.fixture
+def odd_file(ctx: ToolContext) -> Path:
+    body = "".join(f"odd{c}char {i}\n" for i, c in enumerate(ODD_BREAKS)) + "last target\n"
+    path = ctx.workdir / "odd.txt"
+    path.write_text("target first\n" + body, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("use_rg", BACKENDS)
+async def test_line_numbers_count_newlines_only(
+    ctx: ToolContext, odd_file: Path, use_rg: bool
+) -> None:
+    # Bug: the fallback split with str.splitlines, so \x0c, \x85, U+2028 ... shifted line numbers.
+    result = await grep(ctx, use_rg, pattern="target", output_mode="content")
+    last = 2 + len(ODD_BREAKS)
+    assert result.content == f"{odd_file}:1:target first\n{odd_file}:{last}:last target"
+
+
+@pytest.mark.parametrize("use_rg", BACKENDS)
+async def test_multiline_line_numbers_count_newlines_only(
+    ctx: ToolContext, odd_file: Path, use_rg: bool
+) -> None:
+    # Bug: multiline hits were split with str.splitlines even for ripgrep's output.
+    result = await grep(ctx, use_rg, pattern="char 7\\nlast", output_mode="content", multiline=True)
+    last = 2 + len(ODD_BREAKS)
+    assert result.content == (
+        f"{odd_file}:{last - 1}:odd\u2029char 7\n{odd_file}:{last}:last target"
+    )
+
+
+@pytest.mark.parametrize("use_rg", BACKENDS)
+async def test_grep_and_read_number_lines_alike(
+    ctx: ToolContext, odd_file: Path, use_rg: bool
+) -> None:
+    from wave_tui.tools.read import ReadTool
+
+    hit = (await grep(ctx, use_rg, pattern="char 5", output_mode="content")).content
+    number = int(hit.split(":")[1])
+    read = await ReadTool().run({"file_path": str(odd_file), "offset": number, "limit": 1}, ctx)
+    assert "char 5" in read.content.split("\n")[0]
+
+
+@pytest.mark.parametrize("use_rg", BACKENDS)
+async def test_carriage_returns_are_trimmed_but_stay_part_of_the_line(
+    ctx: ToolContext, use_rg: bool
+) -> None:
+    path = ctx.workdir / "crlf.txt"
+    path.write_bytes(b"one\r\ntwo target\r\n")
+    shown = await grep(ctx, use_rg, pattern="target", output_mode="content")
+    assert shown.content == f"{path}:2:two target"
+    # As in ripgrep without --crlf, `$` does not match before the "\r".
+    assert (await grep(ctx, use_rg, pattern="target$")).content == "No matches found"
+
+
+@pytest.mark.parametrize("use_rg", BACKENDS)
+async def test_glob_parameter_expands_braces(ctx: ToolContext, tree: Path, use_rg: bool) -> None:
+    # Bug: the fallback ignored `{a,b}` alternation, so "*.{py,md}" matched nothing.
+    result = await grep(ctx, use_rg, pattern="(?i)todo", glob="*.{py,md}")
+    assert sorted(result.content.splitlines()) == [str(tree / "notes.md"), str(tree / "pkg/b.py")]
+    nested = await grep(ctx, use_rg, pattern="(?i)todo", glob="{pkg/*.{py,rs},*.txt}")
+    assert nested.content == str(tree / "pkg/b.py")

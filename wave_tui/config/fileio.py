@@ -6,6 +6,7 @@ Every write that replaces a file wave-tui owns goes through here.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import tempfile
 from collections.abc import Callable, Iterator
@@ -52,17 +53,21 @@ def atomic_write_text(path: Path, text: str, *, encoding: str = "utf-8") -> None
 
 
 def lock_path_for(path: Path) -> Path:
-    """Where the lock for `path` lives: a hidden sibling, so it follows the file's directory."""
-    return path.parent / f".{path.name}.lock"
+    """Where the lock for `path` lives: `~/.wave/locks/`, keyed by the file's real path, so no
+    `.AGENTS.md.lock` is ever left in the user's repository or memory folder."""
+    from wave_tui.config.paths import home_dir
+
+    key = hashlib.sha256(os.path.realpath(path).encode("utf-8", "surrogatepass")).hexdigest()
+    return home_dir() / ".wave" / "locks" / f"{key[:32]}.lock"
 
 
 @contextlib.contextmanager
 def file_lock(path: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
     """Hold the cross-process lock for `path` (created next to its real file, so two names of
     one file share one lock)."""
-    path = Path(os.path.realpath(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(lock_path_for(path)), timeout=timeout):
+    lock = lock_path_for(path)
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(lock), timeout=timeout):
         yield
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import os
 import signal
 import subprocess
@@ -108,8 +109,8 @@ def _parse_timeout(args: dict[str, Any]) -> float:
         return DEFAULT_TIMEOUT_S
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ToolError(f"Parameter `timeout` must be a number of seconds, got {value!r}.")
-    if value <= 0:
-        raise ToolError("Parameter `timeout` must be positive.")
+    if math.isnan(value) or value <= 0:
+        raise ToolError("Parameter `timeout` must be a positive number of seconds.")
     return min(float(value), MAX_TIMEOUT_S)
 
 
@@ -121,6 +122,15 @@ def _status_line(returncode: int) -> str:
             name = f"signal {-returncode}"
         return f"Terminated by {name}"
     return f"Exit code: {returncode}"
+
+
+def _label(description: str | None, command: str) -> str:
+    """The first non-blank line of the description, else of the command (never raises)."""
+    for text in (description or "", command):
+        for line in text.splitlines():
+            if line.strip():
+                return line.strip()
+    return "Bash"
 
 
 class BashTool(BaseTool):
@@ -156,8 +166,10 @@ class BashTool(BaseTool):
         assert command is not None
         if not command.strip():
             raise ToolError("command must not be empty.")
+        if "\0" in command:
+            raise ToolError("command must not contain NUL bytes.")
         timeout = _parse_timeout(args)
-        label = (arg_str(args, "description", required=False) or command).strip().splitlines()[0]
+        label = _label(arg_str(args, "description", required=False), command)
         env = {**os.environ, **(ctx.env or {})}
         if not ctx.workdir.is_dir():
             raise ToolError(f"Working directory does not exist: {ctx.workdir}")

@@ -58,9 +58,104 @@ def find_ripgrep() -> str | None:
     return str(candidate) if candidate.is_file() and os.access(candidate, os.X_OK) else None
 
 
+MAX_BRACE_EXPANSIONS = 1000
+MAX_BRACE_DEPTH = 32
+
+
+def _class_end(pattern: str, start: int) -> int:
+    """Index just past the `[...]` class opening at `start`, or -1 if it is not closed."""
+    j = start + 1
+    if j < len(pattern) and pattern[j] in "!^":
+        j += 1
+    if j < len(pattern) and pattern[j] == "]":
+        j += 1  # a leading `]` is part of the class
+    close = pattern.find("]", j)
+    return -1 if close < 0 else close + 1
+
+
+def _literal_end(pattern: str, i: int) -> int:
+    """If an escape or a character class starts at `i`, the index after it; else -1."""
+    if pattern[i] == "\\" and i + 1 < len(pattern):
+        return i + 2
+    if pattern[i] == "[":
+        return _class_end(pattern, i)
+    return -1
+
+
+def _brace_pairs(pattern: str) -> dict[int, int]:
+    """Index of each `{` -> index of its matching `}`; unmatched braces are left out (literal)."""
+    pairs: dict[int, int] = {}
+    stack: list[int] = []
+    i = 0
+    while i < len(pattern):
+        if (end := _literal_end(pattern, i)) > 0:
+            i = end
+            continue
+        if pattern[i] == "{":
+            stack.append(i)
+        elif pattern[i] == "}" and stack:
+            pairs[stack.pop()] = i
+        i += 1
+    return pairs
+
+
+def expand_braces(pattern: str) -> list[str]:
+    """`**/*.{ts,py}` -> `**/*.ts`, `**/*.py`: ripgrep's glob alternation, for matchers (pathspec)
+    that lack it. Nested groups expand too; braces escaped or inside `[...]`, and unmatched ones,
+    stay literal."""
+    pairs = _brace_pairs(pattern)
+
+    def expand(lo: int, hi: int, depth: int) -> list[str]:
+        if depth > MAX_BRACE_DEPTH:
+            raise ToolError(f"Glob {pattern!r} nests braces more than {MAX_BRACE_DEPTH} deep.")
+        results = [""]
+        i = lo
+        while i < hi:
+            if (end := _literal_end(pattern, i)) > 0:
+                parts, i = [pattern[i:end]], end
+            elif i in pairs:
+                close = pairs[i]
+                parts = [
+                    alt for a, b in alternatives(i + 1, close) for alt in expand(a, b, depth + 1)
+                ]
+                i = close + 1
+            else:
+                parts, i = [pattern[i]], i + 1
+            results = [r + part for r in results for part in parts]
+            if len(results) > MAX_BRACE_EXPANSIONS:
+                raise ToolError(
+                    f"Glob {pattern!r} expands to more than {MAX_BRACE_EXPANSIONS} alternatives."
+                )
+        return results
+
+    def alternatives(lo: int, hi: int) -> list[tuple[int, int]]:
+        """The comma-separated ranges of a group's contents (commas in nested groups excluded)."""
+        ranges, start, i = [], lo, lo
+        while i < hi:
+            if (end := _literal_end(pattern, i)) > 0:
+                i = end
+            elif i in pairs:
+                i = pairs[i] + 1
+            elif pattern[i] == ",":
+                ranges.append((start, i))
+                start = i = i + 1
+            else:
+                i += 1
+        ranges.append((start, hi))
+        return ranges
+
+    expanded = expand(0, len(pattern), 0)
+    if not pattern.startswith("!"):
+        # `{!a,b}` means a file named "!a", not a negated glob.
+        expanded = ["\\" + alt if alt.startswith("!") else alt for alt in expanded]
+    return list(dict.fromkeys(expanded))
+
+
 def compile_glob(*patterns: str) -> pathspec.PathSpec:
-    """A matcher with ripgrep's --glob semantics (gitignore-style, relative to the search root)."""
-    return pathspec.PathSpec.from_lines(PATTERN_STYLE, patterns)
+    """A matcher with ripgrep's --glob semantics (gitignore-style, relative to the search root,
+    `{a,b}` alternation)."""
+    expanded = [alt for pattern in patterns for alt in expand_braces(pattern)]
+    return pathspec.PathSpec.from_lines(PATTERN_STYLE, expanded)
 
 
 class _IgnoreRules:
@@ -144,7 +239,8 @@ def _split_absolute_pattern(pattern: str) -> tuple[Path | None, str]:
 def _rg_list(rg: str, root: Path, pattern: str) -> list[Path]:
     cmd = [rg, "--files", "--hidden", "--no-require-git", "--no-config", "--no-messages"]
     cmd += [f"--glob=!{d}" for d in sorted(VCS_DIRS)]
-    cmd += ["--glob", pattern]
+    for alternative in expand_braces(pattern):  # as in the fallback; rg rejects nested groups
+        cmd += ["--glob", alternative]
     try:
         proc = subprocess.run(
             cmd, cwd=root, capture_output=True, timeout=RG_TIMEOUT_S, stdin=subprocess.DEVNULL
@@ -155,7 +251,8 @@ def _rg_list(rg: str, root: Path, pattern: str) -> list[Path]:
         message = proc.stderr.decode("utf-8", "replace").strip()
         raise ToolError(f"Glob failed: {message or f'ripgrep exit code {proc.returncode}'}")
     out = proc.stdout.decode("utf-8", "surrogateescape")
-    return [root / line for line in out.splitlines() if line]
+    # File names may contain \x0c, \x85, U+2028 ...: split at "\n" only.
+    return [root / line for line in out.split("\n") if line]
 
 
 def _python_list(root: Path, pattern: str) -> list[Path]:

@@ -26,7 +26,14 @@ from wave_tui.tools.base import (
     arg_str,
     resolve_path,
 )
-from wave_tui.tools.glob_tool import VCS_DIRS, compile_glob, find_ripgrep, walk_files
+from wave_tui.tools.glob_tool import (
+    VCS_DIRS,
+    compile_glob,
+    expand_braces,
+    find_ripgrep,
+    walk_files,
+)
+from wave_tui.tools.text_files import split_lines
 
 OutputMode = Literal["files_with_matches", "content", "count"]
 OUTPUT_MODES: tuple[OutputMode, ...] = ("files_with_matches", "content", "count")
@@ -90,10 +97,6 @@ class GrepQuery:
     after: int
 
 
-def _strip_eol(text: str) -> str:
-    return text.removesuffix("\n").removesuffix("\r")
-
-
 # ---- ripgrep backend ------------------------------------------------------------------------
 
 
@@ -105,7 +108,9 @@ def _rg_command(rg: str, q: GrepQuery) -> tuple[list[str], Path]:
     if q.multiline:
         cmd += ["--multiline", "--multiline-dotall"]
     if q.glob:
-        cmd += ["--glob", q.glob]
+        # Expanded here as in the fallback: rg rejects nested `{a,{b,c}}` groups.
+        for alternative in expand_braces(q.glob):
+            cmd += ["--glob", alternative]
     if q.file_type:
         cmd += ["--type", q.file_type]
     if q.mode == "files_with_matches":
@@ -136,12 +141,14 @@ def _parse_rg(output: bytes, q: GrepQuery, cwd: Path) -> list[FileHits]:
                 hits[name] = FileHits(path=cwd / name)
         return list(hits.values())
     if q.mode == "count":
-        for line in output.decode("utf-8", "surrogateescape").splitlines():
+        for line in output.decode("utf-8", "surrogateescape").split("\n"):
             name, _, count = line.rpartition("\0")
             if name:
                 hits[name] = FileHits(path=cwd / name, count=int(count))
         return list(hits.values())
-    for line in output.splitlines():
+    for line in output.split(b"\n"):
+        if not line.strip():
+            continue
         event = json.loads(line)
         if event["type"] not in ("match", "context"):
             continue
@@ -149,9 +156,10 @@ def _parse_rg(output: bytes, q: GrepQuery, cwd: Path) -> list[FileHits]:
         name = _json_text(data["path"])
         entry = hits.setdefault(name, FileHits(path=cwd / name))
         is_match = event["type"] == "match"
-        # A multiline match arrives as one event spanning several lines.
-        for i, text in enumerate(_json_text(data["lines"]).splitlines() or [""]):
-            entry.lines.append((data["line_number"] + i, _strip_eol(text), is_match))
+        # A multiline match arrives as one event spanning several lines, separated by "\n" only
+        # (str.splitlines would also split at \x0c, U+2028, ... and misnumber the lines).
+        for i, text in enumerate(split_lines(_json_text(data["lines"])) or [""]):
+            entry.lines.append((data["line_number"] + i, text, is_match))
             entry.count += is_match
     return list(hits.values())
 
@@ -211,18 +219,24 @@ def _search_file(path: Path, regex: re.Pattern[str], q: GrepQuery) -> FileHits |
     if b"\0" in data:
         return None  # binary: ripgrep skips these too
     text = data.decode("utf-8", "replace")
-    lines = [_strip_eol(line) for line in text.splitlines(keepends=True)]
+    # Lines end at "\n" only, as in ripgrep and Read (str.splitlines would also split at \x0c,
+    # \x1c-\x1e, \x85, U+2028 ... and shift every later line number). Like ripgrep without
+    # --crlf, a line's "\r" stays part of it for matching: `x$` does not match "x\r".
+    raw = text.split("\n")
+    if raw[-1] == "":
+        raw.pop()  # no phantom line after the final newline
+    lines = [line.removesuffix("\r") for line in raw]
     matched: set[int] = set()  # 0-based line indexes
     if q.multiline:
         starts = [0]
-        for line in text.splitlines(keepends=True):
-            starts.append(starts[-1] + len(line))
+        for line in raw:
+            starts.append(starts[-1] + len(line) + 1)
         for m in regex.finditer(text):
             first = bisect.bisect_right(starts, m.start()) - 1
             last = bisect.bisect_right(starts, max(m.start(), m.end() - 1)) - 1
             matched.update(range(first, min(last, len(lines) - 1) + 1))
     else:
-        matched = {i for i, line in enumerate(lines) if regex.search(line)}
+        matched = {i for i, line in enumerate(raw) if regex.search(line)}
     if not matched:
         return None
     hits = FileHits(path=path, count=len(matched))

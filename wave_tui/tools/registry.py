@@ -49,6 +49,11 @@ _SEPARATORS = frozenset({";", "|", "&&", "||"})
 _REDIRECTS = frozenset({"<", ">", ">>", ">|", "&>", "&>>", ">&", "<&"})
 
 
+def _is_fd(text: str) -> bool:
+    """A file descriptor number as bash reads one: ASCII digits only (`>&²` names a file)."""
+    return text.isascii() and text.isdigit()
+
+
 def _split_commands(command: str) -> list[_Segment] | None:
     """Tokenize `command` and split it at unquoted `;`, `|`, `&&`, `||`.
 
@@ -122,7 +127,7 @@ def _split_commands(command: str) -> list[_Segment] | None:
             return None
         elif c in "<>&|;":
             op = next(o for o in _OPERATORS if command.startswith(o, i))
-            if c in "<>" and started and not quoted and "".join(word).isdigit():
+            if c in "<>" and started and not quoted and _is_fd("".join(word)):
                 word.clear()  # `2>`: a file descriptor number, not an argument
                 started = False
             end_word()
@@ -151,7 +156,7 @@ def _harmless_redirect(operator: str, target: str) -> bool:
     if operator in _REDIRECT_TO_NULL:
         return target == "/dev/null"
     if operator in _REDIRECT_DUP:
-        return target.isdigit() or target == "-"
+        return _is_fd(target) or target == "-"
     # `< file` only feeds a file to the command.
     return operator == "<" and bool(target)
 
@@ -184,15 +189,31 @@ def _always(_args: list[str]) -> bool:
     return True
 
 
-def _no_option(*banned: str, prefixes: tuple[str, ...] = (), short: str = "") -> Checker:
-    """Reject the listed options, options starting with `prefixes`, and short-option clusters
-    containing any letter of `short` (`-uo` is `-u -o`)."""
+def _long_option_hits(arg: str, names: tuple[str, ...]) -> bool:
+    """Whether `arg` (`--name` or `--name=value`) may select one of the long options `names`.
+
+    GNU getopt_long accepts any unambiguous prefix (`sort --out=F` is `--output=F`), so a name
+    that is a prefix of a banned one counts, as does one that extends it (`--pre-glob`).
+    """
+    if not arg.startswith("--") or arg == "--":
+        return False
+    name = arg[2:].split("=", 1)[0]
+    return any(full.startswith(name) or name.startswith(full) for full in names)
+
+
+def _no_option(*, long: tuple[str, ...] = (), short: str = "") -> Checker:
+    """Reject the long options `long` (abbreviated or not, with or without `=value`) and
+    short-option clusters containing any letter of `short` (`-uo` is `-u -o`).
+
+    Every word is checked, also after `--`: `--` may itself be the value of an option
+    (`sort -T -- -o out`), in which case what follows is still parsed as options.
+    """
 
     def check(args: list[str]) -> bool:
         for arg in args:
             if arg == "--":
-                break
-            if arg in banned or arg.startswith(prefixes):
+                continue
+            if _long_option_hits(arg, long):
                 return False
             is_cluster = arg.startswith("-") and not arg.startswith("--")
             if is_cluster and any(ch in short for ch in arg[1:]):
@@ -274,8 +295,16 @@ _CONFIG_FLAGS = frozenset(
 )  # fmt: skip
 
 
+# git >= 2.46 dispatches `git config <subcommand>`; `set`, `unset`, ... write.
+_CONFIG_SUBCOMMANDS = frozenset(
+    {"set", "unset", "edit", "rename-section", "remove-section", "list", "get"}
+)
+
+
 def _check_git_config(args: list[str]) -> bool:
     if not any(a in _CONFIG_READS for a in args):
+        return False
+    if any(a in _CONFIG_SUBCOMMANDS for a in args):
         return False
     return all(
         a in _CONFIG_READS
@@ -302,7 +331,7 @@ _GIT_SUBCOMMANDS: dict[str, Checker] = {
     "config": _check_git_config,
 }
 # Options that make otherwise read-only git commands write files or run programs.
-_GIT_BANNED_PREFIXES = ("--output", "--ext-diff", "--exec", "--upload-pack", "--receive-pack")
+_GIT_BANNED_LONG = ("output", "ext-diff", "exec", "upload-pack", "receive-pack")
 
 
 def _check_git(args: list[str]) -> bool:
@@ -318,28 +347,86 @@ def _check_git(args: list[str]) -> bool:
         return False
     sub, rest = args[i], args[i + 1 :]
     check = _GIT_SUBCOMMANDS.get(sub)
-    if check is None or any(a.startswith(_GIT_BANNED_PREFIXES) for a in rest):
+    # parse-options accepts abbreviated long options too (`--out=F`), so match prefixes.
+    if check is None or any(_long_option_hits(a, _GIT_BANNED_LONG) for a in rest):
         return False
     return check(rest)
 
 
-_XARGS_VALUE_OPTS = frozenset({"-I", "-n", "-L", "-l", "-d", "-E", "-e", "-s", "-P", "-a"})
+# GNU xargs (getopt_long, "+0a:E:e::i::I:l::L:n:prs:txP:d:o"): options that need a value take the
+# rest of their word or the next word; optional values (-e -i -l) can only be attached.
+_XARGS_SHORT_REQUIRED = frozenset("aEILnsPd")
+_XARGS_SHORT_OPTIONAL = frozenset("eil")
+_XARGS_SHORT_FLAGS = frozenset("0prtxo")
+_XARGS_LONG = {
+    # name -> "required" | "optional" | "flag"
+    "null": "flag", "arg-file": "required", "delimiter": "required", "eof": "optional",
+    "replace": "optional", "max-lines": "optional", "max-args": "required",
+    "open-tty": "flag", "interactive": "flag", "no-run-if-empty": "flag",
+    "max-chars": "required", "verbose": "flag", "show-limits": "flag", "exit": "flag",
+    "max-procs": "required", "process-slot-var": "required", "version": "flag", "help": "flag",
+}  # fmt: skip
 # Programs whose options cannot write or execute, so xargs may append arbitrary input to them.
 _XARGS_TARGETS = frozenset(
     {"ls", "cat", "head", "tail", "wc", "grep", "stat", "du", "echo", "pwd", "diff", "which"}
 )
 
 
+def _xargs_long(name: str) -> str | None:
+    """The full long option `name` selects (exact, or an unambiguous prefix), else None."""
+    if name in _XARGS_LONG:
+        return name
+    matches = [full for full in _XARGS_LONG if full.startswith(name)]
+    return matches[0] if len(matches) == 1 and name else None
+
+
 def _check_xargs(args: list[str]) -> bool:
     i = 0
-    while i < len(args) and args[i].startswith("-"):
-        if args[i] == "--":
-            i += 1
+    replace: str | None = None  # -I/-i/--replace: the string substituted by input lines
+    while i < len(args) and args[i].startswith("-") and args[i] != "-":
+        arg = args[i]
+        i += 1
+        if arg == "--":
             break
-        i += 2 if args[i] in _XARGS_VALUE_OPTS else 1
+        if arg.startswith("--"):
+            name, eq, value = arg[2:].partition("=")
+            full = _xargs_long(name)
+            if full is None or full == "process-slot-var":
+                return False  # unknown or ambiguous (xargs fails), or sets a child's environment
+            kind = _XARGS_LONG[full]
+            if kind == "flag" and eq:
+                return False
+            if kind == "required" and not eq:
+                if i >= len(args):
+                    return False
+                value, i = args[i], i + 1
+            if full == "replace":
+                replace = value if eq else "{}"
+            continue
+        pos = 1
+        while pos < len(arg):
+            letter, attached = arg[pos], arg[pos + 1 :]
+            pos += 1
+            if letter in _XARGS_SHORT_FLAGS:
+                continue
+            if letter in _XARGS_SHORT_OPTIONAL:
+                if letter == "i":
+                    replace = attached or "{}"
+                break  # the rest of the word, possibly empty, is its value
+            if letter not in _XARGS_SHORT_REQUIRED:
+                return False  # unknown option: xargs fails
+            if not attached:
+                if i >= len(args):
+                    return False
+                attached, i = args[i], i + 1
+            if letter == "I":
+                replace = attached
+            break
     if i >= len(args):
         return True  # defaults to echo
     program, rest = args[i], args[i + 1 :]
+    if replace is not None and (not replace or replace in program):
+        return False  # input lines would be substituted into the program name
     return program in _XARGS_TARGETS and _PROGRAMS[program][0](rest)
 
 
@@ -363,12 +450,14 @@ _PROGRAMS: dict[str, tuple[Checker, bool]] = {
             "diff",
         )
     },
-    "rg": (_no_option(prefixes=("--pre", "--hostname-bin")), True),
+    "rg": (_no_option(long=("pre", "hostname-bin")), True),
     "find": (_check_find, True),
-    "sort": (_no_option("-o", prefixes=("--output", "--compress-program"), short="o"), True),
+    "sort": (_no_option(long=("output", "compress-program"), short="o"), True),
     "uniq": (_check_uniq, True),
-    "tree": (_no_option("-o", "-R", prefixes=("-o",)), True),
-    "file": (_no_option("-C", "--compile", short="C"), True),
+    # tree takes `-o FILE` / `-R` (writes 00Tree.html files with -H) also inside clusters (`-ao`).
+    "tree": (_no_option(long=("output",), short="oR"), True),
+    # -C compiles magic files; -p resets access times (a metadata write).
+    "file": (_no_option(long=("compile", "preserve-date"), short="Cp"), True),
     "git": (_check_git, True),
     "xargs": (_check_xargs, True),
 }
