@@ -96,12 +96,13 @@ def test_a2_line_ending_exactly_at_the_cap_is_kept(project: Path) -> None:
     assert view.dropped_entries == 1
 
 
-def test_a2_one_huge_line_is_cut_at_the_cap_and_said_so(project: Path) -> None:
+def test_a2_a_first_line_over_the_cap_is_left_out_never_cut_mid_line(project: Path) -> None:
+    """A2 / seed: "在换行处切分，避免切断行" — even a 200 KB first line is not cut."""
     view = load_index(_index(project, "z" * 200_000 + "\n- [B](b.md) — b\n"))
-    assert view.text == "z" * INDEX_MAX_CHARS
-    assert view.first_line_cut
-    assert view.warning is not None and "cut mid-line" in view.warning
-    assert view.dropped_entries == 1
+    assert view.text == ""
+    assert view.first_line_cut and view.kept_lines == 0
+    assert view.warning is not None and "without cutting a line" in view.warning
+    assert view.dropped_entries == 2 and '"zzzz' in view.warning
 
 
 def test_a2_multibyte_text_is_never_split(project: Path) -> None:

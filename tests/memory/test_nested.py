@@ -55,3 +55,23 @@ def test_d7_unreadable_level_skipped(project: Path) -> None:
 def test_d7_symlink_loop_in_path_terminates(project: Path) -> None:
     os.symlink(project / "loop", project / "loop")  # a self-referencing link
     assert nested_memory_chain(project / "loop" / "f.py", project) == []
+
+
+def test_d7_an_undecodable_level_is_skipped_and_the_rest_injected(project: Path) -> None:
+    """Seed: a memory file that fails to read (permissions, encoding) is skipped."""
+    from wave_tui.config.paths import WavePaths
+    from wave_tui.memory.injection import MemoryInjector
+    from wave_tui.tools.base import ToolResult
+
+    (project / "a" / "b").mkdir(parents=True)
+    (project / "a" / "AGENTS.md").write_text("GOOD-LEVEL\n")
+    (project / "a" / "b" / "AGENTS.md").write_bytes(b"\xff\xfe bad \x80 utf8\n")
+    target = write(project / "a" / "b" / "f.txt", "x\n")
+    warnings: list[str] = []
+    injector = MemoryInjector(WavePaths.for_workdir(project), warn=warnings.append)
+    messages = injector.on_tool_result(ToolResult("x", read_paths=[target]))
+    assert [("GOOD-LEVEL" in m.content) for m in messages] == [True]
+    assert "\ufffd" not in "".join(m.content for m in messages)
+    assert len(warnings) == 1 and "skipped" in warnings[0]
+    assert injector.on_tool_result(ToolResult("x", read_paths=[target])) == []
+    assert len(warnings) == 1

@@ -65,10 +65,11 @@ def user_memory_file(paths: WavePaths) -> Path:
     return paths.user_agents_md
 
 
-def read_memory_text(path: Path, warn: Warn | None = None) -> str | None:
+def read_memory_text(path: Path, warn: Warn | None = None, *, strict: bool = False) -> str | None:
     """The file's text, or None when it is missing or unreadable. Never raises (M5).
 
-    Bytes that are not UTF-8 are replaced (U+FFFD) and reported once per call through `warn`.
+    Bytes that are not UTF-8 are replaced (U+FFFD) and reported through `warn`; with `strict`
+    such a file counts as unreadable instead (nested memory skips it, D7).
     """
     try:
         data = path.read_bytes()
@@ -80,5 +81,8 @@ def read_memory_text(path: Path, warn: Warn | None = None) -> str | None:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
+        if strict:
+            (warn or default_warn)(f"{path}: not valid UTF-8; skipped")
+            return None
         (warn or default_warn)(f"{path}: not valid UTF-8; undecodable bytes were replaced")
         return data.decode("utf-8", errors="replace")

@@ -29,7 +29,7 @@ class IndexView:
     kept_lines: int
     dropped_entries: int  # lines not loaded at all
     warning: str | None
-    first_line_cut: bool = False  # the first line alone was longer than INDEX_MAX_CHARS
+    first_line_cut: bool = False  # the first line alone was over INDEX_MAX_CHARS: left out
 
     @property
     def truncated(self) -> bool:
@@ -114,7 +114,7 @@ def load_index(path: Path) -> IndexView:
         if nl >= 0:
             text = window[:nl]
         else:
-            text = window[:INDEX_MAX_CHARS]
+            text = ""  # A2: never cut mid-line, so a first line over the cap is left out whole
             first_line_cut = True
 
     raw_kept = text.encode("utf-8", "surrogateescape")
@@ -125,11 +125,11 @@ def load_index(path: Path) -> IndexView:
         kept = text.count("\n") + 1
         return IndexView(clean, frozenset(), scan.total_lines, kept, 0, None)
 
-    kept = text.count("\n") + 1
+    kept = text.count("\n") + 1 if text else 0
     dropped = max(0, scan.total_lines - kept)
     first_dropped: str | None = None
-    if dropped and not first_line_cut:
-        preview = _read_at(path, len(raw_kept) + 1, _PREVIEW_BYTES)
+    if dropped:
+        preview = _read_at(path, len(raw_kept) + 1 if raw_kept else 0, _PREVIEW_BYTES)
         first_dropped = _shorten(preview.decode("utf-8", "replace").split("\n", 1)[0])
     view_caps = frozenset(truncated)
     warning = _warning(view_caps, scan.total_lines, dropped, first_dropped, first_line_cut)
@@ -153,8 +153,8 @@ def _warning(
     ]
     if first_line_cut:
         parts.append(
-            f"Its first line alone is longer than {INDEX_MAX_CHARS:,} characters and was cut "
-            "mid-line."
+            f"Its first line alone is longer than {INDEX_MAX_CHARS:,} characters, so nothing "
+            "could be loaded without cutting a line."
         )
     if dropped:
         noun = "entry (line)" if dropped == 1 else "entries (lines)"

@@ -143,10 +143,10 @@ class MemoryInjector:
                 key = memory_file.resolve()
                 if key in self.injected_nested:
                     continue
-                content = read_memory_text(memory_file, self.warn)
+                content = read_memory_text(memory_file, self.warn, strict=True)
+                self.injected_nested.add(key)  # unreadable: skipped once, not re-warned (D7)
                 if content is None:
                     continue
-                self.injected_nested.add(key)
                 text = nested_memory_text(memory_file, content)
                 messages.append(Message.user(text, is_meta=True, **{META_NESTED: str(memory_file)}))
         return messages

@@ -267,7 +267,9 @@ def render_memory_section(memory_dir: Path) -> str:
 def render_memory_index_block(index_text: str, warning: str | None) -> str:
     """The MEMORY.md index as shown in the system prompt's dynamic block (A2)."""
     heading = f"## {INDEX_FILENAME}"
-    if not index_text.strip():
+    if not index_text.strip() and warning:
+        body = f"Nothing of your {INDEX_FILENAME} could be loaded (see the warning below)."
+    elif not index_text.strip():
         body = (
             f"Your {INDEX_FILENAME} is currently empty. When you save new memories, they will "
             "appear here."
