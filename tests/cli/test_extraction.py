@@ -221,3 +221,37 @@ def test_frequency_counts_across_continued_headless_runs(
         )
         forks_after.append(sum(1 for r in model_server.requests if is_fork(r.body)))
     assert forks_after == [0, 0, 1, 1, 1, 2, 2]
+
+
+def test_a_memory_file_the_fork_rewrote_is_notified_to_the_next_continued_run(
+    model_server: ModelServer, project: Path
+) -> None:
+    """N7 across processes: `wave -p` ends with the fork's write; `--continue` is told."""
+    mem = memory_dir(project)
+    mem.mkdir(parents=True)
+    topic = mem / "topic.md"
+    topic.write_text("---\nname: t\ntype: project\n---\nold fact\n")
+    model_server.enqueue(tool_call("Read", {"file_path": str(topic)}), text("noted"), when=is_main)
+    model_server.enqueue(
+        tool_call(
+            "Edit",
+            {"file_path": str(topic), "old_string": "old fact", "new_string": "new fact from fork"},
+        ),
+        text("updated"),
+        when=is_fork,
+    )
+    assert run_wave("-p", "read the topic", cwd=project, server=model_server).returncode == 0
+    assert "new fact from fork" in topic.read_text()
+    model_server.enqueue(text("ok"), when=is_main)
+    model_server.enqueue(text("nothing"), when=is_fork)
+    assert (
+        run_wave("-p", "anything new?", "--continue", cwd=project, server=model_server).returncode
+        == 0
+    )
+    main = [r for r in model_server.requests if is_main(r.body)][-1]
+    notices = [
+        m["content"]
+        for m in main.body["messages"]
+        if m["role"] == "user" and "changed on disk" in str(m["content"])
+    ]
+    assert len(notices) == 1 and "topic.md" in notices[0] and "new fact from fork" in notices[0]

@@ -243,3 +243,27 @@ def test_resuming_a_session_older_than_the_cleanup_period_keeps_it(
     assert proc.returncode == 0, proc.stderr
     contents = [json.loads(x)["content"] for x in path.read_text().splitlines()]
     assert contents[:2] == ["remember: my secret is 42", "the secret is 42"]
+
+
+def test_a_file_changed_between_continued_runs_is_notified(
+    model_server: ModelServer, project: Path
+) -> None:
+    """N1 across processes: run 1 reads a.txt; it changes; run 2 (--continue) is told."""
+    import os
+
+    f = project / "a.txt"
+    f.write_text("one\ntwo\n")
+    model_server.enqueue(tool_call("Read", {"file_path": "a.txt"}), text("read it"))
+    assert run_wave("-p", "read a.txt", cwd=project, server=model_server).returncode == 0
+    f.write_text("one\ntwo\nthree\n")
+    st = f.stat()
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+    assert (
+        run_wave("-p", "and now?", "--continue", cwd=project, server=model_server).returncode == 0
+    )
+    notices = [
+        m["content"]
+        for m in model_server.requests[-1].body["messages"]
+        if m["role"] == "user" and "changed on disk" in str(m["content"])
+    ]
+    assert len(notices) == 1 and "a.txt" in notices[0] and "3 | three" in notices[0]

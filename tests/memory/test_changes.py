@@ -269,7 +269,9 @@ def test_n7_memory_file_rewritten_by_fork_is_notified(tmp_path: Path) -> None:
     assert "+ 4 | Use spaces." in _text(main)
 
 
-def test_entries_without_content_are_skipped(tmp_path: Path) -> None:
+def test_entries_known_only_by_hash_are_compared_by_hash(tmp_path: Path) -> None:
+    """A read from an earlier session (resumed): no copy kept, only its hash. A touch stays
+    silent; a real change is reported with the current content, numbered."""
     path = tmp_path / "a.py"
     _write(path, "x\n", BASE_NS)
     state = ReadState()
@@ -277,9 +279,13 @@ def test_entries_without_content_are_skipped(tmp_path: Path) -> None:
     entry = state.get(path)
     assert entry is not None
     state.record(replace(entry, content=None))
-    _write(path, "y\n", BASE_NS + 10**9)
-
+    _write(path, "x\n", BASE_NS + 10**9)  # touched, same content
     assert not detect_changes(state)
+    _write(path, "y\nz\n", BASE_NS + 2 * 10**9)
+    report = detect_changes(state)
+    (change,) = report.changes
+    assert "earlier session" in change.snippet and "2 | z" in change.snippet
+    assert not detect_changes(state)  # N5: once
 
 
 def test_crlf_file_touched_is_silent(tmp_path: Path) -> None:

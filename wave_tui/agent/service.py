@@ -64,6 +64,7 @@ from wave_tui.tools.registry import builtin_tools
 Listener = Callable[[ev.AgentEvent], None]
 Approver = Callable[[str, dict[str, Any], str], Awaitable[ev.PermissionChoice]]
 MAX_ROUNDS_PER_TURN = 200
+READ_META = "read"  # tool-message meta: [{path, sha256, mtimeNs}] of files seen in full
 COMPACT_COMMAND = "/compact"
 CLEAR_COMMAND = "/clear"
 
@@ -174,6 +175,7 @@ class AgentService:
             self.transcript = transcript
             self.messages = transcript.load(warn=lambda w: self._emit(ev.Notice("warning", w)))
             self._close_orphan_tool_calls(live=False)
+            self._restore_read_state(self.messages)
             for hook in self.hooks:
                 hook.on_messages_restored(self.messages)
         self._apply_settings(self.store.current())
@@ -583,13 +585,17 @@ class AgentService:
         follow_ups: list[Message] = []
         for call in calls:
             args, result = await self._run_tool(call)
+            meta: dict[str, Any] = {"isError": True} if result.is_error else {}
+            seen = self._read_signatures([*result.read_paths, *result.written_paths])
+            if seen:
+                meta[READ_META] = seen
             self._add(
                 Message(
                     role="tool",
                     content=result.content,
                     tool_call_id=call.id,
                     tool_name=call.name,
-                    meta={"isError": True} if result.is_error else {},
+                    meta=meta,
                 )
             )
             self._emit(
@@ -600,6 +606,31 @@ class AgentService:
                     follow_ups.extend(hook.after_tools(call.name, args, result))
         for message in follow_ups:
             self._add(message)
+
+    def _read_signatures(self, paths: list[Path]) -> list[dict[str, Any]]:
+        """What the model has seen in full, kept in the transcript so a resumed session can
+        still tell it which of those files changed since (N1, N7 across processes)."""
+        out = []
+        for path in paths:
+            entry = self.read_state.get(path)
+            if entry is not None and entry.is_full:
+                out.append({"path": str(path), "sha256": entry.sha256, "mtimeNs": entry.mtime_ns})
+        return out
+
+    def _restore_read_state(self, messages: list[Message]) -> None:
+        for message in messages:
+            for seen in message.meta.get(READ_META, []) if message.role == "tool" else []:
+                try:
+                    entry = ReadEntry(
+                        Path(seen["path"]),
+                        None,
+                        seen["sha256"],
+                        int(seen["mtimeNs"]),
+                        origin="notice",
+                    )
+                except (KeyError, TypeError, ValueError):
+                    continue
+                self.read_state.record(entry)
 
     async def _run_tool(self, call: ToolCall) -> tuple[dict[str, Any], ToolResult]:
         try:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Literal
 
 from wave_tui.llm.types import Message
-from wave_tui.tools.read_state import ReadEntry, ReadState
+from wave_tui.tools.read_state import ReadEntry, ReadState, content_hash
 from wave_tui.tools.text_files import SNIFF_BYTES, split_lines
 
 MAX_SNIPPET_CHARS = 8192
@@ -44,6 +44,7 @@ _HEADER = (
     "Write/Edit. Current differences against the version you read:"
 )
 _DELETED = "The file {name} was deleted since you read it."
+_NO_BASELINE = "(read in an earlier session, whose copy is not kept: this is its current content)"
 _UNREADABLE = (
     "The file {name} changed on disk since you last read it, and not through your own "
     "Write/Edit; it is no longer readable as UTF-8 text."
@@ -103,7 +104,7 @@ class ChangeReport:
 class _Detected:
     path: Path
     kind: ChangeKind
-    old: str = ""
+    old: str | None = ""  # None: only the hash of the earlier version is known (resumed session)
     new: str = ""
 
 
@@ -116,7 +117,7 @@ def detect_changes(
     """
     detected: list[_Detected] = []
     for entry in read_state:
-        if not entry.is_full or entry.content is None:
+        if not entry.is_full:
             continue  # N3: a partial read gives no reliable baseline to diff against
         found = _check(read_state, entry)
         if found is not None:
@@ -147,12 +148,15 @@ def _check(read_state: ReadState, entry: ReadEntry) -> _Detected | None:
     if text is None:
         read_state.forget(entry.path)
         return _Detected(entry.path, "unreadable")
-    if text == entry.content:
+    unchanged = (
+        text == entry.content if entry.content is not None else content_hash(text) == entry.sha256
+    )
+    if unchanged:
         # N2: remember the new mtime so the file is not re-read on every request.
         read_state.record(replace(entry, mtime_ns=st.st_mtime_ns))
         return None
     read_state.record(entry.with_content(text, st.st_mtime_ns))
-    return _Detected(entry.path, "modified", old=entry.content or "", new=text)
+    return _Detected(entry.path, "modified", old=entry.content, new=text)
 
 
 def _decode(data: bytes) -> str | None:
@@ -178,7 +182,12 @@ def _build_report(detected: list[_Detected], display: Callable[[Path], str]) -> 
         if budget < MIN_SNIPPET_CHARS:
             report.overflow.append(item.path)
             continue
-        snippet, added, removed = render_diff(item.old, item.new, budget)
+        if item.old is None:
+            # Read in an earlier session: only its hash was kept, so show what is there now.
+            body, added, removed = render_diff("", item.new, budget - len(_NO_BASELINE) - 1)
+            snippet = f"{_NO_BASELINE}\n{body}"
+        else:
+            snippet, added, removed = render_diff(item.old, item.new, budget)
         used += len(snippet)
         report.changes.append(FileChange(item.path, "modified", added, removed, snippet))
     return report
