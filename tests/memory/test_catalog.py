@@ -178,3 +178,25 @@ def test_m3_deleting_a_listed_item_after_the_file_changed_never_hits_another_ite
     write(paths.project_agents_md, "- new\n- first\n- second\n")  # moved: the right one goes
     delete_entry(paths, listed.id, listed)
     assert paths.project_agents_md.read_text() == "- new\n- second\n"
+
+
+def test_m3_prose_outside_list_items_is_shown_and_not_deleted_blindly(paths: WavePaths) -> None:
+    """An AGENTS.md written as prose is loaded every turn, so the catalog must show it."""
+    from wave_tui.memory.entries import EntryError
+
+    write(
+        paths.project_agents_md,
+        "# Notes\n\nThis service talks to Kafka; never block the consumer loop.\n\n- Use pnpm\n",
+    )
+    e = {x.id: x for x in build_catalog(paths, clock)}
+    whole = e["project:AGENTS.md"]
+    assert "Kafka" in whole.body and "Use pnpm" not in whole.body
+    assert e["project:AGENTS.md#1"].body == "Use pnpm"
+    with pytest.raises(EntryError, match="free text"):
+        delete_entry(paths, "project:AGENTS.md")
+    assert "Kafka" in paths.project_agents_md.read_text()
+
+
+def test_m3_headings_alone_are_not_an_entry(paths: WavePaths) -> None:
+    ids = {x.id for x in build_catalog(paths, clock)}
+    assert "project:AGENTS.md" not in ids  # "# Memory" heading + list items only

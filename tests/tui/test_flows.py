@@ -40,8 +40,8 @@ async def test_delete_removes_only_that_entry_from_its_file(
         assert seeded_memory.project_agents_md.read_text(encoding="utf-8") == expected
         keys = [row.value for row in table.rows]
         assert "project:AGENTS.md#2" in keys  # ids are positional: the third item moved up
-        assert table.row_count == 12  # 4 group rows + 8 entries (9 before)
-        assert "API handlers" not in json.dumps([str(c) for c in table.get_row_at(2)])
+        assert table.row_count == 13  # 4 group rows + 9 entries (10 before, incl. the free text)
+        assert "API handlers" not in json.dumps([str(c) for c in table.get_row_at(3)])
 
 
 async def test_cancelled_delete_changes_nothing(

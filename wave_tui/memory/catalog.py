@@ -81,12 +81,40 @@ def _label(path: Path, base: Path) -> str:
     return Path(os.path.relpath(path, base)).as_posix()
 
 
+def free_text(text: str) -> str:
+    """The file's instructions that are not list items (headings alone do not count)."""
+    items = list_items(text)
+    inside = {n for item in items for n in range(item.start_line, item.end_line)}
+    lines = text.splitlines()
+    rest = [line for n, line in enumerate(lines) if n not in inside]
+    if all(not line.strip() or line.lstrip().startswith("#") for line in rest):
+        return ""
+    return "\n".join(rest).strip("\n")
+
+
 def _items(scope: EntryScope, label: str, path: Path, now: datetime) -> list[MemoryEntry]:
     text = read_memory_text(path, lambda _m: None)
     if not text:
         return []
     age = age_in_days(path, now)
-    return [
+    prose = free_text(text)
+    # Prose is loaded every turn too: the user must see it (M3), as one whole-text entry.
+    whole = (
+        [
+            MemoryEntry(
+                id=f"{scope}:{label}",
+                scope=scope,
+                path=path,
+                title=f"{label}: text outside list items",
+                type=None,
+                age_days=age,
+                body=prose,
+            )
+        ]
+        if prose
+        else []
+    )
+    return whole + [
         MemoryEntry(
             id=f"{scope}:{label}#{item.index}",
             scope=scope,
@@ -208,6 +236,11 @@ def delete_entry(paths: WavePaths, entry_id: str, listed: MemoryEntry | None = N
     after the file changed could hit a different item — with `listed`, the item whose text the
     user saw is removed, or nothing is (EntryChangedError)."""
     entry = listed if listed is not None and listed.id == entry_id else find_entry(paths, entry_id)
+    if entry.scope in ("project", "user") and entry.item_index is None:
+        raise EntryError(
+            f"{entry.path.name}: free text is not a list item, so it is not deleted on its own; "
+            "edit the file instead (e in the memory browser opens it in $EDITOR)"
+        )
     if entry.item_index is not None:
         delete_item(entry.path, entry.item_index, entry.body)
     elif entry.scope == "auto":
