@@ -197,3 +197,15 @@ async def test_a_server_closing_without_a_response_is_a_typed_error() -> None:
     await client.aclose()
     listener.close()
     assert info.value.attempts == 3
+
+
+async def test_a_loopback_endpoint_ignores_proxy_settings(
+    model_server: ModelServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The local model server on 127.0.0.1 must not be routed through HTTP_PROXY."""
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")  # nothing listens there
+    monkeypatch.setenv("NO_PROXY", "")
+    client = make_client(model_server)
+    reply = await client.stream_chat(BODY)
+    await client.aclose()
+    assert reply.content == "OK"

@@ -151,8 +151,15 @@ class ModelClient:
         # Loading the CA bundle costs ~0.1 s at start-up; a plain-HTTP endpoint (a local
         # server) never uses it. HTTPS endpoints are verified as usual.
         verify = not config.base_url.lower().startswith("http://")
+        # A loopback endpoint (the local model) must never be sent through HTTP(S)_PROXY.
+        host = (httpx.URL(config.base_url).host or "").lower()
+        loopback = host in ("localhost", "::1") or host.startswith("127.")
         self._http = httpx.AsyncClient(
-            headers=headers, timeout=timeout, transport=transport, verify=verify
+            headers=headers,
+            timeout=timeout,
+            transport=transport,
+            verify=verify,
+            trust_env=not loopback,
         )
         self._url = config.base_url.rstrip("/") + "/chat/completions"
 
