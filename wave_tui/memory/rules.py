@@ -248,8 +248,8 @@ class RuleCache:
         self._parsed: dict[str, tuple[int, int, ParsedRuleFile]] = {}
         self._rules: dict[tuple[str, str], tuple[ParsedRuleFile, Rule]] = {}
         self._warned: set[str] = set()
-        # The last RuleSet and the discovery it came from: unchanged files ⇒ the same object,
-        # so its compiled matcher is reused instead of rebuilt every request.
+        # The last RuleSet and the stat signature of the walk it came from: unchanged files ⇒
+        # the same object, so nothing is re-parsed and its compiled matcher is reused.
         self._last: tuple[tuple[object, ...], RuleSet] | None = None
 
     def ruleset(self, signature: tuple[object, ...], build: Callable[[], RuleSet]) -> RuleSet:
@@ -372,17 +372,38 @@ def discover_rules(paths: WavePaths, warn: Warn, cache: RuleCache | None = None)
     cache = cache or RuleCache()
     note = lambda message: cache.warn_once(warn, message)  # noqa: E731
     show = lambda p: display_path(p, paths)  # noqa: E731
+    found_by_root = [
+        (root, scope, list(_walk_rules(root, show, note))) for root, scope in rule_roots(paths)
+    ]
+    # Nothing on disk moved (same files, same mtimes/sizes/inodes) ⇒ the same RuleSet, with its
+    # compiled matcher: per request this costs the walk's stat calls and nothing else.
+    key = (
+        paths.project_root,
+        *(
+            (f.path, f.real, f.stat.st_mtime_ns, f.stat.st_size, f.stat.st_ino)
+            for _, _, found in found_by_root
+            for f in found
+        ),
+    )
+    return cache.ruleset(key, lambda: _build(paths, cache, found_by_root, show, note))
+
+
+def _build(
+    paths: WavePaths,
+    cache: RuleCache,
+    found_by_root: list[tuple[Path, Scope, list[_Found]]],
+    show: Callable[[Path], str],
+    note: Warn,
+) -> RuleSet:
     winners: dict[str, Rule] = {}
     rules: list[Rule] = []
-    signature: list[object] = []
-    for root, scope in rule_roots(paths):
-        for found in _walk_rules(root, show, note):
+    for root, scope, found_here in found_by_root:
+        for found in found_here:
             try:
                 rule = cache.rule(found, root, scope)
             except OSError as exc:
                 note(f"{show(Path(found.path))}: cannot read ({exc.strerror or exc})")
                 continue
-            signature.append(rule)
             parsed = cache.parsed(found.real, found.stat)
             if parsed.problems or parsed.fatal:
                 _report(rule, parsed, show, note)
@@ -392,9 +413,7 @@ def discover_rules(paths: WavePaths, warn: Warn, cache: RuleCache | None = None)
             else:
                 winners[rule.id] = rule
             rules.append(rule)
-    # Rules are cached per (file, parse) in `cache.rule`, so identical objects ⇒ nothing changed.
-    key = (paths.project_root, *(id(r) for r in signature))
-    return cache.ruleset(key, lambda: RuleSet(rules, paths.project_root))
+    return RuleSet(rules, paths.project_root)
 
 
 def _report(rule: Rule, parsed: ParsedRuleFile, show: Callable[[Path], str], note: Warn) -> None:
