@@ -23,7 +23,7 @@ from wave_tui.agent import events as ev
 from wave_tui.agent.hooks import AgentHook
 from wave_tui.config.fileio import atomic_write_text
 from wave_tui.llm.client import ModelClient
-from wave_tui.llm.types import Message, ToolCall, Usage
+from wave_tui.llm.types import Message, ToolCall
 from wave_tui.llm.wire import mark_last_message, message_to_wire, strip_cache_marks
 from wave_tui.memory.auto_memory import AutoMemoryDir
 from wave_tui.memory.fork_gate import ForkToolGate
@@ -52,10 +52,6 @@ class ExtractionRecord:
     refused: list[str] = field(default_factory=list)
     usage: list[dict[str, int]] = field(default_factory=list)
     error: str | None = None
-
-    @property
-    def cache_read_tokens(self) -> int:
-        return self.usage[0].get("cache_read_tokens", 0) if self.usage else 0
 
 
 @dataclass(frozen=True)
@@ -278,6 +274,3 @@ class ExtractionHook(AgentHook):
         if self.running:
             self.service.notify("memory", "waiting for the memory extraction to finish…")
         await self.wait()
-
-
-__all__ = ["ExtractionFork", "ExtractionHook", "ExtractionRecord", "Usage"]

@@ -63,8 +63,8 @@ def lock_path_for(path: Path) -> Path:
 
 @contextlib.contextmanager
 def file_lock(path: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
-    """Hold the cross-process lock for `path` (created next to its real file, so two names of
-    one file share one lock)."""
+    """Hold the cross-process lock for `path` (keyed by its real path under `~/.wave/locks/`,
+    so two names of one file share one lock)."""
     lock = lock_path_for(path)
     lock.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(lock), timeout=timeout):
