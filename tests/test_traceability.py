@@ -1,0 +1,515 @@
+"""Every requirement ID is tagged in the code (`# req: ID`) and cited by a test.
+
+IDs come from the shared spec (`../shared/spec/requirements.md`, beside the checkout in CI) and from
+the project's own page (`docs/requirements.md`). An ID whose feature is not traced yet sits on
+PENDING; the list only ever shrinks: an ID that is traced must leave it (the test says so).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED_SPEC = ROOT.parent / "shared" / "spec" / "requirements.md"
+PROJECT_SPEC = ROOT / "docs" / "requirements.md"
+TAG = re.compile(r"#\s*req:\s*(.*)$")
+ONE_ID = re.compile(r"^[A-Z]{1,2}\d+$")
+SHARED_ENTRY = re.compile(r"(?:^- |(?<=\. )|(?<=^))([A-Z]{1,2}\d+)\b(?= )", re.M)
+PROJECT_ENTRY = re.compile(r"^- ([A-Z]{1,2}\d+) ", re.M)
+
+# The shared spec's IDs, vendored so a checkout without shared/ still checks them; when the file is
+# there, the two must agree (a new ID in the spec must be traced or put on PENDING).
+SHARED_IDS = (
+    "M1",
+    "M2",
+    "M3",
+    "M4",
+    "M5",
+    "M6",
+    "A1",
+    "A2",
+    "A3",
+    "A4",
+    "P1",
+    "P2",
+    "P3",
+    "P4",
+    "P5",
+    "P6",
+    "P7",
+    "P8",
+    "P9",
+    "S1",
+    "S2",
+    "S3",
+    "S4",
+    "S5",
+    "S6",
+    "F1",
+    "F2",
+    "F3",
+    "F4",
+    "F5",
+    "F6",
+    "F7",
+    "F8",
+    "F9",
+    "F10",
+    "F11",
+    "F12",
+    "F13",
+    "C1",
+    "C2",
+    "C3",
+    "C4",
+    "N1",
+    "N2",
+    "N3",
+    "N4",
+    "N5",
+    "N6",
+    "N7",
+    "T1",
+    "T2",
+    "T3",
+    "T4",
+    "T5",
+    "D1",
+    "D2",
+    "D3",
+    "D4",
+    "D5",
+    "D6",
+    "D7",
+    "R1",
+    "R2",
+    "R3",
+    "R4",
+    "R5",
+    "R6",
+    "R7",
+    "R8",
+    "R9",
+    "R10",
+    "X1",
+    "X2",
+    "X3",
+    "X4",
+    "I1",
+    "I2",
+    "U1",
+    "U2",
+    "U3",
+    "U4",
+    "PV1",
+    "PV2",
+    "PV3",
+    "PV4",
+    "PV5",
+    "PV6",
+    "PV7",
+    "PV8",
+    "PV9",
+    "PV10",
+    "PV11",
+    "PV12",
+    "UX1",
+    "UX2",
+    "UX3",
+    "UX4",
+    "UX5",
+    "UX6",
+    "UX7",
+    "UX8",
+    "UX9",
+    "UX10",
+    "UX11",
+    "UX12",
+    "UX13",
+    "UX14",
+    "UX15",
+    "UX16",
+    "UX17",
+    "UX18",
+    "UX19",
+    "UX20",
+    "MX1",
+    "MX2",
+    "MX3",
+    "MX4",
+    "MX5",
+    "MX6",
+    "MX7",
+    "MX8",
+    "MX9",
+    "MX10",
+    "HL1",
+    "HL2",
+    "HL3",
+    "HL4",
+    "HL5",
+    "HL6",
+    "HK1",
+    "HK2",
+    "HK3",
+    "HK4",
+    "HK5",
+    "HK6",
+    "HK7",
+    "HK8",
+    "HK9",
+    "HK10",
+    "CS1",
+    "CS2",
+    "CS3",
+    "CS4",
+    "CS5",
+    "CS6",
+    "MC1",
+    "MC2",
+    "MC3",
+    "MC4",
+    "MC5",
+    "MC6",
+    "MC7",
+    "MC8",
+    "TK1",
+    "TK2",
+    "TK3",
+    "TK4",
+    "TK5",
+    "TK6",
+    "PL1",
+    "PL2",
+    "PL3",
+    "AG1",
+    "AG2",
+    "AG3",
+    "AG4",
+    "AG5",
+    "AG6",
+    "BG1",
+    "BG2",
+    "BG3",
+    "BG4",
+    "AQ1",
+    "AQ2",
+    "WF1",
+    "WF2",
+    "WF3",
+    "WF4",
+    "X5",
+    "X6",
+    "X7",
+    "X8",
+    "X9",
+    "X10",
+    "X11",
+    "X12",
+    "X13",
+    "X14",
+)
+
+PENDING: frozenset[str] = frozenset(
+    (
+        "M1",
+        "M2",
+        "M3",
+        "M4",
+        "M5",
+        "M6",
+        "A1",
+        "A2",
+        "A3",
+        "A4",
+        "P1",
+        "P2",
+        "P3",
+        "P4",
+        "P5",
+        "P6",
+        "P7",
+        "P8",
+        "P9",
+        "S1",
+        "S2",
+        "S3",
+        "S4",
+        "S5",
+        "S6",
+        "F1",
+        "F2",
+        "F3",
+        "F4",
+        "F5",
+        "F6",
+        "F7",
+        "F8",
+        "F9",
+        "F10",
+        "F11",
+        "F12",
+        "F13",
+        "C1",
+        "C2",
+        "C3",
+        "C4",
+        "N1",
+        "N2",
+        "N3",
+        "N4",
+        "N5",
+        "N6",
+        "N7",
+        "T1",
+        "T2",
+        "T3",
+        "T4",
+        "T5",
+        "D1",
+        "D2",
+        "D3",
+        "D4",
+        "D5",
+        "D6",
+        "D7",
+        "R1",
+        "R2",
+        "R3",
+        "R4",
+        "R5",
+        "R6",
+        "R7",
+        "R8",
+        "R9",
+        "R10",
+        "X1",
+        "X2",
+        "X3",
+        "X4",
+        "I1",
+        "I2",
+        "U1",
+        "U2",
+        "U3",
+        "U4",
+        "PV1",
+        "PV2",
+        "PV3",
+        "PV4",
+        "PV5",
+        "PV6",
+        "PV7",
+        "PV8",
+        "PV9",
+        "PV10",
+        "PV11",
+        "PV12",
+        "UX1",
+        "UX2",
+        "UX3",
+        "UX4",
+        "UX5",
+        "UX6",
+        "UX7",
+        "UX8",
+        "UX9",
+        "UX10",
+        "UX11",
+        "UX12",
+        "UX13",
+        "UX14",
+        "UX15",
+        "UX16",
+        "UX17",
+        "UX18",
+        "UX19",
+        "UX20",
+        "MX1",
+        "MX2",
+        "MX3",
+        "MX4",
+        "MX5",
+        "MX6",
+        "MX7",
+        "MX8",
+        "MX9",
+        "MX10",
+        "HL1",
+        "HL2",
+        "HL3",
+        "HL4",
+        "HL5",
+        "HL6",
+        "HK1",
+        "HK2",
+        "HK3",
+        "HK4",
+        "HK5",
+        "HK6",
+        "HK7",
+        "HK8",
+        "HK9",
+        "HK10",
+        "CS1",
+        "CS2",
+        "CS3",
+        "CS4",
+        "CS5",
+        "CS6",
+        "MC1",
+        "MC2",
+        "MC3",
+        "MC4",
+        "MC5",
+        "MC6",
+        "MC7",
+        "MC8",
+        "TK1",
+        "TK2",
+        "TK3",
+        "TK4",
+        "TK5",
+        "TK6",
+        "PL1",
+        "PL2",
+        "PL3",
+        "AG1",
+        "AG2",
+        "AG3",
+        "AG4",
+        "AG5",
+        "AG6",
+        "BG1",
+        "BG2",
+        "BG3",
+        "BG4",
+        "AQ1",
+        "AQ2",
+        "WF1",
+        "WF2",
+        "WF3",
+        "WF4",
+        "X5",
+        "X6",
+        "X7",
+        "X8",
+        "X9",
+        "X10",
+        "X11",
+        "X12",
+        "X13",
+        "X14",
+        "AC1",
+        "AC2",
+        "AC3",
+        "AC4",
+        "AC5",
+        "AC6",
+        "AC7",
+        "AC8",
+        "AC9",
+        "AC10",
+        "PM1",
+        "PM2",
+        "PM3",
+        "PM4",
+        "PM5",
+        "CP1",
+        "CP2",
+        "CP3",
+        "CP4",
+        "CP5",
+        "CP6",
+    )
+)
+
+
+def _all_ids() -> list[str]:
+    project = PROJECT_ENTRY.findall(PROJECT_SPEC.read_text(encoding="utf-8"))
+    return [*SHARED_IDS, *project]
+
+
+def _code_tags() -> tuple[dict[str, list[str]], list[str]]:
+    tags: dict[str, list[str]] = {}
+    malformed: list[str] = []
+    for path in sorted((ROOT / "wave_tui").rglob("*.py")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            match = TAG.search(line)
+            if match is None:
+                continue
+            where = f"{path.relative_to(ROOT)}:{number}"
+            value = match.group(1).strip()
+            if ONE_ID.match(value):
+                tags.setdefault(value, []).append(where)
+            else:
+                malformed.append(f"{where}: {value!r}")
+    return tags, malformed
+
+
+def _test_citations(ids: list[str]) -> set[str]:
+    """IDs named in a test function's name (`test_pv4_…`) or anywhere in a test file's text
+    (docstrings, comments) as a whole word."""
+    texts: list[str] = []
+    name_tokens: set[str] = set()
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        if path.name == Path(__file__).name:
+            continue
+        text = path.read_text(encoding="utf-8")
+        texts.append(text)
+        for name in re.findall(r"def (test_\w+)", text):
+            name_tokens.update(name.lower().split("_"))
+    corpus = "\n".join(texts)
+    return {
+        rid
+        for rid in ids
+        if rid.lower() in name_tokens
+        or re.search(rf"(?<![A-Za-z0-9]){rid}(?![0-9A-Za-z])", corpus) is not None
+    }
+
+
+def test_shared_ids_match_the_spec() -> None:
+    """The vendored list equals the shared spec whenever the spec is beside the checkout."""
+    if SHARED_SPEC.exists():
+        found = tuple(SHARED_ENTRY.findall(SHARED_SPEC.read_text(encoding="utf-8")))
+        assert found == SHARED_IDS
+
+
+def test_tags_name_one_id_each() -> None:
+    """`# req: F3` — one ID per tag (no ranges, no lists), and only IDs a spec defines."""
+    tags, malformed = _code_tags()
+    assert malformed == [], "malformed requirement tags:\n" + "\n".join(malformed)
+    unknown = sorted(set(tags) - set(_all_ids()))
+    assert unknown == [], f"tags name IDs that no spec defines: {unknown}"
+
+
+def _untraced(rid: str, tags: dict[str, list[str]], cited: set[str]) -> str:
+    missing = []
+    if rid not in tags:
+        missing.append("no `# req:` tag in wave_tui")
+    if rid not in cited:
+        missing.append("no test cites it")
+    return f"{rid}: {'; '.join(missing)}"
+
+
+def test_every_requirement_is_tagged_and_tested() -> None:
+    ids = _all_ids()
+    tags, _ = _code_tags()
+    cited = _test_citations(ids)
+    untraced = [
+        _untraced(rid, tags, cited)
+        for rid in ids
+        if rid not in PENDING and (rid not in tags or rid not in cited)
+    ]
+    assert untraced == [], "requirements not traced:\n" + "\n".join(untraced)
+
+
+def test_pending_list_only_shrinks() -> None:
+    """An ID that is now tagged and tested must leave PENDING; PENDING names only real IDs."""
+    ids = _all_ids()
+    tags, _ = _code_tags()
+    cited = _test_citations(ids)
+    done = sorted(rid for rid in PENDING if rid in tags and rid in cited)
+    assert done == [], f"traced now — remove from PENDING: {done}"
+    assert sorted(PENDING - set(ids)) == []
