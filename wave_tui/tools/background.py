@@ -180,6 +180,8 @@ class BackgroundManager:
         task = self._tasks[task_id]
         if task.status == "killed":
             return
+        if not _group_alive(task.pid):
+            self._pgids.discard(task.pid)  # nothing left to end; never signal a reused id later
         status: BackgroundStatus = "completed" if code == 0 else "failed"
         self._tasks[task_id] = replace(task, status=status, exit_code=code)
         self._finished.append(task_id)
@@ -213,12 +215,14 @@ class BackgroundManager:
     async def aclose(self) -> None:
         """End every command still running and every group member left behind (BG4)."""
         # req: BG4
+        if self._closed:
+            return
         self._closed = True
         for task_id, task in list(self._tasks.items()):
             if task.status == "running":
                 self._tasks[task_id] = replace(task, status="killed")
                 await self._kill(task_id)
-            else:
+            elif task.pid in self._pgids:
                 _signal_group(task.pid, signal.SIGKILL)  # a finished leader's stray children
         await _wait_groups_gone(self._pgids)
         self._pgids.clear()
