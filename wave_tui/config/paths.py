@@ -143,3 +143,40 @@ class WavePaths:
 
     def transcript(self, session_id: str) -> Path:
         return self.project_dir / f"{session_id}.jsonl"
+
+    # -- work that spans turns: tasks, plans, background output, subagents --------------------
+    @property
+    def tasks_root(self) -> Path:
+        return self.wave_home / "tasks"
+
+    def task_list_dir(self, list_id: str) -> Path:
+        """`~/.wave/tasks/<task-list-id>/`: one task list, shared by sessions naming that id."""
+        return self.tasks_root / safe_component(list_id)
+
+    def plan_file(self, session_id: str) -> Path:
+        """`~/.wave/plans/<session-id>.md`: the plan `ExitPlanMode` writes."""
+        return self.wave_home / "plans" / f"{safe_component(session_id)}.md"
+
+    @property
+    def background_dir(self) -> Path:
+        """`~/.wave/background/`: output files of background commands."""
+        return self.wave_home / "background"
+
+    def subagent_transcript(self, session_id: str, agent_id: str) -> Path:
+        """`~/.wave/projects/<id>/<session-id>/subagents/<agent-id>.jsonl`."""
+        session = safe_component(session_id)
+        return self.project_dir / session / "subagents" / f"{safe_component(agent_id)}.jsonl"
+
+    @property
+    def agent_dirs(self) -> list[Path]:
+        """Custom subagent definitions, highest precedence first (project over user)."""
+        return [self.project_root / ".wave" / "agents", self.wave_home / "agents"]
+
+
+_UNSAFE_COMPONENT = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def safe_component(name: str) -> str:
+    """`name` as one path component: no separators, no `..`, never empty."""
+    cleaned = _UNSAFE_COMPONENT.sub("_", name).strip(".") or "_"
+    return cleaned[:PROJECT_ID_MAX]

@@ -11,7 +11,7 @@ import subprocess
 import tempfile
 import threading
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from wave_tui.tools.base import (
     BaseTool,
@@ -133,6 +133,14 @@ def _label(description: str | None, command: str) -> str:
     return "Bash"
 
 
+class BackgroundLauncher(Protocol):
+    """Where `run_in_background` commands go when a session owns them (tools/background.py)."""
+
+    async def launch(
+        self, command: str, workdir: Path, env: dict[str, str], label: str
+    ) -> ToolResult: ...
+
+
 class BashTool(BaseTool):
     name = "Bash"
     description = DESCRIPTION
@@ -158,7 +166,8 @@ class BashTool(BaseTool):
         "additionalProperties": False,
     }
 
-    def __init__(self) -> None:
+    def __init__(self, launcher: BackgroundLauncher | None = None) -> None:
+        self.launcher = launcher
         self.background: dict[int, Path] = {}  # pid -> log file of commands started in background
 
     async def _run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -174,6 +183,8 @@ class BashTool(BaseTool):
         if not ctx.workdir.is_dir():
             raise ToolError(f"Working directory does not exist: {ctx.workdir}")
         if arg_bool(args, "run_in_background"):
+            if self.launcher is not None:
+                return await self.launcher.launch(command, ctx.workdir, env, label)
             return self._start_background(command, ctx.workdir, env, label)
         if ctx.abort.is_set():
             return ToolResult(

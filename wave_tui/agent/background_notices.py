@@ -1,0 +1,75 @@
+"""Announce finished background commands to the model (BG3).
+
+Before each request, every command that finished since the last request becomes one block of a
+single persisted isMeta user message. Stopped commands are never announced. Pending completions
+live in the manager, not in the conversation, so `/clear` keeps them; while a turn is being
+aborted nothing is taken, and they join the next request instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+from xml.sax.saxutils import escape
+
+from wave_tui.llm.types import Message
+from wave_tui.tools.background import BackgroundManager, BackgroundTask
+
+if TYPE_CHECKING:
+    from wave_tui.config.settings import EffectiveSettings
+
+NOTIFICATION_HEADER = "A background task completed:"
+
+
+def notification_block(task: BackgroundTask) -> str:
+    return (
+        "<task-notification>\n"
+        f"<task-id>{escape(task.id)}</task-id>\n"
+        "<task-type>bash</task-type>\n"
+        f"<status>{task.status}</status>\n"
+        f"<summary>{escape(task.summary)}</summary>\n"
+        f"<output-file>{escape(str(task.output_file))}</output-file>\n"
+        "</task-notification>"
+    )
+
+
+def notification_message(tasks: Sequence[BackgroundTask]) -> Message:
+    body = "\n".join(notification_block(t) for t in tasks)
+    return Message.user(
+        f"{NOTIFICATION_HEADER}\n{body}", is_meta=True, taskNotification=[t.id for t in tasks]
+    )
+
+
+def _never() -> bool:
+    return False
+
+
+class BackgroundNotifier:
+    """A `ContextSource` and `SessionObserver`. `aborting` tells whether the turn is being
+    aborted (e.g. `lambda: service.abort_requested`)."""
+
+    def __init__(self, manager: BackgroundManager, aborting: Callable[[], bool] = _never) -> None:
+        self.manager = manager
+        self._aborting = aborting
+
+    def system_sections(self, settings: EffectiveSettings) -> list[str]:
+        return []
+
+    def prepend_reminder(self) -> str | None:
+        return None
+
+    def before_request(self) -> list[Message]:
+        # req: BG3
+        if self._aborting():
+            return []
+        done = self.manager.take_completions()
+        return [notification_message(done)] if done else []
+
+    def on_settings(self, settings: EffectiveSettings) -> None:
+        return None
+
+    def on_messages_restored(self, messages: list[Message]) -> None:
+        return None  # /clear, resume, compaction: pending completions stay queued
+
+    async def aclose(self) -> None:
+        await self.manager.aclose()

@@ -1,0 +1,200 @@
+"""The HTTP side of WebFetch: GET a page, turn HTML into Markdown, cache it (WF1–WF3).
+
+- `http://` is upgraded to `https://`, except for loopback hosts (a local server has no TLS);
+- redirects on the same host (give or take `www.`) are followed, a redirect to another host is
+  returned as `CrossHostRedirect` so the model can decide to fetch it;
+- content is cached for 15 minutes, the cache capped by the size of what it holds;
+- the Markdown is cut at 100,000 characters.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass
+from urllib.parse import urljoin, urlsplit, urlunsplit
+
+import httpx
+from cachetools import TTLCache
+from markdownify import MarkdownConverter
+
+CACHE_TTL_S = 15 * 60
+CACHE_MAX_CHARS = 50_000_000  # the cache holds at most this many characters of Markdown
+MAX_CONTENT_CHARS = 100_000
+MAX_DOWNLOAD_BYTES = 10_000_000
+MAX_REDIRECTS = 5
+FETCH_TIMEOUT_S = 30.0
+USER_AGENT = "wave-tui WebFetch (+https://github.com/)"
+_TEXT_TYPES = ("text/", "application/json", "application/xml", "application/xhtml", "+json", "+xml")
+_LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
+
+
+class FetchError(Exception):
+    """A fetch that failed: the message is one line for the model."""
+
+
+@dataclass(frozen=True)
+class FetchedPage:
+    url: str  # the URL finally fetched (after same-host redirects)
+    status: int
+    content_type: str
+    markdown: str
+    truncated: bool
+
+
+@dataclass(frozen=True)
+class CrossHostRedirect:
+    url: str
+    location: str
+    status: int
+
+
+FetchOutcome = FetchedPage | CrossHostRedirect
+
+
+def _ip(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return None
+
+
+def is_loopback_host(host: str) -> bool:
+    ip = _ip(host)
+    return host.lower() in _LOOPBACK_NAMES if ip is None else ip.is_loopback
+
+
+def is_private_host(host: str) -> bool:
+    """Loopback, private, link-local or reserved: the permission layer asks before such a fetch."""
+    # req: WF3
+    ip = _ip(host)
+    if ip is None:
+        lowered = host.lower()
+        return lowered in _LOOPBACK_NAMES or lowered.endswith((".localhost", ".local", ".internal"))
+    return (
+        ip.is_loopback or ip.is_private or ip.is_link_local or ip.is_reserved or ip.is_unspecified
+    )
+
+
+def normalize_url(url: str) -> str:
+    """A valid absolute http(s) URL, upgraded to https unless the host is loopback."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise FetchError(f"Not an http(s) URL: {url!r}.")
+    if parts.username or parts.password:
+        raise FetchError("URLs with a user name or password are not fetched.")
+    if parts.scheme == "http" and not is_loopback_host(parts.hostname):
+        parts = parts._replace(scheme="https")
+    return urlunsplit(parts._replace(fragment=""))
+
+
+def _bare(host: str) -> str:
+    host = host.lower()
+    return host[4:] if host.startswith("www.") else host
+
+
+def same_host(a: str, b: str) -> bool:
+    pa, pb = urlsplit(a), urlsplit(b)
+    return _bare(pa.hostname or "") == _bare(pb.hostname or "") and pa.port == pb.port
+
+
+class _PageConverter(MarkdownConverter):
+    """Markdown of what a reader sees: scripts and styles dropped with their content."""
+
+    def _drop(self, *args: object, **kwargs: object) -> str:
+        return ""
+
+    convert_script = convert_style = convert_noscript = convert_template = _drop
+
+    def convert_title(self, *args: object, **kwargs: object) -> str:
+        text = args[1] if len(args) > 1 else kwargs.get("text", "")
+        return f"{str(text).strip()}\n\n"
+
+
+def html_to_markdown(html: str) -> str:
+    # req: WF1
+    text = _PageConverter(heading_style="ATX").convert(html)
+    lines = [line.rstrip() for line in text.splitlines()]
+    out: list[str] = []
+    for line in lines:
+        if line or (out and out[-1]):
+            out.append(line)
+    return "\n".join(out).strip()
+
+
+def _is_text(content_type: str) -> bool:
+    return any(marker in content_type for marker in _TEXT_TYPES)
+
+
+def _page_size(page: FetchedPage) -> int:
+    return max(1, len(page.markdown))
+
+
+class WebFetcher:
+    """Owns one HTTP client and the page cache; `aclose` when the session ends."""
+
+    def __init__(self, client: httpx.AsyncClient | None = None) -> None:
+        self._client = client or _new_client(trust_env=True)
+        # Loopback pages never go through HTTP(S)_PROXY (as for model endpoints).
+        self._local = client or _new_client(trust_env=False)
+        # req: WF2
+        self._cache: TTLCache[str, FetchedPage] = TTLCache(
+            maxsize=CACHE_MAX_CHARS, ttl=CACHE_TTL_S, getsizeof=_page_size
+        )
+
+    async def fetch(self, url: str) -> FetchOutcome:
+        target = normalize_url(url)
+        cached = self._cache.get(target)
+        if cached is not None:
+            return cached
+        current = target
+        for _ in range(MAX_REDIRECTS + 1):
+            try:
+                outcome = await self._get(current)
+            except httpx.HTTPError as exc:
+                raise FetchError(f"Fetching {current} failed: {type(exc).__name__}: {exc}") from exc
+            if isinstance(outcome, FetchedPage):
+                if len(outcome.markdown) <= CACHE_MAX_CHARS:
+                    self._cache[target] = outcome
+                return outcome
+            if not same_host(current, outcome.location):
+                return outcome
+            current = normalize_url(outcome.location)
+        raise FetchError(f"Too many redirects fetching {target}.")
+
+    async def _get(self, url: str) -> FetchOutcome:
+        host = urlsplit(url).hostname or ""
+        client = self._local if is_loopback_host(host) else self._client
+        async with client.stream("GET", url) as response:
+            if response.is_redirect and "location" in response.headers:
+                location = urljoin(url, response.headers["location"])
+                return CrossHostRedirect(url, location, response.status_code)
+            if response.status_code >= 400:
+                raise FetchError(f"{url} answered HTTP {response.status_code}.")
+            content_type = response.headers.get("content-type", "").lower()
+            if content_type and not _is_text(content_type):
+                raise FetchError(f"{url} is not a text page ({content_type}).")
+            body = bytearray()
+            async for chunk in response.aiter_bytes():
+                body += chunk
+                if len(body) > MAX_DOWNLOAD_BYTES:
+                    break
+            text = bytes(body[:MAX_DOWNLOAD_BYTES]).decode(response.encoding or "utf-8", "replace")
+        if "html" in content_type or (not content_type and "<html" in text[:1000].lower()):
+            text = html_to_markdown(text)
+        truncated = len(text) > MAX_CONTENT_CHARS
+        return FetchedPage(
+            url, response.status_code, content_type, text[:MAX_CONTENT_CHARS], truncated
+        )
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+        await self._local.aclose()
+
+
+def _new_client(*, trust_env: bool) -> httpx.AsyncClient:
+    return httpx.AsyncClient(
+        timeout=FETCH_TIMEOUT_S,
+        headers={"User-Agent": USER_AGENT},
+        follow_redirects=False,
+        trust_env=trust_env,
+    )

@@ -1,0 +1,300 @@
+"""Background commands: `Bash(run_in_background=true)`, `BashOutput`, `TaskStop` (BG1, BG2, BG4).
+
+Each command runs in its own process group with its output in a file under
+`~/.wave/background/` (readable with Read or BashOutput). A finished command (not a stopped one)
+is queued as a completion for the notifier to announce before the next request.
+
+Exit policy (BG4): closing the manager ends every command it started, in the app and in `wave -p`
+alike — SIGTERM to the whole process group, then SIGKILL after a grace period. `-p` therefore
+does not wait for servers started in the run; a command that must finish belongs in the
+foreground. A finalizer does the same on interpreter exit should `aclose` never run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+import uuid
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from wave_tui.tools.base import BaseTool, Tool, ToolContext, ToolError, ToolResult, arg_str
+from wave_tui.tools.bash import GROUP_GRACE_S, KILL_GRACE_S, truncate_output
+
+BackgroundStatus = Literal["running", "completed", "failed", "killed"]
+OUTPUT_READ_LIMIT = 30_000  # characters BashOutput returns per call
+
+
+@dataclass(frozen=True)
+class BackgroundTask:
+    id: str
+    command: str
+    label: str
+    pid: int
+    output_file: Path
+    status: BackgroundStatus = "running"
+    exit_code: int | None = None
+
+    @property
+    def summary(self) -> str:
+        if self.status == "running":
+            return f'Background command "{self.label}" is running'
+        if self.status == "killed":
+            return f'Background command "{self.label}" was stopped'
+        return f'Background command "{self.label}" {self.status} (exit code {self.exit_code})'
+
+
+BackgroundListener = Callable[[list[BackgroundTask]], None]
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def _kill_groups_now(pgids: set[int]) -> None:
+    """Last resort at interpreter exit: no event loop to wait on, so straight to SIGKILL."""
+    for pgid in list(pgids):
+        _signal_group(pgid, signal.SIGKILL)
+    pgids.clear()
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+async def _wait_groups_gone(pgids: set[int]) -> None:
+    """Signals are delivered asynchronously: give killed groups a moment to be gone. (Zombies
+    that the container's init never reaps keep a group "alive", hence the bound.)"""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + GROUP_GRACE_S
+    while any(_group_alive(g) for g in pgids) and loop.time() < deadline:
+        await asyncio.sleep(0.02)
+
+
+class BackgroundManager:
+    """Owns every background command of one session (and the tasks watching them)."""
+
+    def __init__(self, output_dir: Path) -> None:
+        self.output_dir = output_dir
+        self._tasks: dict[str, BackgroundTask] = {}
+        self._procs: dict[str, asyncio.subprocess.Process] = {}
+        self._watchers: dict[str, asyncio.Task[None]] = {}
+        self._pgids: set[int] = set()  # groups that may still have members
+        self._finished: list[str] = []  # completed/failed ids not yet announced
+        self._listeners: list[BackgroundListener] = []
+        self._closed = False
+        weakref.finalize(self, _kill_groups_now, self._pgids)
+
+    # -- queries --------------------------------------------------------------------------------
+    def tasks(self) -> list[BackgroundTask]:
+        return list(self._tasks.values())
+
+    def get(self, task_id: str) -> BackgroundTask | None:
+        return self._tasks.get(task_id)
+
+    def subscribe(self, listener: BackgroundListener) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _emit(self) -> None:
+        for listener in list(self._listeners):
+            listener(self.tasks())
+
+    async def wait(self, task_id: str) -> BackgroundTask:
+        """Until the command ends (a `-p` run that chooses to wait, tests)."""
+        watcher = self._watchers.get(task_id)
+        if watcher is None:
+            raise ToolError(f"No background task with id {task_id}.")
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.shield(watcher)
+        return self._tasks[task_id]
+
+    def take_completions(self) -> list[BackgroundTask]:
+        """Finished commands not yet announced (stopped ones never are), oldest first."""
+        done = [self._tasks[i] for i in self._finished]
+        self._finished.clear()
+        return done
+
+    # -- life cycle -----------------------------------------------------------------------------
+    async def launch(
+        self, command: str, workdir: Path, env: dict[str, str], label: str
+    ) -> ToolResult:
+        """The Bash tool's background hook: start and answer at once with the task id."""
+        task = await self.start(command, workdir, env, label)
+        return ToolResult(
+            content=(
+                f"Command running in the background with task id {task.id} (pid {task.pid}).\n"
+                f"Output is written to {task.output_file}; read it with BashOutput or Read. "
+                f"Stop it with TaskStop. You will be told when it finishes."
+            ),
+            summary=f"{label} (background {task.id})",
+        )
+
+    async def start(
+        self, command: str, workdir: Path, env: dict[str, str], label: str
+    ) -> BackgroundTask:
+        # req: BG1
+        if self._closed:
+            raise ToolError("The session is closing; no new background commands.")
+        task_id = f"b{uuid.uuid4().hex[:8]}"
+        await asyncio.to_thread(self.output_dir.mkdir, parents=True, exist_ok=True)
+        output = self.output_dir / f"{task_id}.log"
+        fh = await asyncio.to_thread(output.open, "wb")
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                "bash",
+                "-c",
+                command,
+                cwd=workdir,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=fh,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        finally:
+            fh.close()
+        task = BackgroundTask(task_id, command, label, proc.pid, output)
+        self._tasks[task_id] = task
+        self._procs[task_id] = proc
+        self._pgids.add(proc.pid)  # start_new_session: the child leads its own group
+        self._watchers[task_id] = asyncio.create_task(self._watch(task_id, proc))
+        self._emit()
+        return task
+
+    async def _watch(self, task_id: str, proc: asyncio.subprocess.Process) -> None:
+        code = await proc.wait()
+        task = self._tasks[task_id]
+        if task.status == "killed":
+            return
+        if not _group_alive(task.pid):
+            self._pgids.discard(task.pid)  # nothing left to end; never signal a reused id later
+        status: BackgroundStatus = "completed" if code == 0 else "failed"
+        self._tasks[task_id] = replace(task, status=status, exit_code=code)
+        self._finished.append(task_id)
+        self._emit()
+
+    async def stop(self, task_id: str) -> BackgroundTask:
+        # req: BG2
+        task = self._tasks.get(task_id)
+        if task is None:
+            raise ToolError(f"No background task with id {task_id}.")
+        if task.status != "running":
+            raise ToolError(f"Background task {task_id} is not running ({task.status}).")
+        self._tasks[task_id] = replace(task, status="killed")
+        await self._kill(task_id)
+        self._emit()
+        return self._tasks[task_id]
+
+    async def _kill(self, task_id: str) -> None:
+        pgid = self._tasks[task_id].pid
+        proc = self._procs[task_id]
+        _signal_group(pgid, signal.SIGTERM)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self._watchers[task_id]), KILL_GRACE_S)
+        await asyncio.sleep(GROUP_GRACE_S if proc.returncode is None else 0)
+        _signal_group(pgid, signal.SIGKILL)  # whatever of the group is left, grandchildren too
+        await _wait_groups_gone({pgid})
+        self._pgids.discard(pgid)
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._watchers[task_id]
+
+    async def aclose(self) -> None:
+        """End every command still running and every group member left behind (BG4)."""
+        # req: BG4
+        if self._closed:
+            return
+        self._closed = True
+        for task_id, task in list(self._tasks.items()):
+            if task.status == "running":
+                self._tasks[task_id] = replace(task, status="killed")
+                await self._kill(task_id)
+            elif task.pid in self._pgids:
+                _signal_group(task.pid, signal.SIGKILL)  # a finished leader's stray children
+        await _wait_groups_gone(self._pgids)
+        self._pgids.clear()
+        for watcher in self._watchers.values():
+            watcher.cancel()
+        await asyncio.gather(*self._watchers.values(), return_exceptions=True)
+
+
+def _read_from(path: Path, offset: int) -> tuple[str, int]:
+    with path.open("rb") as fh:
+        fh.seek(offset)
+        data = fh.read()
+    return data.decode("utf-8", "replace"), offset + len(data)
+
+
+class BashOutputTool(BaseTool):
+    name = "BashOutput"
+    description = (
+        "Read the output a background command (Bash with run_in_background) wrote since the last "
+        "BashOutput call for it, with its status. Takes task_id as returned by Bash."
+    )
+    read_only = True
+    parameters: dict[str, Any] = {
+        "type": "object",
+        "properties": {"task_id": {"type": "string", "description": "The background task id."}},
+        "required": ["task_id"],
+        "additionalProperties": False,
+    }
+
+    def __init__(self, manager: BackgroundManager) -> None:
+        self.manager = manager
+        self._offsets: dict[str, int] = {}
+
+    async def _run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        task_id = (arg_str(args, "task_id") or "").strip()
+        task = self.manager.get(task_id)
+        if task is None:
+            raise ToolError(f"No background task with id {task_id}.")
+        text, end = await asyncio.to_thread(
+            _read_from, task.output_file, self._offsets.get(task_id, 0)
+        )
+        self._offsets[task_id] = end
+        body = truncate_output(text).rstrip("\n") or "(no new output)"
+        return ToolResult(
+            content=f"Status: {task.status}\n{task.summary}\n\n{body}", summary=task.summary
+        )
+
+
+class TaskStopTool(BaseTool):
+    name = "TaskStop"
+    description = "Stop a background command by its task_id (its whole process tree is ended)."
+    read_only = False
+    parameters: dict[str, Any] = {
+        "type": "object",
+        "properties": {"task_id": {"type": "string", "description": "The background task id."}},
+        "required": ["task_id"],
+        "additionalProperties": False,
+    }
+
+    def __init__(self, manager: BackgroundManager) -> None:
+        self.manager = manager
+
+    async def _run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        task = await self.manager.stop((arg_str(args, "task_id") or "").strip())
+        return ToolResult(content=f"Stopped background task {task.id}.", summary=task.summary)
+
+
+class BackgroundToolProvider:
+    """A `ToolProvider` for BashOutput and TaskStop over one manager."""
+
+    def __init__(self, manager: BackgroundManager) -> None:
+        self._tools: list[Tool] = [BashOutputTool(manager), TaskStopTool(manager)]
+
+    def tools(self) -> Sequence[Tool]:
+        return self._tools
