@@ -64,7 +64,8 @@ class ServerConnection:
         self.tools: tuple[RemoteTool, ...] = ()
         self.started = asyncio.Event()  # set once the state left "starting"
         self._session: ClientSession | None = None
-        self._end = asyncio.Event()
+        self._end = asyncio.Event()  # asks `run` to leave the session
+        self._gone = asyncio.Event()  # the session is over (stopped, failed or crashed)
         self._stale = asyncio.Event()
         self._fresh = asyncio.Event()
         self._fresh.set()
@@ -80,13 +81,14 @@ class ServerConnection:
         except Exception as exc:  # the transports raise groups and anything below them
             if not self._stopping:
                 reason, tail = _describe(exc), await asyncio.to_thread(self._stderr_tail)
-                self._fail(
-                    f"{reason} ({tail})" if tail else reason, starting=self.state == "starting"
-                )
+                # "Connection closed" says less than the server's own last words.
+                self._fail(tail or reason, starting=self.state == "starting")
         finally:
             self._session = None
+            self._gone.set()
             if self.state in ("starting", "ready"):
                 if self._stopping:
+                    self.tools = ()
                     self._set_state("stopped")
                 else:
                     self._fail("the server closed the connection", starting=False)
@@ -220,31 +222,51 @@ class ServerConnection:
                 f"MCP server {self.config.name!r} is not running ({self.state}{why}); "
                 f"/mcp restart {self.config.name} starts it again."
             )
+        name = self.config.name
+        request = asyncio.ensure_future(
+            session.call_tool(tool, args, read_timeout_seconds=timedelta(seconds=self.call_timeout))
+        )
+        gone = asyncio.ensure_future(self._gone.wait())
         try:
-            result = await asyncio.wait_for(
-                session.call_tool(
-                    tool, args, read_timeout_seconds=timedelta(seconds=self.call_timeout)
-                ),
-                self.call_timeout + 1.0,
+            # A server that dies mid-call ends the call at once, not at its timeout.
+            done, _ = await asyncio.wait(
+                {request, gone}, timeout=self.call_timeout + 1.0, return_when="FIRST_COMPLETED"
             )
-        except (TimeoutError, McpError) as exc:
-            if isinstance(exc, McpError) and not _is_timeout(exc):
-                if self.state != "ready":
-                    return error_result(
-                        f"MCP server {self.config.name!r} stopped during {tool}: {self.last_error}"
-                    )
-                return error_result(f"{label} failed: {exc.error.message}")
-            message = f"MCP server {self.config.name!r} did not answer {tool} within {self.call_timeout:g} s"
-            self.last_error = message
-            self._notify(message)
-            self._on_change()
-            return error_result(message)
+        finally:
+            gone.cancel()
+            if not request.done():
+                request.cancel()
+        if request not in done:
+            if gone in done:
+                return error_result(f"MCP server {name!r} stopped during {tool}: {self.last_error}")
+            return self._timed_out(tool)
+        try:
+            result = request.result()
+        except McpError as exc:
+            if _is_timeout(exc):
+                return self._timed_out(tool)
+            if exc.error.code == types.CONNECTION_CLOSED:
+                with contextlib.suppress(TimeoutError):  # the reason arrives with the end
+                    await asyncio.wait_for(self._gone.wait(), REFRESH_WAIT_S)
+            if self.state != "ready":
+                return error_result(f"MCP server {name!r} stopped during {tool}: {self.last_error}")
+            return error_result(f"{label} failed: {exc.error.message}")
         except Exception as exc:  # a transport failure mid-call (HTTP server gone)
             return error_result(f"{label} failed: {_describe(exc)}")
         if not self._fresh.is_set():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._fresh.wait(), REFRESH_WAIT_S)
         return convert_result(result.content, result.structuredContent, result.isError, label)
+
+    def _timed_out(self, tool: str) -> ToolResult:  # req: MC7
+        message = (
+            f"MCP server {self.config.name!r} did not answer {tool} within {self.call_timeout:g} s"
+        )
+        if self.state == "ready":
+            self.last_error = message
+            self._notify(message)
+            self._on_change()
+        return error_result(message)
 
 
 async def _list_tools(session: ClientSession) -> tuple[RemoteTool, ...]:

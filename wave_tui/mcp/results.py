@@ -41,13 +41,6 @@ def _block_text(block: Any) -> str | None:  # req: MC4
     return None
 
 
-def _same_json(text: str, value: Any) -> bool:
-    try:
-        return bool(json.loads(text) == value)
-    except (json.JSONDecodeError, ValueError):
-        return False
-
-
 def cap_text(text: str, limit: int = MCP_RESULT_MAX_CHARS) -> str:  # req: MC4
     if len(text) <= limit:
         return text
@@ -63,7 +56,9 @@ def convert_result(  # req: MC4
 ) -> ToolResult:
     """`label` names the tool in the one-line summary (`server/tool`)."""
     parts = [t for t in (_block_text(b) for b in content) if t is not None]
-    if structured is not None and not any(_same_json(p, structured) for p in parts):
+    # Servers send structured content with its serialisation as text (the spec asks them to);
+    # the JSON is added only when there is no text, so it is never there twice.
+    if structured is not None and not any(getattr(b, "type", None) == "text" for b in content):
         parts.append(json.dumps(structured, ensure_ascii=False, indent=2))
     text = cap_text("\n\n".join(parts)) if parts else "(no output)"
     if is_error:
