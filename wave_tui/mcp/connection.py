@@ -81,6 +81,8 @@ class ServerConnection:
         except Exception as exc:  # the transports raise groups and anything below them
             if not self._stopping:
                 reason, tail = _describe(exc), await asyncio.to_thread(self._stderr_tail)
+                if isinstance(_leaf(exc), TimeoutError) and self.state == "starting":
+                    reason = tail = f"no answer to initialize within {self.startup_timeout:g} s"
                 # "Connection closed" says less than the server's own last words.
                 self._fail(tail or reason, starting=self.state == "starting")
         finally:
@@ -124,11 +126,6 @@ class ServerConnection:
                     self._set_state("ready")
                     tg.start_soon(self._refresh_loop, session)
                     await self._end.wait()
-            except TimeoutError:
-                if self.state == "starting" and not self._stopping:
-                    self._fail(
-                        f"no answer to initialize within {self.startup_timeout:g} s", starting=True
-                    )
             finally:
                 tg.cancel_scope.cancel()
 
@@ -299,9 +296,14 @@ def _is_timeout(exc: McpError) -> bool:
     return exc.error.code == 408 or "timed out" in exc.error.message.lower()
 
 
-def _describe(exc: BaseException) -> str:
+def _leaf(exc: BaseException) -> BaseException:
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
+    return exc
+
+
+def _describe(exc: BaseException) -> str:
+    exc = _leaf(exc)
     if isinstance(exc, McpError):
         return exc.error.message
     if isinstance(exc, OSError) and exc.strerror:

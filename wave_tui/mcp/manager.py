@@ -96,7 +96,9 @@ class McpManager:
         waits = [c.started.wait() for c in self._connections.values()]
         if waits:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.gather(*waits), timeout or self._startup_timeout)
+                # Each server fails by itself at its startup timeout; this is only a backstop.
+                limit = timeout if timeout is not None else self._startup_timeout + CLOSE_TIMEOUT_S
+                await asyncio.wait_for(asyncio.gather(*waits), limit)
 
     async def restart(self, name: str) -> ServerStatus | None:  # req: MC7
         if name not in self._configs:

@@ -88,6 +88,7 @@ def _serve_http() -> None:
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
+    sock.listen(128)  # connections queue from now on, before uvicorn takes over
     port = sock.getsockname()[1]
     config = uvicorn.Config(
         server.streamable_http_app(), host="127.0.0.1", port=port, log_level="warning"
