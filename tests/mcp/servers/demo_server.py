@@ -3,7 +3,8 @@
     python demo_server.py                 stdio
     python demo_server.py --http          streamable HTTP on 127.0.0.1, a free port; prints
                                           `PORT <n>` once listening
-`DEMO_PID_FILE` (if set) receives the server's pid, so tests can check it is gone.
+`DEMO_PID_FILE` (if set) receives the server's pid and its parent's, so tests can check they
+are gone; with `DEMO_STUBBORN` set the server does not exit when its stdin ends.
 """
 
 from __future__ import annotations
@@ -101,8 +102,12 @@ if __name__ == "__main__":
     pid_file = os.environ.get("DEMO_PID_FILE")
     if pid_file:
         with open(pid_file, "a") as f:
-            f.write(f"{os.getpid()}\n")
+            f.write(f"{os.getpid()} {os.getppid()}\n")  # the server and its guard
     if "--http" in sys.argv:
         _serve_http()
     else:
         server.run("stdio")
+        if os.environ.get("DEMO_STUBBORN"):  # a server that does not exit when its input ends
+            import time
+
+            time.sleep(600)
