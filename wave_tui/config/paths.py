@@ -100,6 +100,11 @@ class WavePaths:
         return [self.user_settings, self.project_settings, self.local_settings]
 
     @property
+    def project_mcp_json(self) -> Path:
+        """Project MCP servers (`{"mcpServers": {...}}`), shared with the team like `.wave/`."""
+        return self.project_root / ".mcp.json"
+
+    @property
     def project_agents_md(self) -> Path:
         return self.project_root / "AGENTS.md"
 

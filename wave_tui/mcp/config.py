@@ -1,0 +1,184 @@
+"""MCP server configuration: `.mcp.json` at the project root and `mcpServers` in settings.
+
+Shapes (contract "MCP (client)"):
+    {"mcpServers": {"name": {"command": "…", "args": [], "env": {}}}}          stdio
+    {"mcpServers": {"name": {"type": "http", "url": "…", "headers": {}}}}     streamable HTTP
+`${VAR}` and `${VAR:-default}` are expanded in every string value. A bad entry costs one line
+(in `McpConfig.problems`) and the other entries still load. Later layers override earlier ones
+by server name: `.mcp.json` first, then the settings files in their precedence order.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+# The scope given to the `.mcp.json` layer; project-scoped servers must be trusted once in the app.
+MCP_JSON_SCOPE = ".mcp.json"
+# Settings layers whose file is committed with the project (same trust as project hooks).
+TRUSTED_ONLY_AFTER_PROMPT_SCOPES = frozenset({MCP_JSON_SCOPE, "project"})
+SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+Layer = tuple[Path, str, Mapping[str, Any]]  # (file, scope, parsed JSON object)
+
+
+@dataclass(frozen=True)
+class StdioServer:
+    name: str
+    command: str
+    args: tuple[str, ...]
+    env: Mapping[str, str]  # added to wave's own environment for the child
+    source: Path
+    scope: str
+    cwd: Path | None = None
+    kind: Literal["stdio"] = "stdio"
+
+    @property
+    def needs_trust(self) -> bool:
+        return self.scope in TRUSTED_ONLY_AFTER_PROMPT_SCOPES
+
+
+@dataclass(frozen=True)
+class HttpServer:
+    name: str
+    url: str
+    headers: Mapping[str, str]
+    source: Path
+    scope: str
+    kind: Literal["http"] = "http"
+
+    @property
+    def needs_trust(self) -> bool:
+        return self.scope in TRUSTED_ONLY_AFTER_PROMPT_SCOPES
+
+
+ServerConfig = StdioServer | HttpServer
+
+
+@dataclass(frozen=True)
+class McpConfig:
+    servers: tuple[ServerConfig, ...] = ()
+    problems: tuple[str, ...] = field(default=())
+
+    def by_name(self, name: str) -> ServerConfig | None:
+        return next((s for s in self.servers if s.name == name), None)
+
+    @property
+    def project_servers(self) -> frozenset[str]:
+        """Names of the servers that come from the project and need the user's trust first."""
+        return frozenset(s.name for s in self.servers if s.needs_trust)
+
+
+class _EntryError(ValueError):
+    """One bad server entry; the message is the rest of its one-line problem."""
+
+
+def expand_vars(text: str, environ: Mapping[str, str]) -> str:  # req: MC1
+    """`${VAR}` → its value, `${VAR:-default}` → the value or the default when unset or empty."""
+
+    def repl(match: re.Match[str]) -> str:
+        name, default = match.group(1), match.group(2)
+        value = environ.get(name)
+        if value:
+            return value
+        if default is not None:
+            return default
+        if value is not None:
+            return value
+        raise _EntryError(f"${{{name}}} is not set")
+
+    return _VAR.sub(repl, text)
+
+
+def read_mcp_json(path: Path) -> tuple[Layer | None, str | None]:  # req: MC1
+    """The `.mcp.json` layer (None when absent), or a one-line problem when it cannot be read."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None, None
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, f"{path}: cannot be read: {exc}"
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, f"{path}: not valid JSON (line {exc.lineno}): {exc.msg}"
+    if not isinstance(data, dict):
+        return None, f"{path}: expected a JSON object"
+    return (path, MCP_JSON_SCOPE, data), None
+
+
+def load_servers(  # req: MC1
+    layers: Sequence[Layer], environ: Mapping[str, str]
+) -> McpConfig:
+    """Servers of every layer's `mcpServers`, later layers overriding earlier ones by name."""
+    servers: dict[str, ServerConfig] = {}
+    problems: list[str] = []
+    for path, scope, data in layers:
+        section = data.get("mcpServers")
+        if section is None:
+            continue
+        if not isinstance(section, dict):
+            problems.append(f"{path}: mcpServers must be an object of servers by name")
+            continue
+        for name, entry in section.items():
+            try:
+                servers[name] = _parse_entry(str(name), entry, path, scope, environ)
+            except _EntryError as exc:
+                problems.append(f"{path}: MCP server {name!r} skipped: {exc}")
+    return McpConfig(tuple(servers.values()), tuple(problems))
+
+
+def _parse_entry(
+    name: str, entry: Any, path: Path, scope: str, environ: Mapping[str, str]
+) -> ServerConfig:
+    if not SERVER_NAME.match(name):
+        raise _EntryError("a name may use only letters, digits, '-' and '_'")
+    if not isinstance(entry, dict):
+        raise _EntryError("expected an object")
+    kind = entry.get("type")
+    if kind is None:
+        kind = "stdio" if "command" in entry else "http" if "url" in entry else None
+    if kind in ("http", "streamable-http", "streamableHttp"):
+        url = expand_vars(_string(entry, "url"), environ)
+        if not url.lower().startswith(("http://", "https://")):
+            raise _EntryError(f"url must start with http:// or https://, got {url!r}")
+        headers = {k: expand_vars(v, environ) for k, v in _str_map(entry, "headers").items()}
+        return HttpServer(name, url, headers, path, scope)
+    if kind == "stdio":
+        command = expand_vars(_string(entry, "command"), environ)
+        args = tuple(expand_vars(a, environ) for a in _str_list(entry, "args"))
+        env = {k: expand_vars(v, environ) for k, v in _str_map(entry, "env").items()}
+        cwd_raw = entry.get("cwd")
+        if cwd_raw is not None and not isinstance(cwd_raw, str):
+            raise _EntryError("cwd must be a string")
+        cwd = Path(expand_vars(cwd_raw, environ)).expanduser() if cwd_raw else None
+        return StdioServer(name, command, args, env, path, scope, cwd)
+    if kind == "sse":
+        raise _EntryError('the SSE transport is not supported; use "type": "http"')
+    raise _EntryError('needs "command" (stdio) or "type": "http" with "url"')
+
+
+def _string(entry: Mapping[str, Any], key: str) -> str:
+    value = entry.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise _EntryError(f"{key} must be a non-empty string")
+    return value
+
+
+def _str_list(entry: Mapping[str, Any], key: str) -> list[str]:
+    value = entry.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _EntryError(f"{key} must be a list of strings")
+    return value
+
+
+def _str_map(entry: Mapping[str, Any], key: str) -> dict[str, str]:
+    value = entry.get(key, {})
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise _EntryError(f"{key} must be an object of strings")
+    return {str(k): v for k, v in value.items()}

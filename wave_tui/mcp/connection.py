@@ -1,0 +1,312 @@
+"""One MCP server: connect, initialize, list tools, serve calls, follow list changes, end.
+
+This is the only module that imports the `mcp` SDK; the manager loads it lazily. The SDK's
+transports are anyio context managers that must be entered and left in one task, so each
+server lives in one task (`run`, owned by the manager) and `stop()` only asks it to end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+import tempfile
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from datetime import timedelta
+from pathlib import Path
+from typing import IO, Any, Literal
+
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp import ClientSession, McpError, StdioServerParameters, types
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.message import SessionMessage
+
+from wave_tui.llm.mcp_http import mcp_http_client
+from wave_tui.mcp.config import HttpServer, ServerConfig, StdioServer
+from wave_tui.mcp.results import cap_instructions, convert_result
+from wave_tui.mcp.tools import RemoteTool
+from wave_tui.tools.base import ToolResult, error_result
+
+ServerState = Literal["starting", "ready", "failed", "stopped"]
+GUARD = Path(__file__).with_name("guard.py")
+CLIENT_INFO = types.Implementation(name="wave-tui", version="0.1.0")
+# A refresh after `notifications/tools/list_changed` is waited for at most this long by a call
+# that returned meanwhile, so the next request sees the new list.
+REFRESH_WAIT_S = 5.0
+_Incoming = SessionMessage | Exception
+
+
+class ServerConnection:
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        workdir: Path,
+        startup_timeout: float,
+        call_timeout: float,
+        notify: Callable[[str], None],
+        on_change: Callable[[], None],
+    ) -> None:
+        self.config = config
+        self.workdir = workdir
+        self.startup_timeout = startup_timeout
+        self.call_timeout = call_timeout
+        self._notify = notify
+        self._on_change = on_change
+        self.state: ServerState = "starting"
+        self.last_error: str | None = None
+        self.instructions: str | None = None
+        self.tools: tuple[RemoteTool, ...] = ()
+        self.started = asyncio.Event()  # set once the state left "starting"
+        self._session: ClientSession | None = None
+        self._end = asyncio.Event()  # asks `run` to leave the session
+        self._gone = asyncio.Event()  # the session is over (stopped, failed or crashed)
+        self._stale = asyncio.Event()
+        self._fresh = asyncio.Event()
+        self._fresh.set()
+        self._stopping = False
+        self._errlog: IO[str] | None = None
+
+    # -- life ------------------------------------------------------------------------------
+
+    async def run(self) -> None:  # req: MC2
+        try:
+            async with self._transport() as (read, write):
+                await self._serve(read, write)
+        except Exception as exc:  # the transports raise groups and anything below them
+            if not self._stopping:
+                reason, tail = _describe(exc), await asyncio.to_thread(self._stderr_tail)
+                if isinstance(_leaf(exc), TimeoutError) and self.state == "starting":
+                    reason = tail = f"no answer to initialize within {self.startup_timeout:g} s"
+                # "Connection closed" says less than the server's own last words.
+                self._fail(tail or reason, starting=self.state == "starting")
+        finally:
+            self._session = None
+            self._gone.set()
+            if self.state in ("starting", "ready"):
+                if self._stopping:
+                    self.tools = ()
+                    self._set_state("stopped")
+                else:
+                    self._fail("the server closed the connection", starting=False)
+            self._fresh.set()
+            if self._errlog is not None:
+                self._errlog.close()
+                self._errlog = None
+
+    def stop(self) -> None:
+        self._stopping = True
+        self._end.set()
+
+    async def _serve(
+        self,
+        read: MemoryObjectReceiveStream[_Incoming],
+        write: MemoryObjectSendStream[SessionMessage],
+    ) -> None:
+        send, receive = anyio.create_memory_object_stream[_Incoming](0)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self._pump, read, send)
+            try:
+                async with ClientSession(
+                    receive, write, message_handler=self._on_message, client_info=CLIENT_INFO
+                ) as session:
+                    with anyio.fail_after(self.startup_timeout):
+                        init = await session.initialize()
+                        tools = await _list_tools(session)
+                    self._session = session
+                    self.instructions = (
+                        cap_instructions(init.instructions) if init.instructions else None
+                    )
+                    self.tools = tools
+                    self._set_state("ready")
+                    tg.start_soon(self._refresh_loop, session)
+                    await self._end.wait()
+            finally:
+                tg.cancel_scope.cancel()
+
+    async def _pump(
+        self, read: MemoryObjectReceiveStream[_Incoming], send: MemoryObjectSendStream[_Incoming]
+    ) -> None:
+        """Forward the transport's messages to the session; their end is the server's end."""
+        async with send:
+            async for message in read:
+                await send.send(message)
+        if not self._stopping and self.state == "ready":  # req: MC7
+            self._fail(await self._exit_reason(), starting=False)
+        self._end.set()
+
+    @asynccontextmanager
+    async def _transport(
+        self,
+    ) -> AsyncIterator[
+        tuple[MemoryObjectReceiveStream[_Incoming], MemoryObjectSendStream[SessionMessage]]
+    ]:
+        config = self.config
+        if isinstance(config, HttpServer):
+            async with (
+                mcp_http_client(config.url, dict(config.headers)) as http,
+                streamable_http_client(config.url, http_client=http) as (read, write, _),
+            ):
+                yield read, write
+            return
+        self._errlog = tempfile.TemporaryFile("w+", prefix="wave-mcp-")  # noqa: SIM115
+        async with stdio_client(_guarded(config, self.workdir), errlog=self._errlog) as streams:
+            yield streams
+
+    async def _exit_reason(self) -> str:
+        tail = await asyncio.to_thread(self._stderr_tail)
+        return f"the server exited ({tail})" if tail else "the server exited"
+
+    def _stderr_tail(self) -> str:
+        log = self._errlog
+        if log is None or log.closed:
+            return ""
+        with contextlib.suppress(OSError, ValueError):
+            log.seek(0)
+            lines = [ln.strip() for ln in log.read().splitlines() if ln.strip()]
+            return lines[-1][:200] if lines else ""
+        return ""
+
+    # -- state -----------------------------------------------------------------------------
+
+    def _set_state(self, state: ServerState) -> None:
+        self.state = state
+        if state != "starting":
+            self.started.set()
+        self._on_change()
+
+    def _fail(self, reason: str, *, starting: bool) -> None:  # req: MC7
+        if self.state == "failed":
+            return
+        self.last_error = reason
+        self.tools = ()
+        self._set_state("failed")
+        what = "failed to start" if starting else "stopped"
+        self._notify(f"MCP server {self.config.name!r} {what}: {reason}")
+
+    # -- tools -----------------------------------------------------------------------------
+
+    async def _on_message(self, message: Any) -> None:
+        if isinstance(message, types.ServerNotification) and isinstance(
+            message.root, types.ToolListChangedNotification
+        ):
+            self._fresh.clear()
+            self._stale.set()
+
+    async def _refresh_loop(self, session: ClientSession) -> None:
+        while True:
+            await self._stale.wait()
+            self._stale.clear()
+            try:
+                with anyio.fail_after(self.call_timeout):
+                    self.tools = await _list_tools(session)
+            except (McpError, TimeoutError) as exc:
+                self.last_error = f"tools/list failed: {_describe(exc)}"
+            if not self._stale.is_set():
+                self._fresh.set()
+            self._on_change()
+
+    async def call(self, tool: str, args: dict[str, Any], label: str) -> ToolResult:  # req: MC4
+        session = self._session
+        if session is None or self.state != "ready":
+            why = f": {self.last_error}" if self.last_error else ""
+            return error_result(
+                f"MCP server {self.config.name!r} is not running ({self.state}{why}); "
+                f"/mcp restart {self.config.name} starts it again."
+            )
+        name = self.config.name
+        request = asyncio.ensure_future(
+            session.call_tool(tool, args, read_timeout_seconds=timedelta(seconds=self.call_timeout))
+        )
+        gone = asyncio.ensure_future(self._gone.wait())
+        try:
+            # A server that dies mid-call ends the call at once, not at its timeout.
+            done, _ = await asyncio.wait(
+                {request, gone}, timeout=self.call_timeout + 1.0, return_when="FIRST_COMPLETED"
+            )
+        finally:
+            gone.cancel()
+            if not request.done():
+                request.cancel()
+        if request not in done:
+            if gone in done:
+                return error_result(f"MCP server {name!r} stopped during {tool}: {self.last_error}")
+            return self._timed_out(tool)
+        try:
+            result = request.result()
+        except McpError as exc:
+            if _is_timeout(exc):
+                return self._timed_out(tool)
+            if exc.error.code == types.CONNECTION_CLOSED:
+                with contextlib.suppress(TimeoutError):  # the reason arrives with the end
+                    await asyncio.wait_for(self._gone.wait(), REFRESH_WAIT_S)
+            if self.state != "ready":
+                return error_result(f"MCP server {name!r} stopped during {tool}: {self.last_error}")
+            return error_result(f"{label} failed: {exc.error.message}")
+        except Exception as exc:  # a transport failure mid-call (HTTP server gone)
+            return error_result(f"{label} failed: {_describe(exc)}")
+        if not self._fresh.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._fresh.wait(), REFRESH_WAIT_S)
+        return convert_result(result.content, result.structuredContent, result.isError, label)
+
+    def _timed_out(self, tool: str) -> ToolResult:  # req: MC7
+        message = (
+            f"MCP server {self.config.name!r} did not answer {tool} within {self.call_timeout:g} s"
+        )
+        if self.state == "ready":
+            self.last_error = message
+            self._notify(message)
+            self._on_change()
+        return error_result(message)
+
+
+async def _list_tools(session: ClientSession) -> tuple[RemoteTool, ...]:
+    found: list[RemoteTool] = []
+    cursor: str | None = None
+    while True:
+        page = await session.list_tools(params=types.PaginatedRequestParams(cursor=cursor))
+        found.extend(
+            RemoteTool(t.name, t.description or "", dict(t.inputSchema)) for t in page.tools
+        )
+        cursor = page.nextCursor
+        if not cursor:
+            return tuple(found)
+
+
+def _guarded(config: StdioServer, workdir: Path) -> StdioServerParameters:  # req: MC8
+    """The server's command behind the guard launcher, with the full environment passed."""
+    command = [sys.executable, "-I", str(GUARD), "--parent-pid", str(os.getpid())]
+    # PR_SET_PDEATHSIG fires when the spawning *thread* ends: only safe from the main thread.
+    if threading.current_thread() is threading.main_thread():
+        command.append("--pdeathsig")
+    command += ["--", config.command, *config.args]
+    env = {**os.environ, **config.env}
+    return StdioServerParameters(
+        command=command[0], args=command[1:], env=env, cwd=config.cwd or workdir
+    )
+
+
+def _is_timeout(exc: McpError) -> bool:
+    return exc.error.code == 408 or "timed out" in exc.error.message.lower()
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _describe(exc: BaseException) -> str:
+    exc = _leaf(exc)
+    if isinstance(exc, McpError):
+        return exc.error.message
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__

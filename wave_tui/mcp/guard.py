@@ -1,0 +1,119 @@
+"""Launcher that keeps an stdio MCP server from outliving wave (stdlib only, no wave imports).
+
+    python -I …/wave_tui/mcp/guard.py --parent-pid PID [--pdeathsig] -- COMMAND [ARGS…]
+
+The SDK spawns its stdio child itself, in a new session, with no parent-death signal, so a
+killed wave would leave the server running. The SDK spawns this guard instead. The guard starts
+the real server in its own process group (the server inherits the MCP pipes; the guard closes
+its copies so end-of-file passes straight through) and ends the whole group when wave is gone:
+PR_SET_PDEATHSIG on the guard (only when wave spawned it from its main thread — the signal
+fires when the spawning *thread* ends), a poll of its parent pid as the backstop, and the
+server itself dies with the guard (its own PR_SET_PDEATHSIG). SIGTERM/SIGINT/SIGHUP to the guard
+end the group too. The guard exits with the server's exit code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from types import FrameType
+
+PARENT_POLL_S = 0.25
+STOP_GRACE_S = 2.0
+EXIT_NOT_STARTED = 127
+_PR_SET_PDEATHSIG = 1
+_LINUX = sys.platform.startswith("linux")
+
+
+def _set_pdeathsig(sig: int) -> None:
+    if _LINUX:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, sig, 0, 0, 0)
+
+
+def _parse(argv: list[str]) -> tuple[int, bool, list[str]]:
+    if "--" not in argv:
+        raise SystemExit("usage: guard.py --parent-pid PID [--pdeathsig] -- COMMAND [ARGS...]")
+    split = argv.index("--")
+    options, command = argv[:split], argv[split + 1 :]
+    if not command or "--parent-pid" not in options:
+        raise SystemExit("guard.py: --parent-pid and a command are required")
+    parent = int(options[options.index("--parent-pid") + 1])
+    return parent, "--pdeathsig" in options, command
+
+
+class _Guard:
+    def __init__(self, parent: int, command: list[str]) -> None:
+        self.parent = parent
+        self.command = command
+        self.child: subprocess.Popen[bytes] | None = None
+        self._stopping = threading.Lock()
+
+    def stop(self) -> None:
+        """End the server's process group: SIGTERM, a grace period, then SIGKILL; exit."""
+        if not self._stopping.acquire(blocking=False):
+            return
+        child = self.child
+        if child is not None and child.poll() is None:
+            _signal_group(child.pid, signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                child.wait(STOP_GRACE_S)
+            _signal_group(child.pid, signal.SIGKILL)
+        os._exit(0)
+
+    def watch_parent(self) -> None:
+        while os.getppid() == self.parent:
+            time.sleep(PARENT_POLL_S)
+        self.stop()
+
+    def on_signal(self, signum: int, frame: FrameType | None) -> None:
+        threading.Thread(target=self.stop, daemon=True).start()
+
+    def run(self) -> int:
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(sig, self.on_signal)
+        try:
+            self.child = subprocess.Popen(
+                self.command,
+                process_group=0,  # its own group: the guard can end the server and its children
+                preexec_fn=_child_dies_with_guard if _LINUX else None,
+            )
+        except OSError as exc:
+            sys.stderr.write(f"cannot start {self.command[0]}: {exc.strerror or exc}\n")
+            sys.stderr.flush()
+            return EXIT_NOT_STARTED
+        # The server holds the pipes now; the guard's copies would hide its end-of-file.
+        devnull = os.open(os.devnull, os.O_RDWR)
+        os.dup2(devnull, 0)
+        os.dup2(devnull, 1)
+        threading.Thread(target=self.watch_parent, daemon=True).start()
+        code = self.child.wait()
+        _signal_group(self.child.pid, signal.SIGKILL)  # leftovers of a server that exited
+        return code if code >= 0 else 128 - code
+
+
+def _child_dies_with_guard() -> None:
+    _set_pdeathsig(signal.SIGKILL)
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parent, pdeathsig, command = _parse(sys.argv[1:] if argv is None else argv)
+    if pdeathsig:
+        _set_pdeathsig(signal.SIGTERM)
+    if os.getppid() != parent:  # wave died before the death signal was armed
+        return 0
+    return _Guard(parent, command).run()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,201 @@
+"""All MCP servers of a session: started together in the background, offered as tools.
+
+`McpManager` is one extension object for the agent (`service.add_extension(manager)`):
+- `ToolProvider.tools()`: the tools of every ready server, asked before each request, so a
+  server that became ready or changed its list counts from the next request;
+- `ContextSource.system_sections()`: the servers' `instructions` in the dynamic system block;
+- `SessionObserver.aclose()`: every server ended, every child process gone.
+The `mcp` SDK is imported only when there is a server to start (`start()` with servers).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from wave_tui.llm.types import Message
+from wave_tui.mcp.config import ServerConfig
+from wave_tui.mcp.tools import McpTool, qualified_name
+from wave_tui.tools.base import Tool, ToolResult, error_result
+
+if TYPE_CHECKING:
+    from wave_tui.config.settings import EffectiveSettings
+    from wave_tui.mcp.connection import ServerConnection
+
+ServerState = Literal["starting", "ready", "failed", "stopped"]
+STARTUP_TIMEOUT_S = 30.0  # initialize + the first tools/list
+CALL_TIMEOUT_S = 120.0  # one tools/call; a hung server costs at most this
+CLOSE_TIMEOUT_S = 5.0  # after this the server task is cancelled (the guard still ends the child)
+INSTRUCTIONS_HEADER = "# MCP server instructions"
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    name: str
+    kind: Literal["stdio", "http"]
+    state: ServerState
+    tools: tuple[str, ...]  # qualified names (`mcp__server__tool`)
+    last_error: str | None
+    instructions: str | None
+
+
+class McpManager:
+    """`servers` are those the session may start (project servers only once trusted)."""
+
+    def __init__(
+        self,
+        servers: Sequence[ServerConfig],
+        *,
+        workdir: Path,
+        notify: Callable[[str], None],
+        startup_timeout: float = STARTUP_TIMEOUT_S,
+        call_timeout: float = CALL_TIMEOUT_S,
+    ) -> None:
+        self._configs = {s.name: s for s in servers}
+        self._workdir = workdir
+        self._notify = notify
+        self._startup_timeout = startup_timeout
+        self._call_timeout = call_timeout
+        self._connections: dict[str, ServerConnection] = {}
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._tools: list[Tool] | None = None  # rebuilt after any change
+        self._listeners: list[Callable[[], None]] = []
+        self._started = False
+
+    # -- life ------------------------------------------------------------------------------
+
+    def start(self) -> None:  # req: MC2
+        """Start every server in the background (call from inside the running loop)."""
+        if self._started:
+            return
+        self._started = True
+        for name in self._configs:
+            self._launch(name)
+
+    def _launch(self, name: str) -> None:
+        from wave_tui.mcp.connection import ServerConnection
+
+        conn = ServerConnection(
+            self._configs[name],
+            workdir=self._workdir,
+            startup_timeout=self._startup_timeout,
+            call_timeout=self._call_timeout,
+            notify=self._notify,
+            on_change=self._changed,
+        )
+        self._connections[name] = conn
+        self._tasks[name] = asyncio.create_task(conn.run(), name=f"wave-mcp-{name}")
+        self._changed()
+
+    async def wait_started(self, timeout: float | None = None) -> None:
+        """Until no server is still starting (for `-p`, whose first request should see them)."""
+        waits = [c.started.wait() for c in self._connections.values()]
+        if waits:
+            with contextlib.suppress(TimeoutError):
+                # Each server fails by itself at its startup timeout; this is only a backstop.
+                limit = timeout if timeout is not None else self._startup_timeout + CLOSE_TIMEOUT_S
+                await asyncio.wait_for(asyncio.gather(*waits), limit)
+
+    async def restart(self, name: str) -> ServerStatus | None:  # req: MC7
+        if name not in self._configs:
+            return None
+        await self._stop(name)
+        self._launch(name)
+        await self._connections[name].started.wait()
+        return self.status(name)
+
+    async def _stop(self, name: str) -> None:
+        conn, task = self._connections.get(name), self._tasks.pop(name, None)
+        if conn is not None:
+            conn.stop()
+        if task is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(task), CLOSE_TIMEOUT_S)
+            except TimeoutError:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+        self._changed()
+
+    async def aclose(self) -> None:  # req: MC8
+        await asyncio.gather(*(self._stop(name) for name in list(self._tasks)))
+
+    # -- state -----------------------------------------------------------------------------
+
+    def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Called on every status or tool-list change (for a live `/mcp` view)."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    def _changed(self) -> None:
+        self._tools = None
+        for listener in list(self._listeners):
+            listener()
+
+    def names(self) -> list[str]:
+        return list(self._configs)
+
+    def status(self, name: str) -> ServerStatus | None:
+        config = self._configs.get(name)
+        if config is None:
+            return None
+        conn = self._connections.get(name)
+        if conn is None:
+            return ServerStatus(name, config.kind, "stopped", (), None, None)
+        return ServerStatus(
+            name,
+            config.kind,
+            conn.state,
+            tuple(qualified_name(name, t.name) for t in conn.tools),
+            conn.last_error,
+            conn.instructions,
+        )
+
+    def statuses(self) -> list[ServerStatus]:
+        return [s for s in (self.status(n) for n in self._configs) if s is not None]
+
+    # -- ToolProvider ----------------------------------------------------------------------
+
+    def tools(self) -> list[Tool]:  # req: MC3
+        if self._tools is None:
+            self._tools = [
+                McpTool(name, remote, self.call)
+                for name, conn in self._connections.items()
+                if conn.state == "ready"
+                for remote in conn.tools
+            ]
+        return list(self._tools)
+
+    async def call(self, server: str, tool: str, args: dict[str, Any]) -> ToolResult:
+        conn = self._connections.get(server)
+        if conn is None:
+            return error_result(f"MCP server {server!r} is not running.")
+        return await conn.call(tool, args, f"{server}/{tool}")
+
+    # -- ContextSource ---------------------------------------------------------------------
+
+    def system_sections(self, settings: EffectiveSettings) -> list[str]:
+        blocks = [
+            f"## {name}\n{conn.instructions.strip()}"
+            for name, conn in sorted(self._connections.items())
+            if conn.state == "ready" and conn.instructions and conn.instructions.strip()
+        ]
+        return ["\n\n".join([INSTRUCTIONS_HEADER, *blocks])] if blocks else []
+
+    def prepend_reminder(self) -> str | None:
+        return None
+
+    def before_request(self) -> list[Message]:
+        return []
+
+    # -- SessionObserver -------------------------------------------------------------------
+
+    def on_settings(self, settings: EffectiveSettings) -> None:
+        return None
+
+    def on_messages_restored(self, messages: list[Message]) -> None:
+        return None
