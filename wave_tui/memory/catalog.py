@@ -26,6 +26,7 @@ from wave_tui.memory.agents_md import (
 )
 from wave_tui.memory.entries import EntryError, delete_item, list_items, locked_edit
 from wave_tui.memory.frontmatter import parse_frontmatter
+from wave_tui.memory.imports import expand_imports
 from wave_tui.memory.rules import Rule, RuleSet, discover_rules
 
 EntryScope = Literal["project", "user", "auto", "rule"]
@@ -54,6 +55,7 @@ class MemoryEntry:
     # rules are instructions, in force until someone edits them, whatever their age.
     stale: bool = False
     item_index: int | None = None  # list items only
+    imported_by: str | None = None  # an `@path` import: the importing file's label (MX3)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -61,6 +63,8 @@ class MemoryEntry:
         del data["item_index"]
         if self.scope != "rule":
             del data["status"], data["reason"]
+        if self.imported_by is None:
+            del data["imported_by"]
         return data
 
 
@@ -92,7 +96,9 @@ def free_text(text: str) -> str:
     return "\n".join(rest).strip("\n")
 
 
-def _items(scope: EntryScope, label: str, path: Path, now: datetime) -> list[MemoryEntry]:
+def _items(
+    scope: EntryScope, label: str, path: Path, now: datetime, imported_by: str | None = None
+) -> list[MemoryEntry]:
     text = read_memory_text(path, lambda _m: None)
     if not text:
         return []
@@ -109,6 +115,7 @@ def _items(scope: EntryScope, label: str, path: Path, now: datetime) -> list[Mem
                 type=None,
                 age_days=age,
                 body=prose,
+                imported_by=imported_by,
             )
         ]
         if prose
@@ -124,9 +131,29 @@ def _items(scope: EntryScope, label: str, path: Path, now: datetime) -> list[Mem
             age_days=age,
             body=item.text,
             item_index=item.index,
+            imported_by=imported_by,
         )
         for item in list_items(text)
     ]
+
+
+def _imported_items(
+    scope: EntryScope, importer: Path, paths: WavePaths, now: datetime
+) -> list[MemoryEntry]:
+    """Entries of the files `importer` imports, each right under its importer (MX3)."""
+    text = read_memory_text(importer, lambda _m: None)
+    if not text:
+        return []
+    entries: list[MemoryEntry] = []
+    seen: set[Path] = set()
+    for imported in expand_imports(importer, text, paths.home).imported:
+        if imported.path in seen:
+            continue
+        seen.add(imported.path)
+        by = _label(imported.importer, paths.project_root)
+        label = _label(imported.path, paths.project_root)
+        entries += _items(scope, label, imported.path, now, imported_by=by)
+    return entries
 
 
 def _topic_files(memory_dir: Path) -> list[Path]:
@@ -193,8 +220,10 @@ def build_catalog(
     for memory_file in project_memory_files(paths):
         label = _label(memory_file, paths.project_root)
         entries += _items("project", label, memory_file, now)
+        entries += _imported_items("project", memory_file, paths, now)
     user_file = user_memory_file(paths)
     entries += _items("user", user_file.name, user_file, now)
+    entries += _imported_items("user", user_file, paths, now)
     for topic in _topic_files(paths.memory_dir):
         entries.append(_topic_entry(topic, paths.memory_dir, now))
     rule_set = rules or discover_rules(paths, warn or (lambda _m: None))
