@@ -12,7 +12,7 @@ import math
 import os
 import re
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -27,6 +27,7 @@ from wave_tui.memory.agents_md import (
 from wave_tui.memory.entries import EntryError, delete_item, list_items, locked_edit
 from wave_tui.memory.frontmatter import parse_frontmatter
 from wave_tui.memory.imports import expand_imports
+from wave_tui.memory.references import missing_references
 from wave_tui.memory.rules import Rule, RuleSet, discover_rules
 
 EntryScope = Literal["project", "user", "auto", "rule"]
@@ -56,6 +57,7 @@ class MemoryEntry:
     stale: bool = False
     item_index: int | None = None  # list items only
     imported_by: str | None = None  # an `@path` import: the importing file's label (MX3)
+    missing_refs: tuple[str, ...] = ()  # cited files/lines/symbols no longer there (MX6)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -65,6 +67,10 @@ class MemoryEntry:
             del data["status"], data["reason"]
         if self.imported_by is None:
             del data["imported_by"]
+        if self.missing_refs:
+            data["missing_refs"] = list(self.missing_refs)
+        else:
+            del data["missing_refs"]
         return data
 
 
@@ -229,6 +235,15 @@ def build_catalog(
     rule_set = rules or discover_rules(paths, warn or (lambda _m: None))
     entries += _rule_entries(rule_set, now)
     return entries
+
+
+def with_missing_refs(entries: list[MemoryEntry], project_root: Path) -> list[MemoryEntry]:
+    """The entries, each auto memory and AGENTS.md item marked with what it cites that is gone
+    (MX6). Rules are left alone: they name patterns, not facts. The browser calls this too."""
+    # req: MX6
+    checked = {e.id: e.body for e in entries if e.scope != "rule"}
+    missing = missing_references(checked, project_root)
+    return [replace(e, missing_refs=tuple(missing[e.id])) if e.id in missing else e for e in entries]
 
 
 def find_entry(paths: WavePaths, entry_id: str) -> MemoryEntry:
