@@ -16,6 +16,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from wave_tui.config.paths import WavePaths
 from wave_tui.llm.types import Message
@@ -57,10 +58,15 @@ _RULE_MARKER_RE = re.compile(r"\A<!-- rule: (.+?) -->")
 _NESTED_RE = re.compile(r"\A<system-reminder>Contents of (.+?):\n\n")
 
 
+ReminderKind = Literal["agents_md", "user_agents_md", "rule"]
+
+
 @dataclass(frozen=True)
 class ReminderPart:
     label: str  # one line naming the source
     text: str
+    kind: ReminderKind = "agents_md"  # for the per-source cost report (MX2)
+    name: str = ""  # the file's label or the rule id
 
 
 def build_memory_reminder(parts: list[ReminderPart]) -> str | None:
@@ -89,13 +95,13 @@ def reminder_parts(paths: WavePaths, rules: RuleSet, warn: Warn) -> list[Reminde
         shown = _relative_label(memory_file, paths.project_root)
         text = _expanded(memory_file, shown, paths, warn)
         if text:
-            parts.append(ReminderPart(PROJECT_LABEL.format(path=shown), text))
+            parts.append(ReminderPart(PROJECT_LABEL.format(path=shown), text, "agents_md", shown))
     user_text = _expanded(user_memory_file(paths), "~/.wave/AGENTS.md", paths, warn)
     if user_text:
-        parts.append(ReminderPart(USER_LABEL, user_text))
+        parts.append(ReminderPart(USER_LABEL, user_text, "user_agents_md", "~/.wave/AGENTS.md"))
     for rule in rules.unconditional():
         label = ALWAYS_RULE_LABEL.format(rule_id=rule.id, scope=rule.scope)
-        parts.append(ReminderPart(label, rule.body))
+        parts.append(ReminderPart(label, rule.body, "rule", rule.id))
     return parts
 
 
@@ -136,6 +142,10 @@ class MemoryInjector:
     def current_rules(self) -> RuleSet:
         """The rules discovered for the request being built (one walk per request)."""
         return self._current if self._current is not None else self.rules()
+
+    def reminder_parts(self) -> list[ReminderPart]:
+        """The parts of the next reminder, each named by kind and source (for `/context`)."""
+        return reminder_parts(self.paths, self.rules(), self._warn_once)
 
     def reminder_text(self) -> str | None:
         """The transient `<system-reminder>` to prepend to this request's messages (I1, R2)."""
