@@ -2,8 +2,8 @@
 
 Computed from the request the service would build now (`build_request()`), never sent. Each
 source is estimated from its text (`estimate_tokens`); the total is the endpoint's own count of
-the last request plus an estimate for what was added since, when the endpoint gave one, else an
-estimate (`estimated: true`). Memory sources are the MEMORY.md index, each AGENTS.md of the
+the last request plus an estimate for what was added since, when the endpoint gave one, else the
+sum of the sources and the reminder's lead-in (`estimated: true`). Memory sources are the MEMORY.md index, each AGENTS.md of the
 chain, the user AGENTS.md, unconditional rules (in the reminder), conditional rules and nested
 memory loaded so far (isMeta messages); a warning fires when they take more than
 `MEMORY_WARN_SHARE` of the window.
@@ -21,7 +21,7 @@ from wave_tui.agent.extraction import ExtractionHook
 from wave_tui.agent.injection_hook import MemoryInjectionHook
 from wave_tui.config.settings import resolve_max_input_tokens
 from wave_tui.llm.wire import message_to_wire
-from wave_tui.memory.injection import META_NESTED, META_RULE_ID
+from wave_tui.memory.injection import MEMORY_LEAD_IN, META_NESTED, META_RULE_ID
 from wave_tui.memory.prompts import render_memory_index_block
 
 if TYPE_CHECKING:
@@ -41,6 +41,7 @@ SourceKind = Literal[
 MEMORY_KINDS: frozenset[str] = frozenset(
     {"memory_index", "agents_md", "user_agents_md", "rule", "nested"}
 )
+REMINDER_KINDS: frozenset[str] = frozenset({"agents_md", "user_agents_md", "rule"})
 MEMORY_WARN_SHARE = 0.25  # memory alone above this share of the window is worth a warning
 
 # req: MX2
@@ -168,7 +169,10 @@ def build_context_report(service: AgentService) -> ContextReport:
         name = str(tool.get("function", {}).get("name", "tool"))
         sources.append(SourceCost("tools", name, _tokens(tool)))
     sources.append(SourceCost("conversation", f"{len(service.messages)} messages", conversation))
-    estimate = _tokens(body)
+    reminder_framing = (
+        _tokens(MEMORY_LEAD_IN) if any(s.kind in REMINDER_KINDS for s in sources) else 0
+    )
+    estimate = sum(s.tokens for s in sources) + reminder_framing
     window = resolve_max_input_tokens(
         service.settings, service.model, service.options.max_input_tokens
     )
@@ -176,7 +180,8 @@ def build_context_report(service: AgentService) -> ContextReport:
     estimated = usage is None or last is None or not usage.prompt_tokens
     total = estimate
     if not estimated and usage is not None and last is not None:
-        total = usage.prompt_tokens + max(0, estimate - _tokens(last))
+        # The endpoint counted the last request; add what the next one holds beyond it.
+        total = usage.prompt_tokens + max(0, _tokens(body) - _tokens(last))
     memory = sum(s.tokens for s in sources if s.kind in MEMORY_KINDS)
     warning = None
     if window and memory > MEMORY_WARN_SHARE * window:
