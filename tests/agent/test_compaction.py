@@ -256,3 +256,63 @@ async def test_compact_with_too_few_rounds_summarises_everything(
     finally:
         await client.aclose()
     assert [m.kind for m in res.new_messages] == ["compress"]
+
+
+async def _read(tool_ctx_root: Path, state: ReadState, name: str, call_id: str) -> list[Message]:
+    import asyncio
+
+    from wave_tui.tools.base import ToolContext
+    from wave_tui.tools.read import ReadTool
+
+    ctx = ToolContext(workdir=tool_ctx_root, read_state=state, abort=asyncio.Event())
+    out = await ReadTool().run({"file_path": str(tool_ctx_root / name)}, ctx)
+    call = ToolCall(id=call_id, name="Read", arguments=f'{{"file_path": "{name}"}}')
+    return [
+        Message(role="assistant", content="", tool_calls=[call]),
+        Message(role="tool", content=out.content, tool_call_id=call_id, tool_name="Read"),
+    ]
+
+
+async def test_mx10_restoration_skips_files_the_kept_tail_already_shows(
+    model_server: ModelServer, tmp_path: Path
+) -> None:
+    """Two 1,000-line files were read; the kept rounds still show one: restore only the other."""
+    for name in ("old.py", "new.py"):
+        (tmp_path / name).write_text("".join(f"{name} line {n}\n" for n in range(1000)))
+    state = ReadState()
+    msgs = [user("look at old.py"), *await _read(tmp_path, state, "old.py", "r1")]
+    msgs += [assistant("seen"), user("and new.py"), *await _read(tmp_path, state, "new.py", "r2")]
+    msgs += [assistant("seen too")]
+    recent = recent_read_files(state)
+    assert {p.name for p, _ in recent} == {"old.py", "new.py"}
+    model_server.enqueue(text("summary"))
+    client = ModelClient(ClientConfig(base_url=model_server.base_url))
+    try:
+        res = await compact(client, "fast", msgs, None, recent, tmp_path, False, [], keep_rounds=2)
+    finally:
+        await client.aclose()
+    compress, *kept = res.new_messages
+    assert any(m.tool_call_id == "r2" for m in kept) and not any(
+        m.tool_call_id == "r1" for m in kept
+    )
+    assert "Recently read file:" in compress.content and "old.py line 999" in compress.content
+    assert "new.py line" not in compress.content  # already in the kept tail, once is enough
+    whole = "\n".join(m.content for m in res.new_messages)
+    assert sum(1 for line in whole.splitlines() if "line " in line) == 2000
+
+
+def test_mx10_a_changed_or_partly_read_file_is_still_restored(tmp_path: Path) -> None:
+    from wave_tui.agent.compaction import not_in_messages
+
+    (tmp_path / "a.py").write_text("x = 1\n")
+    call = ToolCall(id="c", name="Read", arguments='{"file_path": "a.py"}')
+    partial = ToolCall(id="p", name="Read", arguments='{"file_path": "a.py", "limit": 1}')
+    shown = [
+        Message(role="assistant", content="", tool_calls=[call, partial]),
+        Message(role="tool", content="     1\tx = 0", tool_call_id="c", tool_name="Read"),
+        Message(role="tool", content="     1\tx = 1", tool_call_id="p", tool_name="Read"),
+    ]
+    recent = [(tmp_path / "a.py", "x = 1\n")]
+    assert not_in_messages(recent, shown, tmp_path) == recent  # old content, partial read
+    shown[1] = shown[1].model_copy(update={"content": "     1\tx = 1"})
+    assert not_in_messages(recent, shown, tmp_path) == []

@@ -307,3 +307,46 @@ def test_r3_trie_matching_agrees_with_plain_pathspec(paths: WavePaths, warnings:
             if pathspec.PathSpec.from_lines("gitignore", [p]).match_file(rel)
         )
         assert got == want, rel
+
+
+def test_mx4_unquoted_star_value_loads(paths: WavePaths, warnings: list[str]) -> None:
+    write(rules_dir(paths) / "tests.md", "---\npaths: **/*.test.ts\n---\nTest rule.\n")
+    (rule,) = discover(paths, warnings).active
+    assert rule.status == "conditional" and rule.patterns == ["**/*.test.ts"]
+    assert warnings == []
+    assert [r.id for r, _ in discover(paths, warnings).match(paths.project_root / "a/b.test.ts")]
+
+
+def test_mx4_unquoted_brace_value_loads(paths: WavePaths, warnings: list[str]) -> None:
+    write(rules_dir(paths) / "ts.md", "---\npaths: {src,lib}/**/*.ts\n---\nTS rule.\n")
+    (rule,) = discover(paths, warnings).active
+    assert rule.patterns == ["src/**/*.ts", "lib/**/*.ts"]
+    assert warnings == []
+
+
+def test_mx4_unquoted_list_items_load(paths: WavePaths, warnings: list[str]) -> None:
+    write(
+        rules_dir(paths) / "ts.md",
+        "---\nname: TS\npaths:\n  - **/*.ts\n  - 'docs/*.md'\n---\nTS rule.\n",
+    )
+    (rule,) = discover(paths, warnings).active
+    assert rule.patterns == ["**/*.ts", "docs/*.md"] and rule.name == "TS"
+
+
+def test_mx4_multiline_block_pattern_is_reported_not_conditional(
+    paths: WavePaths, warnings: list[str]
+) -> None:
+    write(rules_dir(paths) / "blk.md", "---\npaths: |\n  src/*.ts\n  lib/*.ts\n---\nBody.\n")
+    rules = discover(paths, warnings)
+    (rule,) = rules.all
+    assert rule.status == "inactive" and "can never match" in rule.reason
+    assert rules.conditional() == []
+    assert len(warnings) == 1 and "blk.md" in warnings[0] and "can never match" in warnings[0]
+
+
+def test_mx4_retry_keeps_the_original_error_for_truly_broken_yaml(
+    paths: WavePaths, warnings: list[str]
+) -> None:
+    write(rules_dir(paths) / "bad.md", "---\npaths: **/*.ts\n  oops: [\n---\nBad.\n")
+    (rule,) = discover(paths, warnings).all
+    assert rule.status == "inactive" and rule.reason.startswith("invalid YAML")

@@ -7,6 +7,7 @@ async `compact()` that runs the summary request. The conversation loop decides *
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from typing import Any, Protocol
 from wave_tui.llm.client import AssistantReply
 from wave_tui.llm.errors import ModelError
 from wave_tui.llm.types import Message, Usage
+from wave_tui.tools.read import format_line
 from wave_tui.tools.read_state import ReadState
 
 KEEP_ROUNDS = 2
@@ -233,6 +235,49 @@ def recent_read_files(
     return [(e.path, e.content or "") for e in entries[:limit]]
 
 
+def _full_read_target(arguments: str, workdir: Path) -> Path | None:
+    try:
+        args = json.loads(arguments or "{}")
+    except ValueError:
+        return None
+    if not isinstance(args, dict) or not isinstance(args.get("file_path"), str):
+        return None
+    if args.get("offset") not in (None, 0, 1) or args.get("limit") is not None:
+        return None  # a partial read does not hold the whole file
+    path = Path(args["file_path"]).expanduser()
+    return (path if path.is_absolute() else workdir / path).resolve()
+
+
+def _holds(result: str, content: str) -> bool:
+    """The Read result shows this content: its first and last lines, numbered as Read numbers."""
+    lines = content.splitlines()
+    if not lines:
+        return True
+    return format_line(1, lines[0]) in result and format_line(len(lines), lines[-1]) in result
+
+
+def not_in_messages(
+    recent_files: Sequence[tuple[Path, str]], messages: Sequence[Message], workdir: Path
+) -> list[tuple[Path, str]]:
+    """The recent files whose current content no kept Read result already shows (MX10)."""
+    # req: MX10
+    calls: dict[str, Path] = {}
+    shown: dict[Path, list[str]] = {}
+    for message in messages:
+        for call in message.tool_calls or []:
+            target = _full_read_target(call.arguments, workdir) if call.name == "Read" else None
+            if target is not None:
+                calls[call.id] = target
+        if message.role == "tool" and message.tool_call_id in calls:
+            shown.setdefault(calls[message.tool_call_id], []).append(message.content)
+    kept: list[tuple[Path, str]] = []
+    for path, content in recent_files:
+        results = shown.get(path.resolve(), [])
+        if not any(_holds(result, content) for result in results):
+            kept.append((path, content))
+    return kept
+
+
 def restoration_section(
     recent_files: Sequence[tuple[Path, str]],
     workdir: Path,
@@ -344,7 +389,12 @@ async def compact(
     if reply.finish_reason == "length":
         summary += "\n\n[summary cut off at the output limit]"
     restoration = restoration_section(
-        recent_files, workdir, plan_mode, background, plan_file=plan_file, skills=skills
+        not_in_messages(recent_files, kept, workdir),
+        workdir,
+        plan_mode,
+        background,
+        plan_file=plan_file,
+        skills=skills,
     )
     compress = make_compress_message(summary, restoration)
     return CompactionResult(

@@ -22,13 +22,17 @@ from typing import TYPE_CHECKING, Any
 from wave_tui.agent import events as ev
 from wave_tui.agent.hooks import AgentHook
 from wave_tui.config.fileio import atomic_write_text
+from wave_tui.config.paths import WavePaths
 from wave_tui.llm.client import ModelClient
 from wave_tui.llm.types import Message, ToolCall
 from wave_tui.llm.wire import mark_last_message, message_to_wire, strip_cache_marks
 from wave_tui.memory.auto_memory import AutoMemoryDir
+from wave_tui.memory.duplicates import duplicate_note
 from wave_tui.memory.fork_gate import ForkToolGate
+from wave_tui.memory.inbox import Inbox, InboxError, review_enabled
 from wave_tui.memory.manifest import build_manifest
 from wave_tui.memory.prompts import render_extraction_prompt
+from wave_tui.memory.runs import ChangeRecorder, run_id_for
 from wave_tui.tools.base import Tool, ToolContext, ToolResult
 from wave_tui.tools.read_state import ReadState
 
@@ -52,6 +56,10 @@ class ExtractionRecord:
     refused: list[str] = field(default_factory=list)
     usage: list[dict[str, int]] = field(default_factory=list)
     error: str | None = None
+    turn: int | None = None  # the main session's user turn that triggered the run (MX7)
+    # Per memory file written: content before the run and after it, to show and revert (MX7).
+    changes: list[dict[str, Any]] = field(default_factory=list)
+    pending: list[str] = field(default_factory=list)  # review-inbox item ids (MX8)
 
 
 @dataclass(frozen=True)
@@ -62,6 +70,7 @@ class ForkSnapshot:
     final_reply: Message
     read_state: ReadState
     session_id: str
+    turn: int | None = None
 
 
 def last_extraction_time(project_dir: Path, session_id: str) -> float | None:
@@ -87,8 +96,13 @@ class ExtractionFork:
         tools: list[Tool],
         workdir: Path,
         emit: Callable[[ev.AgentEvent], None],
+        paths: WavePaths | None = None,
+        inbox: Inbox | None = None,
     ) -> None:
         self.snapshot = snapshot
+        self.paths = paths  # for duplicate notes (MX9)
+        self.inbox = inbox  # review mode: writes are proposed, never made (MX8)
+        self.recorder = ChangeRecorder()
         self.client = client
         self.memory = memory
         self.tools = {t.name: t for t in tools}
@@ -98,10 +112,12 @@ class ExtractionFork:
         self.read_state = snapshot.read_state  # already a clone: never flows back (F11)
         self.abort = asyncio.Event()
 
-    def first_body(self) -> dict[str, Any]:
+    def first_body(self, manifest: str | None = None) -> dict[str, Any]:
         base = self.snapshot.body
         caching = "cache_control" in json.dumps(base["messages"][0])
-        prompt = render_extraction_prompt(self.memory.path, build_manifest(self.memory.path))
+        if manifest is None:
+            manifest = build_manifest(self.memory.path, project_root=self.workdir)
+        prompt = render_extraction_prompt(self.memory.path, manifest)
         tail = [
             message_to_wire(self.snapshot.final_reply),
             {"role": "user", "content": prompt},
@@ -115,7 +131,11 @@ class ExtractionFork:
         return {**base, "messages": [*copy.deepcopy(base["messages"]), *added]}
 
     async def run(self, record: ExtractionRecord) -> ExtractionRecord:
-        body = self.first_body()
+        # The stale-reference checks read the project: off the event loop (MX6).
+        manifest = await asyncio.to_thread(
+            build_manifest, self.memory.path, project_root=self.workdir
+        )
+        body = self.first_body(manifest)
         caching = "cache_control" in json.dumps(body["messages"][0])
         tail = body["messages"][len(self.snapshot.body["messages"]) :]
         tail = strip_cache_marks(tail)
@@ -149,18 +169,65 @@ class ExtractionFork:
             record.refused.append(f"{call.name} {_key(args)}".strip())
             return ToolResult(f"Refused: {decision.reason}", is_error=True)
         ctx = ToolContext(workdir=self.workdir, read_state=self.read_state, abort=self.abort)
-        if call.name in ("Write", "Edit"):
-            with self.memory.lock(Path(str(self.gate_target(args)))):
-                result = await tool.run(args, ctx)
-        else:
+        if call.name not in ("Write", "Edit"):
             result = await tool.run(args, ctx)
-        record.reads.extend(str(p) for p in result.read_paths)
+            record.reads.extend(str(p) for p in result.read_paths)
+            return result
+        target = self.gate_target(args)
+        if self.inbox is not None:
+            return await asyncio.to_thread(self._propose, call.name, args, target, record)
+        with self.memory.lock(target):
+            self.recorder.touch(target)  # req: MX7
+            result = await tool.run(args, ctx)
         record.writes.extend(str(p) for p in result.written_paths)
+        if not result.is_error and self.paths is not None:
+            note = await asyncio.to_thread(duplicate_note, target, self.paths)  # req: MX9
+            if note is not None:
+                result.content = f"{result.content}\n\n{note}"
         return result
+
+    def _propose(
+        self, name: str, args: dict[str, Any], target: Path, record: ExtractionRecord
+    ) -> ToolResult:
+        """Review mode: the write becomes a pending inbox item; the memory dir is untouched."""
+        assert self.inbox is not None
+        # req: MX8
+        try:
+            after = _proposed_text(name, args, self.inbox.current_text(target))
+        except InboxError as exc:
+            return ToolResult(str(exc), is_error=True)
+        run_id = run_id_for(record.started_at, record.session_id)
+        item = self.inbox.propose(target, after, run_id)
+        if item.id not in record.pending:
+            record.pending.append(item.id)
+        text = (
+            f"Saved {target} for review (pending item {item.id}): the user accepts or rejects "
+            "it; until then the memory folder is unchanged."
+        )
+        note = duplicate_note(target, self.paths, after) if self.paths is not None else None
+        return ToolResult(f"{text}\n\n{note}" if note else text)
 
     def gate_target(self, args: dict[str, Any]) -> Path:
         raw = Path(str(args.get("file_path"))).expanduser()
         return raw if raw.is_absolute() else self.workdir / raw
+
+
+def _proposed_text(name: str, args: dict[str, Any], current: str | None) -> str:
+    if name == "Write":
+        return str(args.get("content", ""))
+    old, new = str(args.get("old_string", "")), str(args.get("new_string", ""))
+    if current is None:
+        raise InboxError("File does not exist. To create it, use Write.")
+    count = current.count(old) if old else 0
+    if count == 0:
+        raise InboxError("old_string was not found in the file; Read it again if unsure.")
+    if count > 1 and args.get("replace_all") is not True:
+        raise InboxError(f"old_string occurs {count} times; add context or set replace_all.")
+    return (
+        current.replace(old, new)
+        if args.get("replace_all") is True
+        else current.replace(old, new, 1)
+    )
 
 
 def _key(args: dict[str, Any]) -> str:
@@ -214,6 +281,7 @@ class ExtractionHook(AgentHook):
             final_reply=reply,
             read_state=self.service.read_state.clone(),
             session_id=self.service.session_id,
+            turn=sum(1 for m in self.service.messages if m.role == "user" and not m.is_meta),
         )
 
     def _start(self) -> None:
@@ -226,23 +294,33 @@ class ExtractionHook(AgentHook):
         emit = self.service._emit
         emit(ev.BackgroundChanged("extraction", True, "extracting memories"))
         record = ExtractionRecord(time.time(), snapshot.session_id, snapshot.body.get("model", ""))
+        record.turn = snapshot.turn
         detail = ""
+        fork: ExtractionFork | None = None
         try:
+            review = review_enabled(self.service.store.current())
+            paths = self.service.paths
             fork = ExtractionFork(
                 snapshot,
                 client=self.service.client(),
                 memory=self.auto.dir,
                 tools=self.service.tools,
-                workdir=self.service.paths.project_root,
+                workdir=paths.project_root,
                 emit=emit,
+                paths=paths,
+                inbox=Inbox(paths.project_dir, self.auto.dir.path) if review else None,
             )
             await fork.run(record)
             written = sorted({Path(w).name for w in record.writes})
             detail = f"memory updated: {', '.join(written)}" if written else "no new memories"
+            if record.pending:
+                detail = f"{len(record.pending)} memory write(s) waiting for review"
         except Exception as exc:  # extraction errors never disturb the main session
             record.error = str(exc) or type(exc).__name__
             detail = f"memory extraction failed: {record.error}"
         finally:
+            if fork is not None:
+                record.changes = await asyncio.to_thread(fork.recorder.changes)
             record.finished_at = time.time()
             self.last_record = record
             self._write_audit(record)
@@ -255,11 +333,7 @@ class ExtractionHook(AgentHook):
 
     def _write_audit(self, record: ExtractionRecord) -> None:
         folder = self.service.paths.project_dir / AUDIT_DIR
-        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(record.started_at))
-        path = (
-            folder
-            / f"{stamp}-{record.session_id[:8]}-{int(record.started_at * 1000) % 1000:03d}.json"
-        )
+        path = folder / f"{run_id_for(record.started_at, record.session_id)}.json"
         with contextlib.suppress(OSError):
             atomic_write_text(path, json.dumps(asdict(record), indent=2))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from wave_tui.agent.auto_memory_hook import AutoMemoryHook
+from wave_tui.agent.duplicate_hook import DuplicateNoteHook
 from wave_tui.agent.extraction import ExtractionHook, last_extraction_time
 from wave_tui.agent.freshness_hook import FreshnessHook
 from wave_tui.agent.injection_hook import MemoryInjectionHook
@@ -22,6 +23,7 @@ def create_service(options: AgentOptions, *, approver: Approver | None = None) -
     )
     service.add_hook(auto)
     service.add_hook(ExtractionHook(service, auto))
+    service.add_hook(DuplicateNoteHook(service.paths))  # req: MX9
     service.add_hook(
         FreshnessHook(
             lambda: service.read_state,

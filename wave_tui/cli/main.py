@@ -18,7 +18,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="wave",
         description="A terminal coding agent whose heart is memory.",
-        epilog="Also: wave memory list|show|delete|add (see `wave memory --help`).",
+        epilog=(
+            "Also: wave memory list|show|delete|add|runs|revert|inbox|accept|reject|search "
+            "(see `wave memory --help`) and wave context [--json]."
+        ),
     )
     parser.add_argument(
         "-p",
@@ -74,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "memory":
         return _memory(argv[1:])
+    if argv and argv[0] == "context":
+        return _context(argv[1:])
     args = build_parser().parse_args(argv)
     workdir = resolve_workdir(args.workdir)
     if workdir is None:
@@ -93,6 +98,22 @@ def main(argv: list[str] | None = None) -> int:
     from wave_tui.cli.interactive import run_interactive
 
     return run_interactive(args, workdir)
+
+
+def _context(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="wave context", description="What the next request costs."
+    )
+    parser.add_argument("--json", action="store_true", help="print a JSON object")
+    parser.add_argument("--workdir", default=None, help="project root (default: current directory)")
+    parser.add_argument("-c", "--continue", dest="continue_last", action="store_true")
+    args = parser.parse_args(argv)
+    workdir = resolve_workdir(args.workdir)
+    if workdir is None:
+        return fail(f"work dir does not exist or is not a folder: {args.workdir}", EXIT_USAGE)
+    from wave_tui.cli.context_cmd import run_context
+
+    return asyncio.run(run_context(workdir, as_json=args.json, continue_last=args.continue_last))
 
 
 def _memory(argv: list[str]) -> int:

@@ -1,4 +1,5 @@
-"""`wave memory list|show|delete|add`: the memory browser's entries, scriptable (M3, M4)."""
+"""`wave memory list|show|delete|add|…`: the memory browser's entries, scriptable (M3, M4);
+runs, revert, inbox, accept, reject and search live in `memory_review_cmd` (MX7–MX10)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,25 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TextIO
 
+from wave_tui.cli.memory_review_cmd import (
+    REVIEW_ACTIONS,
+    add_review_parsers,
+    duplicates_json,
+    format_duplicates,
+    run_review_action,
+)
 from wave_tui.config.paths import WavePaths
-from wave_tui.memory.catalog import MemoryEntry, build_catalog, delete_entry, find_entry
+from wave_tui.memory.catalog import (
+    MemoryEntry,
+    build_catalog,
+    delete_entry,
+    find_entry,
+    with_missing_refs,
+)
+from wave_tui.memory.duplicates import find_duplicate
 from wave_tui.memory.entries import EntryError, add_entry
+from wave_tui.memory.inbox import InboxError
+from wave_tui.memory.runs import RunError
 
 Clock = Callable[[], datetime]
 
@@ -38,11 +55,15 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="action", required=True)
     list_cmd = sub.add_parser("list", help="list every memory entry")
     list_cmd.add_argument("--json", action="store_true", help="print a JSON array")
+    list_cmd.add_argument(
+        "--duplicates", action="store_true", help="only entries that repeat another entry"
+    )
     sub.add_parser("show", help="print an entry's content").add_argument("id")
     sub.add_parser("delete", help="delete an entry").add_argument("id")
     add_cmd = sub.add_parser("add", help="save a new entry to AGENTS.md")
     add_cmd.add_argument("--scope", choices=["project", "user"], required=True)
     add_cmd.add_argument("text", nargs="+")
+    add_review_parsers(sub)
     return parser
 
 
@@ -53,7 +74,8 @@ def _utc_now() -> datetime:
 def _age(entry: MemoryEntry) -> str:
     if entry.age_days is None:
         return ""
-    return f"{entry.age_days}d" + (" stale" if entry.stale else "")
+    missing = f" cites missing: {', '.join(entry.missing_refs)}" if entry.missing_refs else ""
+    return f"{entry.age_days}d" + (" stale" if entry.stale else "") + missing
 
 
 def _shorten(text: str, width: int = TITLE_WIDTH) -> str:
@@ -98,7 +120,7 @@ def run_memory_command(
         return int(exc.code or 0)
     try:
         return _dispatch(args, paths, clock, out, err)
-    except EntryError as exc:
+    except (EntryError, RunError, InboxError) as exc:
         print(f"wave memory: {exc}", file=err)
         return 1
 
@@ -106,8 +128,14 @@ def run_memory_command(
 def _dispatch(
     args: argparse.Namespace, paths: WavePaths, clock: Clock, out: TextIO, err: TextIO
 ) -> int:
+    if args.action in REVIEW_ACTIONS:
+        return run_review_action(args, paths, out)
     if args.action == "list":
         entries = build_catalog(paths, clock, warn=lambda m: print(f"warning: {m}", file=err))
+        if args.duplicates:  # req: MX9
+            print(duplicates_json(entries) if args.json else format_duplicates(entries), file=out)
+            return 0
+        entries = with_missing_refs(entries, paths.project_root)  # req: MX6
         if args.json:
             print(
                 json.dumps([e.to_json() for e in entries], ensure_ascii=False, indent=2), file=out
@@ -124,9 +152,14 @@ def _dispatch(
         print(f"deleted {entry.id} ({_shorten(entry.title)}) from {entry.path}", file=out)
         return 0
     target = paths.project_agents_md if args.scope == "project" else paths.user_agents_md
-    result = add_entry(target, " ".join(args.text))
+    text = " ".join(args.text)
+    result = add_entry(target, text)
     if not result.added:
         print(f"already saved: {result.duplicate_of} ({target})", file=err)
         return 0
     print(f"saved to {target}", file=out)
+    others = [e for e in build_catalog(paths) if e.path != target]
+    similar = find_duplicate(text, others)  # req: MX9
+    if similar is not None:
+        print(f"note: this entry {similar.describe()}", file=err)
     return 0

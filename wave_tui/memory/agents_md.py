@@ -13,6 +13,10 @@ from pathlib import Path
 from wave_tui.config.paths import WavePaths
 
 MEMORY_FILENAMES = ("AGENTS.md", "CLAUDE.md")  # first existing one wins (D6)
+# Claude Code also keeps a folder's memory in `.claude/CLAUDE.md`, used when neither name exists.
+CLAUDE_DIR_MEMORY = Path(".claude") / "CLAUDE.md"  # req: MX5
+# Private notes next to the shared file (kept out of git by convention), loaded after it.
+LOCAL_MEMORY_FILENAMES = ("AGENTS.local.md", "CLAUDE.local.md")  # req: MX5
 
 Warn = Callable[[str], None]
 
@@ -23,9 +27,8 @@ def default_warn(message: str) -> None:
     _log.warning("%s", message)
 
 
-def folder_memory_file(folder: Path) -> Path | None:
-    """The folder's AGENTS.md, else CLAUDE.md, else None."""
-    for name in MEMORY_FILENAMES:
+def _first_file(folder: Path, names: tuple[str | Path, ...]) -> Path | None:
+    for name in names:
         candidate = folder / name
         try:
             if candidate.is_file():
@@ -33,6 +36,16 @@ def folder_memory_file(folder: Path) -> Path | None:
         except OSError:
             continue
     return None
+
+
+def folder_memory_file(folder: Path) -> Path | None:
+    """The folder's AGENTS.md, else CLAUDE.md, else .claude/CLAUDE.md, else None."""
+    return _first_file(folder, (*MEMORY_FILENAMES, CLAUDE_DIR_MEMORY))
+
+
+def folder_local_memory_file(folder: Path) -> Path | None:
+    """The folder's private AGENTS.local.md, else CLAUDE.local.md (MX5)."""
+    return _first_file(folder, LOCAL_MEMORY_FILENAMES)
 
 
 def _folders_top_down(top: Path, root: Path) -> list[Path]:
@@ -49,14 +62,15 @@ def _folders_top_down(top: Path, root: Path) -> list[Path]:
 
 
 def project_memory_files(paths: WavePaths) -> list[Path]:
-    """Project memory files, far to near: repository top level down to the project root (M6)."""
+    """Project memory files, far to near: repository top level down to the project root (M6);
+    in each folder its shared file, then its private `*.local.md` (MX5)."""
     root = paths.project_root
     top = paths.repo_top or root
     found: list[Path] = []
     for folder in _folders_top_down(top, root):
-        memory_file = folder_memory_file(folder)
-        if memory_file is not None:
-            found.append(memory_file)
+        for memory_file in (folder_memory_file(folder), folder_local_memory_file(folder)):
+            if memory_file is not None:
+                found.append(memory_file)
     return found
 
 

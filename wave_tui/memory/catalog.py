@@ -12,7 +12,7 @@ import math
 import os
 import re
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -26,6 +26,8 @@ from wave_tui.memory.agents_md import (
 )
 from wave_tui.memory.entries import EntryError, delete_item, list_items, locked_edit
 from wave_tui.memory.frontmatter import parse_frontmatter
+from wave_tui.memory.imports import expand_imports
+from wave_tui.memory.references import missing_references
 from wave_tui.memory.rules import Rule, RuleSet, discover_rules
 
 EntryScope = Literal["project", "user", "auto", "rule"]
@@ -54,6 +56,8 @@ class MemoryEntry:
     # rules are instructions, in force until someone edits them, whatever their age.
     stale: bool = False
     item_index: int | None = None  # list items only
+    imported_by: str | None = None  # an `@path` import: the importing file's label (MX3)
+    missing_refs: tuple[str, ...] = ()  # cited files/lines/symbols no longer there (MX6)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -61,6 +65,12 @@ class MemoryEntry:
         del data["item_index"]
         if self.scope != "rule":
             del data["status"], data["reason"]
+        if self.imported_by is None:
+            del data["imported_by"]
+        if self.missing_refs:
+            data["missing_refs"] = list(self.missing_refs)
+        else:
+            del data["missing_refs"]
         return data
 
 
@@ -92,7 +102,9 @@ def free_text(text: str) -> str:
     return "\n".join(rest).strip("\n")
 
 
-def _items(scope: EntryScope, label: str, path: Path, now: datetime) -> list[MemoryEntry]:
+def _items(
+    scope: EntryScope, label: str, path: Path, now: datetime, imported_by: str | None = None
+) -> list[MemoryEntry]:
     text = read_memory_text(path, lambda _m: None)
     if not text:
         return []
@@ -109,6 +121,7 @@ def _items(scope: EntryScope, label: str, path: Path, now: datetime) -> list[Mem
                 type=None,
                 age_days=age,
                 body=prose,
+                imported_by=imported_by,
             )
         ]
         if prose
@@ -124,9 +137,29 @@ def _items(scope: EntryScope, label: str, path: Path, now: datetime) -> list[Mem
             age_days=age,
             body=item.text,
             item_index=item.index,
+            imported_by=imported_by,
         )
         for item in list_items(text)
     ]
+
+
+def _imported_items(
+    scope: EntryScope, importer: Path, paths: WavePaths, now: datetime
+) -> list[MemoryEntry]:
+    """Entries of the files `importer` imports, each right under its importer (MX3)."""
+    text = read_memory_text(importer, lambda _m: None)
+    if not text:
+        return []
+    entries: list[MemoryEntry] = []
+    seen: set[Path] = set()
+    for imported in expand_imports(importer, text, paths.home).imported:
+        if imported.path in seen:
+            continue
+        seen.add(imported.path)
+        by = _label(imported.importer, paths.project_root)
+        label = _label(imported.path, paths.project_root)
+        entries += _items(scope, label, imported.path, now, imported_by=by)
+    return entries
 
 
 def _topic_files(memory_dir: Path) -> list[Path]:
@@ -193,13 +226,24 @@ def build_catalog(
     for memory_file in project_memory_files(paths):
         label = _label(memory_file, paths.project_root)
         entries += _items("project", label, memory_file, now)
+        entries += _imported_items("project", memory_file, paths, now)
     user_file = user_memory_file(paths)
     entries += _items("user", user_file.name, user_file, now)
+    entries += _imported_items("user", user_file, paths, now)
     for topic in _topic_files(paths.memory_dir):
         entries.append(_topic_entry(topic, paths.memory_dir, now))
     rule_set = rules or discover_rules(paths, warn or (lambda _m: None))
     entries += _rule_entries(rule_set, now)
     return entries
+
+
+def with_missing_refs(entries: list[MemoryEntry], project_root: Path) -> list[MemoryEntry]:
+    """The entries, each auto memory and AGENTS.md item marked with what it cites that is gone
+    (MX6). Rules are left alone: they name patterns, not facts. The browser calls this too."""
+    # req: MX6
+    checked = {e.id: e.body for e in entries if e.scope != "rule"}
+    missing = missing_references(checked, project_root)
+    return [replace(e, missing_refs=tuple(missing[e.id])) if e.id in missing else e for e in entries]
 
 
 def find_entry(paths: WavePaths, entry_id: str) -> MemoryEntry:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,11 @@ import yaml
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: ~5x faster
 
 FENCE = "---"
+# Characters that make a plain YAML scalar fail (`*` alias, `{` flow mapping, `&` anchor, …).
+# Claude Code quotes values holding them and parses again; teams' rule files rely on it (MX4).
+_SPECIAL_CHARS = re.compile(r"[*{}&!%@`]")
+_KEY_VALUE_RE = re.compile(r"^(\s*[A-Za-z_][\w-]*:[ \t]+)(\S.*?)\s*$")
+_LIST_ITEM_RE = re.compile(r"^(\s*-[ \t]+)(\S.*?)\s*$")
 HEAD_BYTES = 8192  # enough for any sane frontmatter; the manifest reads only this much (F12)
 
 
@@ -41,6 +47,38 @@ def _split(text: str) -> tuple[str, str] | None:
     return None
 
 
+def _needs_quotes(value: str) -> bool:
+    if value[0] in "'\"[|>#" or (value[0] == "{" and value.endswith("}")):
+        return False  # already quoted, a flow list/mapping, a block scalar or a comment
+    return _SPECIAL_CHARS.search(value) is not None
+
+
+def quote_special_values(raw: str) -> str:
+    """Double-quote plain values and list items that hold YAML special characters."""
+    out: list[str] = []
+    for line in raw.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        found = _KEY_VALUE_RE.match(body) or _LIST_ITEM_RE.match(body)
+        if found is not None and _needs_quotes(found.group(2)):
+            quoted = found.group(2).replace("\\", "\\\\").replace('"', '\\"')
+            line = f'{found.group(1)}"{quoted}"{line[len(body) :]}'
+        out.append(line)
+    return "".join(out)
+
+
+def _load(raw: str) -> Any:
+    try:
+        return yaml.load(raw, Loader=_Loader)
+    except yaml.YAMLError as first:
+        retry = quote_special_values(raw)  # req: MX4
+        if retry == raw:
+            raise
+        try:
+            return yaml.load(retry, Loader=_Loader)
+        except yaml.YAMLError:
+            raise first from None  # the file's own error is the one worth reporting
+
+
 def parse_frontmatter(text: str) -> Frontmatter:
     """Parse a document's frontmatter. Never raises: problems come back in `error`."""
     split = _split(text)
@@ -50,7 +88,7 @@ def parse_frontmatter(text: str) -> Frontmatter:
         return Frontmatter(body=text)
     raw, body = split
     try:
-        data = yaml.load(raw, Loader=_Loader) if raw.strip() else {}
+        data = _load(raw) if raw.strip() else {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]

@@ -16,6 +16,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from wave_tui.config.paths import WavePaths
 from wave_tui.llm.types import Message
@@ -26,6 +27,7 @@ from wave_tui.memory.agents_md import (
     read_memory_text,
     user_memory_file,
 )
+from wave_tui.memory.imports import expand_imports
 from wave_tui.memory.nested import nested_memory_chain
 from wave_tui.memory.rules import Rule, RuleCache, RuleSet, discover_rules
 from wave_tui.tools.base import ToolResult
@@ -56,10 +58,15 @@ _RULE_MARKER_RE = re.compile(r"\A<!-- rule: (.+?) -->")
 _NESTED_RE = re.compile(r"\A<system-reminder>Contents of (.+?):\n\n")
 
 
+ReminderKind = Literal["agents_md", "user_agents_md", "rule"]
+
+
 @dataclass(frozen=True)
 class ReminderPart:
     label: str  # one line naming the source
     text: str
+    kind: ReminderKind = "agents_md"  # for the per-source cost report (MX2)
+    name: str = ""  # the file's label or the rule id
 
 
 def build_memory_reminder(parts: list[ReminderPart]) -> str | None:
@@ -85,17 +92,29 @@ def reminder_parts(paths: WavePaths, rules: RuleSet, warn: Warn) -> list[Reminde
     """Project memory (far to near), user memory, then unconditional rules in rule order."""
     parts: list[ReminderPart] = []
     for memory_file in project_memory_files(paths):
-        text = read_memory_text(memory_file, warn)
+        shown = _relative_label(memory_file, paths.project_root)
+        text = _expanded(memory_file, shown, paths, warn)
         if text:
-            label = PROJECT_LABEL.format(path=_relative_label(memory_file, paths.project_root))
-            parts.append(ReminderPart(label, text))
-    user_text = read_memory_text(user_memory_file(paths), warn)
+            parts.append(ReminderPart(PROJECT_LABEL.format(path=shown), text, "agents_md", shown))
+    user_text = _expanded(user_memory_file(paths), "~/.wave/AGENTS.md", paths, warn)
     if user_text:
-        parts.append(ReminderPart(USER_LABEL, user_text))
+        parts.append(ReminderPart(USER_LABEL, user_text, "user_agents_md", "~/.wave/AGENTS.md"))
     for rule in rules.unconditional():
         label = ALWAYS_RULE_LABEL.format(rule_id=rule.id, scope=rule.scope)
-        parts.append(ReminderPart(label, rule.body))
+        parts.append(ReminderPart(label, rule.body, "rule", rule.id))
     return parts
+
+
+def _expanded(path: Path, shown: str, paths: WavePaths, warn: Warn) -> str | None:
+    """The memory file's text with its `@path` imports loaded in place (MX3)."""
+    text = read_memory_text(path, warn)
+    if not text:
+        return text
+    expanded = expand_imports(path, text, paths.home, warn)
+    problem = expanded.problem_line(shown)
+    if problem is not None:
+        warn(problem)
+    return expanded.text
 
 
 def _relative_label(path: Path, root: Path) -> str:
@@ -113,6 +132,7 @@ class MemoryInjector:
         self.injected_nested: set[Path] = set()
         self.activations: dict[str, tuple[str, str]] = {}
         self._current: RuleSet | None = None
+        self._told: set[str] = set()
 
     def rules(self) -> RuleSet:
         """Rules as they are on disk now (parsed files are cached by path, mtime and size)."""
@@ -123,9 +143,19 @@ class MemoryInjector:
         """The rules discovered for the request being built (one walk per request)."""
         return self._current if self._current is not None else self.rules()
 
+    def reminder_parts(self) -> list[ReminderPart]:
+        """The parts of the next reminder, each named by kind and source (for `/context`)."""
+        return reminder_parts(self.paths, self.rules(), self._warn_once)
+
     def reminder_text(self) -> str | None:
         """The transient `<system-reminder>` to prepend to this request's messages (I1, R2)."""
-        return build_memory_reminder(reminder_parts(self.paths, self.rules(), self.warn))
+        return build_memory_reminder(reminder_parts(self.paths, self.rules(), self._warn_once))
+
+    def _warn_once(self, message: str) -> None:
+        # The reminder is rebuilt before every request: the same problem is told once.
+        if message not in self._told:
+            self._told.add(message)
+            self.warn(message)
 
     def on_tool_result(self, result: ToolResult) -> list[Message]:
         """Persisted meta messages to append after this tool result (D1, R3, R5)."""

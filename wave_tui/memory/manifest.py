@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from wave_tui.memory.frontmatter import read_frontmatter_head
+from wave_tui.memory.references import missing_references
 
 MANIFEST_LIMIT = 200
 INDEX_FILENAME = "MEMORY.md"
@@ -65,16 +66,35 @@ def _one_line(value: object) -> str:
     return " ".join(str(value).split())
 
 
-def manifest_line(file: MemoryFile) -> str:
+def manifest_line(file: MemoryFile, missing: list[str] | None = None) -> str:
     try:
         fm = read_frontmatter_head(file.path)
         kind, description = _one_line(fm.data.get("type")), _one_line(fm.data.get("description"))
     except OSError:
         kind, description = "", ""
-    return f"- [{kind}] {file.relative} ({iso_utc(file.mtime_s)}): {description}"
+    line = f"- [{kind}] {file.relative} ({iso_utc(file.mtime_s)}): {description}"
+    if missing:  # req: MX6
+        line += f" [cites what no longer exists: {', '.join(missing)}; fix or remove it]"
+    return line
 
 
-def build_manifest(memory_dir: Path, limit: int = MANIFEST_LIMIT) -> str:
-    """The manifest text (lines joined by newlines), or "" when there are no memory files."""
+def _missing_by_file(files: list[MemoryFile], project_root: Path) -> dict[str, list[str]]:
+    texts: dict[str, str] = {}
+    for file in files:
+        try:
+            texts[file.relative] = file.path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+    return missing_references(texts, project_root)
+
+
+def build_manifest(
+    memory_dir: Path, limit: int = MANIFEST_LIMIT, project_root: Path | None = None
+) -> str:
+    """The manifest text (lines joined by newlines), or "" when there are no memory files.
+
+    With `project_root`, each memory citing a file, line or symbol that no longer exists there
+    says so, so the fork can fix or remove it (MX6)."""
     files = list_memory_files(memory_dir)[:limit]
-    return "\n".join(manifest_line(f) for f in files)
+    missing = _missing_by_file(files, project_root) if project_root is not None else {}
+    return "\n".join(manifest_line(f, missing.get(f.relative)) for f in files)

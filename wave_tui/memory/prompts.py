@@ -346,3 +346,49 @@ def forbidden_save_terms(text: str) -> list[str]:
     """The NOT_SAVE_KEYWORDS that `text` mentions (case-insensitive)."""
     low = text.lower()
     return [k for k in NOT_SAVE_KEYWORDS if k in low]
+
+
+INIT_WRITE_HEADING = "## What AGENTS.md should hold"
+
+
+def render_init_prompt(agents_md: Path, existing: Path | None, request: str = "") -> str:
+    """The `/init` turn (MX1): study the repository, then write `agents_md` — or, when a memory
+    file exists, improve it without dropping anything a person wrote. The same exclusions as auto
+    memory apply (P8): AGENTS.md is loaded every turn, so it holds only what the code cannot say."""
+    # req: MX1
+    if existing is None:
+        task = (
+            f"There is no AGENTS.md yet. Create `{agents_md}` with the Write tool once you have "
+            "studied the repository."
+        )
+    else:
+        task = (
+            f"`{existing}` already exists and people wrote it. Read it first, then improve it "
+            "with Edit calls: add what is missing, correct what is now wrong (say why in your "
+            "reply), and keep every other line exactly as written. Never delete or rewrite a "
+            "person's instruction silently; when one seems obsolete, leave it and name it in "
+            "your reply so the user decides."
+        )
+    extra = f"\n\nThe user adds: {request.strip()}" if request.strip() else ""
+    return (
+        "Study this repository and write its AGENTS.md: the instructions every future session "
+        "of a coding agent here will be given before it starts.\n\n"
+        f"{task}{extra}\n\n"
+        "First look around with Read, Glob, Grep and read-only Bash: the README, build and "
+        "package manifests (pyproject.toml, package.json, Makefile, Cargo.toml, …), CI "
+        "workflows, lint and format settings, test folders, and any CLAUDE.md, .cursorrules, "
+        ".github/copilot-instructions.md or .claude/rules files whose guidance should carry "
+        "over.\n\n"
+        f"{INIT_WRITE_HEADING}\n\n"
+        "- The exact commands to install, build, lint, format and test — including how to run "
+        "a single test — as they really work here.\n"
+        "- Rules a newcomer would get wrong that nothing in the repository enforces or shows: "
+        "required tools and versions, environment setup, things never to do, and the reasons "
+        "behind them.\n"
+        "- Where to start reading, in one or two lines, only when it is not obvious.\n"
+        "- Short list items, one fact each; under about 60 lines in all. Every line is paid "
+        "for in every request.\n\n"
+        f"{render_what_not_to_save()}\n\n"
+        "Do not invent commands you did not find or could not confirm. When you are done, reply "
+        "with a short summary of what you wrote or changed."
+    )

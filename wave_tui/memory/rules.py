@@ -161,6 +161,13 @@ def parse_paths_value(value: Any) -> tuple[list[str], str | None]:
         return [], "'paths' must be a list or a comma-separated string"
     patterns: list[str] = []
     for item in raw:
+        if "\n" in item:  # req: MX4
+            # A `|` block without commas folds into one pattern holding a newline: no path has one.
+            shown = item.replace("\n", "\\n")
+            return [], (
+                f"'paths' pattern '{shown}' spans lines and can never match "
+                "(separate patterns with commas or write a YAML list)"
+            )
         cleaned = item[2:] if item.startswith("./") else item
         for expanded in expand_braces(cleaned):
             if expanded not in patterns:

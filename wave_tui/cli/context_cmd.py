@@ -1,0 +1,34 @@
+"""`wave context [--json]`: what the next request would cost, per source (MX2)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from wave_tui.agent.context_report import build_context_report
+from wave_tui.agent.factory import create_service
+from wave_tui.agent.service import AgentOptions
+
+# req: MX2
+
+
+async def run_context(workdir: Path, *, as_json: bool, continue_last: bool = False) -> int:
+    service = create_service(
+        AgentOptions(workdir=workdir, headless=True, continue_last=continue_last)
+    )
+    try:
+        service.start()
+        report = build_context_report(service)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"wave: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        await service.destroy()
+    if as_json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        print(report.render())
+    if report.warning and as_json:
+        print(f"warning: {report.warning}", file=sys.stderr)
+    return 0

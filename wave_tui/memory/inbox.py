@@ -1,0 +1,149 @@
+"""Review inbox: with `autoMemoryReview: true` the fork's writes wait here until accepted (MX8).
+
+A pending item is one memory file's proposed content (`after`) next to what the file held when it
+was proposed (`before`, `null` = new file), stored as `~/.wave/projects/<id>/inbox/<item id>.json`.
+Nothing reaches the memory folder before `accept`; `reject` drops the proposal. Accepting a file
+that changed since the proposal is refused (the proposal would silently undo that change).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from wave_tui.config.fileio import atomic_write_text, file_lock
+from wave_tui.memory.runs import FileChange, read_or_none
+
+INBOX_DIR = "inbox"
+
+# req: MX8
+
+
+class InboxError(Exception):
+    """A clean, user-facing failure (unknown id, file changed since)."""
+
+
+def review_enabled(settings: object) -> bool:
+    """`autoMemoryReview` from the effective settings; False while the key does not exist yet."""
+    return getattr(settings, "auto_memory_review", False) is True
+
+
+@dataclass(frozen=True)
+class PendingWrite:
+    id: str
+    path: Path  # the memory file it would write
+    relative: str  # relative to the memory dir
+    before: str | None
+    after: str
+    created_at: float
+    run_id: str | None = None
+
+    def diff(self) -> str:
+        return FileChange(self.path, self.before, self.after).diff()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "path": str(self.path),
+            "relative": self.relative,
+            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.created_at)),
+            "run_id": self.run_id,
+            "diff": self.diff(),
+            "before": self.before,
+            "after": self.after,
+        }
+
+
+class Inbox:
+    def __init__(self, project_dir: Path, memory_dir: Path) -> None:
+        self.folder = project_dir / INBOX_DIR
+        self.memory_dir = memory_dir
+
+    def _file(self, item_id: str) -> Path:
+        return self.folder / f"{item_id}.json"
+
+    def _relative(self, path: Path) -> str:
+        try:
+            return path.resolve().relative_to(self.memory_dir.resolve()).as_posix()
+        except ValueError:
+            return path.name
+
+    def items(self) -> list[PendingWrite]:
+        """Every pending write, oldest first."""
+        found: list[PendingWrite] = []
+        for file in self.folder.glob("*.json"):
+            try:
+                data = json.loads(file.read_text(encoding="utf-8"))
+                found.append(
+                    PendingWrite(
+                        id=file.stem,
+                        path=Path(data["path"]),
+                        relative=str(data["relative"]),
+                        before=data.get("before"),
+                        after=str(data["after"]),
+                        created_at=float(data["created_at"]),
+                        run_id=data.get("run_id"),
+                    )
+                )
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+        found.sort(key=lambda p: (p.created_at, p.id))
+        return found
+
+    def pending_for(self, path: Path) -> PendingWrite | None:
+        """The newest proposal for this file (a later Edit in review mode builds on it)."""
+        matches = [p for p in self.items() if p.path == path]
+        return matches[-1] if matches else None
+
+    def current_text(self, path: Path) -> str | None:
+        """What the fork should see as the file's content: its pending proposal, else the file."""
+        pending = self.pending_for(path)
+        return pending.after if pending is not None else read_or_none(path)
+
+    def propose(self, path: Path, after: str, run_id: str | None = None) -> PendingWrite:
+        """Stage `after` for `path`; a second proposal for the same file in one run replaces the
+        first (keeping its `before`), so the user reviews one diff per file."""
+        previous = self.pending_for(path)
+        if previous is not None and previous.run_id == run_id:
+            item = PendingWrite(
+                previous.id, path, previous.relative, previous.before, after, time.time(), run_id
+            )
+        else:
+            now = time.time()
+            stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now))
+            item_id = (
+                f"{stamp}-{int(now * 1000) % 1000:03d}-{self._relative(path).replace('/', '_')}"
+            )
+            item = PendingWrite(
+                item_id, path, self._relative(path), read_or_none(path), after, now, run_id
+            )
+        data = item.to_json()
+        data["created_at"] = item.created_at
+        atomic_write_text(self._file(item.id), json.dumps(data, indent=2))
+        return item
+
+    def get(self, item_id: str) -> PendingWrite:
+        for item in self.items():
+            if item.id == item_id:
+                return item
+        raise InboxError(f"no pending memory write with id '{item_id}' (see `wave memory inbox`)")
+
+    def accept(self, item_id: str) -> PendingWrite:
+        item = self.get(item_id)
+        with file_lock(item.path):
+            if read_or_none(item.path) != item.before:
+                raise InboxError(
+                    f"{item.relative} changed since this write was proposed; "
+                    f"reject {item_id} and let the next extraction propose it again"
+                )
+            atomic_write_text(item.path, item.after)
+        self._file(item_id).unlink(missing_ok=True)
+        return item
+
+    def reject(self, item_id: str) -> PendingWrite:
+        item = self.get(item_id)
+        self._file(item_id).unlink(missing_ok=True)
+        return item

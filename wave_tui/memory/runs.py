@@ -1,0 +1,209 @@
+"""Extraction runs: what each fork run changed, with diffs, and reverting a run (MX7).
+
+Each run's audit record under `~/.wave/projects/<id>/extractions/` carries `changes`: for every
+memory file the run wrote (MEMORY.md included) its content before the run's first write and after
+its last (`null` = the file did not exist). Reverting puts the `before` back for each file still
+as the run left it, and is recorded as a run of its own (`kind: "revert"`), so it can be undone
+the same way.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from wave_tui.config.fileio import atomic_write_text, file_lock
+
+AUDIT_DIR = "extractions"
+RunKind = Literal["extraction", "revert"]
+
+# req: MX7
+
+
+class RunError(Exception):
+    """A clean, user-facing failure (unknown run id)."""
+
+
+@dataclass(frozen=True)
+class FileChange:
+    path: Path
+    before: str | None
+    after: str | None
+
+    def diff(self) -> str:
+        before = (self.before or "").splitlines(keepends=True)
+        after = (self.after or "").splitlines(keepends=True)
+        old = "/dev/null" if self.before is None else f"a/{self.path.name}"
+        new = "/dev/null" if self.after is None else f"b/{self.path.name}"
+        return "".join(difflib.unified_diff(before, after, old, new))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": str(self.path), "before": self.before, "after": self.after}
+
+
+@dataclass(frozen=True)
+class Run:
+    id: str  # the audit file's stem
+    kind: RunKind
+    started_at: float
+    session_id: str
+    turn: int | None
+    changes: tuple[FileChange, ...]
+    error: str | None = None
+    reverts: str | None = None  # for a revert: the run it undid
+    reverted_by: str | None = None
+
+    @property
+    def files(self) -> list[str]:
+        return [str(c.path) for c in self.changes]
+
+    def diff(self) -> str:
+        return "".join(c.diff() for c in self.changes)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "time": _iso(self.started_at),
+            "session_id": self.session_id,
+            "turn": self.turn,
+            "files": self.files,
+            "diff": self.diff(),
+            "error": self.error,
+            "reverts": self.reverts,
+            "reverted_by": self.reverted_by,
+        }
+
+
+@dataclass
+class ChangeRecorder:
+    """Collects a run's changes as it writes: `before` is captured at the first touch only."""
+
+    before: dict[Path, str | None] = field(default_factory=dict)
+
+    def touch(self, path: Path) -> None:
+        if path not in self.before:
+            self.before[path] = read_or_none(path)
+
+    def changes(self) -> list[dict[str, Any]]:
+        out = []
+        for path, before in self.before.items():
+            after = read_or_none(path)
+            if after != before:
+                out.append(FileChange(path, before, after).to_json())
+        return out
+
+
+def read_or_none(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _iso(stamp: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(stamp))
+
+
+def run_id_for(started_at: float, session_id: str) -> str:
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(started_at))
+    return f"{stamp}-{session_id[:8]}-{int(started_at * 1000) % 1000:03d}"
+
+
+def _parse(path: Path, data: dict[str, Any]) -> Run:
+    changes = tuple(
+        FileChange(Path(c["path"]), c.get("before"), c.get("after"))
+        for c in data.get("changes") or []
+        if isinstance(c, dict) and isinstance(c.get("path"), str)
+    )
+    turn = data.get("turn")
+    return Run(
+        id=path.stem,
+        kind="revert" if data.get("kind") == "revert" else "extraction",
+        started_at=float(data.get("started_at") or 0.0),
+        session_id=str(data.get("session_id") or ""),
+        turn=turn if isinstance(turn, int) else None,
+        changes=changes,
+        error=data.get("error") if isinstance(data.get("error"), str) else None,
+        reverts=data.get("reverts") if isinstance(data.get("reverts"), str) else None,
+        reverted_by=data.get("reverted_by") if isinstance(data.get("reverted_by"), str) else None,
+    )
+
+
+def list_runs(project_dir: Path) -> list[Run]:
+    """Every recorded run, newest first. Unreadable records are skipped."""
+    runs: list[Run] = []
+    for path in (project_dir / AUDIT_DIR).glob("*.json"):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict):
+            runs.append(_parse(path, data))
+    runs.sort(key=lambda r: (r.started_at, r.id), reverse=True)
+    return runs
+
+
+def find_run(project_dir: Path, run_id: str) -> Run:
+    for run in list_runs(project_dir):
+        if run.id == run_id:
+            return run
+    raise RunError(f"no extraction run with id '{run_id}' (see `wave memory runs`)")
+
+
+@dataclass(frozen=True)
+class RevertResult:
+    run: Run  # the revert's own record
+    restored: list[Path]
+    skipped: list[str]  # "path (changed since the run)"
+
+
+def revert_run(project_dir: Path, run_id: str, session_id: str = "revert") -> RevertResult:
+    """Put back what `run_id` changed; files edited since then are left alone and reported."""
+    target = find_run(project_dir, run_id)
+    if target.reverted_by is not None:
+        raise RunError(f"run {run_id} was already reverted by {target.reverted_by}")
+    recorder = ChangeRecorder()
+    restored: list[Path] = []
+    skipped: list[str] = []
+    for change in target.changes:
+        with file_lock(change.path):
+            current = read_or_none(change.path)
+            if current != change.after:
+                skipped.append(f"{change.path} (changed since the run)")
+                continue
+            recorder.touch(change.path)
+            if change.before is None:
+                change.path.unlink(missing_ok=True)
+            else:
+                atomic_write_text(change.path, change.before)
+            restored.append(change.path)
+    started = time.time()
+    record = {
+        "kind": "revert",
+        "started_at": started,
+        "finished_at": time.time(),
+        "session_id": session_id,
+        "reverts": run_id,
+        "changes": recorder.changes(),
+        "skipped": skipped,
+    }
+    revert_id = run_id_for(started, session_id)
+    folder = project_dir / AUDIT_DIR
+    atomic_write_text(folder / f"{revert_id}.json", json.dumps(record, indent=2))
+    _mark_reverted(folder / f"{run_id}.json", revert_id)
+    return RevertResult(_parse(folder / f"{revert_id}.json", record), restored, skipped)
+
+
+def _mark_reverted(path: Path, revert_id: str) -> None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    if isinstance(data, dict):
+        data["reverted_by"] = revert_id
+        atomic_write_text(path, json.dumps(data, indent=2))
