@@ -26,10 +26,12 @@ from wave_tui.llm.client import ModelClient
 from wave_tui.llm.types import Message, ToolCall
 from wave_tui.llm.wire import mark_last_message, message_to_wire, strip_cache_marks
 from wave_tui.memory.auto_memory import AutoMemoryDir
-from wave_tui.memory.fork_gate import ForkToolGate
+from wave_tui.memory.fork_gate import memory_fork_gate
 from wave_tui.memory.manifest import build_manifest
 from wave_tui.memory.prompts import render_extraction_prompt
+from wave_tui.permissions.tool_table import key_argument, writes_paths
 from wave_tui.tools.base import Tool, ToolContext, ToolResult
+from wave_tui.tools.paths import resolve_tool_path
 from wave_tui.tools.read_state import ReadState
 
 if TYPE_CHECKING:
@@ -93,7 +95,7 @@ class ExtractionFork:
         self.memory = memory
         self.tools = {t.name: t for t in tools}
         self.workdir = workdir
-        self.gate = ForkToolGate(memory)
+        self.gate = memory_fork_gate(memory)
         self.emit = emit
         self.read_state = snapshot.read_state  # already a clone: never flows back (F11)
         self.abort = asyncio.Event()
@@ -146,28 +148,24 @@ class ExtractionFork:
         decision = self.gate.check(call.name, args, self.workdir)
         tool = self.tools.get(call.name)
         if not decision.allowed or tool is None:
-            record.refused.append(f"{call.name} {_key(args)}".strip())
+            record.refused.append(f"{call.name} {key_argument(call.name, args)[:120]}".strip())
             return ToolResult(f"Refused: {decision.reason}", is_error=True)
-        ctx = ToolContext(workdir=self.workdir, read_state=self.read_state, abort=self.abort)
-        if call.name in ("Write", "Edit"):
-            with self.memory.lock(Path(str(self.gate_target(args)))):
+        ctx = ToolContext(
+            workdir=self.workdir,
+            read_state=self.read_state,
+            abort=self.abort,
+            env=decision.profile.env,
+            output_limit_bytes=decision.profile.output_limit_bytes,
+        )
+        target = resolve_tool_path(args.get("file_path"), self.workdir)
+        if writes_paths(call.name) and target is not None:
+            with self.memory.lock(target):
                 result = await tool.run(args, ctx)
         else:
             result = await tool.run(args, ctx)
         record.reads.extend(str(p) for p in result.read_paths)
         record.writes.extend(str(p) for p in result.written_paths)
         return result
-
-    def gate_target(self, args: dict[str, Any]) -> Path:
-        raw = Path(str(args.get("file_path"))).expanduser()
-        return raw if raw.is_absolute() else self.workdir / raw
-
-
-def _key(args: dict[str, Any]) -> str:
-    for key in ("file_path", "command", "pattern"):
-        if isinstance(args.get(key), str):
-            return str(args[key])[:120]
-    return ""
 
 
 class ExtractionHook(AgentHook):

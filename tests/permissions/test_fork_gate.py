@@ -9,7 +9,8 @@ import pytest
 
 from wave_tui.config.paths import WavePaths
 from wave_tui.memory.auto_memory import AutoMemoryDir
-from wave_tui.memory.fork_gate import ForkToolGate
+from wave_tui.memory.fork_gate import memory_fork_gate
+from wave_tui.permissions.fork_gate import ForkToolGate
 
 
 @pytest.fixture
@@ -21,7 +22,7 @@ def mem(project: Path) -> AutoMemoryDir:
 
 @pytest.fixture
 def gate(mem: AutoMemoryDir) -> ForkToolGate:
-    return ForkToolGate(mem)
+    return memory_fork_gate(mem)
 
 
 @pytest.fixture
