@@ -163,3 +163,17 @@ def test_f6_refusal_names_what_is_allowed(
 
 def test_f6_non_dict_args_refused(gate: ForkToolGate, project: Path) -> None:
     assert not gate.check("Write", None, project).allowed  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "tool",
+    ["mcp__fs__read", "mcp__git__status", "Agent", "Task", "TaskCreate", "TaskGet", "TaskList",
+     "TaskUpdate", "TaskOutput", "TaskStop", "EnterPlanMode", "ExitPlanMode", "WebFetch",
+     "AskUserQuestion", "Skill", "BashOutput"],
+)  # fmt: skip
+def test_f7_fork_refuses_every_restricted_tool(
+    gate: ForkToolGate, mem: AutoMemoryDir, project: Path, tool: str
+) -> None:
+    decision = gate.check(tool, {"file_path": str(mem.path / "a.md"), "url": "https://x.y"}, project)
+    assert not decision.allowed
+    assert "not available to the memory extraction" in decision.reason

@@ -52,6 +52,8 @@ def _text_matches(text: str, pattern: str) -> bool:
     if pattern.endswith(_PREFIX_SUFFIX):
         prefix = pattern[: -len(_PREFIX_SUFFIX)]
         return text == prefix or text.startswith(prefix + " ")
+    if pattern.endswith(" *") and text == pattern[:-2]:
+        return True  # `Bash(rm *)` covers a bare `rm` too
     return text == pattern or fnmatch.fnmatchcase(text, pattern)
 
 

@@ -95,7 +95,7 @@ def resolve_path(raw: str, workdir: Path) -> Path:
     """`resolve_tool_path` for a tool, with a model-facing error for an unusable path."""
     path = resolve_tool_path(raw, workdir)
     if path is None:
-        raise ToolError(f"{raw!r} is not a usable path.")
+        raise ToolError(f"Resolving the path {raw!r} failed: it is not a usable path.")
     return path
 
 
