@@ -174,6 +174,8 @@ def test_f6_non_dict_args_refused(gate: ForkToolGate, project: Path) -> None:
 def test_f7_fork_refuses_every_restricted_tool(
     gate: ForkToolGate, mem: AutoMemoryDir, project: Path, tool: str
 ) -> None:
-    decision = gate.check(tool, {"file_path": str(mem.path / "a.md"), "url": "https://x.y"}, project)
+    decision = gate.check(
+        tool, {"file_path": str(mem.path / "a.md"), "url": "https://x.y"}, project
+    )
     assert not decision.allowed
     assert "not available to the memory extraction" in decision.reason

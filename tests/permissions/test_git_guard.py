@@ -141,5 +141,9 @@ def test_x5_attributes_selecting_drivers_make_git_ask(project: Path, tmp_path: P
 
 def test_x5_git_options_that_run_drivers_are_not_read_only(project: Path) -> None:
     policy = PermissionPolicy(project)
-    for command in ("git log --show-signature", "git cat-file --textconv HEAD:f", "git show --ext-diff"):
+    for command in (
+        "git log --show-signature",
+        "git cat-file --textconv HEAD:f",
+        "git show --ext-diff",
+    ):
         assert policy.decide("Bash", {"command": command}).behavior == "ask", command

@@ -51,14 +51,24 @@ def test_mc5_mcp_rules_by_server_and_by_tool(project: Path) -> None:
 
 
 def test_wf4_webfetch_domain_rules_and_private_addresses(project: Path) -> None:
-    policy = PermissionPolicy(project, allow=["WebFetch(domain:example.com)", "WebFetch(domain:localhost)"])
+    policy = PermissionPolicy(
+        project, allow=["WebFetch(domain:example.com)", "WebFetch(domain:localhost)"]
+    )
     fetch = lambda url: policy.decide("WebFetch", {"url": url}).behavior  # noqa: E731
     assert fetch("https://example.com/a") == "allow"
     assert fetch("https://docs.example.com/a") == "allow"
     assert fetch("https://example.com.evil.net/") == "ask"
     assert fetch("https://notexample.com/") == "ask"
-    assert PermissionPolicy(project).decide("WebFetch", {"url": "https://example.com"}).behavior == "ask"
-    for private in ("http://localhost:8080/", "http://127.0.0.1/", "http://10.0.0.5/", "http://[::1]/"):
+    assert (
+        PermissionPolicy(project).decide("WebFetch", {"url": "https://example.com"}).behavior
+        == "ask"
+    )
+    for private in (
+        "http://localhost:8080/",
+        "http://127.0.0.1/",
+        "http://10.0.0.5/",
+        "http://[::1]/",
+    ):
         assert fetch(private) == "ask", private
     everything = PermissionPolicy(project, allow=["WebFetch"])
     assert everything.decide("WebFetch", {"url": "http://192.168.1.1/"}).behavior == "ask"

@@ -22,13 +22,6 @@ from wave_tui.agent.compaction import (
     should_compact,
 )
 from wave_tui.agent.hooks import AgentHook
-from wave_tui.permissions.policy import (
-    UNRESTRICTED,
-    PermissionMode,
-    PermissionPolicy,
-    RunProfile,
-    SafeZones,
-)
 from wave_tui.agent.prompts import (
     ABORTED_TOOL_RESULT,
     HEADLESS_REFUSAL,
@@ -63,6 +56,13 @@ from wave_tui.config.settings import (
 from wave_tui.llm.client import AssistantReply, ClientConfig, ModelClient, StreamDelta
 from wave_tui.llm.errors import ModelError, ModelNotConfigured
 from wave_tui.llm.types import Message, ToolCall, Usage
+from wave_tui.permissions.policy import (
+    UNRESTRICTED,
+    PermissionMode,
+    PermissionPolicy,
+    RunProfile,
+    SafeZones,
+)
 from wave_tui.tools.base import Clock, Tool, ToolContext, ToolResult, spec_of, system_clock
 from wave_tui.tools.read_state import ReadEntry, ReadState, content_hash
 from wave_tui.tools.registry import builtin_tools

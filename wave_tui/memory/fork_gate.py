@@ -7,9 +7,9 @@ from typing import Any
 
 from wave_tui.memory.auto_memory import AutoMemoryDir
 from wave_tui.memory.secrets import secret_refusal, written_text
-from wave_tui.permissions.fork_gate import ForkToolGate, GateDecision
+from wave_tui.permissions.fork_gate import ForkToolGate
 
-__all__ = ["ForkToolGate", "GateDecision", "memory_fork_gate"]
+__all__ = ["memory_fork_gate"]
 
 
 def _no_secrets(tool_name: str, args: dict[str, Any]) -> str | None:

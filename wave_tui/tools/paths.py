@@ -6,6 +6,7 @@ they must all come from `resolve_tool_path` and `is_inside`, so they can never d
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -23,9 +24,16 @@ def real_path(path: str | os.PathLike[str]) -> Path | None:
     if not isinstance(text, str) or not text or "\x00" in text:
         return None
     try:
-        return Path(os.path.realpath(text))
-    except (OSError, ValueError, RuntimeError):
+        resolved = os.path.realpath(text)
+        os.stat(resolved)
+    except FileNotFoundError:
+        pass  # a file still to be created: its real path is lexical past the last existing parent
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return None  # a symlink loop names no file
+    except (ValueError, RuntimeError):
         return None
+    return Path(resolved)
 
 
 def resolve_tool_path(raw: object, workdir: Path) -> Path | None:
