@@ -9,7 +9,7 @@ import pytest
 from wave_tui.config.paths import WavePaths
 from wave_tui.memory.auto_memory import AutoMemoryDir
 from wave_tui.memory.entries import EntryError, add_entry
-from wave_tui.memory.fork_gate import ForkToolGate
+from wave_tui.memory.fork_gate import memory_fork_gate
 from wave_tui.memory.secrets import find_secrets, secret_refusal
 
 SECRETS = [
@@ -51,7 +51,7 @@ def test_wave_memory_add_refuses_a_secret(project: Path) -> None:
 def test_the_fork_may_not_write_a_secret_into_memory(project: Path) -> None:
     memory = AutoMemoryDir(WavePaths.for_workdir(project))
     memory.ensure()
-    gate = ForkToolGate(memory)
+    gate = memory_fork_gate(memory)
     target = str(memory.path / "creds.md")
     refused = gate.check(
         "Write", {"file_path": target, "content": "key: AKIAIOSFODNN7EXAMPLE"}, project

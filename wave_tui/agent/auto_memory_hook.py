@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wave_tui.agent.hooks import AgentHook
-from wave_tui.agent.permissions import SafeZones, real_path
 from wave_tui.config.paths import WavePaths
 from wave_tui.llm.types import Message
 from wave_tui.memory.auto_memory import AutoMemoryDir
@@ -21,14 +20,16 @@ from wave_tui.memory.prompts import render_memory_index_block, render_memory_sec
 from wave_tui.memory.secrets import secret_refusal, written_text
 from wave_tui.memory.staleness import memory_age_days, staleness_reminder, staleness_summary
 from wave_tui.memory.turn_counter import TurnCounter
+from wave_tui.permissions.policy import SafeZones
+from wave_tui.permissions.tool_table import writes_paths
 from wave_tui.tools.base import Clock, ToolResult
+from wave_tui.tools.paths import resolve_tool_path
 from wave_tui.tools.read_state import ReadState
 
 if TYPE_CHECKING:
     from wave_tui.config.settings import EffectiveSettings
 
 Notify = Callable[[str, str], None]
-WRITE_TOOLS = ("Write", "Edit")
 
 
 def turns_since(messages: list[Message], since: float | None) -> int:
@@ -117,12 +118,11 @@ class AutoMemoryHook(AgentHook):
 
     # -- tools ------------------------------------------------------------------------------------
     def _target(self, args: dict[str, Any]) -> Path | None:
-        raw = args.get("file_path")
-        return real_path(raw, self.paths.project_root) if isinstance(raw, str) else None
+        return resolve_tool_path(args.get("file_path"), self.paths.project_root)
 
     def before_tool(self, name: str, args: dict[str, Any]) -> str | None:
         """No credentials in memory files, whoever writes them."""
-        if name not in WRITE_TOOLS:
+        if not writes_paths(name):
             return None
         target = self._target(args)
         if target is None or not self.dir.contains(target):
@@ -130,7 +130,7 @@ class AutoMemoryHook(AgentHook):
         return secret_refusal(written_text(name, args))
 
     def tool_lock(self, name: str, args: dict[str, Any]) -> AbstractContextManager[None] | None:
-        if name not in WRITE_TOOLS or not self.enabled:
+        if not writes_paths(name) or not self.enabled:
             return None
         target = self._target(args)
         if target is None or not self.dir.contains(target):
@@ -144,7 +144,7 @@ class AutoMemoryHook(AgentHook):
             return result
         if name == "Read":
             return self._with_staleness(result)
-        if name in WRITE_TOOLS:
+        if writes_paths(name):
             for path in result.written_paths:
                 if not self.dir.contains(path):
                     continue

@@ -28,12 +28,14 @@ from wave_tui.llm.types import Message, ToolCall
 from wave_tui.llm.wire import mark_last_message, message_to_wire, strip_cache_marks
 from wave_tui.memory.auto_memory import AutoMemoryDir
 from wave_tui.memory.duplicates import duplicate_note
-from wave_tui.memory.fork_gate import ForkToolGate
+from wave_tui.memory.fork_gate import memory_fork_gate
 from wave_tui.memory.inbox import Inbox, InboxError, review_enabled
 from wave_tui.memory.manifest import build_manifest
 from wave_tui.memory.prompts import render_extraction_prompt
 from wave_tui.memory.runs import ChangeRecorder, run_id_for
+from wave_tui.permissions.tool_table import key_argument, writes_paths
 from wave_tui.tools.base import Tool, ToolContext, ToolResult
+from wave_tui.tools.paths import resolve_tool_path
 from wave_tui.tools.read_state import ReadState
 
 if TYPE_CHECKING:
@@ -107,7 +109,7 @@ class ExtractionFork:
         self.memory = memory
         self.tools = {t.name: t for t in tools}
         self.workdir = workdir
-        self.gate = ForkToolGate(memory)
+        self.gate = memory_fork_gate(memory)
         self.emit = emit
         self.read_state = snapshot.read_state  # already a clone: never flows back (F11)
         self.abort = asyncio.Event()
@@ -166,14 +168,20 @@ class ExtractionFork:
         decision = self.gate.check(call.name, args, self.workdir)
         tool = self.tools.get(call.name)
         if not decision.allowed or tool is None:
-            record.refused.append(f"{call.name} {_key(args)}".strip())
+            record.refused.append(f"{call.name} {key_argument(call.name, args)[:120]}".strip())
             return ToolResult(f"Refused: {decision.reason}", is_error=True)
-        ctx = ToolContext(workdir=self.workdir, read_state=self.read_state, abort=self.abort)
-        if call.name not in ("Write", "Edit"):
+        ctx = ToolContext(
+            workdir=self.workdir,
+            read_state=self.read_state,
+            abort=self.abort,
+            env=decision.profile.env,
+            output_limit_bytes=decision.profile.output_limit_bytes,
+        )
+        target = resolve_tool_path(args.get("file_path"), self.workdir)
+        if not writes_paths(call.name) or target is None:
             result = await tool.run(args, ctx)
             record.reads.extend(str(p) for p in result.read_paths)
             return result
-        target = self.gate_target(args)
         if self.inbox is not None:
             return await asyncio.to_thread(self._propose, call.name, args, target, record)
         with self.memory.lock(target):
@@ -207,9 +215,6 @@ class ExtractionFork:
         note = duplicate_note(target, self.paths, after) if self.paths is not None else None
         return ToolResult(f"{text}\n\n{note}" if note else text)
 
-    def gate_target(self, args: dict[str, Any]) -> Path:
-        raw = Path(str(args.get("file_path"))).expanduser()
-        return raw if raw.is_absolute() else self.workdir / raw
 
 
 def _proposed_text(name: str, args: dict[str, Any], current: str | None) -> str:
@@ -229,12 +234,6 @@ def _proposed_text(name: str, args: dict[str, Any], current: str | None) -> str:
         else current.replace(old, new, 1)
     )
 
-
-def _key(args: dict[str, Any]) -> str:
-    for key in ("file_path", "command", "pattern"):
-        if isinstance(args.get(key), str):
-            return str(args[key])[:120]
-    return ""
 
 
 class ExtractionHook(AgentHook):

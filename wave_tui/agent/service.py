@@ -22,7 +22,6 @@ from wave_tui.agent.compaction import (
     should_compact,
 )
 from wave_tui.agent.hooks import AgentHook
-from wave_tui.agent.permissions import PermissionMode, PermissionPolicy, SafeZones
 from wave_tui.agent.prompts import (
     ABORTED_TOOL_RESULT,
     HEADLESS_REFUSAL,
@@ -57,6 +56,13 @@ from wave_tui.config.settings import (
 from wave_tui.llm.client import AssistantReply, ClientConfig, ModelClient, StreamDelta
 from wave_tui.llm.errors import ModelError, ModelNotConfigured
 from wave_tui.llm.types import Message, ToolCall, Usage
+from wave_tui.permissions.policy import (
+    UNRESTRICTED,
+    PermissionMode,
+    PermissionPolicy,
+    RunProfile,
+    SafeZones,
+)
 from wave_tui.tools.base import Clock, Tool, ToolContext, ToolResult, spec_of, system_clock
 from wave_tui.tools.read_state import ReadEntry, ReadState, content_hash
 from wave_tui.tools.registry import builtin_tools
@@ -650,15 +656,19 @@ class AgentService:
         refusal = next(
             (r for hook in self.hooks if (r := hook.before_tool(call.name, args)) is not None),
             None,
-        ) or await self._check_permission(call.name, args)
+        )
+        profile = UNRESTRICTED
+        if refusal is None:
+            refusal, profile = await self._check_permission(call.name, args)
         if refusal is not None:
             return args, ToolResult(refusal, is_error=True, summary="refused")
         ctx = ToolContext(
             workdir=self.paths.project_root,
             read_state=self.read_state,
             abort=self._abort,
-            env=self.settings.env,
+            env={**self.settings.env, **profile.env},
             clock=self.clock,
+            output_limit_bytes=profile.output_limit_bytes,
         )
         with contextlib.ExitStack() as locks:
             for hook in self.hooks:
@@ -675,20 +685,23 @@ class AgentService:
             result = hook.transform_tool_result(call.name, args, result)
         return args, result
 
-    async def _check_permission(self, tool: str, args: dict[str, Any]) -> str | None:
+    async def _check_permission(
+        self, tool: str, args: dict[str, Any]
+    ) -> tuple[str | None, RunProfile]:
+        """(refusal or None, how the call must run)."""
         decision = self.policy.decide(tool, args)
         if decision.behavior == "allow":
-            return None
+            return None, decision.profile
         if decision.behavior == "deny":
-            return f"Permission denied: {decision.reason}."
+            return f"Permission denied: {decision.reason}.", UNRESTRICTED
         if self.options.headless or (self._approver is None and not self._listeners):
-            return HEADLESS_REFUSAL.format(reason=decision.reason)
+            return HEADLESS_REFUSAL.format(reason=decision.reason), UNRESTRICTED
         choice = await self._ask(tool, args, decision.reason)
         if choice == "allow_session":
             self.policy.grant_for_session(tool, args)
         if choice in ("allow_once", "allow_session"):
-            return None
-        return USER_REFUSAL.format(tool=tool)
+            return None, UNRESTRICTED
+        return USER_REFUSAL.format(tool=tool), UNRESTRICTED
 
     async def _ask(self, tool: str, args: dict[str, Any], reason: str) -> ev.PermissionChoice:
         if self._approver is not None:

@@ -7,7 +7,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-from wave_tui.agent.permissions import PERMISSION_MODES
+from wave_tui.permissions.policy import PERMISSION_MODES
 
 EXIT_OK = 0
 EXIT_FAILED = 1

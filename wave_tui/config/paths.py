@@ -14,6 +14,7 @@ from functools import cached_property
 from pathlib import Path
 
 PROJECT_ID_MAX = 200
+MEMORY_INDEX_FILENAME = "MEMORY.md"  # the auto-memory index, in every memory folder
 PROJECT_ID_KEEP = 191
 
 
@@ -144,7 +145,7 @@ class WavePaths:
 
     @property
     def memory_index(self) -> Path:
-        return self.memory_dir / "MEMORY.md"
+        return self.memory_dir / MEMORY_INDEX_FILENAME
 
     def transcript(self, session_id: str) -> Path:
         return self.project_dir / f"{session_id}.jsonl"

@@ -3,30 +3,14 @@
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from wave_tui.config.fileio import atomic_write_text, file_lock, locked_update
-from wave_tui.config.paths import WavePaths
+from wave_tui.config.paths import MEMORY_INDEX_FILENAME, WavePaths
+from wave_tui.tools.paths import is_strictly_inside, real_path
 
-INDEX_FILENAME = "MEMORY.md"
-
-
-def real_path(path: object) -> str | None:
-    """`os.path.realpath` of a str/Path, or None for input that cannot name a file.
-
-    A not-yet-existing tail is kept lexically after its nearest existing parent is resolved,
-    and a dangling symlink resolves to its target, so neither can hide an escape.
-    """
-    if isinstance(path, Path):
-        path = str(path)
-    if not isinstance(path, str) or not path or "\x00" in path:
-        return None
-    try:
-        return os.path.realpath(path)
-    except (OSError, ValueError, RuntimeError):
-        return None
+INDEX_FILENAME = MEMORY_INDEX_FILENAME
 
 
 class AutoMemoryDir:
@@ -46,29 +30,23 @@ class AutoMemoryDir:
         with contextlib.suppress(FileExistsError), open(self.index_path, "x", encoding="utf-8"):
             pass
 
-    def _real_root(self) -> str | None:
-        return real_path(self.path)
-
+    # req: F6
     def contains(self, path: object) -> bool:
         """True only when the real path of `path` lies strictly inside the real memory dir.
 
         Relative paths are taken against the process's current directory; callers with a work
         dir should join it first. Never raises.
         """
-        root = self._real_root()
-        target = real_path(path)
-        if root is None or target is None:
+        if not isinstance(path, str | Path):
             return False
-        try:
-            return os.path.commonpath([root, target]) == root and target != root
-        except ValueError:
-            return False
+        return is_strictly_inside(path, self.path)
 
     def is_index(self, path: object) -> bool:
         """True when `path` is this directory's MEMORY.md (after resolving symlinks)."""
+        if not isinstance(path, str | Path):
+            return False
         target = real_path(path)
-        index = real_path(self.index_path)
-        return target is not None and target == index
+        return target is not None and target == real_path(self.index_path)
 
     def _checked(self, path: Path) -> Path:
         if not self.contains(path):

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from wave_tui.llm.types import ToolSpec
+from wave_tui.tools.paths import resolve_tool_path
 from wave_tui.tools.read_state import ReadState
 
 Clock = Callable[[], datetime]
@@ -26,6 +27,8 @@ class ToolContext:
     abort: asyncio.Event = field(default_factory=asyncio.Event)
     env: Mapping[str, str] | None = None  # extra environment for Bash (settings `env`)
     clock: Clock = system_clock
+    # Set for auto-approved read-only commands: their output file may not grow past this (X14).
+    output_limit_bytes: int | None = None
 
 
 @dataclass
@@ -89,11 +92,11 @@ def spec_of(tool: Tool) -> ToolSpec:
 
 
 def resolve_path(raw: str, workdir: Path) -> Path:
-    """Absolute, normalised path for a tool argument (relative to the work dir; symlinks resolved)."""
-    p = Path(raw).expanduser()
-    if not p.is_absolute():
-        p = workdir / p
-    return p.resolve()
+    """`resolve_tool_path` for a tool, with a model-facing error for an unusable path."""
+    path = resolve_tool_path(raw, workdir)
+    if path is None:
+        raise ToolError(f"Resolving the path {raw!r} failed: it is not a usable path.")
+    return path
 
 
 def error_result(message: str, summary: str = "") -> ToolResult:

@@ -6,10 +6,12 @@ import asyncio
 import contextlib
 import math
 import os
+import resource
 import signal
 import subprocess
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any, Protocol
 
@@ -101,6 +103,18 @@ def _read_output(fh: IO[bytes]) -> str:
     fh.seek(size - _READ_EDGE_BYTES)
     tail = fh.read().decode("utf-8", "replace")[-half:]
     return _join(head, tail, f"about {size - 2 * half} bytes")
+
+
+def _file_size_cap(limit: int | None) -> Callable[[], None] | None:
+    """A child-side setup capping every file the command writes, its output file included (X14):
+    past the cap the kernel stops the writer with SIGXFSZ, so `cat /dev/zero` cannot fill /tmp."""
+    if limit is None:
+        return None
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return cap
 
 
 def _parse_timeout(args: dict[str, Any]) -> float:
@@ -202,6 +216,7 @@ class BashTool(BaseTool):
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
+                preexec_fn=_file_size_cap(ctx.output_limit_bytes),
             )
             pgid = proc.pid  # start_new_session makes the child its own group leader
             waiter = asyncio.ensure_future(proc.wait())
@@ -227,6 +242,8 @@ class BashTool(BaseTool):
         body = output.rstrip("\n") or "(no output)"
         if code != 0:
             body += f"\n\n{_status_line(code)}"
+        if code in (-signal.SIGXFSZ, 128 + signal.SIGXFSZ) and ctx.output_limit_bytes is not None:
+            body += f" (output stopped at the {ctx.output_limit_bytes}-byte limit)"
         return ToolResult(
             content=body,
             is_error=code != 0,

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
 
 from wave_tui.tools.base import ToolError
 from wave_tui.tools.read_state import ReadEntry, content_hash
@@ -44,6 +46,24 @@ def split_lines(text: str) -> list[str]:
     return [line.removesuffix("\r") for line in lines]
 
 
+def _read_regular(path: Path) -> tuple[os.stat_result, bytes]:
+    """stat and bytes of a regular file. Opened non-blocking and checked on the open descriptor,
+    so a FIFO or device (also one swapped in after a check) is refused instead of blocking."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        stat = os.fstat(fd)
+        if not S_ISREG(stat.st_mode):
+            raise ToolError(
+                f"{path} is not a regular file (a FIFO, socket or device); it cannot be read."
+            )
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return stat, fh.read()
+    finally:
+        os.close(fd)
+
+
+# req: X14
 def load_text_sync(path: Path) -> LoadedText:
     """The whole file as UTF-8 text, or a ToolError whose message the model can act on."""
     if not path.exists():
@@ -55,8 +75,7 @@ def load_text_sync(path: Path) -> LoadedText:
             f"{path} is a binary file ({path.suffix} extension); it cannot be read as text."
         )
     try:
-        stat = path.stat()
-        data = path.read_bytes()
+        stat, data = _read_regular(path)
     except OSError as exc:
         raise ToolError(f"Cannot read {path}: {exc.strerror or exc}") from exc
     if b"\x00" in data[:SNIFF_BYTES]:

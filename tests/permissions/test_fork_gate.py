@@ -9,7 +9,8 @@ import pytest
 
 from wave_tui.config.paths import WavePaths
 from wave_tui.memory.auto_memory import AutoMemoryDir
-from wave_tui.memory.fork_gate import ForkToolGate
+from wave_tui.memory.fork_gate import memory_fork_gate
+from wave_tui.permissions.fork_gate import ForkToolGate
 
 
 @pytest.fixture
@@ -21,7 +22,7 @@ def mem(project: Path) -> AutoMemoryDir:
 
 @pytest.fixture
 def gate(mem: AutoMemoryDir) -> ForkToolGate:
-    return ForkToolGate(mem)
+    return memory_fork_gate(mem)
 
 
 @pytest.fixture
@@ -162,3 +163,19 @@ def test_f6_refusal_names_what_is_allowed(
 
 def test_f6_non_dict_args_refused(gate: ForkToolGate, project: Path) -> None:
     assert not gate.check("Write", None, project).allowed  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "tool",
+    ["mcp__fs__read", "mcp__git__status", "Agent", "Task", "TaskCreate", "TaskGet", "TaskList",
+     "TaskUpdate", "TaskOutput", "TaskStop", "EnterPlanMode", "ExitPlanMode", "WebFetch",
+     "AskUserQuestion", "Skill", "BashOutput"],
+)  # fmt: skip
+def test_f7_fork_refuses_every_restricted_tool(
+    gate: ForkToolGate, mem: AutoMemoryDir, project: Path, tool: str
+) -> None:
+    decision = gate.check(
+        tool, {"file_path": str(mem.path / "a.md"), "url": "https://x.y"}, project
+    )
+    assert not decision.allowed
+    assert "not available to the memory extraction" in decision.reason

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from wave_tui.agent.permissions import PermissionPolicy, SafeZones
+from wave_tui.permissions.policy import PermissionPolicy, SafeZones
 
 
 @pytest.fixture

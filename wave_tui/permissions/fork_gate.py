@@ -1,0 +1,80 @@
+"""Which tool calls the extraction fork may run (F5-F7).
+
+Reads anywhere; Bash only when read-only (and its git inside the project's own repository);
+Write/Edit only on real paths inside the memory folder, and only when the content guard lets the
+text through; every other tool refused (MCP, Agent, tasks, plan mode, WebFetch, questions,
+skills). A refusal names what is allowed, so the model can carry on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from wave_tui.permissions.git_guard import git_is_contained
+from wave_tui.permissions.policy import READ_ONLY_COMMAND, UNRESTRICTED, RunProfile
+from wave_tui.permissions.shell import is_read_only_bash
+from wave_tui.permissions.tool_table import TOOLS
+from wave_tui.tools.paths import is_strictly_inside, resolve_tool_path
+
+# (tool name, arguments) -> a refusal for the text written, or None (the memory secret check).
+ContentGuard = Callable[[str, dict[str, Any]], "str | None"]
+
+
+@dataclass(frozen=True)
+class GateDecision:
+    allowed: bool
+    reason: str = ""
+    profile: RunProfile = UNRESTRICTED
+
+
+class ForkToolGate:
+    def __init__(self, memory_dir: Path, content_guard: ContentGuard | None = None) -> None:
+        self.memory_dir = memory_dir
+        self._content_guard = content_guard
+
+    @property
+    def allowed_summary(self) -> str:
+        return (
+            "The memory extraction may only use Read, Grep, Glob, read-only Bash commands "
+            f"(ls, cat, grep, …), and Write/Edit on files inside {self.memory_dir}."
+        )
+
+    def _refuse(self, why: str) -> GateDecision:
+        return GateDecision(False, f"{why} {self.allowed_summary}")
+
+    # req: F7
+    def check(self, tool_name: str, args: dict[str, Any], workdir: Path) -> GateDecision:
+        info = TOOLS.get(tool_name)
+        if info is None or not info.in_fork:
+            return self._refuse(f"{tool_name} is not available to the memory extraction.")
+        if info.read_only:
+            return GateDecision(True, "read-only tool")
+        if not isinstance(args, dict):
+            return self._refuse(f"{tool_name} was called without valid arguments.")
+        if info.writes_paths:
+            return self._check_write(tool_name, args, workdir)
+        return self._check_bash(args.get("command"), workdir)
+
+    def _check_bash(self, command: object, workdir: Path) -> GateDecision:
+        if (
+            isinstance(command, str)
+            and command.strip()
+            and is_read_only_bash(command)
+            and git_is_contained(command, workdir, workdir)
+        ):
+            return GateDecision(True, "read-only Bash command", READ_ONLY_COMMAND)
+        return self._refuse("This Bash command is not read-only.")
+
+    def _check_write(self, tool_name: str, args: dict[str, Any], workdir: Path) -> GateDecision:
+        file_path = args.get("file_path")
+        target = resolve_tool_path(file_path, workdir)
+        if target is not None and is_strictly_inside(target, self.memory_dir):
+            refusal = self._content_guard(tool_name, args) if self._content_guard else None
+            if refusal:
+                return GateDecision(False, refusal)
+            return GateDecision(True, "inside the auto-memory directory")
+        shown = file_path if isinstance(file_path, str) else repr(file_path)
+        return self._refuse(f"{tool_name} to {shown!r} is outside the auto-memory directory.")

@@ -1,0 +1,155 @@
+"""X5: auto-approved git never runs a program named by configuration.
+
+Two layers. (1) Auto-approval only for git inside the project's own repository: a `-C` into a
+nested repository (a `vendor/lib.git`, a repository the extraction fork built in the memory
+folder) or out of the project asks; so does a project repository whose local config defines
+filter or diff drivers, an external diff, or includes. (2) Every auto-approved command runs with
+`HARDENED_GIT_ENV`: system and user config off, the single-valued program settings overridden
+from the command line level (beats every config file), no transport protocols, no optional
+index writes (no hooks run), no pager.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+from wave_tui.permissions.shell import git_directories
+from wave_tui.tools.paths import is_inside, real_path, resolve_tool_path
+
+# Command-line-level config (GIT_CONFIG_COUNT, git >= 2.31): wins over repository config.
+_OVERRIDES: tuple[tuple[str, str], ...] = (
+    ("core.fsmonitor", "false"),
+    ("core.hooksPath", "/dev/null"),
+    ("core.sshCommand", "false"),
+    ("core.pager", "cat"),
+    ("core.askPass", ""),
+    ("credential.helper", ""),
+    ("log.showSignature", "false"),
+    ("protocol.allow", "never"),
+    ("core.attributesFile", "/dev/null"),
+)
+
+
+def _hardened_env() -> dict[str, str]:
+    env = {
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": "/dev/null",
+        "GIT_ATTR_NOSYSTEM": "1",
+        "GIT_OPTIONAL_LOCKS": "0",
+        "GIT_PAGER": "cat",
+        "PAGER": "cat",
+        "GIT_TERMINAL_PROMPT": "0",
+        "GIT_SSH_COMMAND": "false",
+        "GIT_ALLOW_PROTOCOL": "",  # an empty list: no transport at all (`remote show` stays local)
+        "GIT_CONFIG_COUNT": str(len(_OVERRIDES)),
+    }
+    for i, (key, value) in enumerate(_OVERRIDES):
+        env[f"GIT_CONFIG_KEY_{i}"] = key
+        env[f"GIT_CONFIG_VALUE_{i}"] = value
+    return env
+
+
+# req: X5
+HARDENED_GIT_ENV: Mapping[str, str] = _hardened_env()
+
+_SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9.-]+)\s*(?:"[^"]*"\s*)?\]\s*(.*)$')
+_RISKY_SECTIONS = frozenset({"filter", "include", "includeif"})
+_RISKY_DIFF_KEYS = frozenset({"external", "textconv", "command"})
+
+
+def _config_runs_programs(text: str) -> bool:
+    """Whether a git config file defines what the overrides cannot neutralise (drivers, includes)."""
+    section = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        match = _SECTION.match(line)
+        if match:
+            section = match.group(1).lower()
+            line = match.group(2).strip()
+        elif line.startswith("["):
+            return True  # a header we cannot read: assume the worst
+        base = section.split(".", 1)[0]
+        if base in _RISKY_SECTIONS:
+            return True
+        key = line.split("=", 1)[0].strip().lower()
+        if base == "diff" and key in _RISKY_DIFF_KEYS:
+            return True
+    return False
+
+
+def _git_dir_of(folder: Path) -> Path | None:
+    """The git directory git would find from `folder` (walking up), or None."""
+    for candidate in (folder, *folder.parents):
+        dot = candidate / ".git"
+        if dot.is_dir():
+            return dot
+        if dot.is_file():
+            text = _read(dot)
+            if text is None or not text.startswith("gitdir:"):
+                return dot  # unreadable pointer: scanned (and found unreadable) below
+            pointed = Path(text[len("gitdir:") :].strip())
+            return real_path(candidate / pointed) or dot
+        if (candidate / "HEAD").is_file() and (candidate / "objects").is_dir():
+            return candidate
+    return None
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _repo_config_is_tame(git_dir: Path) -> bool:
+    if not git_dir.is_dir():
+        return False
+    dirs = [git_dir]
+    common = _read(git_dir / "commondir")
+    if common is not None:
+        dirs.append(real_path(git_dir / common.strip()) or git_dir)
+    for folder in dirs:
+        for name in ("config", "config.worktree"):
+            text = _read(folder / name)
+            if text is not None and _config_runs_programs(text):
+                return False
+        attributes = _read(folder / "info" / "attributes")
+        if attributes is not None and attributes.strip():
+            return False
+    return True
+
+
+def _nested_repository(target: Path, root: Path) -> bool:
+    """A repository marker between `target` and the project root (not the root's own)."""
+    for folder in (target, *target.parents):
+        if folder == root or root not in folder.parents:
+            return False
+        if (folder / ".git").exists() or (folder / "HEAD").exists() or folder.name == ".git":
+            return True
+    return False
+
+
+# req: X5
+def git_is_contained(command: str, workdir: Path, project_root: Path) -> bool:
+    """Whether every git in a read-only `command` runs in the project's own, tame repository."""
+    directories = git_directories(command)
+    if directories is None:
+        return False
+    if not directories:
+        return True
+    root = real_path(project_root)
+    if root is None:
+        return False
+    for directory in directories:
+        target = resolve_tool_path(directory or ".", workdir)
+        if target is None or not is_inside(target, root) or _nested_repository(target, root):
+            return False
+    git_dir = _git_dir_of(root)
+    return git_dir is None or _repo_config_is_tame(git_dir)
+
+
+def uses_git(command: str) -> bool:
+    directories = git_directories(command)
+    return bool(directories)

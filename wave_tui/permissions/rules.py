@@ -1,0 +1,185 @@
+"""Allow/deny rules: parsing, and matching a call against one rule.
+
+`Tool`, `Tool(pattern)`, `Bash(npm run test:*)` (prefix), `mcp__server` (every tool of that MCP
+server), `mcp__server__tool`, `WebFetch(domain:example.com)` (the host or a subdomain).
+Compound Bash commands are matched part by part (X6): see `command_parts` / `deny_parts`.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from wave_tui.permissions.shell import simple_commands
+from wave_tui.permissions.tool_table import MCP_PREFIX, call_subject, tool_info
+from wave_tui.tools.paths import is_strictly_inside, real_path, resolve_tool_path
+
+_RULE_RE = re.compile(r"^\s*([A-Za-z_][\w:-]*)\s*(?:\((.*)\))?\s*$", re.DOTALL)
+_DOMAIN_PREFIX = "domain:"
+_PREFIX_SUFFIX = ":*"
+
+
+# req: HL4
+def parse_rule_list(text: str) -> list[str]:
+    """`"Read,Bash(git *) Edit"` -> `["Read", "Bash(git *)", "Edit"]`: commas or spaces separate
+    rules, except inside parentheses."""
+    rules: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for char in text:
+        if char == "(":
+            depth += 1
+        elif char == ")" and depth:
+            depth -= 1
+        if depth == 0 and (char == "," or char.isspace()):
+            if current:
+                rules.append("".join(current))
+                current = []
+            continue
+        current.append(char)
+    if current:
+        rules.append("".join(current))
+    return rules
+
+
+def _text_matches(text: str, pattern: str) -> bool:
+    if pattern.endswith(_PREFIX_SUFFIX):
+        prefix = pattern[: -len(_PREFIX_SUFFIX)]
+        return text == prefix or text.startswith(prefix + " ")
+    if pattern.endswith(" *") and text == pattern[:-2]:
+        return True  # `Bash(rm *)` covers a bare `rm` too
+    return text == pattern or fnmatch.fnmatchcase(text, pattern)
+
+
+def url_host(url: object) -> str | None:
+    if not isinstance(url, str):
+        return None
+    try:
+        host = urlsplit(url.strip()).hostname
+    except ValueError:
+        return None
+    return host.rstrip(".").lower() if host else None
+
+
+@dataclass(frozen=True)
+class PermissionRule:
+    tool: str
+    pattern: str | None  # None: every call of the tool
+
+    @classmethod
+    def parse(cls, text: str) -> PermissionRule | None:
+        match = _RULE_RE.match(text)
+        if not match:
+            return None
+        pattern = match.group(2)
+        return cls(match.group(1), pattern.strip() if pattern is not None else None)
+
+    def names_tool(self, tool: str) -> bool:
+        """Whether this rule is about `tool` (MC5: `mcp__server` covers all that server's tools)."""
+        if tool == self.tool:
+            return True
+        if self.tool.startswith(MCP_PREFIX) and tool.startswith(MCP_PREFIX):
+            server_rule = self.tool.count("__") == 1
+            if server_rule:
+                return tool.startswith(self.tool + "__")
+            return "*" in self.tool and fnmatch.fnmatchcase(tool, self.tool)
+        return False
+
+    @property
+    def whole_tool(self) -> bool:
+        return self.pattern is None or self.pattern in ("", "*")
+
+    def matches_text(self, text: str) -> bool:
+        """For Bash: one command (a part of a compound command, or the whole string)."""
+        return self.whole_tool or (self.pattern is not None and _text_matches(text, self.pattern))
+
+    def matches(self, tool: str, args: Mapping[str, Any], workdir: Path) -> bool:
+        """Whether the rule covers the call as a whole (Bash: see the policy for compounds)."""
+        if not self.names_tool(tool):
+            return False
+        if self.whole_tool:
+            return True
+        assert self.pattern is not None
+        if tool == "WebFetch" and self.pattern.startswith(_DOMAIN_PREFIX):
+            return _domain_matches(url_host(args.get("url")), self.pattern[len(_DOMAIN_PREFIX) :])
+        subject = call_subject(tool, args)
+        if subject is None:
+            return False
+        if tool == "Bash":
+            return _text_matches(subject, self.pattern)
+        if tool_info(tool).path_argument or tool in ("Glob", "Grep"):
+            return any(
+                fnmatch.fnmatchcase(c, self.pattern) for c in path_candidates(subject, workdir)
+            )
+        return fnmatch.fnmatchcase(subject, self.pattern)
+
+    def __str__(self) -> str:
+        return self.tool if self.pattern is None else f"{self.tool}({self.pattern})"
+
+
+# req: WF4
+def _domain_matches(host: str | None, domain: str) -> bool:
+    domain = domain.strip().rstrip(".").lower()
+    if host is None or not domain:
+        return False
+    if domain.startswith("*."):
+        domain = domain[2:]
+    return host == domain or host.endswith("." + domain)
+
+
+def path_candidates(raw: str, workdir: Path) -> list[str]:
+    """What a path rule is matched against: the real absolute path, and its path relative to the
+    real work dir when inside it. Never the raw argument: `src/../../x` or `./secret.txt` must
+    not slip past a rule written for the place they really name."""
+    target = resolve_tool_path(raw, workdir)
+    if target is None:
+        return []
+    candidates = [str(target)]
+    root = real_path(workdir)
+    if root is not None and is_strictly_inside(target, root):
+        candidates.append(target.relative_to(root).as_posix())
+    return candidates
+
+
+# req: X6
+def command_parts(command: str) -> list[str] | None:
+    """Each simple command of `command`, requoted, for allow rules; None if it cannot be split
+    with certainty (substitutions, subshells, writing redirections): then no allow rule applies."""
+    commands = simple_commands(command)
+    if commands is None:
+        return None
+    return [shlex.join(words) for words in commands]
+
+
+_DENY_SPLIT = re.compile(r"\$\(|[;&|()`{}\n\r]")
+_LEADING_WORDS = frozenset(
+    {"then", "do", "else", "elif", "if", "while", "until", "!", "time", "exec", "command",
+     "builtin", "nohup", "env", "sudo", "xargs"}
+)  # fmt: skip
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
+
+
+# req: X6
+def deny_parts(command: str) -> list[str]:
+    """Every piece of `command` a deny rule is matched against: an over-approximation.
+
+    Split at every operator, subshell, group and substitution (quoted or not: a false split can
+    only deny more), leading keywords and assignments dropped, each piece raw and unquoted.
+    """
+    pieces = [command.strip()]
+    for chunk in _DENY_SPLIT.split(command):
+        try:
+            words = shlex.split(chunk)
+        except ValueError:
+            words = chunk.split()
+        while words and (words[0] in _LEADING_WORDS or _ASSIGNMENT.match(words[0])):
+            words = words[1:]
+        if words:
+            pieces.extend({chunk.strip(), " ".join(words)})
+    return [p for p in pieces if p]

@@ -1,0 +1,113 @@
+"""One table of tools: what each may do, which argument names its subject, how it is shown.
+
+Every place that asks "is this tool read-only", "does it write a path", "what is the key
+argument of this call" reads this table; nothing else keeps a list of tool names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+# never: runs without asking (read-only, or it only asks the user / changes the mode);
+# children: no approval for the call itself, each call it makes is checked (Agent);
+# ask: needs approval unless a rule or mode allows it.
+Approval = Literal["never", "children", "ask"]
+
+MCP_PREFIX = "mcp__"
+
+
+@dataclass(frozen=True)
+class ToolInfo:
+    name: str
+    read_only: bool  # can never change anything
+    writes_paths: bool  # its `key_argument` is a file it creates or changes (Write, Edit)
+    key_argument: str | None  # what rules match and the UI shows (`file_path`, `command`, ...)
+    approval: Approval
+    display: str  # verb for the UI and grant labels ("Read", "Run", ...)
+    path_argument: bool = False  # `key_argument` is a path (rules match real paths)
+    in_fork: bool = (
+        False  # the extraction fork may call it (F5-F7; Bash/Write/Edit checked further)
+    )
+
+
+def _info(
+    name: str,
+    key: str | None,
+    approval: Approval,
+    display: str,
+    *,
+    read_only: bool = False,
+    writes: bool = False,
+    path: bool = False,
+    fork: bool = False,
+) -> ToolInfo:
+    return ToolInfo(name, read_only, writes, key, approval, display, path, fork)
+
+
+TOOLS: Mapping[str, ToolInfo] = {
+    t.name: t
+    for t in (
+        _info("Read", "file_path", "never", "Read", read_only=True, path=True, fork=True),
+        _info("Glob", "pattern", "never", "Find files", read_only=True, fork=True),
+        _info("Grep", "pattern", "never", "Search", read_only=True, fork=True),
+        _info("Write", "file_path", "ask", "Write", writes=True, path=True, fork=True),
+        _info("Edit", "file_path", "ask", "Edit", writes=True, path=True, fork=True),
+        _info("Bash", "command", "ask", "Run", fork=True),
+        _info("BashOutput", "bash_id", "never", "Read output", read_only=True),
+        _info("WebFetch", "url", "ask", "Fetch"),
+        _info("Skill", "skill", "never", "Use skill", read_only=True),
+        _info("Task", "description", "never", "Task", read_only=True),
+        _info("TaskCreate", "subject", "never", "Create task", read_only=True),
+        _info("TaskGet", "taskId", "never", "Get task", read_only=True),
+        _info("TaskList", None, "never", "List tasks", read_only=True),
+        _info("TaskUpdate", "taskId", "never", "Update task", read_only=True),
+        _info("TaskOutput", "task_id", "never", "Task output", read_only=True),
+        _info("TaskStop", "task_id", "never", "Stop task", read_only=True),
+        _info("AskUserQuestion", None, "never", "Ask", read_only=True),
+        _info("EnterPlanMode", None, "never", "Plan", read_only=True),
+        _info("ExitPlanMode", None, "never", "Leave plan mode", read_only=True),
+        _info("Agent", "description", "children", "Agent"),
+    )
+}
+
+_KEY_FALLBACK = ("file_path", "command", "pattern", "path", "url")
+
+
+def tool_info(name: str) -> ToolInfo:
+    """The table row for `name`; an unknown tool (e.g. `mcp__server__tool`) always asks (MC5)."""
+    known = TOOLS.get(name)
+    if known is not None:
+        return known
+    return ToolInfo(name, False, False, None, "ask", name)
+
+
+def is_read_only_tool(name: str) -> bool:
+    return tool_info(name).read_only
+
+
+def writes_paths(name: str) -> bool:
+    return tool_info(name).writes_paths
+
+
+def is_mcp_tool(name: str) -> bool:
+    return name.startswith(MCP_PREFIX)
+
+
+def key_argument(name: str, args: Mapping[str, Any]) -> str:
+    """The one argument that says what a call is about ("" when none is a string)."""
+    key = tool_info(name).key_argument
+    keys = (key,) if key is not None else _KEY_FALLBACK
+    for candidate in keys:
+        value = args.get(candidate)
+        if isinstance(value, str):
+            return value
+    return ""
+
+
+def call_subject(name: str, args: Mapping[str, Any]) -> str | None:
+    """The argument a rule pattern is matched against, or None when the call has none."""
+    key = tool_info(name).key_argument
+    value = args.get(key) if key is not None else None
+    return value if isinstance(value, str) else None

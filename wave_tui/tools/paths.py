@@ -1,0 +1,79 @@
+"""The one place a tool's path argument becomes a real path, and the one containment test.
+
+"Is this write inside the memory folder / the project / a safe zone" are security decisions:
+they must all come from `resolve_tool_path` and `is_inside`, so they can never disagree.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+
+def real_path(path: str | os.PathLike[str]) -> Path | None:
+    """`os.path.realpath` (symlinks and `..` resolved), or None for input that names no file.
+
+    A not-yet-existing tail is kept lexically after its nearest existing parent is resolved, and
+    a dangling symlink resolves to its target, so neither can hide an escape.
+    """
+    try:
+        text = os.fspath(path)
+    except TypeError:
+        return None
+    if not isinstance(text, str) or not text or "\x00" in text:
+        return None
+    try:
+        resolved = os.path.realpath(text)
+        os.stat(resolved)
+    except FileNotFoundError:
+        pass  # a file still to be created: its real path is lexical past the last existing parent
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return None  # a symlink loop names no file
+    except (ValueError, RuntimeError):
+        return None
+    return Path(resolved)
+
+
+def resolve_tool_path(raw: object, workdir: Path) -> Path | None:
+    """The real absolute path a tool's path argument names (`~` expanded, relative to `workdir`).
+
+    None when `raw` is not a usable path (not a string, blank, NUL bytes). Read, Write, Edit,
+    Glob, Grep, the permission rules, the fork gate and the memory hooks all use this.
+    """
+    if not isinstance(raw, str) or not raw.strip() or "\x00" in raw:
+        return None
+    try:
+        expanded = os.path.expanduser(raw)
+        joined = os.path.join(os.fspath(workdir), expanded)
+    except (TypeError, ValueError):
+        return None
+    return real_path(joined)
+
+
+def is_inside(path: str | os.PathLike[str], folder: str | os.PathLike[str]) -> bool:
+    """True when the real path of `path` is `folder` or lies below it (both resolved). Never raises."""
+    target, root = real_path(path), real_path(folder)
+    if target is None or root is None:
+        return False
+    return target == root or root in target.parents
+
+
+def is_strictly_inside(path: str | os.PathLike[str], folder: str | os.PathLike[str]) -> bool:
+    """`is_inside`, but not the folder itself (a file in it, at any depth)."""
+    target, root = real_path(path), real_path(folder)
+    return target is not None and root is not None and root in target.parents
+
+
+def display_path(path: Path, root: Path) -> str:
+    """How a path is shown to the user: `./rel` inside the project, `~/rel` in HOME, else absolute."""
+    real, real_root = real_path(path) or path, real_path(root) or root
+    if real == real_root:
+        return "."
+    if real_root in real.parents:
+        return f"./{real.relative_to(real_root).as_posix()}"
+    home = real_path(Path.home())
+    if home is not None and home in real.parents:
+        return f"~/{real.relative_to(home).as_posix()}"
+    return str(real)
