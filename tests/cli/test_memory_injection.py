@@ -78,7 +78,7 @@ def test_conditional_rule_is_injected_once_after_the_tool_results_and_persisted_
     # after ALL results: folded into the last one on the wire (PV6)
     assert [m["role"] for m in after_user[-3:]] == ["assistant", "tool", "tool"]
     assert len(segments(after_user[-2])) == 1
-    result, rule_msg = segments(after_user[-1])
+    _result, rule_msg = segments(after_user[-1])
     assert rule_msg.startswith("<!-- rule: api.md -->")
     assert "<system-reminder>" in rule_msg and "zod" in rule_msg
     final = model_server.requests[3].body["messages"]
