@@ -56,6 +56,7 @@ class Style:
     usage: str = "openai"  # "openai" | "deepseek" | "none" (LM Studio) | "malformed"
     inline_think: bool = False  # reasoning as <think>…</think> inside content (vLLM, no parser)
     arg_piece: int = 7
+    text_piece: int = 5
 
 
 @dataclass
@@ -198,8 +199,9 @@ class _Handler(BaseHTTPRequestHandler):
             content, thought = f"<think>{thought}</think>\n\n{content}", ""
         for i in range(0, len(thought), 5):
             send({style.reasoning_field: thought[i : i + 5]})
-        for i in range(0, len(content), 5):
-            send({"content": content[i : i + 5]})
+        step = style.text_piece
+        for i in range(0, len(content), step):
+            send({"content": content[i : i + step]})
         for n, c in enumerate(script.calls):
             args = c.arguments if isinstance(c.arguments, str) else json.dumps(c.arguments)
             pieces = [args[i : i + style.arg_piece] for i in range(0, len(args), style.arg_piece)]
