@@ -165,11 +165,16 @@ def openai_reasoning() -> Emulator:
 
 
 # -- vLLM: max_model_len, tool choice off, <think> inline ---------------------------------------
-VLLM_WINDOW = 4096
+VLLM_WINDOW = 8192
+
+
+def vllm_prompt_tokens(seen: Seen) -> int:
+    """The emulator's token count: the rendered template holds the messages and the tools."""
+    return len(json.dumps([seen.messages, seen.body.get("tools") or []])) // 4
 
 
 def vllm_window(seen: Seen) -> Rejection | None:
-    prompt = len(json.dumps(seen.messages)) // 4
+    prompt = vllm_prompt_tokens(seen)
     asked = int(seen.body.get("max_tokens") or seen.body.get("max_completion_tokens") or 0)
     if prompt + asked > VLLM_WINDOW:
         return 400, _vllm_error(

@@ -10,7 +10,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from wave_tui.llm.options import TOKEN_PARAMS, LearnedParams
-from wave_tui.llm.quirks import MISSING_REASONING, ErrorInfo, completion_room, unsupported_param
+from wave_tui.llm.quirks import (
+    MISSING_REASONING,
+    ErrorInfo,
+    completion_room,
+    stated_window,
+    unsupported_param,
+)
 from wave_tui.llm.wire import REASONING_FIELD, fold_messages, plain_system
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
@@ -67,6 +73,8 @@ class WireAdapter:
             return True
         room = completion_room(info)  # vLLM: prompt + max_tokens > max_model_len
         if room is not None:
+            learned = self._params.setdefault(str(body.get("model") or ""), LearnedParams())
+            learned.window = stated_window(info)  # later requests are clamped before sending
             for name in TOKEN_PARAMS:
                 value = body.get(name)
                 if isinstance(value, int) and value > room:

@@ -104,7 +104,7 @@ class ThinkSplitter:
     Works on stream pieces: a tag cut across two deltas is still recognised."""
 
     def __init__(self) -> None:
-        self._state: str = "start"  # start → thinking → answer
+        self._state: str = "start"  # start → thinking → gap → answer
         self._pending = ""
 
     def feed(self, piece: str) -> list[tuple[str, str]]:
@@ -131,8 +131,12 @@ class ThinkSplitter:
                 return out
             if end:
                 out.append(("reasoning", self._pending[:end]))
-            self._pending = self._pending[end + len(THINK_CLOSE) :].lstrip()
-            self._state = "answer"
+            self._pending = self._pending[end + len(THINK_CLOSE) :]
+            self._state = "gap"
+        if self._state == "gap":  # the blank lines between the closing tag and the answer
+            self._pending = self._pending.lstrip()
+            if self._pending:
+                self._state = "answer"
         if self._state == "answer" and self._pending:
             out.append(("text", self._pending))
             self._pending = ""
@@ -141,6 +145,8 @@ class ThinkSplitter:
     def flush(self) -> list[tuple[str, str]]:
         rest, self._pending = self._pending, ""
         if not rest:
+            return []
+        if self._state == "gap":
             return []
         return [("reasoning" if self._state == "thinking" else "text", rest)]
 

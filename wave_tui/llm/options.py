@@ -14,6 +14,7 @@ TokenParam = Literal["max_tokens", "max_completion_tokens"]
 TOKEN_PARAMS: tuple[TokenParam, TokenParam] = ("max_tokens", "max_completion_tokens")
 # OpenAI reasoning models (and Azure deployments of them) reject `max_tokens`.
 _COMPLETION_NAME_MODELS = re.compile(r"(?:^|[/:_-])(?:o\d(?:-|$)|o\d[a-z]|gpt-5)", re.IGNORECASE)
+ESTIMATE_MARGIN = 0.1  # share of a window kept free when the prompt size is only estimated
 MIN_OUTPUT_TOKENS = 256  # below this a clamped reply is useless: let the server say why
 
 
@@ -53,6 +54,7 @@ class LearnedParams:
 
     dropped: set[str] = field(default_factory=set)
     token_param: TokenParam | None = None
+    window: int | None = None  # the context window a server stated in a refusal
 
     def learn(self, param: str) -> bool:
         """Remember a rejected parameter; False when there is nothing new to try."""
@@ -75,4 +77,8 @@ class LearnedParams:
                 body[name] = body.pop(token)
         for param in self.dropped:
             body.pop(param, None)
+        if self.window is not None and isinstance(body.get(name), int):
+            # Our count is an estimate: keep a margin so the server's own count fits too.
+            room = int(self.window * (1 - ESTIMATE_MARGIN)) - estimate_prompt_tokens(body)
+            body[name] = max(min(body[name], room), min(body[name], MIN_OUTPUT_TOKENS))
         return body

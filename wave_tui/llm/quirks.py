@@ -105,6 +105,11 @@ def misconfiguration_fix(info: ErrorInfo) -> str | None:
     return None
 
 
+def stated_window(info: ErrorInfo) -> int | None:
+    found = _WINDOW.search(info.message)
+    return int(found.group(1)) if found else None
+
+
 def completion_room(info: ErrorInfo) -> int | None:
     """Output tokens that would still fit, when the body states the window and the prompt size."""
     window = _WINDOW.search(info.message)
