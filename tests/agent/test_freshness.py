@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.model_server import ModelServer, text, tool_call
+from tests.wire_view import texts
 from wave_tui.agent import events as ev
 from wave_tui.agent.factory import create_service
 from wave_tui.agent.service import AgentOptions, AgentService
@@ -35,10 +36,9 @@ def bump(path: Path, content: str | None = None) -> None:
 
 def notices_in(server: ModelServer, index: int = -1) -> list[str]:
     return [
-        m["content"]
-        for m in server.requests[index].body["messages"]
-        if m["role"] == "user"
-        and ("changed on disk" in str(m.get("content")) or "was deleted" in str(m.get("content")))
+        t
+        for t in texts(server.requests[index].body["messages"], "user")
+        if "changed on disk" in t or "was deleted" in t
     ]
 
 

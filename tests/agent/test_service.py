@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.model_server import ModelServer, text, tool_call
+from tests.wire_view import dynamic_block
 from wave_tui.agent import events as ev
 from wave_tui.agent.service import AgentService
 
@@ -110,7 +111,7 @@ async def test_settings_change_is_in_force_from_the_next_turn(
     os.utime(settings, (1e9 + 10, 2e9))
     await service.run_turn("hi again")
     await service.destroy()
-    systems = [r.body["messages"][0]["content"][-1]["text"] for r in model_server.requests]
+    systems = [dynamic_block(r.body) for r in model_server.requests]
     assert "Klingon" not in systems[0]
     assert "Klingon" in systems[1]
 
@@ -129,7 +130,7 @@ async def test_corrupt_settings_keep_last_valid_values_and_report_one_line(
     os.utime(settings, (1e9, 2e9))
     await service.run_turn("two")
     await service.destroy()
-    assert "Dutch" in model_server.requests[1].body["messages"][0]["content"][-1]["text"]
+    assert "Dutch" in dynamic_block(model_server.requests[1].body)
     assert len(notices) == 1 and ".wave/settings.json" in notices[0] and "JSON" in notices[0]
 
 

@@ -14,6 +14,7 @@ import pytest
 
 from tests.model_server import ModelServer, text, tool_call
 from tests.wave_cli import run_wave
+from tests.wire_view import dynamic_block as wire_dynamic_block
 from wave_tui.config.paths import WavePaths
 from wave_tui.memory.auto_memory import AutoMemoryDir
 from wave_tui.memory.staleness import STALENESS_TEMPLATE
@@ -26,7 +27,7 @@ def memory_dir(project: Path) -> Path:
 
 
 def dynamic_block(server: ModelServer, index: int = 0) -> str:
-    return server.requests[index].body["messages"][0]["content"][-1]["text"]
+    return wire_dynamic_block(server.requests[index].body)
 
 
 def write_user_settings(home: Path, data: dict) -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from tests.model_server import ModelServer, error, text, tool_call
 from tests.wave_cli import run_wave
+from tests.wire_view import flat
 
 ENV = {"WAVE_MAX_INPUT_TOKENS": "8000", "WAVE_FAST_MODEL": "fast", "WAVE_DISABLE_AUTO_MEMORY": "1"}
 
@@ -84,14 +85,10 @@ def test_a_long_turn_is_compacted_by_the_fast_model_and_keeps_working(
     assert not any("a.ts" in c for c in calls)
     assert orphan_tool_results(messages) == []
     # the conditional rule's message was summarised away, so the next matching Read re-arms it
-    final = mains[-1].body["messages"]
-    rule_positions = [
-        i for i, m in enumerate(final) if str(m.get("content")).startswith("<!-- rule: api.md")
-    ]
+    final = flat(mains[-1].body["messages"])  # folded isMeta messages as their own items
+    rule_positions = [i for i, (_, t) in enumerate(final) if t.startswith("<!-- rule: api.md")]
     assert rule_positions, "the rule fired again after compaction"
-    d_result = next(
-        i for i, m in enumerate(final) if m["role"] == "tool" and "small d" in m["content"]
-    )
+    d_result = next(i for i, (role, t) in enumerate(final) if role == "tool" and "small d" in t)
     assert rule_positions[-1] > d_result
 
 

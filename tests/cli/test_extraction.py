@@ -9,6 +9,7 @@ from pathlib import Path
 from tests.extraction_helpers import is_fork, is_main
 from tests.model_server import ModelServer, text, tool_call
 from tests.wave_cli import run_wave
+from tests.wire_view import parts, texts
 from wave_tui.config.paths import WavePaths
 from wave_tui.llm.wire import strip_cache_marks
 
@@ -47,7 +48,7 @@ def test_fork_request_reuses_the_main_request_byte_for_byte(
     assert fork.body["messages"][0]["content"][0]["cache_control"] == {"type": "ephemeral"}
     n = len(m["messages"])
     assert f["messages"][:n] == m["messages"]  # incl. the memory <system-reminder>
-    assert "Project rule: be brief." in f["messages"][1]["content"]
+    assert "Project rule: be brief." in parts(f["messages"][1])[0]
     assert f["messages"][n] == {"role": "assistant", "content": "It says alpha."}
     assert f["messages"][n + 1]["role"] == "user" and len(f["messages"]) == n + 2
     assert fork.cached_tokens > 0  # F4
@@ -249,9 +250,5 @@ def test_a_memory_file_the_fork_rewrote_is_notified_to_the_next_continued_run(
         == 0
     )
     main = [r for r in model_server.requests if is_main(r.body)][-1]
-    notices = [
-        m["content"]
-        for m in main.body["messages"]
-        if m["role"] == "user" and "changed on disk" in str(m["content"])
-    ]
+    notices = [t for t in texts(main.body["messages"], "user") if "changed on disk" in t]
     assert len(notices) == 1 and "topic.md" in notices[0] and "new fact from fork" in notices[0]

@@ -9,6 +9,7 @@ import pytest
 
 from tests.model_server import ModelServer, error, text, tool_call
 from tests.wave_cli import run_wave
+from tests.wire_view import dynamic_block, static_block, texts
 
 SIX_TOOLS = ["Read", "Write", "Edit", "Glob", "Grep", "Bash"]
 
@@ -32,8 +33,8 @@ def test_reads_a_file_and_answers(model_server: ModelServer, project: Path) -> N
     first, second = model_server.requests
     system = first.body["messages"][0]
     assert system["role"] == "system"
-    assert isinstance(system["content"], list)
-    assert all(part["type"] == "text" for part in system["content"])
+    # PV6: without prompt caching the system prompt is one plain string
+    assert isinstance(system["content"], str) and system["content"].startswith("You")
     assert first.body["stream"] is True
     assert [t["function"]["name"] for t in first.body["tools"]] == SIX_TOOLS
     tool_msg = second.body["messages"][-1]
@@ -220,9 +221,9 @@ def test_static_system_block_is_byte_stable_across_sessions_and_projects(
     other.mkdir()
     run_wave("-p", "a", cwd=project, server=model_server)
     run_wave("-p", "b", cwd=other, server=model_server)
-    static = [r.body["messages"][0]["content"][0]["text"] for r in model_server.requests]
+    static = [static_block(r.body) for r in model_server.requests]
     assert static[0] == static[1]
-    dynamic = [r.body["messages"][0]["content"][1]["text"] for r in model_server.requests]
+    dynamic = [dynamic_block(r.body) for r in model_server.requests]
     assert str(project) in dynamic[0] and str(other) in dynamic[1]
 
 
@@ -262,8 +263,8 @@ def test_a_file_changed_between_continued_runs_is_notified(
         run_wave("-p", "and now?", "--continue", cwd=project, server=model_server).returncode == 0
     )
     notices = [
-        m["content"]
-        for m in model_server.requests[-1].body["messages"]
-        if m["role"] == "user" and "changed on disk" in str(m["content"])
+        t
+        for t in texts(model_server.requests[-1].body["messages"], "user")
+        if "changed on disk" in t
     ]
     assert len(notices) == 1 and "a.txt" in notices[0] and "3 | three" in notices[0]

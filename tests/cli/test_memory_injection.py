@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tests.model_server import ModelServer, text, tool_call, tool_calls
 from tests.wave_cli import run_wave
+from tests.wire_view import parts, segments, texts
 
 
 def write(path: Path, content: str) -> Path:
@@ -32,15 +33,15 @@ def test_agents_md_user_memory_and_unconditional_rules_are_one_transient_reminde
     proc = run_wave("-p", "hi", cwd=project, server=model_server)
     assert proc.returncode == 0, proc.stderr
     messages = model_server.requests[0].body["messages"]
-    reminder = messages[1]
-    assert reminder["role"] == "user"
-    assert reminder["content"].startswith("<system-reminder>")
-    assert reminder["content"].rstrip().endswith("</system-reminder>")
+    assert messages[1]["role"] == "user"
+    reminder = parts(messages[1])[0]  # the first part of the first user turn (PV6)
+    assert reminder.startswith("<system-reminder>")
+    assert reminder.rstrip().endswith("</system-reminder>")
     for needle in ("Always use pnpm.", "My name is Alice.", "Use tabs", "Run pytest -q."):
-        assert needle in reminder["content"]
+        assert needle in reminder
     # priority orders rules: higher first (R8)
-    assert reminder["content"].index("Run pytest -q.") < reminder["content"].index("Use tabs")
-    assert messages[2] == {"role": "user", "content": "hi"}
+    assert reminder.index("Run pytest -q.") < reminder.index("Use tabs")
+    assert parts(messages[1])[1:] == ["hi"] and len(messages) == 2
     system_text = json.dumps(messages[0])
     assert "Always use pnpm." not in system_text and "Use tabs" not in system_text
     persisted = json.dumps(transcript_lines(isolated_home))
@@ -74,8 +75,10 @@ def test_conditional_rule_is_injected_once_after_the_tool_results_and_persisted_
     after_button = model_server.requests[1].body["messages"]
     assert "zod" not in json.dumps(after_button)
     after_user = model_server.requests[2].body["messages"]
-    assert [m["role"] for m in after_user[-3:]] == ["tool", "tool", "user"]  # after ALL results
-    rule_msg = after_user[-1]["content"]
+    # after ALL results: folded into the last one on the wire (PV6)
+    assert [m["role"] for m in after_user[-3:]] == ["assistant", "tool", "tool"]
+    assert len(segments(after_user[-2])) == 1
+    _result, rule_msg = segments(after_user[-1])
     assert rule_msg.startswith("<!-- rule: api.md -->")
     assert "<system-reminder>" in rule_msg and "zod" in rule_msg
     final = model_server.requests[3].body["messages"]
@@ -138,11 +141,7 @@ def test_nested_agents_md_far_to_near_once_and_agents_beats_claude(
     proc = run_wave("-p", "x", cwd=project, server=model_server)
     assert proc.returncode == 0, proc.stderr
     after_a = model_server.requests[1].body["messages"]
-    injected = [
-        m["content"]
-        for m in after_a
-        if str(m.get("content")).startswith("<system-reminder>Contents of ")
-    ]
+    injected = [t for t in texts(after_a) if t.startswith("<system-reminder>Contents of ")]
     assert len(injected) == 2
     assert "PACKAGES-MEMORY" in injected[0] and "FOO-AGENTS" in injected[1]  # far to near
     expected_path = project / "packages" / "foo" / "AGENTS.md"
@@ -167,7 +166,7 @@ def test_symlinked_rule_folder_loads_and_a_cycle_terminates_with_a_warning(
     write(rules / "local.md", "LOCAL-RULE\n")
     proc = run_wave("-p", "x", cwd=project, server=model_server, timeout=30)
     assert proc.returncode == 0, proc.stderr
-    reminder = model_server.requests[0].body["messages"][1]["content"]
+    reminder = parts(model_server.requests[0].body["messages"][1])[0]
     assert "SHARED-TEAM-RULE" in reminder and "LOCAL-RULE" in reminder
     assert reminder.count("LOCAL-RULE") == 1
     assert "cycle" in proc.stderr.lower() or "loop" in proc.stderr.lower()
@@ -182,7 +181,7 @@ def test_invalid_frontmatter_is_reported_and_the_rest_load(
     write(project / ".wave" / "rules" / "good.md", "GOOD-RULE\n")
     proc = run_wave("-p", "x", cwd=project, server=model_server)
     assert proc.returncode == 0, proc.stderr
-    reminder = model_server.requests[0].body["messages"][1]["content"]
+    reminder = parts(model_server.requests[0].body["messages"][1])[0]
     assert "GOOD-RULE" in reminder and "BAD-RULE" not in reminder and "GLOBS-RULE" not in reminder
     assert "bad.md" in proc.stderr and "globs.md" in proc.stderr
 
@@ -196,7 +195,7 @@ def test_project_rule_overrides_user_rule_with_the_same_id(
     write(project / ".wave" / "rules" / "style.md", "PROJECT-STYLE\n")
     proc = run_wave("-p", "x", cwd=project, server=model_server)
     assert proc.returncode == 0, proc.stderr
-    reminder = model_server.requests[0].body["messages"][1]["content"]
+    reminder = parts(model_server.requests[0].body["messages"][1])[0]
     assert "PROJECT-STYLE" in reminder and "USER-ONLY" in reminder and "USER-STYLE" not in reminder
 
 
@@ -213,7 +212,7 @@ def test_monorepo_root_agents_md_applies_in_a_package(
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     proc = run_wave("-p", "x", cwd=repo / "packages" / "app", server=model_server)
     assert proc.returncode == 0, proc.stderr
-    reminder = model_server.requests[0].body["messages"][1]["content"]
+    reminder = parts(model_server.requests[0].body["messages"][1])[0]
     positions = [reminder.index(s) for s in ("MONO-ROOT", "PACKAGES-LEVEL", "APP-LEVEL")]
     assert positions == sorted(positions)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
+import os
 import random
 import time
 from collections.abc import Awaitable, Callable
@@ -15,16 +16,38 @@ from typing import Any, Literal
 import httpx
 from httpx_sse import EventSource
 
+from wave_tui.llm.adapt import WireAdapter
+from wave_tui.llm.assembly import ThinkSplitter, ToolCallAssembler, repair_arguments, split_think
 from wave_tui.llm.errors import (
+    ContextLengthExceeded,
+    ModelConfigError,
     ModelConnectionError,
     ModelHTTPError,
     ModelProtocolError,
+    ServerMisconfigured,
     StreamInterrupted,
 )
+from wave_tui.llm.ollama import probe_ollama_context
+from wave_tui.llm.quirks import ErrorInfo, is_context_length, misconfiguration_fix, parse_error
 from wave_tui.llm.types import ToolCall, Usage
+from wave_tui.llm.usage import estimated_usage, parse_usage
+
+__all__ = ["AssistantReply", "ClientConfig", "ModelClient", "StreamDelta", "parse_usage"]
 
 RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 MAX_RETRY_AFTER_S = 60.0
+MAX_RETRY_TIME_S = 120.0  # req: X14 (all waiting between attempts of one request, summed)
+FIRST_BYTE_TIMEOUT_ENV = "WAVE_FIRST_BYTE_TIMEOUT"
+DEFAULT_FIRST_BYTE_TIMEOUT_S = 120.0
+
+
+def _first_byte_timeout_from_env() -> float:
+    raw = os.environ.get(FIRST_BYTE_TIMEOUT_ENV, "").strip()
+    try:
+        value = float(raw) if raw else DEFAULT_FIRST_BYTE_TIMEOUT_S
+    except ValueError:
+        return DEFAULT_FIRST_BYTE_TIMEOUT_S
+    return value if value > 0 else DEFAULT_FIRST_BYTE_TIMEOUT_S
 
 
 @dataclass(frozen=True)
@@ -36,7 +59,10 @@ class ClientConfig:
     backoff_base_s: float = 0.5
     backoff_max_s: float = 8.0
     connect_timeout_s: float = 10.0
-    read_timeout_s: float = 300.0
+    read_timeout_s: float = 300.0  # between two stream chunks, once the reply has started
+    # req: X14 (until the response headers arrive; env WAVE_FIRST_BYTE_TIMEOUT, seconds)
+    first_byte_timeout_s: float = field(default_factory=_first_byte_timeout_from_env)
+    max_retry_time_s: float = MAX_RETRY_TIME_S
 
 
 @dataclass(frozen=True)
@@ -58,28 +84,13 @@ class AssistantReply:
     attempts: int = 1
     elapsed_s: float = 0.0
 
+    @property
+    def cut(self) -> bool:
+        """The reply stopped at the output limit (req: PV12): show "reply cut at the output limit"."""
+        return self.finish_reason == "length"
+
 
 DeltaHandler = Callable[[StreamDelta], Awaitable[None] | None]
-
-
-def parse_usage(raw: dict[str, Any] | None) -> Usage | None:
-    """Usage in any of the shapes providers send (OpenAI, Anthropic-compatible, llama.cpp)."""
-    if not isinstance(raw, dict):
-        return None
-    details = raw.get("prompt_tokens_details") or {}
-    cached = details.get("cached_tokens") if isinstance(details, dict) else None
-    cache_read = raw.get("cache_read_input_tokens")
-    cache_write = raw.get("cache_creation_input_tokens")
-    prompt = int(raw.get("prompt_tokens") or raw.get("input_tokens") or 0)
-    completion = int(raw.get("completion_tokens") or raw.get("output_tokens") or 0)
-    total = int(raw.get("total_tokens") or prompt + completion)
-    return Usage(
-        prompt_tokens=prompt,
-        completion_tokens=completion,
-        total_tokens=total,
-        cache_read_tokens=int(cache_read or cached or 0),
-        cache_creation_tokens=int(cache_write or 0),
-    )
 
 
 def _retry_after_seconds(response: httpx.Response) -> float | None:
@@ -99,61 +110,51 @@ def _retry_after_seconds(response: httpx.Response) -> float | None:
     return max(0.0, parsed.timestamp() - time.time())
 
 
-def _error_message(body: bytes) -> str:
-    text = body.decode("utf-8", errors="replace").strip()
+def chat_url(base_url: str) -> httpx.URL:
+    """`/chat/completions` joined to the base URL's path, its query kept (req: PV7, Azure)."""
+    url = httpx.URL(base_url)
+    path = url.path.rstrip("/")
+    if not path.endswith("/chat/completions"):
+        path += "/chat/completions"
+    return url.copy_with(path=path)
+
+
+def config_problem(config: ClientConfig) -> str | None:
+    """Why this configuration can never work, or None (req: X14: said at once, not retried)."""
     try:
-        data = json.loads(text)
-    except ValueError:
-        return text[:300] or "(empty body)"
-    if isinstance(data, dict):
-        err = data.get("error", data)
-        if isinstance(err, dict) and err.get("message"):
-            return str(err["message"])[:300]
-        if isinstance(err, str):
-            return err[:300]
-    return text[:300]
-
-
-class _ToolCallAssembler:
-    def __init__(self) -> None:
-        self._calls: dict[int, dict[str, str]] = {}
-
-    def add(self, delta: dict[str, Any]) -> tuple[int, str | None, str]:
-        raw_index = delta.get("index")
-        index = int(raw_index) if raw_index is not None else len(self._calls)
-        call = self._calls.setdefault(index, {"id": "", "name": "", "arguments": ""})
-        if delta.get("id"):
-            call["id"] = delta["id"]
-        function = delta.get("function") or {}
-        if function.get("name"):
-            call["name"] += function["name"]
-        fragment = function.get("arguments") or ""
-        call["arguments"] += fragment
-        return index, call["name"] or None, fragment
-
-    def calls(self) -> list[ToolCall]:
-        out = []
-        for index in sorted(self._calls):
-            call = self._calls[index]
-            call_id = call["id"] or f"call_{index}_{random.randrange(1 << 30):x}"
-            out.append(ToolCall(id=call_id, name=call["name"], arguments=call["arguments"] or "{}"))
-        return out
+        url = httpx.URL(config.base_url)
+    except (httpx.InvalidURL, TypeError, ValueError) as exc:
+        return f"base URL {config.base_url!r} is not a URL ({exc})"
+    if url.scheme not in ("http", "https") or not url.host:
+        return f"base URL {config.base_url!r} must start with http:// or https:// and name a host"
+    if any(c.isspace() for c in config.base_url):
+        return f"base URL {config.base_url!r} contains whitespace"
+    if config.api_key and any(c in config.api_key for c in "\r\n\0"):
+        return "the API key contains a line break"
+    for name, value in config.headers.items():
+        if not name or any(c in name for c in "\r\n\0: ") or any(c in value for c in "\r\n\0"):
+            return f"custom header {name!r} has a line break or an invalid character"
+    return None
 
 
 class ModelClient:
     def __init__(self, config: ClientConfig, *, transport: httpx.AsyncBaseTransport | None = None):
         self.config = config
+        self._problem = config_problem(config)
         headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
-        if config.api_key:
-            headers["Authorization"] = f"Bearer {config.api_key}"
-        headers.update(config.headers)
+        if self._problem is None:
+            if config.api_key:
+                headers["Authorization"] = f"Bearer {config.api_key}"
+            headers.update(config.headers)  # req: PV7 (every request of this client)
         timeout = httpx.Timeout(config.read_timeout_s, connect=config.connect_timeout_s)
         # Loading the CA bundle costs ~0.1 s at start-up; a plain-HTTP endpoint (a local
         # server) never uses it. HTTPS endpoints are verified as usual.
         verify = not config.base_url.lower().startswith("http://")
-        # A loopback endpoint (the local model) must never be sent through HTTP(S)_PROXY.
-        host = (httpx.URL(config.base_url).host or "").lower()
-        loopback = host in ("localhost", "::1") or host.startswith("127.")
+        loopback = False
+        if self._problem is None:
+            # A loopback endpoint (the local model) must never be sent through HTTP(S)_PROXY.
+            host = (httpx.URL(config.base_url).host or "").lower()
+            loopback = host in ("localhost", "::1") or host.startswith("127.")
         self._http = httpx.AsyncClient(
             headers=headers,
             timeout=timeout,
@@ -161,64 +162,125 @@ class ModelClient:
             verify=verify,
             trust_env=not loopback,
         )
-        self._url = config.base_url.rstrip("/") + "/chat/completions"
+        self._url = chat_url(config.base_url) if self._problem is None else None
+        self.adapter = WireAdapter()
 
     async def aclose(self) -> None:
         await self._http.aclose()
 
+    async def probe_context_limit(self, model: str) -> int | None:
+        """The model's input window when the endpoint is Ollama (`num_ctx`), else None."""
+        if self._problem is not None:
+            return None
+        return await probe_ollama_context(self._http, self.config.base_url, model)
+
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
             return min(retry_after, MAX_RETRY_AFTER_S)
-        base = min(self.config.backoff_max_s, self.config.backoff_base_s * (2 ** (attempt - 1)))
-        return base * (0.5 + random.random() / 2)  # jitter: 50-100 % of the step
+        step = self.config.backoff_base_s * 2.0 ** (attempt - 1)
+        base = min(self.config.backoff_max_s, step)
+        return float(base) * (0.5 + random.random() / 2)  # jitter: 50-100 % of the step
+
+    def _retry_wait(self, attempts: int, started: float, retry_after: float | None) -> float | str:
+        """Seconds to wait before the next attempt, or why not to retry."""
+        if attempts > self.config.max_retries:
+            return ""
+        cap = self.config.max_retry_time_s
+        if retry_after is not None and retry_after > cap:
+            return (
+                f"the server asked to wait {retry_after:.0f} s; retrying is capped at {cap:.0f} s"
+            )
+        wait = self._backoff(attempts, retry_after)
+        if time.monotonic() - started + wait > cap:
+            return f"retrying is capped at {cap:.0f} s in total"
+        return wait
+
+    async def _open(self, body: dict[str, Any]) -> httpx.Response:
+        assert self._url is not None
+        request = self._http.build_request("POST", self._url, json=body)
+        limit = self.config.first_byte_timeout_s
+        try:
+            return await asyncio.wait_for(self._http.send(request, stream=True), limit)
+        except TimeoutError:
+            raise httpx.ReadTimeout(
+                f"no response within {limit:.0f} s (first-byte timeout, {FIRST_BYTE_TIMEOUT_ENV})",
+                request=request,
+            ) from None
 
     async def stream_chat(
         self, body: dict[str, Any], on_delta: DeltaHandler | None = None
     ) -> AssistantReply:
         """POST one streaming request and assemble the reply.
 
-        Retries (bounded, with backoff and jitter, honouring Retry-After) happen only before the
-        stream has started; once it has, a break raises StreamInterrupted.
+        Retries (bounded in count and total time, with backoff and jitter, honouring
+        Retry-After) happen only before the stream has started; once it has, a break raises
+        StreamInterrupted. A rejected parameter is retried once the other way and remembered.
         """
-        body = {**body, "stream": True, "stream_options": {"include_usage": True}}
+        if self._problem is not None:
+            raise ModelConfigError(self._problem)
+        body = dict(body)
         started = time.monotonic()
         attempts = 0
         while True:
             attempts += 1
+            wire = self.adapter.prepare(body)
             try:
-                async with self._http.stream("POST", self._url, json=body) as response:
-                    if response.status_code >= 400:
-                        raw = await response.aread()
-                        message = _error_message(raw)
-                        retryable = response.status_code in RETRY_STATUSES
-                        if retryable and attempts <= self.config.max_retries:
-                            await asyncio.sleep(
-                                self._backoff(attempts, _retry_after_seconds(response))
-                            )
-                            continue
-                        raise ModelHTTPError(response.status_code, message, attempts=attempts)
-                    reply = await self._consume(response, on_delta)
-                    reply.attempts = attempts
-                    reply.elapsed_s = time.monotonic() - started
-                    return reply
+                response = await self._open(wire)
             except httpx.TransportError as exc:
                 # Before the stream started (refused, reset, timed out, closed without a
                 # response): retried like a 5xx, then one clear error. Mid-stream breaks are
                 # turned into StreamInterrupted inside _consume and never reach here.
-                if attempts <= self.config.max_retries:
-                    await asyncio.sleep(self._backoff(attempts, None))
+                wait = self._retry_wait(attempts, started, None)
+                if isinstance(wait, float):
+                    await asyncio.sleep(wait)
                     continue
+                reason = f" ({wait})" if wait else ""
                 raise ModelConnectionError(
-                    str(exc) or type(exc).__name__, attempts=attempts
+                    f"{exc or type(exc).__name__}{reason}", attempts=attempts
                 ) from exc
+            try:
+                if response.status_code >= 400:
+                    raw = await response.aread()
+                    info = parse_error(raw)
+                    if response.status_code < 500 and self.adapter.learn(info, body):
+                        continue
+                    retry_after = _retry_after_seconds(response)
+                    self._raise_final(response.status_code, info, attempts)
+                    wait = self._retry_wait(attempts, started, retry_after)
+                    if isinstance(wait, float):
+                        await asyncio.sleep(wait)
+                        continue
+                    reason = f" (gave up: {wait})" if wait else ""
+                    raise ModelHTTPError(
+                        response.status_code, info.message + reason, attempts=attempts
+                    )
+                reply = await self._consume(response, wire, on_delta)
+            finally:
+                await response.aclose()
+            reply.attempts = attempts
+            reply.elapsed_s = time.monotonic() - started
+            return reply
+
+    @staticmethod
+    def _raise_final(status: int, info: ErrorInfo, attempts: int) -> None:
+        """Raise for answers that no retry can change (misconfiguration, context, 4xx)."""
+        fix = misconfiguration_fix(info)
+        if fix is not None:
+            raise ServerMisconfigured(status, info.message, fix, attempts=attempts)
+        if is_context_length(info):
+            raise ContextLengthExceeded(status, info.message, attempts=attempts)
+        if status not in RETRY_STATUSES:
+            raise ModelHTTPError(status, info.message, attempts=attempts)
 
     async def _consume(
-        self, response: httpx.Response, on_delta: DeltaHandler | None
+        self, response: httpx.Response, wire: dict[str, Any], on_delta: DeltaHandler | None
     ) -> AssistantReply:
         reply = AssistantReply()
-        tools = _ToolCallAssembler()
+        tools = ToolCallAssembler()
+        think = ThinkSplitter()
         content: list[str] = []
         reasoning: list[str] = []
+        arg_chars = 0
         done = False
 
         async def emit(delta: StreamDelta) -> None:
@@ -227,10 +289,14 @@ class ModelClient:
                 if asyncio.iscoroutine(result):
                     await result
 
+        async def emit_text(pieces: list[tuple[str, str]]) -> None:
+            for kind, piece in pieces:
+                (reasoning if kind == "reasoning" else content).append(piece)
+                await emit(StreamDelta("reasoning" if kind == "reasoning" else "text", piece))
+
         content_type = response.headers.get("content-type", "")
         if "text/event-stream" not in content_type:
-            raw = await response.aread()
-            return self._from_json(raw)
+            return self._from_json(await response.aread(), wire)
         try:
             async for sse in EventSource(response).aiter_sse():
                 data = sse.data.strip()
@@ -243,24 +309,31 @@ class ModelClient:
                     chunk = json.loads(data)
                 except ValueError as exc:
                     raise ModelProtocolError(f"invalid JSON in stream: {data[:120]}") from exc
+                if not isinstance(chunk, dict):
+                    continue
                 if chunk.get("error"):
-                    raise StreamInterrupted(_error_message(data.encode()), "".join(content))
+                    message = parse_error(data.encode()).message
+                    raise StreamInterrupted(message, "".join(content))
                 reply.model = chunk.get("model") or reply.model
                 usage = parse_usage(chunk.get("usage"))
                 if usage is not None:
                     reply.usage = usage
                 for choice in chunk.get("choices") or []:
+                    if not isinstance(choice, dict):
+                        continue
                     delta = choice.get("delta") or {}
-                    text = delta.get("content")
-                    if text:
-                        content.append(text)
-                        await emit(StreamDelta("text", text))
-                    thought = delta.get("reasoning_content") or delta.get("reasoning")
+                    thought = self.adapter.read_reasoning(delta)  # req: PV1
                     if thought:
                         reasoning.append(thought)
                         await emit(StreamDelta("reasoning", thought))
+                    text = delta.get("content")
+                    if isinstance(text, str) and text:
+                        await emit_text(think.feed(text))  # req: PV3
                     for call_delta in delta.get("tool_calls") or []:
+                        if not isinstance(call_delta, dict):
+                            continue
                         index, name, fragment = tools.add(call_delta)
+                        arg_chars += len(fragment)
                         await emit(StreamDelta("tool_call", fragment, index, name))
                     if choice.get("finish_reason"):
                         reply.finish_reason = choice["finish_reason"]
@@ -268,32 +341,40 @@ class ModelClient:
             raise StreamInterrupted(str(exc) or type(exc).__name__, "".join(content)) from exc
         if not done and reply.finish_reason is None:
             raise StreamInterrupted("connection closed before the reply finished", "".join(content))
+        await emit_text(think.flush())
         reply.content = "".join(content)
         reply.reasoning = "".join(reasoning)
         reply.tool_calls = tools.calls()
+        if reply.usage is None or not reply.usage.prompt_tokens:
+            chars = len(reply.content) + len(reply.reasoning) + arg_chars
+            reply.usage = estimated_usage(wire, chars)
         return reply
 
-    @staticmethod
-    def _from_json(raw: bytes) -> AssistantReply:
+    def _from_json(self, raw: bytes, wire: dict[str, Any]) -> AssistantReply:
         try:
             data = json.loads(raw)
             choice = data["choices"][0]
             message = choice.get("message") or {}
-        except (ValueError, KeyError, IndexError, TypeError) as exc:
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
             raise ModelProtocolError(f"unexpected response: {raw[:200]!r}") from exc
         calls = [
             ToolCall(
                 id=c.get("id") or f"call_{i}",
                 name=(c.get("function") or {}).get("name", ""),
-                arguments=(c.get("function") or {}).get("arguments") or "{}",
+                arguments=repair_arguments((c.get("function") or {}).get("arguments") or "{}"),
             )
             for i, c in enumerate(message.get("tool_calls") or [])
         ]
+        thought, answer = split_think(message.get("content") or "")
+        reasoning = self.adapter.read_reasoning(message) or thought
+        usage = parse_usage(data.get("usage"))
+        if usage is None or not usage.prompt_tokens:
+            usage = estimated_usage(wire, len(answer) + len(reasoning))
         return AssistantReply(
-            content=message.get("content") or "",
-            reasoning=message.get("reasoning_content") or "",
+            content=answer,
+            reasoning=reasoning,
             tool_calls=calls,
-            usage=parse_usage(data.get("usage")),
+            usage=usage,
             finish_reason=choice.get("finish_reason"),
             model=data.get("model"),
         )

@@ -36,3 +36,22 @@ class StreamInterrupted(ModelError):
 
 class ModelProtocolError(ModelError):
     """The endpoint answered with something that is not a valid chat-completions stream."""
+
+
+class ModelConfigError(ModelError):
+    """The client's own configuration is unusable (bad base URL, CRLF in a header): never retried."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(f"model endpoint misconfigured: {message}")
+
+
+class ContextLengthExceeded(ModelHTTPError):  # req: PV11
+    """The prompt does not fit the model's context window: compact and retry once."""
+
+
+class ServerMisconfigured(ModelHTTPError):  # req: PV12
+    """The server can never serve this request as started (e.g. tools disabled): `fix` says how."""
+
+    def __init__(self, status: int, message: str, fix: str, *, attempts: int = 1) -> None:
+        self.fix = fix
+        super().__init__(status, f"{fix} (server said: {message})", attempts=attempts)

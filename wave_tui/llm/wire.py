@@ -9,6 +9,7 @@ from wave_tui.llm.types import Message
 
 CACHE_MARK: dict[str, str] = {"type": "ephemeral"}
 COMPRESS_PREFIX = "[Conversation summary]\n"
+REASONING_FIELD = "reasoning_content"
 
 
 def system_message(static: str, dynamic: str, *, cache: bool) -> dict[str, Any]:
@@ -36,6 +37,10 @@ def message_to_wire(message: Message) -> dict[str, Any]:
             ]
         if wire["content"] is None and not message.tool_calls:
             wire["content"] = ""
+        if message.tool_calls and message.reasoning:
+            # req: PV2 (DeepSeek thinking mode and Kimi answer 400 without it; the client
+            # renames the field to the one the provider streams)
+            wire[REASONING_FIELD] = message.reasoning
         return wire
     if message.role == "tool":
         return {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
@@ -69,3 +74,65 @@ def strip_cache_marks(value: Any) -> Any:
     if isinstance(value, list):
         return [strip_cache_marks(v) for v in value]
     return value
+
+
+def _has_mark(value: Any) -> bool:
+    if isinstance(value, dict):
+        return "cache_control" in value or any(_has_mark(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_mark(v) for v in value)
+    return False
+
+
+def _parts(content: Any) -> list[Any]:
+    if isinstance(content, list):
+        return copy.deepcopy(content)
+    return [{"type": "text", "text": content if isinstance(content, str) else ""}]
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n\n".join(
+            str(p.get("text", "")) for p in content if isinstance(p, dict) and "text" in p
+        )
+    return ""
+
+
+def plain_system(message: dict[str, Any]) -> dict[str, Any]:
+    """The system message with its text parts joined into one string, unless a part carries a
+    cache mark (req: PV6: Groq and several chat templates reject a list there)."""
+    content = message.get("content")
+    if message.get("role") != "system" or not isinstance(content, list) or _has_mark(content):
+        return message
+    return {**message, "content": _text_of(content)}
+
+
+def fold_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Wire messages that every chat template accepts (req: PV6).
+
+    A user message right after a user message joins it as further content parts; one right
+    after a tool result is folded into that result (Mistral rejects `user` after `tool`). The
+    fold looks only backwards, so a request's prefix is the same in every later request
+    (prompt caching). The transcript keeps each message as it was."""
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        prev = out[-1] if out else None
+        if message.get("role") != "user" or prev is None:
+            out.append(message)
+        elif prev.get("role") == "user":
+            out[-1] = {**prev, "content": _parts(prev.get("content")) + _parts(message["content"])}
+        elif prev.get("role") == "tool":
+            out[-1] = _fold_into_tool(prev, message.get("content"))
+        else:
+            out.append(message)
+    return out
+
+
+def _fold_into_tool(tool: dict[str, Any], content: Any) -> dict[str, Any]:
+    before = tool.get("content")
+    if _has_mark(content) or isinstance(before, list):
+        # Keep the moving cache mark on its part: parts are accepted where caching is on.
+        return {**tool, "content": _parts(before) + _parts(content)}
+    return {**tool, "content": f"{_text_of(before)}\n\n{_text_of(content)}"}

@@ -1,0 +1,73 @@
+"""X14: bounded waits and configuration errors that are said at once (issue 19, item 10)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+
+import pytest
+
+from tests.model_server import ModelServer, error, text
+from wave_tui.llm.client import ClientConfig, ModelClient, chat_url
+from wave_tui.llm.errors import ModelConfigError, ModelConnectionError, ModelHTTPError
+
+BODY = {"model": "test-model", "messages": [{"role": "user", "content": "hi"}]}
+
+
+async def test_x14_crlf_in_a_header_is_a_configuration_error_with_no_request(
+    model_server: ModelServer,
+) -> None:
+    client = ModelClient(
+        ClientConfig(base_url=model_server.base_url, headers={"api-key": "a\r\nX-Evil: 1"})
+    )
+    with pytest.raises(ModelConfigError) as info:
+        await client.stream_chat(BODY)
+    await client.aclose()
+    assert "api-key" in str(info.value) and model_server.requests == []
+
+
+async def test_x14_retry_after_beyond_the_cap_gives_up_at_once_and_says_so(
+    model_server: ModelServer,
+) -> None:
+    model_server.enqueue(error(429, "slow down", retry_after=3600), text("never"))
+    client = ModelClient(ClientConfig(base_url=model_server.base_url, max_retry_time_s=30))
+    with pytest.raises(ModelHTTPError) as info:
+        await client.stream_chat(BODY)
+    await client.aclose()
+    assert "3600" in str(info.value) and "capped at 30 s" in str(info.value)
+    assert len(model_server.requests) == 1
+
+
+async def test_x14_a_server_that_never_answers_hits_the_first_byte_timeout() -> None:
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    held: list[socket.socket] = []
+    threading.Thread(target=lambda: held.append(listener.accept()[0]), daemon=True).start()
+    base = f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    client = ModelClient(ClientConfig(base_url=base, first_byte_timeout_s=0.3, max_retries=0))
+    with pytest.raises(ModelConnectionError) as info:
+        await client.stream_chat(BODY)
+    await client.aclose()
+    for conn in held:
+        conn.close()
+    listener.close()
+    assert "first-byte timeout" in str(info.value) and "WAVE_FIRST_BYTE_TIMEOUT" in str(info.value)
+
+
+def test_x14_first_byte_timeout_is_read_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("WAVE_FIRST_BYTE_TIMEOUT", "7.5")
+    assert ClientConfig(base_url="http://x").first_byte_timeout_s == 7.5
+    monkeypatch.setenv("WAVE_FIRST_BYTE_TIMEOUT", "soon")
+    assert ClientConfig(base_url="http://x").first_byte_timeout_s == 120.0
+
+
+def test_pv7_chat_url_keeps_path_and_query() -> None:
+    url = chat_url("https://r.openai.azure.com/openai/deployments/d?api-version=2024-10-21")
+    assert str(url) == (
+        "https://r.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-10-21"
+    )
+    assert str(chat_url("http://h:1/v1/")) == "http://h:1/v1/chat/completions"
+    assert str(chat_url("http://h/v1/chat/completions")) == "http://h/v1/chat/completions"

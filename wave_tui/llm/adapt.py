@@ -1,0 +1,87 @@
+"""The last step before a body goes on the wire, and what the client learns from rejections.
+
+Every request path (main loop, extraction fork, compaction, fast model) goes through
+`WireAdapter.prepare`, so each provider rule lives here once and the transcript stays as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from wave_tui.llm.options import TOKEN_PARAMS, LearnedParams
+from wave_tui.llm.quirks import (
+    MISSING_REASONING,
+    ErrorInfo,
+    completion_room,
+    stated_window,
+    unsupported_param,
+)
+from wave_tui.llm.wire import REASONING_FIELD, fold_messages, plain_system
+
+REASONING_FIELDS = ("reasoning_content", "reasoning")
+
+
+class WireAdapter:
+    def __init__(self) -> None:
+        self._params: dict[str, LearnedParams] = {}
+        # req: PV2 (sent back under the name the provider streams it as)
+        self.reasoning_field = REASONING_FIELD
+        self._fill_reasoning = False
+
+    def read_reasoning(self, delta: Mapping[str, Any]) -> str:
+        """Reasoning text of a delta or message under either name (req: PV1)."""
+        for name in REASONING_FIELDS:
+            value = delta.get(name)
+            if isinstance(value, str) and value:
+                self.reasoning_field = name
+                return value
+        return ""
+
+    def prepare(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        out = dict(body)
+        out["stream"] = True
+        out["stream_options"] = {"include_usage": True}
+        messages = [m for m in out.get("messages") or [] if isinstance(m, dict)]
+        if messages:
+            messages[0] = plain_system(messages[0])  # req: PV6
+        messages = fold_messages(messages)  # req: PV6
+        out["messages"] = [
+            self._assistant(m) if m.get("role") == "assistant" else m for m in messages
+        ]
+        model = str(out.get("model") or "")
+        return self._params.setdefault(model, LearnedParams()).apply(out)  # req: PV10
+
+    def _assistant(self, message: dict[str, Any]) -> dict[str, Any]:
+        if not message.get("tool_calls"):
+            return message
+        thought = message.get(REASONING_FIELD)
+        if thought is None and self._fill_reasoning:
+            thought = ""
+        if thought is None:
+            return message
+        out = {k: v for k, v in message.items() if k != REASONING_FIELD}
+        out[self.reasoning_field] = thought
+        return out
+
+    def learn(self, info: ErrorInfo, body: dict[str, Any]) -> bool:
+        """Adjust for a 4xx answer that says how; True when the request is worth sending again."""
+        if MISSING_REASONING.search(info.message) and not self._fill_reasoning:
+            # Assistant messages of another model (or the fork) have no reasoning to send back.
+            self._fill_reasoning = True
+            self.reasoning_field = "reasoning_content"
+            return True
+        room = completion_room(info)  # vLLM: prompt + max_tokens > max_model_len
+        if room is not None:
+            learned = self._params.setdefault(str(body.get("model") or ""), LearnedParams())
+            learned.window = stated_window(info)  # later requests are clamped before sending
+            for name in TOKEN_PARAMS:
+                value = body.get(name)
+                if isinstance(value, int) and value > room:
+                    body[name] = room
+                    return True
+        param = unsupported_param(info)
+        if param is None:
+            return False
+        model = str(body.get("model") or "")
+        return self._params.setdefault(model, LearnedParams()).learn(param)
