@@ -227,6 +227,8 @@ class ExtractionHook(AgentHook):
         emit(ev.BackgroundChanged("extraction", True, "extracting memories"))
         record = ExtractionRecord(time.time(), snapshot.session_id, snapshot.body.get("model", ""))
         detail = ""
+        written: tuple[str, ...] = ()
+        cancelled = True  # until the fork returns or fails on its own
         try:
             fork = ExtractionFork(
                 snapshot,
@@ -237,9 +239,11 @@ class ExtractionHook(AgentHook):
                 emit=emit,
             )
             await fork.run(record)
-            written = sorted({Path(w).name for w in record.writes})
+            cancelled = False
+            written = tuple(sorted({Path(w).name for w in record.writes}))
             detail = f"memory updated: {', '.join(written)}" if written else "no new memories"
         except Exception as exc:  # extraction errors never disturb the main session
+            cancelled = False
             record.error = str(exc) or type(exc).__name__
             detail = f"memory extraction failed: {record.error}"
         finally:
@@ -247,6 +251,9 @@ class ExtractionHook(AgentHook):
             self.last_record = record
             self._write_audit(record)
             emit(ev.BackgroundChanged("extraction", False, detail))
+            if record.writes:
+                emit(ev.MemoryChanged(tuple(sorted({Path(w) for w in record.writes}))))
+            emit(ev.ExtractionFinished(written, record.error, cancelled))
         if self.owed and not self.closing:
             self.owed = False
             self.auto.on_settings(self.service.store.current())

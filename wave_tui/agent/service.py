@@ -253,6 +253,12 @@ class AgentService:
             merged.update(hook.status())
         return merged
 
+    def rule_activations(self) -> dict[str, tuple[str, str]] | None:
+        """Why each conditional rule is loaded: rule id -> (trigger file, pattern); None
+        when no memory injection is plugged in."""
+        value = self.status().get("rule_activations")
+        return dict(value) if value is not None else None
+
     @property
     def background_busy(self) -> bool:
         """Background work that exit must wait for (a memory extraction in flight, C4)."""
@@ -640,7 +646,7 @@ class AgentService:
         except ValueError as exc:
             self._emit(ev.ToolStarted(call.id, call.name, {}, ""))
             return {}, ToolResult(f"Invalid arguments for {call.name}: {exc}", is_error=True)
-        self._emit(ev.ToolStarted(call.id, call.name, args, _key_arg(args)))
+        self._emit(ev.ToolStarted(call.id, call.name, args, key_argument(args)))
         tool = self._tools_by_name.get(call.name)
         if tool is None:
             names = ", ".join(self._tools_by_name)
@@ -698,7 +704,8 @@ class AgentService:
         return await future
 
 
-def _key_arg(args: dict[str, Any]) -> str:
+def key_argument(args: dict[str, Any]) -> str:
+    """The one argument of a tool call worth showing (path, command, pattern)."""
     for key in ("file_path", "command", "pattern", "path"):
         value = args.get(key)
         if isinstance(value, str):

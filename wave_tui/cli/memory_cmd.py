@@ -9,9 +9,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TextIO
 
+from wave_tui.agent.session import EntryError, MemoryAccess, MemoryEntry
 from wave_tui.config.paths import WavePaths
-from wave_tui.memory.catalog import MemoryEntry, build_catalog, delete_entry, find_entry
-from wave_tui.memory.entries import EntryError, add_entry
 
 Clock = Callable[[], datetime]
 
@@ -97,17 +96,15 @@ def run_memory_command(
     except SystemExit as exc:  # --help
         return int(exc.code or 0)
     try:
-        return _dispatch(args, paths, clock, out, err)
+        return _dispatch(args, MemoryAccess(paths, clock), out, err)
     except EntryError as exc:
         print(f"wave memory: {exc}", file=err)
         return 1
 
 
-def _dispatch(
-    args: argparse.Namespace, paths: WavePaths, clock: Clock, out: TextIO, err: TextIO
-) -> int:
+def _dispatch(args: argparse.Namespace, memory: MemoryAccess, out: TextIO, err: TextIO) -> int:
     if args.action == "list":
-        entries = build_catalog(paths, clock, warn=lambda m: print(f"warning: {m}", file=err))
+        entries = memory.list(warn=lambda m: print(f"warning: {m}", file=err))
         if args.json:
             print(
                 json.dumps([e.to_json() for e in entries], ensure_ascii=False, indent=2), file=out
@@ -116,15 +113,15 @@ def _dispatch(
             print(format_table(entries), file=out)
         return 0
     if args.action == "show":
-        entry = find_entry(paths, args.id)
+        entry = memory.show(args.id)
         print(entry.body.rstrip("\n"), file=out)
         return 0
     if args.action == "delete":
-        entry = delete_entry(paths, args.id)
+        entry = memory.delete(args.id)
         print(f"deleted {entry.id} ({_shorten(entry.title)}) from {entry.path}", file=out)
         return 0
-    target = paths.project_agents_md if args.scope == "project" else paths.user_agents_md
-    result = add_entry(target, " ".join(args.text))
+    target = memory.target(args.scope)
+    result = memory.add(args.scope, " ".join(args.text))
     if not result.added:
         print(f"already saved: {result.duplicate_of} ({target})", file=err)
         return 0
