@@ -121,6 +121,14 @@ class BackgroundChanged:
 
 
 @dataclass(frozen=True)
+class CommandAnswered:
+    """A slash command answered locally (not a turn): its text for the user."""
+
+    text: str
+    is_error: bool = False
+
+
+@dataclass(frozen=True)
 class StatusChanged:
     """The agent's status changed (busy, usage, queue, background work, settings) (U2)."""
 
@@ -160,6 +168,7 @@ AgentEvent = (
     | BusyChanged
     | PermissionRequested
     | BackgroundChanged
+    | CommandAnswered
     | StatusChanged
     | MemoryChanged
     | ExtractionFinished
