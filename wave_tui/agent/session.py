@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from wave_tui.agent import events as ev
-from wave_tui.agent.commands import CommandOutput, CommandResult
+from wave_tui.agent.commands import CommandOutput, CommandResult, parse_command
 from wave_tui.agent.factory import create_service
 from wave_tui.agent.memory_access import (
     AddResult,
@@ -72,6 +72,7 @@ __all__ = [
     "TurnResult",
     "create_session",
     "key_argument",
+    "parse_command",
     "preview_body",
     "stale_reminder",
 ]
@@ -183,11 +184,17 @@ class AgentSession:
         return await self._agent().run_turn(text)
 
     async def run_command(self, text: str) -> CommandResult:
-        """Run a slash command; the answer is local (not a turn) unless it expands to a prompt."""
+        """Run a slash command now; its answer is local (not a turn, nothing sent to the
+        model). A command that expands to a prompt is returned, not run: `send` it."""
         if self.service is None:
             return CommandOutput("the agent could not start", is_error=True)
-        result = await self.service.run_turn(text)
-        return CommandOutput(result.text, is_error=result.status == "error")
+        return await self.service.commands.dispatch(text)
+
+    def command_names(self, prefix: str = "") -> list[str]:
+        """Commands starting with `prefix` (without the slash), for completion."""
+        if self.service is None:
+            return []
+        return [c.name for c in self.service.commands.complete(prefix)]
 
     def abort(self) -> None:
         if self.service is not None:

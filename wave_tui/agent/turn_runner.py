@@ -136,7 +136,8 @@ class TurnRunner:
             else:
                 answer = result if result is not None else CommandOutput("")
                 status: ev.TurnStatus = "error" if answer.is_error else "completed"
-                self._emit(ev.CommandAnswered(answer.text, answer.is_error))
+                if answer.text:
+                    self._emit(ev.CommandAnswered(answer.text, answer.is_error))
                 self._emit(ev.TurnEnded(status, answer.text))
                 error = answer.text if answer.is_error else None
                 return TurnResult(status, answer.text, error, command=True)

@@ -13,10 +13,11 @@ from textual.widget import Widget
 from textual.widgets import Footer, Markdown, Static
 
 from wave_tui.agent import events as ev
-from wave_tui.agent.session import AgentStatus, Message, key_argument
+from wave_tui.agent.session import AgentStatus, Message, key_argument, parse_command
 from wave_tui.tui.format import one_line, show_key_arg
 from wave_tui.tui.widgets.chat_items import (
     AssistantMessage,
+    CommandOutputBlock,
     ErrorLine,
     NoticeLine,
     ToolBlock,
@@ -137,6 +138,10 @@ class ChatScreen(Screen[None]):
         if text.startswith("#") and text.lstrip("#").strip() and not text.startswith("##"):
             self.wave.quick_add(text[1:].strip())
             return
+        command = parse_command(text)
+        if command is not None and command.name == "memory":
+            self.wave.switch_mode("memory")  # the browser is the app's answer to /memory
+            return
         session = self.wave.session
         if not session.available:
             await self._append(ErrorLine("The agent could not start; see the message above."))
@@ -177,6 +182,8 @@ class ChatScreen(Screen[None]):
                 await self._append(NoticeLine("interrupted — the turn was stopped"))
             case ev.QueueChanged(queued=queued):
                 self._show_queue(queued)
+            case ev.CommandAnswered(text=text, is_error=is_error):
+                await self._append(CommandOutputBlock("command", text, is_error))
             case ev.StatusChanged(status=status):
                 self.refresh_status(status)
 
