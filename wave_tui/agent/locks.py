@@ -28,14 +28,14 @@ def _try_acquire(lock: FileLock) -> bool:
 
 
 @contextlib.asynccontextmanager
-async def async_file_lock(path: Path, timeout: float = LOCK_TIMEOUT_S) -> AsyncIterator[None]:
-    """Hold the lock for `path`; raises TimeoutError after `timeout` seconds of waiting."""
+async def async_file_lock(path: Path, patience_s: float = LOCK_TIMEOUT_S) -> AsyncIterator[None]:
+    """Hold the lock for `path`; raises TimeoutError after `patience_s` seconds of waiting."""
     target = lock_path_for(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     # thread_local=False: acquired and released on the loop's thread, whatever runs between.
     lock = FileLock(str(target), thread_local=False)
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
+    deadline = loop.time() + patience_s
     while not _try_acquire(lock):
         if loop.time() >= deadline:
             raise TimeoutError(f"{path} is locked by another process")

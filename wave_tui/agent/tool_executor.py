@@ -100,14 +100,15 @@ class ToolExecutor:
             return ToolOutcome(info, ToolResult(refusal, is_error=True, summary="refused"))
         extensions = self._extensions()
         async with contextlib.AsyncExitStack() as locks:
-            for extension in extensions:
-                if isinstance(extension, ToolLock):
-                    lock = extension.lock_for(info)
-                    if lock is not None:
-                        await locks.enter_async_context(lock)
             try:
+                for extension in extensions:
+                    if isinstance(extension, ToolLock):
+                        lock = extension.lock_for(info)
+                        if lock is not None:
+                            await locks.enter_async_context(lock)
                 result = await tool.run(args, self._context(abort))
             except (OSError, ValueError, RuntimeError, TypeError, LookupError) as exc:
+                # TimeoutError (a lock held elsewhere too long) is an OSError: the model is told.
                 result = ToolResult(
                     f"{call.name} failed: {type(exc).__name__}: {exc}", is_error=True
                 )
