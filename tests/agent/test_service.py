@@ -281,15 +281,15 @@ async def test_an_unexpected_failure_ends_the_turn_and_the_queue_goes_on(
     """Review: any exception ends the turn with an error event; busy is cleared; queue drains."""
     service: AgentService = make_service()
     calls = {"n": 0}
-    original = service.build_request
+    original = service.runner.build_request
 
-    def flaky() -> dict:
+    def flaky(tools=None) -> dict:
         calls["n"] += 1
         if calls["n"] == 1:
             raise KeyError("boom")
-        return original()
+        return original(tools)
 
-    monkeypatch.setattr(service, "build_request", flaky)
+    monkeypatch.setattr(service.runner, "build_request", flaky)
     seen: list[ev.AgentEvent] = []
     service.subscribe(seen.append)
     await service.send("first")

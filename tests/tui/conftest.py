@@ -17,7 +17,7 @@ import pytest_textual_snapshot
 from textual.widgets import Input
 
 from wave_tui.agent import prompts
-from wave_tui.agent import service as service_module
+from wave_tui.agent import request as request_module
 from wave_tui.agent.service import AgentOptions, AgentService
 from wave_tui.config.paths import WavePaths
 from wave_tui.tui.app import WaveApp, make_app
@@ -51,7 +51,7 @@ def _steady_screen(monkeypatch: pytest.MonkeyPatch) -> None:
     def environment(workdir: Path, is_git_repo: bool, today: datetime) -> str:
         return original(Path("/project"), is_git_repo, today)
 
-    monkeypatch.setattr(service_module, "environment_section", environment)
+    monkeypatch.setattr(request_module, "environment_section", environment)
 
 
 @pytest.fixture

@@ -25,8 +25,8 @@ async def select_entry(pilot: Pilot[None], entry_id: str) -> None:
 async def settle(pilot: Pilot[None]) -> None:
     """Wait until the agent is idle and the UI has caught up with its events."""
     app = pilot.app
-    assert isinstance(app, WaveApp) and app.service is not None
-    await app.service.wait_idle()
+    assert isinstance(app, WaveApp)
+    await app.session.wait_idle()
     await pilot.pause()
     await app.workers.wait_for_complete()
     await pilot.pause(0.05)

@@ -110,12 +110,12 @@ async def test_typing_works_while_the_agent_is_busy(
         await pilot.press(*"first", "enter")
         for _ in range(100):
             await pilot.pause(0.02)
-            if app.service is not None and app.service.busy:
+            if app.session.status().busy:
                 break
-        assert app.service is not None and app.service.busy
+        assert app.session.status().busy
         await pilot.press(*"second", "enter")
         await pilot.pause()
-        assert app.service.busy  # still streaming the first reply
+        assert app.session.status().busy  # still streaming the first reply
         queue = app.chat_screen.query_one("#queue", Static)
         assert queue.display and "second" in str(queue.content)
         await pilot.press(*"draft")
@@ -133,7 +133,7 @@ async def test_escape_aborts_the_turn(build_app: BuildApp, model_server: ModelSe
         await pilot.press(*"go", "enter")
         for _ in range(100):
             await pilot.pause(0.02)
-            if app.service is not None and app.service.busy:
+            if app.session.status().busy:
                 break
         await pilot.press("escape")
         await settle(pilot)
@@ -214,13 +214,14 @@ async def test_notices_shown_meta_messages_hidden_background_spinner(
     async with app.run_test(size=(100, 32)) as pilot:
         app.post_message(AgentEventPosted(ev.Notice("rule", "loaded [b]api.md[/b]")))
         app.post_message(AgentEventPosted(ev.MetaMessageAdded(Message.user("x", is_meta=True))))
-        app.post_message(AgentEventPosted(ev.BackgroundChanged("extraction", True, "saving")))
+        # Through the service, as the extraction fork reports it.
+        app.session.service._emit(ev.BackgroundChanged("extraction", True, "saving"))
         await pilot.pause()
         notices = [str(n.content) for n in app.chat_screen.query(NoticeLine)]
         assert notices == ["rule: loaded [b]api.md[/b]"]
         assert not app.chat_screen.query(UserMessage)
         assert "extraction: saving" in status_text(app)
-        app.post_message(AgentEventPosted(ev.BackgroundChanged("extraction", False)))
+        app.session.service._emit(ev.BackgroundChanged("extraction", False))
         await pilot.pause()
         assert "extraction" not in status_text(app)
 

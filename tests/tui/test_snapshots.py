@@ -138,9 +138,9 @@ def full_app(project, model_server: ModelServer):  # type: ignore[no-untyped-def
 async def _idle(pilot: Pilot[None]) -> None:
     """The turn, its extraction fork and the UI have all finished."""
     await settle(pilot)
-    service = pilot.app.service  # type: ignore[attr-defined]
+    session = pilot.app.session  # type: ignore[attr-defined]
     for _ in range(200):
-        if not service.background_busy:
+        if not session.status().background_busy:
             break
         await pilot.pause(0.02)
     await settle(pilot)

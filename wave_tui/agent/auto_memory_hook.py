@@ -6,12 +6,13 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable
-from contextlib import AbstractContextManager
+from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wave_tui.agent.hooks import AgentHook
+from wave_tui.agent.extensions import StatusContribution, ToolCallInfo, ToolOutcome
+from wave_tui.agent.locks import async_file_lock
 from wave_tui.config.paths import WavePaths
 from wave_tui.llm.types import Message
 from wave_tui.memory.auto_memory import AutoMemoryDir
@@ -47,7 +48,12 @@ def turns_since(messages: list[Message], since: float | None) -> int:
     return turns
 
 
-class AutoMemoryHook(AgentHook):
+class AutoMemoryHook:
+    """SessionObserver (the switch, restore), ContextSource (memory prompt and index),
+    ToolGuard (no secrets in memory), ToolLock (memory files, X2), ToolObserver (staleness,
+    index-cap notes) and StatusSource (the extraction countdown). The extraction scheduler
+    talks to it only through `refresh` / `take_wrote_memory` / `count_turn`."""
+
     def __init__(
         self,
         paths: WavePaths,
@@ -99,14 +105,39 @@ class AutoMemoryHook(AgentHook):
         # MEMORY.md as loaded into the prompt counts as read: a rewrite elsewhere is notified (N7).
         self.read_state().record_text(Path(os.path.realpath(self.dir.index_path)), text, mtime)
 
-    def status(self) -> dict[str, Any]:
-        return {"turns_until_extraction": self.counter.turns_until_next if self.enabled else None}
+    def status(self) -> StatusContribution:
+        turns = self.counter.turns_until_next if self.enabled else None
+        return StatusContribution(turns_until_extraction=turns)
+
+    # -- the extraction scheduler's view (C1–C4) ---------------------------------------------------
+    def refresh(self, settings: EffectiveSettings) -> bool:
+        """Apply the settings in force now; True when auto memory is on."""
+        self.on_settings(settings)
+        return bool(self.enabled)
+
+    def take_wrote_memory(self) -> bool:
+        """Whether the main agent wrote memory this turn; the flag starts afresh (C3)."""
+        wrote, self.wrote_memory = self.wrote_memory, False
+        return wrote
+
+    def count_turn(self) -> bool:
+        """Count a completed turn; True when an extraction is due now."""
+        return self.counter.on_turn_end()
+
+    async def aclose(self) -> None:
+        pass
 
     def on_messages_restored(self, messages: list[Message]) -> None:
         if self.enabled is None:  # a resumed session, before its first turn: continue its count
             self._resumed_turns = turns_since(messages, self.last_extraction())
         elif self.enabled:  # after compaction MEMORY.md is read again (the prompt changes once)
             self._load_index()
+
+    def prepend_reminder(self) -> str | None:
+        return None
+
+    def before_request(self) -> list[Message]:
+        return []
 
     def system_sections(self, settings: EffectiveSettings) -> list[str]:
         if not self.enabled or self.index is None:
@@ -120,8 +151,9 @@ class AutoMemoryHook(AgentHook):
     def _target(self, args: dict[str, Any]) -> Path | None:
         return resolve_tool_path(args.get("file_path"), self.paths.project_root)
 
-    def before_tool(self, name: str, args: dict[str, Any]) -> str | None:
+    async def check(self, call: ToolCallInfo) -> str | None:
         """No credentials in memory files, whoever writes them."""
+        name, args = call.name, call.args
         if not writes_paths(name):
             return None
         target = self._target(args)
@@ -129,17 +161,19 @@ class AutoMemoryHook(AgentHook):
             return None
         return secret_refusal(written_text(name, args))
 
-    def tool_lock(self, name: str, args: dict[str, Any]) -> AbstractContextManager[None] | None:
-        if not writes_paths(name) or not self.enabled:
+    # req: X2
+    def lock_for(self, call: ToolCallInfo) -> AbstractAsyncContextManager[None] | None:
+        if not writes_paths(call.name) or not self.enabled:
             return None
-        target = self._target(args)
+        target = self._target(call.args)
         if target is None or not self.dir.contains(target):
             return None
-        return self.dir.lock(target)
+        return async_file_lock(target)
 
-    def transform_tool_result(
-        self, name: str, args: dict[str, Any], result: ToolResult
-    ) -> ToolResult:
+    async def after_tool(self, outcome: ToolOutcome) -> None:
+        outcome.result = self._transform(outcome.call.name, outcome.result)
+
+    def _transform(self, name: str, result: ToolResult) -> ToolResult:
         if not self.enabled or result.is_error:
             return result
         if name == "Read":

@@ -9,30 +9,26 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 from wave_tui.agent.extensions import ToolOutcome
-from wave_tui.agent.hooks import AgentHook
 from wave_tui.config.paths import WavePaths
 from wave_tui.memory.auto_memory import AutoMemoryDir
 from wave_tui.memory.duplicates import duplicate_note
+from wave_tui.permissions.tool_table import writes_paths
 from wave_tui.tools.base import ToolResult
-
-WRITE_TOOLS = ("Write", "Edit")
 
 # req: MX9
 
 
-class DuplicateNoteHook(AgentHook):
-    """A ToolObserver (`after_tool`); `transform_tool_result` serves the loop until it moves to
-    the protocols. Either way the note is added once."""
+class DuplicateNoteHook:
+    """A ToolObserver: the note is added once, after the write."""
 
     def __init__(self, paths: WavePaths) -> None:
         self.paths = paths
         self.memory = AutoMemoryDir(paths)
 
     def _note(self, name: str, result: ToolResult) -> str | None:
-        if name not in WRITE_TOOLS or result.is_error:
+        if not writes_paths(name) or result.is_error:
             return None
         for written in result.written_paths:
             if self.memory.contains(written) and not self.memory.is_index(written):
@@ -42,12 +38,6 @@ class DuplicateNoteHook(AgentHook):
     def _apply(self, result: ToolResult, note: str | None) -> None:
         if note is not None and note not in result.content:
             result.content = f"{result.content}\n\n{note}"
-
-    def transform_tool_result(
-        self, name: str, args: dict[str, Any], result: ToolResult
-    ) -> ToolResult:
-        self._apply(result, self._note(name, result))
-        return result
 
     async def after_tool(self, outcome: ToolOutcome) -> None:
         note = await asyncio.to_thread(self._note, outcome.call.name, outcome.result)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
+from wave_tui.agent.status import AgentStatus
 from wave_tui.llm.types import Message, Usage
 
 TurnStatus = Literal["completed", "aborted", "error"]
@@ -118,6 +120,37 @@ class BackgroundChanged:
     detail: str = ""
 
 
+@dataclass(frozen=True)
+class CommandAnswered:
+    """A slash command answered locally (not a turn): its text for the user."""
+
+    text: str
+    is_error: bool = False
+
+
+@dataclass(frozen=True)
+class StatusChanged:
+    """The agent's status changed (busy, usage, queue, background work, settings) (U2)."""
+
+    status: AgentStatus
+
+
+@dataclass(frozen=True)
+class MemoryChanged:
+    """Memory files were written or deleted (by the UI, the agent or the extraction fork)."""
+
+    paths: tuple[Path, ...]
+
+
+@dataclass(frozen=True)
+class ExtractionFinished:
+    """A background memory extraction ended: what it wrote (file names), or why not."""
+
+    written: tuple[str, ...]
+    error: str | None = None
+    cancelled: bool = False
+
+
 AgentEvent = (
     UserMessageAdded
     | AssistantStarted
@@ -135,4 +168,8 @@ AgentEvent = (
     | BusyChanged
     | PermissionRequested
     | BackgroundChanged
+    | CommandAnswered
+    | StatusChanged
+    | MemoryChanged
+    | ExtractionFinished
 )

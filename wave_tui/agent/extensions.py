@@ -10,7 +10,7 @@ The loop discovers which protocols an extension implements with `isinstance` (th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -134,7 +134,30 @@ class SessionObserver(Protocol):
     async def aclose(self) -> None: ...
 
 
-Extension = (
-    ContextSource | ToolProvider | ToolGuard | ToolLock | ToolObserver | TurnObserver | SessionObserver
-)
+@dataclass(frozen=True)
+class StatusContribution:
+    """What an extension adds to the agent's status (typed, so the UI never reads a dict)."""
 
+    turns_until_extraction: int | None = None
+    extraction_running: bool = False
+    # Why each conditional rule is loaded: rule id -> (trigger file, pattern).
+    rule_activations: Mapping[str, tuple[str, str]] | None = None
+
+
+@runtime_checkable
+class StatusSource(Protocol):
+    """Contributes facts to `AgentStatus` (the memory countdown, a running extraction)."""
+
+    def status(self) -> StatusContribution: ...
+
+
+Extension = (
+    ContextSource
+    | ToolProvider
+    | ToolGuard
+    | ToolLock
+    | ToolObserver
+    | TurnObserver
+    | SessionObserver
+    | StatusSource
+)

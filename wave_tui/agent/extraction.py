@@ -17,10 +17,11 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from wave_tui.agent import events as ev
-from wave_tui.agent.hooks import AgentHook
+from wave_tui.agent.extensions import StatusContribution, TurnContinuation, TurnEnd, TurnStart
+from wave_tui.agent.locks import async_file_lock
 from wave_tui.config.fileio import atomic_write_text
 from wave_tui.config.paths import WavePaths
 from wave_tui.llm.client import ModelClient
@@ -39,8 +40,7 @@ from wave_tui.tools.paths import resolve_tool_path
 from wave_tui.tools.read_state import ReadState
 
 if TYPE_CHECKING:
-    from wave_tui.agent.auto_memory_hook import AutoMemoryHook
-    from wave_tui.agent.service import AgentService
+    from wave_tui.config.settings import EffectiveSettings
 
 MAX_FORK_TURNS = 5
 AUDIT_DIR = "extractions"
@@ -184,8 +184,8 @@ class ExtractionFork:
             return result
         if self.inbox is not None:
             return await asyncio.to_thread(self._propose, call.name, args, target, record)
-        with self.memory.lock(target):
-            self.recorder.touch(target)  # req: MX7
+        async with async_file_lock(target):  # req: X2
+            await asyncio.to_thread(self.recorder.touch, target)  # req: MX7
             result = await tool.run(args, ctx)
         record.writes.extend(str(p) for p in result.written_paths)
         if not result.is_error and self.paths is not None:
@@ -236,11 +236,40 @@ def _proposed_text(name: str, args: dict[str, Any], current: str | None) -> str:
 
 
 
-class ExtractionHook(AgentHook):
-    """The scheduler: at the end of each completed main turn, maybe start one fork (C1–C4, S1–S4)."""
+class ExtractionSchedule(Protocol):
+    """What the scheduler needs from auto memory (the switch, the countdown, C3's flag)."""
 
-    def __init__(self, service: AgentService, auto: AutoMemoryHook) -> None:
-        self.service = service
+    @property
+    def dir(self) -> AutoMemoryDir: ...
+
+    def refresh(self, settings: EffectiveSettings) -> bool: ...
+
+    def take_wrote_memory(self) -> bool: ...
+
+    def count_turn(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class ForkHost:
+    """What the scheduler needs from the agent: a narrow view, never its internals."""
+
+    snapshot: Callable[[], ForkSnapshot | None]  # the last main request and reply, or None
+    client: Callable[[], ModelClient]
+    tools: Callable[[], list[Tool]]
+    settings: Callable[[], EffectiveSettings]  # read live at each turn end (S1, S2)
+    workdir: Path
+    audit_dir: Path
+    paths: WavePaths
+    publish: Callable[[ev.AgentEvent], None]
+    notify: Callable[[str, str], None]
+
+
+class ExtractionHook:
+    """The scheduler: at the end of each completed main turn, maybe start one fork (C1–C4, S1–S4).
+    A TurnObserver, SessionObserver and StatusSource."""
+
+    def __init__(self, host: ForkHost, auto: ExtractionSchedule) -> None:
+        self.host = host
         self.auto = auto
         self.task: asyncio.Task[None] | None = None
         self.owed = False
@@ -251,70 +280,69 @@ class ExtractionHook(AgentHook):
     def running(self) -> bool:
         return self.task is not None and not self.task.done()
 
-    def status(self) -> dict[str, Any]:
-        return {"extraction_running": self.running}
+    def status(self) -> StatusContribution:
+        return StatusContribution(extraction_running=self.running)
 
-    async def on_turn_end(self, status: ev.TurnStatus) -> None:
+    async def on_turn_start(self, prompt: str) -> TurnStart:
+        return TurnStart()
+
+    async def on_turn_end(self, end: TurnEnd) -> TurnContinuation | None:
+        self._turn_ended(end.status)
+        return None
+
+    # req: C1
+    def _turn_ended(self, status: ev.TurnStatus) -> None:
         # C3 covers this turn only (seed: 本轮): whatever happens next, the flag starts afresh.
-        wrote_memory, self.auto.wrote_memory = self.auto.wrote_memory, False
+        wrote_memory = self.auto.take_wrote_memory()
         if status != "completed" or self.closing:
             return  # never after an abort or an API error
         # The switch is read live: turned off during the turn ⇒ no extraction (S1, S2).
-        self.auto.on_settings(self.service.store.current())
-        if not self.auto.enabled or not self.auto.counter.on_turn_end():
+        if not self.auto.refresh(self.host.settings()) or not self.auto.count_turn():
             return
-        if wrote_memory:
-            self.service.notify("memory", "extraction skipped: memory was saved in this turn")
+        if wrote_memory:  # req: C3
+            self.host.notify("memory", "extraction skipped: memory was saved in this turn")
             return
-        if self.running:
+        if self.running:  # req: C2
             self.owed = True  # no concurrent fork (C1); run once when this one ends (C2)
             return
         self._start()
 
-    def _snapshot(self) -> ForkSnapshot | None:
-        body, reply = self.service.last_request, self.service.last_reply
-        if body is None or reply is None:
-            return None
-        return ForkSnapshot(
-            body=copy.deepcopy(body),
-            final_reply=reply,
-            read_state=self.service.read_state.clone(),
-            session_id=self.service.session_id,
-            turn=sum(1 for m in self.service.messages if m.role == "user" and not m.is_meta),
-        )
-
     def _start(self) -> None:
-        snapshot = self._snapshot()
+        snapshot = self.host.snapshot()
         if snapshot is None:
             return
         self.task = asyncio.get_running_loop().create_task(self._run(snapshot))
 
     async def _run(self, snapshot: ForkSnapshot) -> None:
-        emit = self.service._emit
+        emit = self.host.publish
         emit(ev.BackgroundChanged("extraction", True, "extracting memories"))
         record = ExtractionRecord(time.time(), snapshot.session_id, snapshot.body.get("model", ""))
         record.turn = snapshot.turn
         detail = ""
         fork: ExtractionFork | None = None
+        written: tuple[str, ...] = ()
+        cancelled = True  # until the fork returns or fails on its own
         try:
-            review = review_enabled(self.service.store.current())
-            paths = self.service.paths
+            review = review_enabled(self.host.settings())
+            paths = self.host.paths
             fork = ExtractionFork(
                 snapshot,
-                client=self.service.client(),
+                client=self.host.client(),
                 memory=self.auto.dir,
-                tools=self.service.tools,
-                workdir=paths.project_root,
+                tools=self.host.tools(),
+                workdir=self.host.workdir,
                 emit=emit,
                 paths=paths,
                 inbox=Inbox(paths.project_dir, self.auto.dir.path) if review else None,
             )
             await fork.run(record)
-            written = sorted({Path(w).name for w in record.writes})
+            cancelled = False
+            written = tuple(sorted({Path(w).name for w in record.writes}))
             detail = f"memory updated: {', '.join(written)}" if written else "no new memories"
             if record.pending:
                 detail = f"{len(record.pending)} memory write(s) waiting for review"
         except Exception as exc:  # extraction errors never disturb the main session
+            cancelled = False
             record.error = str(exc) or type(exc).__name__
             detail = f"memory extraction failed: {record.error}"
         finally:
@@ -324,14 +352,16 @@ class ExtractionHook(AgentHook):
             self.last_record = record
             self._write_audit(record)
             emit(ev.BackgroundChanged("extraction", False, detail))
+            if record.writes:
+                emit(ev.MemoryChanged(tuple(sorted({Path(w) for w in record.writes}))))
+            emit(ev.ExtractionFinished(written, record.error, cancelled))
         if self.owed and not self.closing:
             self.owed = False
-            self.auto.on_settings(self.service.store.current())
-            if self.auto.enabled:
+            if self.auto.refresh(self.host.settings()):
                 self._start()
 
     def _write_audit(self, record: ExtractionRecord) -> None:
-        folder = self.service.paths.project_dir / AUDIT_DIR
+        folder = self.host.audit_dir
         path = folder / f"{run_id_for(record.started_at, record.session_id)}.json"
         with contextlib.suppress(OSError):
             atomic_write_text(path, json.dumps(asdict(record), indent=2))
@@ -341,9 +371,16 @@ class ExtractionHook(AgentHook):
             assert self.task is not None
             await asyncio.shield(self.task)
 
+    def on_settings(self, settings: EffectiveSettings) -> None:
+        pass
+
+    def on_messages_restored(self, messages: list[Message]) -> None:
+        pass
+
+    # req: C4
     async def aclose(self) -> None:
         """Exit awaits the fork in flight: its writes are never cut off (C4)."""
         self.closing = True
         if self.running:
-            self.service.notify("memory", "waiting for the memory extraction to finish…")
+            self.host.notify("memory", "waiting for the memory extraction to finish…")
         await self.wait()

@@ -1,10 +1,18 @@
-"""Builds an AgentService with every feature hook plugged in (one place for the wiring)."""
+"""Builds an AgentService with every feature extension plugged in (one place for the wiring)."""
 
 from __future__ import annotations
 
+import copy
+
 from wave_tui.agent.auto_memory_hook import AutoMemoryHook
 from wave_tui.agent.duplicate_hook import DuplicateNoteHook
-from wave_tui.agent.extraction import ExtractionHook, last_extraction_time
+from wave_tui.agent.extraction import (
+    AUDIT_DIR,
+    ExtractionHook,
+    ForkHost,
+    ForkSnapshot,
+    last_extraction_time,
+)
 from wave_tui.agent.freshness_hook import FreshnessHook
 from wave_tui.agent.injection_hook import MemoryInjectionHook
 from wave_tui.agent.service import AgentOptions, AgentService, Approver
@@ -12,7 +20,7 @@ from wave_tui.agent.service import AgentOptions, AgentService, Approver
 
 def create_service(options: AgentOptions, *, approver: Approver | None = None) -> AgentService:
     service = AgentService(options, approver=approver)
-    service.add_hook(MemoryInjectionHook(service.paths, service.notify))
+    service.add_extension(MemoryInjectionHook(service.paths, service.notify))
     auto = AutoMemoryHook(
         service.paths,
         safe_zones=service.safe_zones,
@@ -21,10 +29,10 @@ def create_service(options: AgentOptions, *, approver: Approver | None = None) -
         notify=service.notify,
         last_extraction=lambda: last_extraction_time(service.paths.project_dir, service.session_id),
     )
-    service.add_hook(auto)
-    service.add_hook(ExtractionHook(service, auto))
-    service.add_hook(DuplicateNoteHook(service.paths))  # req: MX9
-    service.add_hook(
+    service.add_extension(auto)
+    service.add_extension(ExtractionHook(fork_host(service), auto))
+    service.add_extension(DuplicateNoteHook(service.paths))  # req: MX9
+    service.add_extension(
         FreshnessHook(
             lambda: service.read_state,
             service.paths.project_root,
@@ -33,3 +41,32 @@ def create_service(options: AgentOptions, *, approver: Approver | None = None) -
         )
     )
     return service
+
+
+def fork_host(service: AgentService) -> ForkHost:
+    """The extraction fork's narrow view of the agent."""
+    return ForkHost(
+        snapshot=lambda: fork_snapshot(service),
+        client=service.client,
+        tools=lambda: service.tools,
+        settings=service.store.current,
+        workdir=service.paths.project_root,
+        audit_dir=service.paths.project_dir / AUDIT_DIR,
+        paths=service.paths,
+        publish=service.publish,
+        notify=service.notify,
+    )
+
+
+def fork_snapshot(service: AgentService) -> ForkSnapshot | None:
+    """The main loop's last request and reply, and a clone of its read state (F10, F11)."""
+    body, reply = service.last_request, service.last_reply
+    if body is None or reply is None:
+        return None
+    return ForkSnapshot(
+        body=copy.deepcopy(body),
+        final_reply=reply,
+        read_state=service.read_state.clone(),
+        session_id=service.session_id,
+        turn=sum(1 for m in service.messages if m.role == "user" and not m.is_meta),
+    )

@@ -5,16 +5,21 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from wave_tui.agent.hooks import AgentHook
 from wave_tui.llm.types import Message
 from wave_tui.memory.changes import detect_changes
 from wave_tui.tools.read_state import ReadState
 
+if TYPE_CHECKING:
+    from wave_tui.config.settings import EffectiveSettings
+
 Notify = Callable[[str, str], None]
 
 
-class FreshnessHook(AgentHook):
+class FreshnessHook:
+    """A ContextSource: only `before_request` contributes."""
+
     def __init__(self, read_state: Callable[[], ReadState], root: Path, home: Path, notify: Notify):
         self.read_state = read_state
         self.root = root
@@ -28,6 +33,13 @@ class FreshnessHook(AgentHook):
                 return prefix + os.path.relpath(path, base)
         return text
 
+    def system_sections(self, settings: EffectiveSettings) -> list[str]:
+        return []
+
+    def prepend_reminder(self) -> str | None:
+        return None
+
+    # req: N1
     def before_request(self) -> list[Message]:
         report = detect_changes(self.read_state(), self.display)
         message = report.message()

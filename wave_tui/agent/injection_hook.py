@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from wave_tui.agent.hooks import AgentHook
+from wave_tui.agent.extensions import StatusContribution, ToolOutcome
 from wave_tui.config.paths import WavePaths
 from wave_tui.llm.types import Message
 from wave_tui.memory.injection import MemoryInjector
 from wave_tui.memory.prompts import render_manual_memory_guidance
-from wave_tui.tools.base import ToolResult
 
 if TYPE_CHECKING:
     from wave_tui.config.settings import EffectiveSettings
@@ -18,7 +18,10 @@ if TYPE_CHECKING:
 Notify = Callable[[str, str], None]
 
 
-class MemoryInjectionHook(AgentHook):
+class MemoryInjectionHook:
+    """ContextSource (guidance, the reminder), ToolObserver (rules and nested memory after a
+    tool), SessionObserver (restore) and StatusSource (rule activations)."""
+
     def __init__(self, paths: WavePaths, notify: Notify) -> None:
         self.paths = paths
         self.notify = notify
@@ -29,16 +32,23 @@ class MemoryInjectionHook(AgentHook):
             render_manual_memory_guidance(self.paths.project_agents_md, self.paths.user_agents_md)
         ]
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> StatusContribution:
         # Why each conditional rule is loaded in this session: rule id -> (trigger file, pattern).
-        return {"rule_activations": dict(self.injector.activations)}
+        return StatusContribution(rule_activations=dict(self.injector.activations))
 
     def prepend_reminder(self) -> str | None:
         # Rebuilt for every request from disk (cached by mtime): never persisted (I1, R2).
         return self.injector.reminder_text()
 
-    def after_tools(self, name: str, args: dict[str, Any], result: ToolResult) -> list[Message]:
-        messages = self.injector.on_tool_result(result)
+    def before_request(self) -> list[Message]:
+        return []
+
+    async def after_tool(self, outcome: ToolOutcome) -> None:
+        if not outcome.result.is_error:
+            outcome.follow_ups.extend(self._follow_ups(outcome))
+
+    def _follow_ups(self, outcome: ToolOutcome) -> list[Message]:
+        messages = self.injector.on_tool_result(outcome.result)
         for message in messages:
             if "ruleId" in message.meta:
                 self.notify(
@@ -50,13 +60,17 @@ class MemoryInjectionHook(AgentHook):
                 self.notify("memory", f"loaded {self._display(message.meta['nestedMemory'])}")
         return messages
 
+    def on_settings(self, settings: EffectiveSettings) -> None:
+        pass
+
     def on_messages_restored(self, messages: list[Message]) -> None:
         self.injector.restore(messages)
 
+    async def aclose(self) -> None:
+        pass
+
     def _display(self, raw: str) -> str:
         try:
-            from pathlib import Path
-
             return str(Path(raw).relative_to(self.paths.project_root))
         except ValueError:
             return raw

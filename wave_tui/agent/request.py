@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
+from wave_tui.agent.extensions import ContextSource
+from wave_tui.agent.prompts import STATIC_SYSTEM_PROMPT, environment_section, language_section
+from wave_tui.config.paths import WavePaths
+from wave_tui.config.settings import EffectiveSettings, resolve_max_output_tokens
 from wave_tui.llm.types import Message, ToolSpec
 from wave_tui.llm.wire import mark_last_message, message_to_wire, system_message
 
@@ -45,3 +51,62 @@ def build_body(
     if max_tokens is not None:
         body["max_tokens"] = max_tokens
     return body
+
+
+class RequestBuilder:
+    """The system prompt (static block + dynamic block, rebuilt only when something it depends
+    on changed) and the body of each main-loop request."""
+
+    def __init__(self, paths: WavePaths, session_started: datetime) -> None:
+        self.paths = paths
+        self.session_started = session_started
+        self._key: tuple[Any, ...] | None = None
+        self._system: SystemPrompt | None = None
+
+    def invalidate(self) -> None:
+        """AGENTS.md / MEMORY.md are read again (after compaction)."""
+        self._system = None
+
+    def system_prompt(
+        self, settings: EffectiveSettings, sources: Sequence[ContextSource]
+    ) -> SystemPrompt:
+        sections_by_source = [source.system_sections(settings) for source in sources]
+        key = (settings.language, tuple(tuple(s) for s in sections_by_source))
+        if self._system is None or key != self._key:
+            parts = [
+                environment_section(
+                    self.paths.project_root, self.paths.repo_top is not None, self.session_started
+                )
+            ]
+            language = language_section(settings.language)
+            if language:
+                parts.append(language)
+            for sections in sections_by_source:
+                parts.extend(sections)
+            self._system = SystemPrompt(STATIC_SYSTEM_PROMPT, "\n\n".join(parts))
+            self._key = key
+        return self._system
+
+    def build(
+        self,
+        *,
+        model: str,
+        settings: EffectiveSettings,
+        sources: Sequence[ContextSource],
+        messages: list[Message],
+        tools: list[ToolSpec],
+    ) -> dict[str, Any]:
+        reminder_parts = [text for source in sources if (text := source.prepend_reminder())]
+        config = settings.model_config_for(model)
+        return build_body(
+            model=model,
+            system=self.system_prompt(settings, sources),
+            reminder="\n\n".join(reminder_parts) if reminder_parts else None,
+            messages=messages,
+            tools=tools,
+            caching=config.capabilities.prompt_caching,
+            options=config.options,
+            max_tokens=resolve_max_output_tokens(settings, model, None)
+            if settings.max_output_tokens is not None
+            else None,
+        )

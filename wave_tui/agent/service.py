@@ -1,78 +1,72 @@
-"""The agent service: one conversation, its loop, transcript, permissions and read state.
+"""The agent service: a thin composition of the loop's parts, and its public async API.
 
-UI-free: the TUI and `wave -p` drive it through its async methods and listen to its events.
+Parts (one job each): `Conversation` (messages, transcript, restore, read state),
+`ModelGateway` (the client, from an injected factory), `RequestBuilder` (system prompt and
+request body), `ToolExecutor` (one round of tool calls), `CompactionFlow`, `TurnRunner` (the
+loop) and the `CommandRegistry` with the built-in commands. Features plug in as extensions
+(`add_extension`), discovered by the protocols of `agent.extensions` — never in the loop's body.
+
+UI-free: the front ends drive it through `AgentSession` and listen to its events.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
+import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from wave_tui.agent import events as ev
-from wave_tui.agent.compaction import (
-    CompactionBreaker,
-    CompactionError,
-    compact,
-    recent_read_files,
-    should_compact,
+from wave_tui.agent.command_handling import MemoryLine, register_builtin_commands
+from wave_tui.agent.commands import CommandRegistry
+from wave_tui.agent.compaction import CompactionBreaker
+from wave_tui.agent.compaction_flow import CompactionFlow
+from wave_tui.agent.conversation import READ_META, Conversation
+from wave_tui.agent.extensions import SessionObserver, StatusContribution, StatusSource
+from wave_tui.agent.model_gateway import (
+    ClientFactory,
+    ModelGateway,
+    ModelTarget,
+    default_client_factory,
 )
-from wave_tui.agent.hooks import AgentHook
-from wave_tui.agent.prompts import (
-    ABORTED_TOOL_RESULT,
-    HEADLESS_REFUSAL,
-    NOT_CONFIGURED_HELP,
-    STATIC_SYSTEM_PROMPT,
-    USER_REFUSAL,
-    environment_section,
-    language_section,
-)
-from wave_tui.agent.request import SystemPrompt, build_body
-from wave_tui.agent.sessions import (
-    cleanup_old_sessions,
-    full_thread,
-    latest_descendant,
-    session_chain,
-    start_child_session,
-    with_parent,
-)
-from wave_tui.agent.transcript import (
-    Transcript,
-    latest_session_id,
-    new_session_id,
-    transcript_for,
+from wave_tui.agent.request import RequestBuilder, SystemPrompt
+from wave_tui.agent.sessions import SessionInfo, cleanup_old_sessions, list_sessions, session_chain
+from wave_tui.agent.tool_executor import Ask, ToolExecutor
+from wave_tui.agent.transcript import Transcript, transcript_for
+from wave_tui.agent.turn_runner import (
+    MAX_CONTINUATIONS,
+    MAX_ROUNDS_PER_TURN,
+    TurnResult,
+    TurnRunner,
 )
 from wave_tui.config.paths import WavePaths
-from wave_tui.config.settings import (
-    EffectiveSettings,
-    SettingsStore,
-    resolve_max_input_tokens,
-    resolve_max_output_tokens,
-)
-from wave_tui.llm.client import AssistantReply, ClientConfig, ModelClient, StreamDelta
-from wave_tui.llm.errors import ModelError, ModelNotConfigured
-from wave_tui.llm.types import Message, ToolCall, Usage
-from wave_tui.permissions.policy import (
-    UNRESTRICTED,
-    PermissionMode,
-    PermissionPolicy,
-    RunProfile,
-    SafeZones,
-)
-from wave_tui.tools.base import Clock, Tool, ToolContext, ToolResult, spec_of, system_clock
-from wave_tui.tools.read_state import ReadEntry, ReadState, content_hash
+from wave_tui.config.settings import EffectiveSettings, SettingsStore
+from wave_tui.llm.client import ModelClient
+from wave_tui.llm.types import Message, Usage
+from wave_tui.memory.catalog import build_catalog
+from wave_tui.permissions.policy import PermissionMode, PermissionPolicy, SafeZones
+from wave_tui.permissions.tool_table import key_argument
+from wave_tui.tools.base import Clock, Tool, ToolContext, system_clock
+from wave_tui.tools.read_state import ReadState
 from wave_tui.tools.registry import builtin_tools
 
 Listener = Callable[[ev.AgentEvent], None]
 Approver = Callable[[str, dict[str, Any], str], Awaitable[ev.PermissionChoice]]
-MAX_ROUNDS_PER_TURN = 200
-READ_META = "read"  # tool-message meta: [{path, sha256, mtimeNs}] of files seen in full
-COMPACT_COMMAND = "/compact"
-CLEAR_COMMAND = "/clear"
+
+__all__ = [
+    "MAX_CONTINUATIONS",
+    "MAX_ROUNDS_PER_TURN",
+    "READ_META",
+    "AgentDestroyed",
+    "AgentOptions",
+    "AgentService",
+    "Approver",
+    "TurnResult",
+    "key_argument",
+]
 
 
 class AgentDestroyed(RuntimeError):
@@ -93,28 +87,6 @@ class AgentOptions:
     max_input_tokens: int | None = None
 
 
-@dataclass
-class TurnResult:
-    status: ev.TurnStatus
-    text: str = ""
-    error: str | None = None
-    usage: Usage | None = None
-    command: bool = False  # /compact, /clear: not a conversation turn (no extraction counted)
-
-
-@dataclass
-class _ModelTarget:
-    model: str
-    client: ModelClient
-    key: tuple[Any, ...]
-
-
-@dataclass
-class _TurnState:
-    pending_calls: list[ToolCall] = field(default_factory=list)
-    answered: set[str] = field(default_factory=set)
-
-
 class AgentService:
     def __init__(
         self,
@@ -124,74 +96,129 @@ class AgentService:
         store: SettingsStore | None = None,
         tools: list[Tool] | None = None,
         approver: Approver | None = None,
+        client_factory: ClientFactory = default_client_factory,
     ) -> None:
         self.options = options
         self.paths = paths or WavePaths.for_workdir(options.workdir)
         self.store = store or SettingsStore(self.paths, options.environ)
         self.clock = options.clock
         self.tools: list[Tool] = tools if tools is not None else builtin_tools()
-        self._tools_by_name = {t.name: t for t in self.tools}
-        self.read_state = ReadState()
         self.safe_zones = SafeZones()
         self.policy = PermissionPolicy(self.paths.project_root, safe_zones=self.safe_zones)
-        self.hooks: list[AgentHook] = []
-        self.messages: list[Message] = []
-        self.session_id = new_session_id()
-        self.transcript: Transcript = transcript_for(self.paths, self.session_id)
+        self.extensions: list[object] = []
         self.queue: list[str] = []
-        self.last_request: dict[str, Any] | None = None
-        self.last_reply: Message | None = None
-        self.last_usage: Usage | None = None
         self.settings: EffectiveSettings = self.store.current()
         self._approver = approver
         self._listeners: list[Listener] = []
-        self._target: _ModelTarget | None = None
         self._abort = asyncio.Event()
         self._turn_task: asyncio.Task[TurnResult] | None = None
         self._drain_task: asyncio.Task[None] | None = None
+        self._cleanup_task: asyncio.Task[object] | None = None
         self._destroyed = False
-        self._system_key: tuple[Any, ...] | None = None
-        self._system: SystemPrompt | None = None
-        self._session_started = self.clock()
         self._started = False
-        self.breaker = CompactionBreaker()
-        self._compact_due = False
-        self.compacting = False
+        self._model_override: str | None = None
+        self.conversation = Conversation(self.paths, self._emit)
+        self.gateway = ModelGateway(client_factory)
+        self.requests = RequestBuilder(self.paths, self.clock())
+        self.compaction = CompactionFlow(
+            conversation=self.conversation,
+            target=self._model_target,
+            fast_model=lambda: self.settings.fast_model,
+            plan_mode=lambda: self.policy.mode == "plan",
+            emit=self._emit,
+            notify=self.notify,
+            restored=self._after_compaction,
+        )
+        self.executor = ToolExecutor(
+            conversation=self.conversation,
+            policy=self.policy,
+            emit=self._emit,
+            extensions=lambda: self.extensions,
+            context=self._tool_context,
+            asker=self._asker,
+        )
+        self.commands = CommandRegistry()
+        register_builtin_commands(self.commands, self)
+        self.runner = TurnRunner(
+            conversation=self.conversation,
+            requests=self.requests,
+            executor=self.executor,
+            compaction=self.compaction,
+            commands=self.commands,
+            emit=self._emit,
+            target=self._model_target,
+            settings=lambda: self.settings,
+            apply_settings=lambda: self._apply_settings(self.store.current()),
+            extensions=lambda: self.extensions,
+            builtin_tools=lambda: self.tools,
+            max_input_tokens=options.max_input_tokens,
+        )
+
+    # -- state kept by the parts (read-only views) ---------------------------------------------
+    @property
+    def messages(self) -> list[Message]:
+        return self.conversation.messages
+
+    @property
+    def session_id(self) -> str:
+        return self.conversation.session_id
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.conversation.transcript
+
+    @property
+    def read_state(self) -> ReadState:
+        return self.conversation.read_state
+
+    @property
+    def last_request(self) -> dict[str, Any] | None:
+        return self.runner.last_request
+
+    @property
+    def last_reply(self) -> Message | None:
+        return self.runner.last_reply
+
+    @property
+    def last_usage(self) -> Usage | None:
+        return self.runner.last_usage
+
+    @property
+    def compacting(self) -> bool:
+        return self.compaction.running
+
+    @property
+    def breaker(self) -> CompactionBreaker:
+        return self.compaction.breaker
+
+    @property
+    def hooks(self) -> list[object]:
+        """The extensions, in the order they were added (older name)."""
+        return self.extensions
 
     # -- lifecycle -----------------------------------------------------------------------------
-    def add_hook(self, hook: AgentHook) -> None:
-        self.hooks.append(hook)
+    def add_extension(self, extension: object) -> None:
+        """Plug a feature in: any object implementing protocols of `agent.extensions`."""
+        self.extensions.append(extension)
+
+    add_hook = add_extension
 
     def start(self) -> None:
         """Restore the session (--continue / --resume) and apply the settings in force."""
         if self._started:
             return
         self._started = True
-        session = self.options.resume
-        if session is None and self.options.continue_last:
-            session = latest_session_id(self.paths)
+        session = self.conversation.find_session(self.options.resume, self.options.continue_last)
         if session is not None:
-            transcript = transcript_for(self.paths, session)
-            if not transcript.path.exists():
-                raise FileNotFoundError(f"no session {session!r} for this project")
-            # A compacted session lives on in its newest descendant.
-            session = latest_descendant(self.paths, session)
-            transcript = transcript_for(self.paths, session)
-            self.session_id = session
-            self.transcript = transcript
-            self.messages = transcript.load(warn=lambda w: self._emit(ev.Notice("warning", w)))
-            self._close_orphan_tool_calls(live=False)
-            self._restore_read_state(self.messages)
-            for hook in self.hooks:
-                hook.on_messages_restored(self.messages)
+            self.conversation.restore(session)
+            self._messages_restored()
         self._apply_settings(self.store.current())
         self._start_cleanup()
 
+    # req: F8
     def _start_cleanup(self) -> None:
-        """Delete transcripts older than cleanupPeriodDays in the background (never memory/)."""
-        import threading
-        import time
-
+        """Delete transcripts older than cleanupPeriodDays in the background (never memory/).
+        An owned `to_thread` task when a loop runs (awaited on destroy); else done inline."""
         period = self.settings.cleanup_period_days
         if period <= 0:
             return
@@ -199,16 +226,17 @@ class AgentService:
             transcript_for(self.paths, sid).path
             for sid in session_chain(self.paths, self.session_id)
         )
-        threading.Thread(
-            target=cleanup_old_sessions,
-            args=(self.paths, period, time.time(), keep),
-            name="wave-session-cleanup",
-            daemon=True,
-        ).start()
+        args = (self.paths, period, time.time(), keep)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            cleanup_old_sessions(*args)
+            return
+        self._cleanup_task = loop.create_task(asyncio.to_thread(cleanup_old_sessions, *args))
 
     def full_thread(self) -> list[Message]:
         """Every message of this conversation across compactions, oldest first."""
-        return full_thread(self.paths, self.session_id)
+        return self.conversation.full_thread()
 
     async def destroy(self) -> None:
         """Abort the turn, await background work (e.g. an extraction fork), release resources."""
@@ -216,18 +244,18 @@ class AgentService:
             return
         self._destroyed = True
         self.abort()
-        for task in (self._turn_task, self._drain_task):
+        for task in (self._turn_task, self._drain_task, self._cleanup_task):
             if task is not None:
                 with contextlib.suppress(BaseException):
                     await task
-        for hook in self.hooks:
-            await hook.aclose()
+        for extension in self.extensions:
+            if isinstance(extension, SessionObserver):
+                await extension.aclose()
         for tool in self.tools:
             stop = getattr(tool, "stop_background", None)  # Bash: commands run in background
             if callable(stop):
                 stop()
-        if self._target is not None:
-            await self._target.client.aclose()
+        await self.gateway.aclose()
 
     # -- events --------------------------------------------------------------------------------
     def subscribe(self, listener: Listener) -> Callable[[], None]:
@@ -235,14 +263,18 @@ class AgentService:
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
     def notify(self, kind: str, text: str) -> None:
-        """A compact line for the user (hooks report through here)."""
+        """A compact line for the user (extensions report through here)."""
         self._emit(ev.Notice(kind, text))
+
+    def publish(self, event: ev.AgentEvent) -> None:
+        """Emit an event on behalf of an extension (the extraction fork's progress)."""
+        self._emit(event)
 
     def _emit(self, event: ev.AgentEvent) -> None:
         for listener in list(self._listeners):
             listener(event)
 
-    # -- settings ------------------------------------------------------------------------------
+    # -- settings and status -------------------------------------------------------------------
     def _apply_settings(self, settings: EffectiveSettings) -> None:
         self.settings = settings
         mode = self.options.permission_mode or settings.permissions.default_mode or "default"
@@ -250,126 +282,75 @@ class AgentService:
         self.policy.set_rules(list(settings.permissions.allow), list(settings.permissions.deny))
         for problem in self.store.new_problems():
             self._emit(ev.Notice("settings", problem))
-        for hook in self.hooks:
-            hook.on_settings(settings)
+        for extension in self.extensions:
+            if isinstance(extension, SessionObserver):
+                extension.on_settings(settings)
 
-    def status(self) -> dict[str, Any]:
-        merged: dict[str, Any] = {}
-        for hook in self.hooks:
-            merged.update(hook.status())
-        return merged
+    def current_settings(self) -> EffectiveSettings:
+        return self.store.current()
+
+    def status(self) -> StatusContribution:
+        """What the extensions contribute to the status, merged."""
+        turns: int | None = None
+        running = False
+        activations = None
+        for extension in self.extensions:
+            if isinstance(extension, StatusSource):
+                part = extension.status()
+                turns = part.turns_until_extraction if turns is None else turns
+                running = running or part.extraction_running
+                activations = part.rule_activations if activations is None else activations
+        return StatusContribution(turns, running, activations)
+
+    def rule_activations(self) -> dict[str, tuple[str, str]] | None:
+        """Why each conditional rule is loaded: rule id -> (trigger file, pattern); None
+        when no memory injection is plugged in."""
+        value = self.status().rule_activations
+        return dict(value) if value is not None else None
 
     @property
     def background_busy(self) -> bool:
         """Background work that exit must wait for (a memory extraction in flight, C4)."""
-        return bool(self.status().get("extraction_running"))
+        return self.status().extraction_running
 
     @property
     def turns_until_next(self) -> int | None:
         """Completed turns until the next memory extraction (None: auto memory off)."""
-        return self.status().get("turns_until_extraction")
+        return self.status().turns_until_extraction
 
     @property
     def model(self) -> str | None:
-        return self.options.model or self.settings.model
+        return self._model_override or self.options.model or self.settings.model
+
+    def switch_model(self, name: str) -> None:
+        """`/model NAME`: this session uses `name` from the next request."""
+        self._model_override = name
 
     def system_prompt(self) -> SystemPrompt:
-        """Static block + dynamic block; rebuilt only when something it depends on changed."""
-        sections_by_hook = [hook.system_sections(self.settings) for hook in self.hooks]
-        key = (self.settings.language, tuple(tuple(s) for s in sections_by_hook))
-        if self._system is None or key != self._system_key:
-            parts = [
-                environment_section(
-                    self.paths.project_root, self.paths.repo_top is not None, self._session_started
-                )
-            ]
-            language = language_section(self.settings.language)
-            if language:
-                parts.append(language)
-            for sections in sections_by_hook:
-                parts.extend(sections)
-            self._system = SystemPrompt(STATIC_SYSTEM_PROMPT, "\n\n".join(parts))
-            self._system_key = key
-        return self._system
+        return self.requests.system_prompt(self.settings, self.runner.sources())
 
-    def _model_target(self) -> _ModelTarget:
-        settings = self.settings
-        model = self.model
-        if not model or not settings.base_url:
-            raise ModelNotConfigured(NOT_CONFIGURED_HELP)
-        key = (
-            model,
-            settings.base_url,
-            settings.api_key,
-            tuple(sorted(settings.custom_headers.items())),
-        )
-        if self._target is None or self._target.key != key:
-            old = self._target
-            config = ClientConfig(
-                base_url=settings.base_url,
-                api_key=settings.api_key,
-                headers=dict(settings.custom_headers),
-            )
-            self._target = _ModelTarget(model, ModelClient(config), key)
-            if old is not None:
-                asyncio.get_running_loop().create_task(old.client.aclose())
-        return self._target
+    def _model_target(self) -> ModelTarget:
+        return self.gateway.target(self.settings, self.model)
 
     def client(self) -> ModelClient:
         """The model client for the current settings (shared with the extraction fork)."""
         return self._model_target().client
 
     def build_request(self) -> dict[str, Any]:
-        target_model = self.model or ""
-        reminder_parts = [text for hook in self.hooks if (text := hook.prepend_reminder())]
-        config = self.settings.model_config_for(target_model)
-        return build_body(
-            model=target_model,
-            system=self.system_prompt(),
-            reminder="\n\n".join(reminder_parts) if reminder_parts else None,
-            messages=self.messages,
-            tools=[spec_of(t) for t in self.tools],
-            caching=config.capabilities.prompt_caching,
-            options=config.options,
-            max_tokens=resolve_max_output_tokens(self.settings, target_model, None)
-            if self.settings.max_output_tokens is not None
-            else None,
-        )
+        return self.runner.build_request()
 
-    # -- messages ------------------------------------------------------------------------------
-    def _add(self, message: Message) -> None:
-        self.messages.append(message)
-        self.transcript.append(message)
-        if message.is_meta:
-            self._emit(ev.MetaMessageAdded(message))
+    # -- for the commands and the extraction fork ----------------------------------------------
+    def sessions(self) -> list[SessionInfo]:
+        return list_sessions(self.paths)
 
-    def _close_orphan_tool_calls(self, *, live: bool) -> None:
-        """Give every tool call without a result an "interrupted" result, so history stays valid."""
-        answered = {m.tool_call_id for m in self.messages if m.role == "tool"}
-        for index, message in enumerate(list(self.messages)):
-            if message.role != "assistant":
-                continue
-            for call in message.tool_calls:
-                if call.id in answered:
-                    continue
-                result = Message(
-                    role="tool",
-                    content=ABORTED_TOOL_RESULT,
-                    tool_call_id=call.id,
-                    tool_name=call.name,
-                )
-                answered.add(call.id)
-                if live:  # a turn in progress: the UI's tool block must not stay "running"
-                    self._emit(
-                        ev.ToolFinished(
-                            call.id, call.name, "interrupted", ABORTED_TOOL_RESULT, True
-                        )
-                    )
-                position = index + 1
-                while position < len(self.messages) and self.messages[position].role == "tool":
-                    position += 1
-                self.messages.insert(position, result)
-                self.transcript.append(result)
+    def first_prompt(self, info: SessionInfo) -> str:
+        for message in Transcript(info.path).load():
+            if message.role == "user" and not message.is_meta and message.kind == "normal":
+                return " ".join(message.content.split())[:60]
+        return ""
+
+    def memory_lines(self) -> list[MemoryLine]:
+        return [MemoryLine(e.id, e.scope, e.title) for e in build_catalog(self.paths)]
 
     # -- public API ----------------------------------------------------------------------------
     @property
@@ -402,11 +383,31 @@ class AgentService:
             self._turn_task.cancel()
 
     async def run_turn(self, text: str) -> TurnResult:
+        """Run one message (or command); Stop observers may continue it a bounded number of
+        times, each continuation a turn of its own with the observer's reason as prompt."""
+        result = await self._run_one(text)
+        continued = 0
+        while not result.command:
+            continuation = await self.runner.turn_ended(result)
+            if (
+                continuation is None
+                or result.status != "completed"
+                or continued >= MAX_CONTINUATIONS
+                or self._destroyed
+            ):
+                break
+            continued += 1
+            result = await self._run_one(continuation.reason)
+        return result
+
+    async def _run_one(self, text: str) -> TurnResult:
         if self._destroyed:
             raise AgentDestroyed()
         self.start()
         self._abort = asyncio.Event()
-        self._turn_task = asyncio.get_running_loop().create_task(self._turn(text))
+        self._turn_task = asyncio.get_running_loop().create_task(
+            self.runner.turn(text, self._abort)
+        )
         self._emit(ev.BusyChanged(True))
         try:
             result = await asyncio.shield(self._turn_task)
@@ -418,302 +419,46 @@ class AgentService:
             result = TurnResult("aborted")
         finally:
             self._emit(ev.BusyChanged(False))
-        if not result.command:
-            for hook in self.hooks:
-                await hook.on_turn_end(result.status)
         return result
-
-    async def _turn(self, text: str) -> TurnResult:
-        try:
-            return await self._loop(text)
-        except asyncio.CancelledError:
-            self._close_orphan_tool_calls(live=True)
-            self._emit(ev.TurnEnded("aborted"))
-            return TurnResult("aborted")
-        except ModelError as exc:
-            return self._failed(str(exc))
-        except Exception as exc:  # a bug or an unforeseen failure must end the turn, not hang it
-            return self._failed(f"unexpected error: {type(exc).__name__}: {exc}")
-
-    def _failed(self, message: str) -> TurnResult:
-        self._close_orphan_tool_calls(live=True)
-        self._emit(ev.ErrorOccurred(message))
-        self._emit(ev.TurnEnded("error"))
-        return TurnResult("error", error=message)
-
-    async def _loop(self, text: str) -> TurnResult:
-        self._apply_settings(self.store.current())
-        self._model_target()  # fail fast before anything is written when nothing is configured
-        if text.strip().split(maxsplit=1)[:1] == [COMPACT_COMMAND]:
-            instructions = text.strip()[len(COMPACT_COMMAND) :].strip() or None
-            ok = await self.compact(instructions)
-            summary = "Conversation compacted." if ok else "Compaction failed."
-            self._emit(ev.TurnEnded("completed" if ok else "error", summary))
-            status: ev.TurnStatus = "completed" if ok else "error"
-            return TurnResult(status, summary, None if ok else summary, command=True)
-        if text.strip() == CLEAR_COMMAND:
-            self.clear()
-            self._emit(ev.TurnEnded("completed", "Started a new conversation."))
-            return TurnResult("completed", "Started a new conversation.", command=True)
-        user = Message.user(text)
-        self._add(user)
-        self._emit(ev.UserMessageAdded(user))
-        reply: AssistantReply | None = None
-        for _ in range(MAX_ROUNDS_PER_TURN):
-            if self._compact_due:
-                await self._auto_compact()
-            for hook in self.hooks:
-                for message in hook.before_request():
-                    self._add(message)
-            reply = await self._request()
-            if not reply.tool_calls:
-                break
-            await self._run_tools(reply.tool_calls)
-        final = reply.content if reply else ""
-        self._emit(ev.TurnEnded("completed", final))
-        return TurnResult("completed", final, usage=self.last_usage)
-
-    async def _request(self) -> AssistantReply:
-        target = self._model_target()
-        body = self.build_request()
-        self.last_request = body
-        assistant_id = Message(role="assistant").id
-        self._emit(ev.AssistantStarted(assistant_id))
-
-        def on_delta(delta: StreamDelta) -> None:
-            if delta.kind == "text":
-                self._emit(ev.TextDelta(assistant_id, delta.text))
-            elif delta.kind == "reasoning":
-                self._emit(ev.ReasoningDelta(assistant_id, delta.text))
-
-        reply = await target.client.stream_chat(body, on_delta)
-        message = Message(
-            id=assistant_id,
-            role="assistant",
-            content=reply.content,
-            reasoning=reply.reasoning or None,
-            tool_calls=reply.tool_calls,
-            usage=reply.usage,
-        )
-        self._add(message)
-        self.last_reply = message
-        self._emit(ev.AssistantFinished(message))
-        if reply.usage is not None:
-            self.last_usage = reply.usage
-            self._emit(ev.UsageUpdated(reply.usage, target.model))
-            limit = resolve_max_input_tokens(
-                self.settings, target.model, self.options.max_input_tokens
-            )
-            self._compact_due = should_compact(reply.usage, limit)
-        return reply
 
     def clear(self) -> None:
         """Start a new, empty session (the old transcript stays on disk)."""
-        self.session_id = new_session_id()
-        self.transcript = transcript_for(self.paths, self.session_id)
-        self.messages = []
-        self.last_request = None  # nothing of the old conversation may be extracted again
-        self.last_reply = None
-        self.read_state.clear()
-        self.breaker = CompactionBreaker()
-        self._compact_due = False
-        for hook in self.hooks:
-            hook.on_messages_restored(self.messages)
+        self.conversation.clear()
+        self.runner.forget()
+        self.compaction.reset()
+        self._messages_restored()
         self.notify("session", f"new conversation: session {self.session_id}")
 
-    # -- compaction ----------------------------------------------------------------------------
-    async def _auto_compact(self) -> None:
-        self._compact_due = False
-        if self.breaker.open:
-            warning = self.breaker.take_warning()
-            if warning:
-                self.notify("warning", warning)
-            return
-        await self.compact(None)
-
     async def compact(self, instructions: str | None = None) -> bool:
-        """Summarise all but the last rounds into a new, linked session. Never raises for a
-        failed summary: the conversation goes on uncompacted (and the breaker counts)."""
-        target = self._model_target()
-        model = self.settings.fast_model or target.model
-        self.compacting = True
-        self._emit(ev.BackgroundChanged("compaction", True, f"compacting with {model}"))
-        try:
-            result = await compact(
-                target.client,
-                model,
-                self.messages,
-                instructions,
-                recent_read_files(self.read_state),
-                self.paths.project_root,
-                plan_mode=self.policy.mode == "plan",
-                background=[],
-            )
-        except CompactionError as exc:
-            self.breaker.record_failure()
-            self.notify("warning", f"compaction failed: {exc}")
-            return False
-        finally:
-            self.compacting = False
-            self._emit(ev.BackgroundChanged("compaction", False))
-        self.breaker.record_success()
-        if result.usage is not None:
-            self._emit(ev.UsageUpdated(result.usage, model, source="compact"))
-        parent = self.session_id
-        self.transcript = start_child_session(self.paths, parent, result.new_messages)
-        self.session_id = self.transcript.session_id
-        self.messages = [with_parent(result.new_messages[0], parent), *result.new_messages[1:]]
-        self._reseed_read_state()
-        self._system = None  # AGENTS.md / MEMORY.md are read again
-        for hook in self.hooks:
-            hook.on_messages_restored(self.messages)
-        self.notify(
-            "compaction",
-            f"compacted {result.summarised_count} messages into a summary; session {self.session_id}",
-        )
-        return True
+        """Summarise all but the last rounds into a new, linked session (never raises for a
+        failed summary)."""
+        return await self.compaction.compact(instructions)
 
-    def _reseed_read_state(self) -> None:
-        """After compaction the model saw only the restored excerpts: start the read state anew
-        from them, marked as not shown in full (a re-Read returns the file, not "unchanged")."""
-        restored = recent_read_files(self.read_state)
-        self.read_state.clear()
-        for path, content in restored:
-            try:
-                mtime = path.stat().st_mtime_ns
-            except OSError:
-                continue
-            self.read_state.record(
-                ReadEntry(path, content, content_hash(content), mtime, origin="notice")
-            )
+    def _after_compaction(self) -> None:
+        self.requests.invalidate()  # AGENTS.md / MEMORY.md are read again
+        self._messages_restored()
 
-    async def _run_tools(self, calls: list[ToolCall]) -> None:
-        follow_ups: list[Message] = []
-        for call in calls:
-            args, result = await self._run_tool(call)
-            meta: dict[str, Any] = {"isError": True} if result.is_error else {}
-            seen = self._read_signatures([*result.read_paths, *result.written_paths])
-            if seen:
-                meta[READ_META] = seen
-            self._add(
-                Message(
-                    role="tool",
-                    content=result.content,
-                    tool_call_id=call.id,
-                    tool_name=call.name,
-                    meta=meta,
-                )
-            )
-            self._emit(
-                ev.ToolFinished(call.id, call.name, result.summary, result.content, result.is_error)
-            )
-            if not result.is_error:
-                for hook in self.hooks:
-                    follow_ups.extend(hook.after_tools(call.name, args, result))
-        for message in follow_ups:
-            self._add(message)
+    def _messages_restored(self) -> None:
+        for extension in self.extensions:
+            if isinstance(extension, SessionObserver):
+                extension.on_messages_restored(self.messages)
 
-    def _read_signatures(self, paths: list[Path]) -> list[dict[str, Any]]:
-        """What the model has seen in full, kept in the transcript so a resumed session can
-        still tell it which of those files changed since (N1, N7 across processes)."""
-        out = []
-        for path in paths:
-            entry = self.read_state.get(path)
-            if entry is not None and entry.is_full:
-                out.append({"path": str(path), "sha256": entry.sha256, "mtimeNs": entry.mtime_ns})
-        return out
-
-    def _restore_read_state(self, messages: list[Message]) -> None:
-        for message in messages:
-            for seen in message.meta.get(READ_META, []) if message.role == "tool" else []:
-                try:
-                    entry = ReadEntry(
-                        Path(seen["path"]),
-                        None,
-                        seen["sha256"],
-                        int(seen["mtimeNs"]),
-                        origin="notice",
-                    )
-                except (KeyError, TypeError, ValueError):
-                    continue
-                self.read_state.record(entry)
-
-    async def _run_tool(self, call: ToolCall) -> tuple[dict[str, Any], ToolResult]:
-        try:
-            args = json.loads(call.arguments or "{}")
-            if not isinstance(args, dict):
-                raise ValueError("arguments must be a JSON object")
-        except ValueError as exc:
-            self._emit(ev.ToolStarted(call.id, call.name, {}, ""))
-            return {}, ToolResult(f"Invalid arguments for {call.name}: {exc}", is_error=True)
-        self._emit(ev.ToolStarted(call.id, call.name, args, _key_arg(args)))
-        tool = self._tools_by_name.get(call.name)
-        if tool is None:
-            names = ", ".join(self._tools_by_name)
-            return args, ToolResult(
-                f"Unknown tool {call.name!r}. Available: {names}.", is_error=True
-            )
-        refusal = next(
-            (r for hook in self.hooks if (r := hook.before_tool(call.name, args)) is not None),
-            None,
-        )
-        profile = UNRESTRICTED
-        if refusal is None:
-            refusal, profile = await self._check_permission(call.name, args)
-        if refusal is not None:
-            return args, ToolResult(refusal, is_error=True, summary="refused")
-        ctx = ToolContext(
+    # -- tools ---------------------------------------------------------------------------------
+    def _tool_context(self, abort: asyncio.Event) -> ToolContext:
+        return ToolContext(
             workdir=self.paths.project_root,
             read_state=self.read_state,
-            abort=self._abort,
-            env={**self.settings.env, **profile.env},
+            abort=abort,
+            env=self.settings.env,
             clock=self.clock,
-            output_limit_bytes=profile.output_limit_bytes,
         )
-        with contextlib.ExitStack() as locks:
-            for hook in self.hooks:
-                lock = hook.tool_lock(call.name, args)
-                if lock is not None:
-                    locks.enter_context(lock)
-            try:
-                result = await tool.run(args, ctx)
-            except (OSError, ValueError, RuntimeError, TypeError, LookupError) as exc:
-                result = ToolResult(
-                    f"{call.name} failed: {type(exc).__name__}: {exc}", is_error=True
-                )
-        for hook in self.hooks:
-            result = hook.transform_tool_result(call.name, args, result)
-        return args, result
 
-    async def _check_permission(
-        self, tool: str, args: dict[str, Any]
-    ) -> tuple[str | None, RunProfile]:
-        """(refusal or None, how the call must run)."""
-        decision = self.policy.decide(tool, args)
-        if decision.behavior == "allow":
-            return None, decision.profile
-        if decision.behavior == "deny":
-            return f"Permission denied: {decision.reason}.", UNRESTRICTED
+    def _asker(self) -> Ask | None:
         if self.options.headless or (self._approver is None and not self._listeners):
-            return HEADLESS_REFUSAL.format(reason=decision.reason), UNRESTRICTED
-        choice = await self._ask(tool, args, decision.reason)
-        if choice == "allow_session":
-            self.policy.grant_for_session(tool, args)
-        if choice in ("allow_once", "allow_session"):
-            return None, UNRESTRICTED
-        return USER_REFUSAL.format(tool=tool), UNRESTRICTED
+            return None
+        return self._approver or self._ask_ui
 
-    async def _ask(self, tool: str, args: dict[str, Any], reason: str) -> ev.PermissionChoice:
-        if self._approver is not None:
-            return await self._approver(tool, args, reason)
+    async def _ask_ui(self, tool: str, args: dict[str, Any], reason: str) -> ev.PermissionChoice:
         future: asyncio.Future[ev.PermissionChoice] = asyncio.get_running_loop().create_future()
         self._emit(ev.PermissionRequested(tool, args, reason, future))
         return await future
-
-
-def _key_arg(args: dict[str, Any]) -> str:
-    for key in ("file_path", "command", "pattern", "path"):
-        value = args.get(key)
-        if isinstance(value, str):
-            return value
-    return ""

@@ -8,8 +8,7 @@ import sys
 from pathlib import Path
 
 from wave_tui.agent import events as ev
-from wave_tui.agent.factory import create_service
-from wave_tui.agent.service import AgentOptions
+from wave_tui.agent.session import AgentOptions, create_session
 from wave_tui.cli.local import LocalUnavailable, prepare_local_endpoint
 from wave_tui.llm.local_server import LocalModelError
 
@@ -43,16 +42,16 @@ async def _run_turn(
         environ=environ,
     )
     try:
-        service = create_service(options)
-        service.subscribe(_print_notices)
-        service.start()
+        session = create_session(options)
+        session.subscribe(_print_notices)
+        session.start()
     except (FileNotFoundError, ValueError) as exc:
         _stderr(f"wave: {exc}")
         return 2
     try:
-        result = await service.run_turn(prompt)
+        result = await session.run_turn(prompt)
     finally:
-        await service.destroy()
+        await session.close()
     if result.status == "error":
         code = 2 if result.error and "no model endpoint is configured" in result.error else 1
         _stderr(f"wave: {result.error}")

@@ -7,7 +7,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-from wave_tui.permissions.policy import PERMISSION_MODES
+from wave_tui.agent.session import PERMISSION_MODES
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -119,7 +119,6 @@ def _context(argv: list[str]) -> int:
 def _memory(argv: list[str]) -> int:
     from wave_tui.cli.memory_cmd import run_memory_command
     from wave_tui.config.paths import WavePaths
-    from wave_tui.tools.base import system_clock
 
     workdir_arg = None
     if "--workdir" in argv:
@@ -131,7 +130,7 @@ def _memory(argv: list[str]) -> int:
     workdir = resolve_workdir(workdir_arg)
     if workdir is None:
         return fail(f"work dir does not exist or is not a folder: {workdir_arg}", EXIT_USAGE)
-    return run_memory_command(argv, WavePaths.for_workdir(workdir), system_clock)
+    return run_memory_command(argv, WavePaths.for_workdir(workdir))
 
 
 if __name__ == "__main__":

@@ -10,25 +10,16 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TextIO
 
+from wave_tui.agent.session import EntryError, MemoryAccess, MemoryEntry
 from wave_tui.cli.memory_review_cmd import (
     REVIEW_ACTIONS,
+    ReviewError,
     add_review_parsers,
     duplicates_json,
     format_duplicates,
     run_review_action,
 )
 from wave_tui.config.paths import WavePaths
-from wave_tui.memory.catalog import (
-    MemoryEntry,
-    build_catalog,
-    delete_entry,
-    find_entry,
-    with_missing_refs,
-)
-from wave_tui.memory.duplicates import find_duplicate
-from wave_tui.memory.entries import EntryError, add_entry
-from wave_tui.memory.inbox import InboxError
-from wave_tui.memory.runs import RunError
 
 Clock = Callable[[], datetime]
 
@@ -119,23 +110,21 @@ def run_memory_command(
     except SystemExit as exc:  # --help
         return int(exc.code or 0)
     try:
-        return _dispatch(args, paths, clock, out, err)
-    except (EntryError, RunError, InboxError) as exc:
+        return _dispatch(args, MemoryAccess(paths, clock), out, err)
+    except (EntryError, ReviewError) as exc:
         print(f"wave memory: {exc}", file=err)
         return 1
 
 
-def _dispatch(
-    args: argparse.Namespace, paths: WavePaths, clock: Clock, out: TextIO, err: TextIO
-) -> int:
+def _dispatch(args: argparse.Namespace, memory: MemoryAccess, out: TextIO, err: TextIO) -> int:
     if args.action in REVIEW_ACTIONS:
-        return run_review_action(args, paths, out)
+        return run_review_action(args, memory.paths, out)
     if args.action == "list":
-        entries = build_catalog(paths, clock, warn=lambda m: print(f"warning: {m}", file=err))
+        entries = memory.list(warn=lambda m: print(f"warning: {m}", file=err))
         if args.duplicates:  # req: MX9
             print(duplicates_json(entries) if args.json else format_duplicates(entries), file=out)
             return 0
-        entries = with_missing_refs(entries, paths.project_root)  # req: MX6
+        entries = memory.with_missing_refs(entries)  # req: MX6
         if args.json:
             print(
                 json.dumps([e.to_json() for e in entries], ensure_ascii=False, indent=2), file=out
@@ -144,22 +133,21 @@ def _dispatch(
             print(format_table(entries), file=out)
         return 0
     if args.action == "show":
-        entry = find_entry(paths, args.id)
+        entry = memory.show(args.id)
         print(entry.body.rstrip("\n"), file=out)
         return 0
     if args.action == "delete":
-        entry = delete_entry(paths, args.id)
+        entry = memory.delete(args.id)
         print(f"deleted {entry.id} ({_shorten(entry.title)}) from {entry.path}", file=out)
         return 0
-    target = paths.project_agents_md if args.scope == "project" else paths.user_agents_md
+    target = memory.target(args.scope)
     text = " ".join(args.text)
-    result = add_entry(target, text)
+    result = memory.add(args.scope, text)
     if not result.added:
         print(f"already saved: {result.duplicate_of} ({target})", file=err)
         return 0
     print(f"saved to {target}", file=out)
-    others = [e for e in build_catalog(paths) if e.path != target]
-    similar = find_duplicate(text, others)  # req: MX9
+    similar = memory.similar_entry(text, target)  # req: MX9
     if similar is not None:
         print(f"note: this entry {similar.describe()}", file=err)
     return 0

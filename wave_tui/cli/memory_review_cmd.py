@@ -10,10 +10,11 @@ from typing import Any, TextIO
 from wave_tui.config.paths import WavePaths
 from wave_tui.memory.catalog import MemoryEntry, build_catalog
 from wave_tui.memory.duplicates import near_duplicates
-from wave_tui.memory.inbox import Inbox
-from wave_tui.memory.runs import list_runs, revert_run
+from wave_tui.memory.inbox import Inbox, InboxError
+from wave_tui.memory.runs import RunError, list_runs, revert_run
 from wave_tui.memory.search import search_entries
 
+ReviewError = (RunError, InboxError)
 REVIEW_ACTIONS = ("runs", "revert", "inbox", "accept", "reject", "search")
 
 

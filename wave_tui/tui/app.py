@@ -7,25 +7,29 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
-from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from wave_tui.agent import events as ev
-from wave_tui.agent.service import AgentService
+from wave_tui.agent.session import (
+    AddResult,
+    AgentService,
+    AgentSession,
+    EntryError,
+    MemoryScope,
+    key_argument,
+)
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.settings import SettingsStore
-from wave_tui.memory.entries import AddResult, EntryError, add_entry
-from wave_tui.tools.base import Clock, system_clock
 from wave_tui.tui.format import one_line, show_key_arg, show_path
-from wave_tui.tui.messages import AgentEventPosted, MemoryChanged, SettingsChanged
+from wave_tui.tui.messages import AgentEventPosted
 from wave_tui.tui.screens.chat import ChatScreen
-from wave_tui.tui.screens.dialogs import MemoryTarget, MemoryTargetDialog, PermissionDialog
+from wave_tui.tui.screens.dialogs import MemoryTargetDialog, PermissionDialog
 from wave_tui.tui.screens.memory import MemoryScreen
 from wave_tui.tui.screens.settings import SettingsScreen
 
@@ -43,9 +47,7 @@ class WaveApp(App[None]):
 
     def __init__(
         self,
-        store: SettingsStore,
-        service: AgentService | None,
-        clock: Clock = system_clock,
+        session: AgentSession,
         *,
         watch_settings: bool = False,
         startup_error: str | None = None,
@@ -55,10 +57,9 @@ class WaveApp(App[None]):
         super().__init__()
         self.model_label = model_label  # e.g. "local: gemma-3-270m (demo quality)"
         self._startup_notice = startup_notice
-        self.store = store
-        self.service = service
-        self.paths: WavePaths = service.paths if service is not None else store.paths
-        self.clock: Callable[[], datetime] = clock
+        self.session = session
+        self.paths: WavePaths = session.paths
+        self.clock: Callable[[], datetime] = session.clock
         self.chat_screen = ChatScreen()
         self.add_mode("chat", lambda: self.chat_screen)
         self.add_mode("memory", MemoryScreen)
@@ -70,16 +71,12 @@ class WaveApp(App[None]):
 
     # -- lifecycle -----------------------------------------------------------------------------
     def on_mount(self) -> None:
-        if self.service is not None:
-            self._unsubscribe.append(self.service.subscribe(self._forward))
-            try:
-                self.service.start()
-            except FileNotFoundError as exc:
-                self.exit(return_code=1, message=f"wave: {exc}")
-                return
-        self._unsubscribe.append(
-            self.store.subscribe(lambda settings: self.post_message(SettingsChanged(settings)))
-        )
+        self._unsubscribe.append(self.session.subscribe(self._forward))
+        try:
+            self.session.start()
+        except FileNotFoundError as exc:
+            self.exit(return_code=1, message=f"wave: {exc}")
+            return
         if self._startup_error:
             self.notify(self._startup_error, severity="error", markup=False, timeout=30)
         if self._startup_notice:
@@ -94,40 +91,27 @@ class WaveApp(App[None]):
 
     async def action_quit(self) -> None:
         """Quit; an extraction in flight finishes its writes first, and the user sees why (C4)."""
-        if self.service is None or not self.service.background_busy:
+        if not self.session.status().background_busy:
             self.exit()
             return
         self.notify("Finishing the memory extraction before quitting…", timeout=60)
         self.run_worker(self._finish_then_exit(), group="quit", exclusive=True)
 
     async def _finish_then_exit(self) -> None:
-        if self.service is not None:
-            await self.service.destroy()
+        await self.session.close()
         self.exit()
 
     async def on_unmount(self) -> None:
         for unsubscribe in self._unsubscribe:
             unsubscribe()
-        if self.service is not None:
-            await self.service.destroy()
+        await self.session.close()
 
     def _forward(self, event: ev.AgentEvent) -> None:
         self.post_message(AgentEventPosted(event))
 
     async def _watch(self) -> None:
-        async for _settings in self.store.watch():
-            pass  # the store notifies its subscribers; see on_mount
-
-    @property
-    def configured(self) -> bool:
-        """True when chat can reach a model (endpoint and model name known)."""
-        if self.service is None:
-            return False
-        return bool(self.service.model and self.store.current().base_url)
-
-    def turns_until_next(self) -> int | None:
-        """Turns until the next auto-memory extraction, when the service knows it."""
-        return self.service.turns_until_next if self.service is not None else None
+        async for _settings in self.session.watch_settings():
+            pass  # the session turns each change into a StatusChanged event
 
     # -- service events ------------------------------------------------------------------------
     async def on_agent_event_posted(self, message: AgentEventPosted) -> None:
@@ -135,25 +119,29 @@ class WaveApp(App[None]):
         if isinstance(event, ev.PermissionRequested):
             self._ask_permission(event)
             return
-        if isinstance(event, ev.BackgroundChanged) and not event.running and event.detail:
-            self._report_background(event)
+        if isinstance(event, ev.ExtractionFinished):
+            self._report_extraction(event)
+        if isinstance(event, ev.MemoryChanged):
+            for screen in self._memory_screens():
+                screen.action_reload()
         if self.chat_screen.is_mounted:
             await self.chat_screen.apply(event)
 
-    def _report_background(self, event: ev.BackgroundChanged) -> None:
-        """A toast when background work changed memory or failed ("memory updated: x.md")."""
-        if event.kind == "extraction" and event.detail.startswith("memory updated"):
-            self.notify(event.detail, title="Memory", markup=False)
-        elif "failed" in event.detail:
-            self.notify(event.detail, title="Memory", severity="warning", markup=False)
+    def _report_extraction(self, event: ev.ExtractionFinished) -> None:
+        """A toast when the extraction changed memory or failed ("memory updated: x.md")."""
+        if event.error is not None:
+            self.notify(
+                f"memory extraction failed: {event.error}",
+                title="Memory",
+                severity="warning",
+                markup=False,
+            )
+        elif event.written:
+            self.notify(f"memory updated: {', '.join(event.written)}", title="Memory", markup=False)
 
     def _ask_permission(self, event: ev.PermissionRequested) -> None:
         future = event.future
-        key_arg = ""
-        for key in ("file_path", "command", "pattern", "path"):
-            if isinstance(event.args.get(key), str):
-                key_arg = show_key_arg(event.args[key], self.paths)
-                break
+        key_arg = show_key_arg(key_argument(event.tool_name, event.args), self.paths)
         dialog = PermissionDialog(event.tool_name, key_arg, event.reason)
 
         def answered(choice: ev.PermissionChoice | None) -> None:
@@ -168,41 +156,34 @@ class WaveApp(App[None]):
         future.add_done_callback(gone)
         self.push_screen(dialog, answered)
 
-    def on_settings_changed(self, message: SettingsChanged) -> None:
-        if self.chat_screen.is_mounted:
-            self.chat_screen.refresh_status()
-
-    def settings_saved(self) -> None:
-        """Called after the settings screen wrote the file: reload now, so the UI shows it."""
-        self.store.refresh()
-        self.post_message(SettingsChanged(self.store.current()))
-
     # -- quick-add memory ----------------------------------------------------------------------
     def quick_add(self, text: str) -> None:
-        project = show_path(self.paths.project_agents_md, self.paths)
-        user = show_path(self.paths.user_agents_md, self.paths)
+        project = show_path(self.session.memory_target("project"), self.paths)
+        user = show_path(self.session.memory_target("user"), self.paths)
 
-        def chosen(target: MemoryTarget | None) -> None:
+        def chosen(target: MemoryScope | None) -> None:
             if target is not None:
-                self._add_memory(target, text)
+                self.run_worker(
+                    self._add_memory(target, text),
+                    group="memory-write",
+                    exit_on_error=False,
+                    name="saving a memory",
+                )
 
         self.push_screen(MemoryTargetDialog(text, project, user), chosen)
 
-    @work(thread=True, group="memory-write", exit_on_error=False, name="saving a memory")
-    def _add_memory(self, target: MemoryTarget, text: str) -> None:
-        path = self.paths.project_agents_md if target == "project" else self.paths.user_agents_md
+    async def _add_memory(self, target: MemoryScope, text: str) -> None:
         try:
-            result = add_entry(path, text)
+            result = await self.session.add_memory(target, text)
         except EntryError as exc:
-            self.call_from_thread(self.notify, str(exc), severity="error", markup=False)
+            self.notify(str(exc), severity="error", markup=False)
             return
-        self.call_from_thread(self._report_added, result, path)
+        self._report_added(result, self.session.memory_target(target))
 
     def _report_added(self, result: AddResult, path: Any) -> None:
         where = show_path(path, self.paths)
         if result.added:
             self.notify(f"Saved to {where}", title="Memory", markup=False)
-            self.post_message(MemoryChanged())
         else:
             self.notify(
                 f"Already in {where}: {one_line(result.duplicate_of or '', 60)}",
@@ -210,10 +191,6 @@ class WaveApp(App[None]):
                 severity="warning",
                 markup=False,
             )
-
-    def on_memory_changed(self, _message: MemoryChanged) -> None:
-        for screen in self._memory_screens():
-            screen.action_reload()
 
     def _memory_screens(self) -> Iterable[MemoryScreen]:
         for stack in self._screen_stacks.values():
@@ -249,8 +226,8 @@ class WaveApp(App[None]):
 
 def make_app(
     settings: SettingsStore | None,
-    service: AgentService | None,
-    clock: Clock = system_clock,
+    service: AgentService | AgentSession | None,
+    clock: Callable[[], datetime] | None = None,
     *,
     watch_settings: bool = False,
     startup_error: str | None = None,
@@ -258,16 +235,18 @@ def make_app(
     model_label: str | None = None,
 ) -> WaveApp:
     """The one factory for `wave` and the tests. `settings` defaults to the service's store."""
-    if settings is None:
-        if service is None:
-            raise ValueError("make_app needs a settings store or a service")
-        settings = service.store
+    if isinstance(service, AgentSession):
+        session = service
+    else:
+        session = AgentSession(service, store=settings, clock=clock or _utc_now)
     return WaveApp(
-        settings,
-        service,
-        clock,
+        session,
         watch_settings=watch_settings,
         startup_error=startup_error,
         startup_notice=startup_notice,
         model_label=model_label,
     )
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)

@@ -4,9 +4,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from wave_tui.agent.status import cache_hit_percent, context_tokens
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.settings import display_path
-from wave_tui.llm.types import Usage
+
+__all__ = [
+    "age_label",
+    "auto_memory_label",
+    "cache_hit_percent",
+    "clip_output",
+    "context_tokens",
+    "one_line",
+    "short_tokens",
+    "show_key_arg",
+    "show_path",
+]
 
 TOOL_OUTPUT_MAX_CHARS = 4_000
 TOOL_OUTPUT_MAX_LINES = 60
@@ -48,19 +60,6 @@ def short_tokens(count: int) -> str:
     if count < 100_000:
         return f"{count / 1_000:.1f}k"
     return f"{count // 1_000}k"
-
-
-def context_tokens(usage: Usage | None) -> int | None:
-    """Tokens in the context after the last reply (prompt + completion)."""
-    if usage is None:
-        return None
-    return usage.prompt_tokens + usage.completion_tokens
-
-
-def cache_hit_percent(usage: Usage | None) -> int | None:
-    if usage is None or not usage.prompt_tokens:
-        return None
-    return round(100 * usage.cache_read_tokens / usage.prompt_tokens)
 
 
 def auto_memory_label(enabled: bool, frequency: int, turns_until_next: int | None) -> str:

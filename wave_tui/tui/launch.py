@@ -6,11 +6,8 @@ import argparse
 from collections.abc import Mapping
 from pathlib import Path
 
-from wave_tui.agent.factory import create_service
-from wave_tui.agent.service import AgentOptions, AgentService
+from wave_tui.agent.session import AgentOptions, AgentSession, create_session
 from wave_tui.config.paths import WavePaths
-from wave_tui.config.settings import SettingsStore
-from wave_tui.tools.base import system_clock
 from wave_tui.tui.app import make_app
 
 
@@ -31,19 +28,16 @@ def launch(
         continue_last=bool(getattr(args, "continue_last", False)),
         resume=getattr(args, "resume", None),
     )
-    service: AgentService | None
+    session: AgentSession
     startup_error = None
     try:
-        service = create_service(options)
-        store = service.store
+        session = create_session(options)
     except Exception as exc:  # the memory browser and settings still work without an agent
-        service = None
         startup_error = f"The agent could not start: {exc}"
-        store = SettingsStore(WavePaths.for_workdir(workdir), environ)
+        session = AgentSession.offline(WavePaths.for_workdir(workdir), environ=environ)
     app = make_app(
-        store,
-        service,
-        system_clock,
+        None,
+        session,
         watch_settings=True,
         startup_error=startup_error,
         startup_notice=notice,

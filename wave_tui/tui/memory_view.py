@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from wave_tui.agent.session import MemoryEntry, preview_body, stale_reminder
 from wave_tui.config.paths import WavePaths
-from wave_tui.memory.catalog import MemoryEntry
-from wave_tui.memory.frontmatter import parse_frontmatter
-from wave_tui.memory.staleness import STALENESS_TEMPLATE
 from wave_tui.tui.format import show_path
+
+__all__ = ["entry_location", "grouped", "matches", "preview_body", "stale_reminder"]
 
 SCOPE_ORDER = ("project", "user", "auto", "rule")
 SCOPE_LABELS = {
@@ -45,15 +45,6 @@ def grouped(entries: Iterable[MemoryEntry]) -> list[tuple[str, list[MemoryEntry]
     return [(scope, items) for scope, items in by_scope.items() if items]
 
 
-def stale_reminder(entry: MemoryEntry) -> str | None:
-    """The staleness reminder the agent sees (T1), without its tags."""
-    # Only auto memories get this reminder when the agent reads them (T3).
-    if entry.scope != "auto" or not entry.stale or entry.age_days is None:
-        return None
-    text = STALENESS_TEMPLATE.format(days=entry.age_days)
-    return text.removeprefix("<system-reminder>").removesuffix("</system-reminder>")
-
-
 def entry_location(entry: MemoryEntry, paths: WavePaths) -> str:
     """Where the entry is stored; the auto-memory dir's project id is elided (it encodes a path)."""
     try:
@@ -61,10 +52,3 @@ def entry_location(entry: MemoryEntry, paths: WavePaths) -> str:
     except ValueError:
         return show_path(entry.path, paths)
     return f"~/.wave/projects/…/memory/{relative}"
-
-
-def preview_body(entry: MemoryEntry) -> str:
-    """The entry's text for the preview; frontmatter is left out (the header shows it)."""
-    if entry.scope in ("auto", "rule"):
-        return parse_frontmatter(entry.body).body.strip()
-    return entry.body

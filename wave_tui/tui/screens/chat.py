@@ -13,10 +13,11 @@ from textual.widget import Widget
 from textual.widgets import Footer, Markdown, Static
 
 from wave_tui.agent import events as ev
-from wave_tui.llm.types import Message
-from wave_tui.tui.format import cache_hit_percent, context_tokens, one_line, show_key_arg
+from wave_tui.agent.session import AgentStatus, Message, key_argument, parse_command
+from wave_tui.tui.format import one_line, show_key_arg
 from wave_tui.tui.widgets.chat_items import (
     AssistantMessage,
+    CommandOutputBlock,
     ErrorLine,
     NoticeLine,
     ToolBlock,
@@ -81,7 +82,7 @@ class ChatScreen(Screen[None]):
     async def on_mount(self) -> None:
         self.query_one("#chat-log", VerticalScroll).anchor()
         self.query_one("#queue").display = False
-        await self._restore(self.wave.service.messages if self.wave.service else [])
+        await self._restore(self.wave.session.messages())
         self.refresh_status()
         self.query_one("#prompt", HistoryInput).focus()
 
@@ -99,33 +100,30 @@ class ChatScreen(Screen[None]):
         self.refresh_status()
 
     # -- status --------------------------------------------------------------------------------
-    def refresh_status(self) -> None:
+    def refresh_status(self, status: AgentStatus | None = None) -> None:
         app = self.wave
-        settings = app.store.current()
-        service = app.service
-        configured = app.configured
-        self._show_first_run(not configured)
-        usage = service.last_usage if service else None
+        status = status or app.session.status()
+        self._show_first_run(not status.configured)
         self.query_one("#status", StatusLine).update_info(
-            model=(app.model_label or service.model) if service and configured else None,
-            context_tokens=context_tokens(usage),
-            cache_percent=cache_hit_percent(usage),
-            auto_memory=settings.auto_memory_enabled,
-            frequency=settings.auto_memory_frequency,
-            turns_until_next=app.turns_until_next(),
-            busy=bool(service and service.busy),
+            model=(app.model_label or status.model) if status.configured else None,
+            context_tokens=status.context_tokens,
+            cache_percent=status.cache_hit_percent,
+            auto_memory=status.auto_memory,
+            frequency=status.auto_memory_frequency,
+            turns_until_next=status.turns_until_extraction,
+            busy=status.busy,
+            background=status.background,
         )
+        self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "abort_turn":
-            service = self.wave.service
-            return True if service is not None and service.busy else None
+            return True if self.wave.session.status().busy else None
         return True
 
     # -- actions -------------------------------------------------------------------------------
     def action_abort_turn(self) -> None:
-        if self.wave.service is not None:
-            self.wave.service.abort()
+        self.wave.session.abort()
 
     def action_focus_prompt(self) -> None:
         self.query_one("#prompt", HistoryInput).focus()
@@ -140,11 +138,15 @@ class ChatScreen(Screen[None]):
         if text.startswith("#") and text.lstrip("#").strip() and not text.startswith("##"):
             self.wave.quick_add(text[1:].strip())
             return
-        service = self.wave.service
-        if service is None:
+        command = parse_command(text)
+        if command is not None and command.name == "memory":
+            self.wave.switch_mode("memory")  # the browser is the app's answer to /memory
+            return
+        session = self.wave.session
+        if not session.available:
             await self._append(ErrorLine("The agent could not start; see the message above."))
             return
-        await service.send(text)
+        await session.send(text)
 
     # -- agent events --------------------------------------------------------------------------
     async def apply(self, event: ev.AgentEvent) -> None:
@@ -153,9 +155,9 @@ class ChatScreen(Screen[None]):
             case ev.UserMessageAdded(message=message) if not message.is_meta:
                 await self._append(UserMessage(message.content))
             case ev.AssistantStarted(message_id=message_id):
-                block = AssistantMessage(message_id)
-                self._assistants[message_id] = block
-                await self._append(block)
+                started = AssistantMessage(message_id)
+                self._assistants[message_id] = started
+                await self._append(started)
             case ev.TextDelta(message_id=message_id, text=text):
                 if block := self._assistants.get(message_id):
                     await block.append_text(text)
@@ -166,9 +168,9 @@ class ChatScreen(Screen[None]):
                 if block := self._assistants.pop(message.id, None):
                     await block.finish(message.content)
             case ev.ToolStarted(call_id=call_id, name=name, key_arg=key_arg):
-                tool = ToolBlock(call_id, name, show_key_arg(key_arg, self.wave.paths))
-                self._tools[call_id] = tool
-                await self._append(tool)
+                running = ToolBlock(call_id, name, show_key_arg(key_arg, self.wave.paths))
+                self._tools[call_id] = running
+                await self._append(running)
             case ev.ToolFinished(call_id=call_id, summary=summary, content=content):
                 if tool := self._tools.pop(call_id, None):
                     tool.finish(summary, content, event.is_error)
@@ -180,14 +182,10 @@ class ChatScreen(Screen[None]):
                 await self._append(NoticeLine("interrupted — the turn was stopped"))
             case ev.QueueChanged(queued=queued):
                 self._show_queue(queued)
-            case ev.UsageUpdated(source="main"):
-                pass  # read from service.last_usage by refresh_status below
-            case ev.BackgroundChanged(kind=kind, running=running, detail=detail):
-                label = f"{kind}{': ' + detail if detail else ''}" if running else None
-                self.query_one("#status", StatusLine).update_info(background=label)
-        if isinstance(event, ev.BusyChanged | ev.TurnEnded | ev.UsageUpdated | ev.ErrorOccurred):
-            self.refresh_status()
-            self.refresh_bindings()
+            case ev.CommandAnswered(text=text, is_error=is_error):
+                await self._append(CommandOutputBlock("command", text, is_error))
+            case ev.StatusChanged(status=status):
+                self.refresh_status(status)
 
     async def _append(self, widget: Widget) -> None:
         await self.query_one("#chat-log", VerticalScroll).mount(widget)
@@ -210,22 +208,19 @@ class ChatScreen(Screen[None]):
                     reply = AssistantMessage(message.id, message.content, message.reasoning or "")
                     await self._append(reply)
                 for call in message.tool_calls:
-                    tool = ToolBlock(call.id, call.name, self._call_key_arg(call.arguments))
-                    self._tools[call.id] = tool
-                    await self._append(tool)
+                    block = ToolBlock(call.id, call.name, self._call_key_arg(call.name, call.arguments))
+                    self._tools[call.id] = block
+                    await self._append(block)
             elif message.role == "tool" and (
                 tool := self._tools.pop(message.tool_call_id or "", None)
             ):
                 tool.finish("", message.content, bool(message.meta.get("isError")))
 
-    def _call_key_arg(self, arguments: str) -> str:
+    def _call_key_arg(self, name: str, arguments: str) -> str:
         try:
             args = json.loads(arguments or "{}")
         except ValueError:
             return ""
         if not isinstance(args, dict):
             return ""
-        for key in ("file_path", "command", "pattern", "path"):
-            if isinstance(args.get(key), str):
-                return show_key_arg(args[key], self.wave.paths)
-        return ""
+        return show_key_arg(key_argument(name, args), self.wave.paths)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -12,8 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
 from wave_tui.agent.events import PermissionChoice
-
-MemoryTarget = Literal["project", "user"]
+from wave_tui.agent.session import MemoryScope
 
 
 class ConfirmDelete(ModalScreen[bool]):
@@ -103,7 +100,7 @@ class PermissionDialog(ModalScreen[PermissionChoice]):
             self.dismiss("deny")
 
 
-class MemoryTargetDialog(ModalScreen[MemoryTarget | None]):
+class MemoryTargetDialog(ModalScreen[MemoryScope | None]):
     """`# text` in the chat: save it to the project or the user AGENTS.md."""
 
     CSS_PATH = "dialogs.tcss"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shlex
 import subprocess
@@ -17,8 +16,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Markdown, Static
 from textual.worker import Worker
 
-from wave_tui.memory.catalog import MemoryEntry, build_catalog, delete_entry
-from wave_tui.memory.entries import EntryError
+from wave_tui.agent.session import EntryError, MemoryEntry
 from wave_tui.tui.format import age_label, one_line
 from wave_tui.tui.memory_view import (
     GROUP_KEY_PREFIX,
@@ -99,9 +97,7 @@ class MemoryScreen(Screen[None]):
         )
 
     async def _load(self) -> None:
-        app = self.wave
-        entries = await asyncio.to_thread(build_catalog, app.paths, app.clock)
-        self.show_entries(entries)
+        self.show_entries(await self.wave.session.list_memories())
 
     def show_entries(self, entries: list[MemoryEntry]) -> None:
         self.entries = entries
@@ -200,13 +196,11 @@ class MemoryScreen(Screen[None]):
 
     def _activation(self, entry: MemoryEntry) -> str | None:
         """For a conditional rule loaded in this session: the file and pattern that loaded it."""
-        service = self.wave.service
-        if service is None or entry.status != "conditional":
+        session = self.wave.session
+        # A session without memory injection knows nothing about activations.
+        if entry.status != "conditional" or not session.knows_rule_activations():
             return None
-        activations = service.status().get("rule_activations")
-        if activations is None:  # a service without memory injection knows nothing about it
-            return None
-        hit = activations.get(entry.id.split(":", 2)[-1])
+        hit = session.rule_activation(entry.id.split(":", 2)[-1])
         if hit is None:
             return "not loaded yet in this session"
         trigger, pattern = hit
@@ -250,7 +244,7 @@ class MemoryScreen(Screen[None]):
 
     async def _delete(self, entry: MemoryEntry) -> None:
         try:
-            await asyncio.to_thread(delete_entry, self.wave.paths, entry.id, entry)
+            await self.wave.session.delete_memory(entry)
         except EntryError as exc:
             # Changed on disk since it was listed: say so and show what is there now.
             self.notify(f"Not deleted: {exc}", severity="error", markup=False)

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import json
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from textual.app import ComposeResult
@@ -16,11 +13,8 @@ from textual.validation import Integer
 from textual.widgets import Button, Footer, Input, Label, Static, Switch
 from textual.worker import Worker
 
-from wave_tui.config.settings import (
-    AUTO_MEMORY_FREQUENCY_MAX,
-    AUTO_MEMORY_FREQUENCY_MIN,
-    save_user_settings,
-)
+from wave_tui.agent.session import EditableSettings
+from wave_tui.config.settings import AUTO_MEMORY_FREQUENCY_MAX, AUTO_MEMORY_FREQUENCY_MIN
 from wave_tui.tui.format import show_path
 
 if TYPE_CHECKING:
@@ -31,12 +25,7 @@ FREQUENCY_ERROR = (
 )
 
 
-@dataclass(frozen=True)
-class FormValues:
-    auto_memory_enabled: bool
-    auto_memory_frequency: int
-    language: str
-    model: str
+FormValues = EditableSettings
 
 
 class SettingsScreen(Screen[None]):
@@ -109,15 +98,7 @@ class SettingsScreen(Screen[None]):
 
     # -- form ----------------------------------------------------------------------------------
     async def _load_form(self) -> None:
-        app = self.wave
-        raw = await asyncio.to_thread(_read_user_file, app.paths.user_settings)
-        effective = app.store.current()
-        values = FormValues(
-            auto_memory_enabled=effective.auto_memory_enabled,
-            auto_memory_frequency=effective.auto_memory_frequency,
-            language=str(raw.get("language") or ""),
-            model=str(raw.get("model") or ""),
-        )
+        values = await self.wave.session.read_settings()
         self._loaded = values
         self.query_one("#auto-memory", Switch).value = values.auto_memory_enabled
         self.query_one("#frequency", Input).value = str(values.auto_memory_frequency)
@@ -136,9 +117,8 @@ class SettingsScreen(Screen[None]):
         error.display = message is not None
 
     def _show_model_note(self) -> None:
-        app = self.wave
         typed = self.query_one("#model", Input).value.strip()
-        effective = app.service.model if app.service else app.store.current().model
+        effective = self.wave.session.model_in_use()
         note = self.query_one("#model-note", Static)
         if effective and typed and effective != typed:
             note.update(Content(f"In use: {effective} (--model or WAVE_MODEL takes precedence)"))
@@ -215,9 +195,8 @@ class SettingsScreen(Screen[None]):
 
     async def _save(self, values: FormValues, changes: dict[str, Any]) -> None:
         app = self.wave
-        await asyncio.to_thread(save_user_settings, app.paths, **changes)
+        await app.session.save_settings(**changes)
         self._loaded = values
-        app.settings_saved()
         self._show_model_note()
         target = show_path(app.paths.user_settings, app.paths)
         self.notify(f"Saved to {target}. In effect from the next turn.", markup=False)
@@ -231,11 +210,3 @@ def _changes(before: FormValues | None, after: FormValues) -> dict[str, Any]:
         if before is None or getattr(before, name) != new:
             changes[name] = new if new != "" else None
     return changes
-
-
-def _read_user_file(path: Any) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}

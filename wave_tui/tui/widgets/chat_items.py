@@ -27,6 +27,15 @@ class NoticeLine(Static):
         super().__init__(label, markup=False, classes="notice-line")
 
 
+class CommandOutputBlock(Static):
+    """What a slash command answered locally (/help, /model, /resume...)."""
+
+    def __init__(self, command: str, text: str, is_error: bool) -> None:
+        super().__init__(text, markup=False, classes="command-output")
+        self.border_title = command
+        self.set_class(is_error, "-error")
+
+
 class ErrorLine(Static):
     def __init__(self, text: str) -> None:
         super().__init__(text, markup=False, classes="error-line")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from textual.content import Content
+from textual.timer import Timer
 from textual.widgets import Static
 
 from wave_tui.tui.format import auto_memory_label, short_tokens
@@ -31,7 +32,7 @@ class StatusLine(Static):
         super().__init__("", id=id)
         self.info = StatusInfo()
         self._frame = 0
-        self._timer = None
+        self._timer: Timer | None = None
 
     def on_mount(self) -> None:
         self._timer = self.set_interval(0.1, self._tick, pause=True)

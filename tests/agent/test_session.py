@@ -1,0 +1,82 @@
+"""The facade the front ends use: typed status, state-carrying events, memory and settings (U1, U2)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.model_server import ModelServer, text
+from wave_tui.agent import events as ev
+from wave_tui.agent.session import AgentSession, EditableSettings, EntryError
+from wave_tui.config.paths import WavePaths
+
+
+async def test_u2_status_changed_carries_busy_usage_and_memory_countdown(
+    make_service, model_server: ModelServer
+) -> None:
+    model_server.enqueue(text("hello there"))
+    session = AgentSession(make_service())
+    statuses: list[ev.StatusChanged] = []
+    session.subscribe(lambda e: statuses.append(e) if isinstance(e, ev.StatusChanged) else None)
+    before = session.status()
+    assert before.configured and before.model == "test-model" and not before.busy
+    assert before.context_tokens is None and before.queue == ()
+    result = await session.run_turn("hi")
+    await session.close()
+    assert result.status == "completed"
+    assert any(s.status.busy for s in statuses)
+    last = statuses[-1].status
+    assert not last.busy
+    assert last.context_tokens is not None and last.context_tokens > 0
+    assert last.context_window is not None and not last.context_estimated
+    assert last.permission_mode == "default"
+
+
+async def test_u1_memory_add_and_delete_go_through_the_session_and_announce_changes(
+    project: Path, isolated_home: Path
+) -> None:
+    paths = WavePaths(project_root=project.resolve(), home=isolated_home.resolve())
+    session = AgentSession.offline(paths)
+    changed: list[ev.MemoryChanged] = []
+    session.subscribe(lambda e: changed.append(e) if isinstance(e, ev.MemoryChanged) else None)
+    assert not session.available
+    added = await session.add_memory("project", "Run the tests with pytest")
+    duplicate = await session.add_memory("project", "run the tests with pytest")
+    assert added.added and not duplicate.added
+    assert paths.project_agents_md.read_text(encoding="utf-8") == "- Run the tests with pytest\n"
+    assert [e.paths for e in changed] == [(paths.project_agents_md,)]
+    entries = [e for e in await session.list_memories() if e.scope == "project"]
+    assert [e.title for e in entries] == ["Run the tests with pytest"]
+    deleted = await session.delete_memory(entries[0])
+    assert deleted.id == entries[0].id and len(changed) == 2
+    assert "Run the tests" not in paths.project_agents_md.read_text(encoding="utf-8")
+    with pytest.raises(EntryError):
+        await session.show_memory("project:AGENTS.md:9")
+    await session.close()
+
+
+async def test_u1_settings_save_and_read_back_with_a_status_event(
+    project: Path, isolated_home: Path
+) -> None:
+    paths = WavePaths(project_root=project.resolve(), home=isolated_home.resolve())
+    session = AgentSession.offline(paths, environ={})
+    statuses: list[ev.StatusChanged] = []
+    session.subscribe(lambda e: statuses.append(e) if isinstance(e, ev.StatusChanged) else None)
+    await session.save_settings(auto_memory_frequency=3, language="English")
+    assert json.loads(paths.user_settings.read_text(encoding="utf-8"))["language"] == "English"
+    assert await session.read_settings() == EditableSettings(True, 3, "English", "")
+    assert statuses and statuses[-1].status.auto_memory_frequency == 3
+    await session.close()
+
+
+async def test_u1_list_sessions_for_a_resume_picker(
+    make_service, model_server: ModelServer
+) -> None:
+    model_server.enqueue(text("one"))
+    session = AgentSession(make_service())
+    await session.run_turn("first prompt")
+    infos = await session.list_sessions()
+    await session.close()
+    assert [i.id for i in infos] == [session.service.session_id]  # type: ignore[union-attr]

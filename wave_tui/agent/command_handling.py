@@ -1,0 +1,187 @@
+"""The built-in slash commands, registered in the one `CommandRegistry` (UX15).
+
+Each answers locally (`CommandOutput`: not a turn, nothing sent to the model, no extraction
+counted) unless it expands to a prompt. The agent is reached through `CommandHost`, a narrow
+view the service implements.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from wave_tui.agent.commands import (
+    Command,
+    CommandOutput,
+    CommandRegistry,
+    CommandResult,
+    CommandRun,
+)
+from wave_tui.agent.permissions import PermissionPolicy
+from wave_tui.agent.sessions import SessionInfo
+from wave_tui.config.settings import EffectiveSettings
+
+# Keys of the app, for /help (the F-keys switch screens; the chat's own keys follow).
+KEYS = (
+    ("F1 / F2 / F3", "chat, memory browser, settings"),
+    ("Esc", "stop the running turn"),
+    ("ctrl+l", "focus the prompt"),
+    ("# text", "save a memory to AGENTS.md"),
+    ("ctrl+q", "quit (waits for a memory extraction in flight)"),
+)
+NOT_YET = {
+    "hooks": "No hooks configured.",
+    "mcp": "No MCP servers configured.",
+    "tasks": "No background tasks.",
+    "agents": "No subagents configured.",
+}
+
+
+@dataclass(frozen=True)
+class MemoryLine:
+    id: str
+    scope: str
+    title: str
+
+
+class CommandHost(Protocol):
+    """What the built-in commands need from the agent."""
+
+    @property
+    def model(self) -> str | None: ...
+
+    def current_settings(self) -> EffectiveSettings: ...
+
+    def switch_model(self, name: str) -> None: ...
+
+    async def compact(self, instructions: str | None = None) -> bool: ...
+
+    def clear(self) -> None: ...
+
+    @property
+    def policy(self) -> PermissionPolicy: ...
+
+    def sessions(self) -> list[SessionInfo]: ...
+
+    def first_prompt(self, info: SessionInfo) -> str: ...
+
+    def memory_lines(self) -> list[MemoryLine]: ...
+
+
+def register_builtin_commands(registry: CommandRegistry, host: CommandHost) -> None:
+    """`/compact`, `/clear`, `/help`, `/model`, `/resume`, `/permissions`, `/memory` and the
+    placeholders of features still to come."""
+
+    async def compact_command(args: str) -> CommandResult:
+        ok = await host.compact(args or None)
+        if ok:
+            return CommandOutput("Conversation compacted.")
+        return CommandOutput("Compaction failed.", is_error=True)
+
+    async def clear_command(args: str) -> CommandResult:
+        host.clear()
+        return CommandOutput("Started a new conversation.")
+
+    async def help_command(args: str) -> CommandResult:
+        return CommandOutput(help_text(registry.all()))
+
+    async def model_command(args: str) -> CommandResult:
+        if args:
+            host.switch_model(args)
+            return CommandOutput(f"Model: {args} (from the next request)")
+        return CommandOutput(model_list(host.model, host.current_settings()))
+
+    async def resume_command(args: str) -> CommandResult:
+        return CommandOutput(session_list(host.sessions(), host.first_prompt, time.time()))
+
+    async def permissions_command(args: str) -> CommandResult:
+        return CommandOutput(permissions_text(host.policy))
+
+    async def memory_command(args: str) -> CommandResult:
+        lines = host.memory_lines()
+        if not lines:
+            return CommandOutput("No memory entries.")
+        return CommandOutput("\n".join(f"{m.id}  [{m.scope}]  {m.title}" for m in lines))
+
+    builtins = [
+        Command("compact", "Summarise the conversation so far", compact_command, "[focus]"),
+        Command("clear", "Start a new conversation", clear_command),
+        Command("help", "Commands and keys", help_command),
+        Command("model", "List the configured models, or switch", model_command, "[NAME]"),
+        Command("resume", "This project's sessions (wave -r ID resumes one)", resume_command),
+        Command("permissions", "Mode, rules and this session's grants", permissions_command),
+        Command("memory", "Every memory entry (the memory browser in the app)", memory_command),
+    ]
+    for command in builtins:
+        registry.register(command)
+    for name, answer in NOT_YET.items():
+        registry.register(Command(name, answer.rstrip("."), _fixed(answer)))
+
+
+def _fixed(answer: str) -> CommandRun:
+    async def run(args: str) -> CommandResult:
+        return CommandOutput(answer)
+
+    return run
+
+
+def help_text(commands: Sequence[Command]) -> str:
+    width = max((len(c.name) + len(c.argument_hint) for c in commands), default=0) + 3
+    lines = ["Commands:"]
+    for command in sorted(commands, key=lambda c: c.name):
+        usage = f"/{command.name}" + (f" {command.argument_hint}" if command.argument_hint else "")
+        lines.append(f"  {usage.ljust(width)} {command.description}")
+    lines.append("Keys:")
+    key_width = max(len(k) for k, _ in KEYS) + 2
+    lines += [f"  {key.ljust(key_width)} {what}" for key, what in KEYS]
+    return "\n".join(lines)
+
+
+def model_list(current: str | None, settings: EffectiveSettings) -> str:
+    names = sorted({*settings.models, *(n for n in (settings.model, current) if n)})
+    if not names:
+        return 'No model configured (set WAVE_MODEL or "model" in settings).'
+    return "\n".join(("* " if name == current else "  ") + name for name in names)
+
+
+def session_list(
+    sessions: Sequence[SessionInfo], first_prompt: Callable[[SessionInfo], str], now: float
+) -> str:
+    if not sessions:
+        return "No sessions for this project yet."
+    rows = []
+    for info in sessions:
+        prompt = first_prompt(info)
+        rows.append(
+            f"{info.id}  {_age(now - info.last_active)}  {info.message_count} messages  {prompt}"
+        )
+    return "\n".join(rows)
+
+
+def _age(seconds: float) -> str:
+    for unit, size in (("d", 86_400), ("h", 3_600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit} ago"
+    return "just now"
+
+
+def permissions_text(policy: PermissionPolicy) -> str:
+    def rules(items: Sequence[object]) -> str:
+        return ", ".join(map(_rule, items)) or "none"
+
+    return "\n".join(
+        (
+            f"Mode: {policy.mode}",
+            f"Allow: {rules(policy.allow)}",
+            f"Deny: {rules(policy.deny)}",
+            f"Granted this session: {rules(policy.session_allow)}",
+        )
+    )
+
+
+def _rule(rule: object) -> str:
+    tool = getattr(rule, "tool", "")
+    pattern = getattr(rule, "pattern", None)
+    return f"{tool}({pattern})" if pattern is not None else str(tool)

@@ -1,0 +1,65 @@
+"""The model client for the settings in force: built by an injected factory, rebuilt when the
+endpoint, key, headers or model change, and every replaced client closed (owned tasks)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from wave_tui.agent.prompts import NOT_CONFIGURED_HELP
+from wave_tui.config.settings import EffectiveSettings
+from wave_tui.llm.client import ClientConfig, ModelClient
+from wave_tui.llm.errors import ModelNotConfigured
+
+ClientFactory = Callable[[ClientConfig], ModelClient]
+
+
+def default_client_factory(config: ClientConfig) -> ModelClient:
+    return ModelClient(config)
+
+
+@dataclass
+class ModelTarget:
+    model: str
+    client: ModelClient
+    key: tuple[Any, ...]
+
+
+class ModelGateway:
+    def __init__(self, factory: ClientFactory = default_client_factory) -> None:
+        self._factory = factory
+        self._target: ModelTarget | None = None
+        self._closing: set[asyncio.Task[None]] = set()
+
+    def target(self, settings: EffectiveSettings, model: str | None) -> ModelTarget:
+        """The client for `model` at the configured endpoint. Raises ModelNotConfigured."""
+        if not model or not settings.base_url:
+            raise ModelNotConfigured(NOT_CONFIGURED_HELP)
+        key = (
+            model,
+            settings.base_url,
+            settings.api_key,
+            tuple(sorted(settings.custom_headers.items())),
+        )
+        if self._target is None or self._target.key != key:
+            old = self._target
+            config = ClientConfig(
+                base_url=settings.base_url,
+                api_key=settings.api_key,
+                headers=dict(settings.custom_headers),
+            )
+            self._target = ModelTarget(model, self._factory(config), key)
+            if old is not None:
+                task = asyncio.get_running_loop().create_task(old.client.aclose())
+                self._closing.add(task)
+                task.add_done_callback(self._closing.discard)
+        return self._target
+
+    async def aclose(self) -> None:
+        if self._closing:
+            await asyncio.gather(*self._closing, return_exceptions=True)
+        if self._target is not None:
+            await self._target.client.aclose()
+            self._target = None

@@ -1,0 +1,150 @@
+"""Running one round of tool calls: parse arguments, guards, the permission question, locks,
+the tool itself, observers — then the results (and the observers' follow-ups) in the history."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from wave_tui.agent import events as ev
+from wave_tui.agent.conversation import READ_META, Conversation
+from wave_tui.agent.extensions import ToolCallInfo, ToolGuard, ToolLock, ToolObserver, ToolOutcome
+from wave_tui.agent.prompts import HEADLESS_REFUSAL, USER_REFUSAL
+from wave_tui.llm.types import Message, ToolCall
+from wave_tui.permissions.policy import UNRESTRICTED, PermissionPolicy, RunProfile
+from wave_tui.permissions.tool_table import key_argument
+from wave_tui.tools.base import Tool, ToolContext, ToolResult
+
+Emit = Callable[[ev.AgentEvent], None]
+Ask = Callable[[str, dict[str, Any], str], Awaitable[ev.PermissionChoice]]
+
+
+class ToolExecutor:
+    def __init__(
+        self,
+        *,
+        conversation: Conversation,
+        policy: PermissionPolicy,
+        emit: Emit,
+        extensions: Callable[[], Sequence[object]],
+        context: Callable[[asyncio.Event], ToolContext],
+        asker: Callable[[], Ask | None],
+    ) -> None:
+        self.conversation = conversation
+        self.policy = policy
+        self._emit = emit
+        self._extensions = extensions
+        self._context = context
+        self._asker = asker  # gives None when nobody can answer (headless): a refusal
+
+    async def run_round(
+        self, calls: list[ToolCall], tools: dict[str, Tool], abort: asyncio.Event
+    ) -> None:
+        follow_ups: list[Message] = []
+        for call in calls:
+            outcome = await self._run(call, tools, abort)
+            result = outcome.result
+            meta: dict[str, Any] = {"isError": True} if result.is_error else {}
+            seen = self.conversation.read_signatures([*result.read_paths, *result.written_paths])
+            if seen:
+                meta[READ_META] = seen
+            self.conversation.add(
+                Message(
+                    role="tool",
+                    content=result.content,
+                    tool_call_id=call.id,
+                    tool_name=call.name,
+                    meta=meta,
+                )
+            )
+            self._emit(
+                ev.ToolFinished(call.id, call.name, result.summary, result.content, result.is_error)
+            )
+            follow_ups.extend(outcome.follow_ups)
+        for message in follow_ups:
+            self.conversation.add(message)
+
+    async def _run(
+        self, call: ToolCall, tools: dict[str, Tool], abort: asyncio.Event
+    ) -> ToolOutcome:
+        try:
+            args = json.loads(call.arguments or "{}")
+            if not isinstance(args, dict):
+                raise ValueError("arguments must be a JSON object")
+        except ValueError as exc:
+            self._emit(ev.ToolStarted(call.id, call.name, {}, ""))
+            info = ToolCallInfo(call.id, call.name, {})
+            invalid = ToolResult(f"Invalid arguments for {call.name}: {exc}", is_error=True)
+            return ToolOutcome(info, invalid)
+        info = ToolCallInfo(call.id, call.name, args)
+        self._emit(ev.ToolStarted(call.id, call.name, args, key_argument(call.name, args)))
+        tool = tools.get(call.name)
+        if tool is None:
+            names = ", ".join(tools)
+            unknown = ToolResult(f"Unknown tool {call.name!r}. Available: {names}.", is_error=True)
+            return ToolOutcome(info, unknown)
+        refusal = await self._guard(info)
+        profile = UNRESTRICTED
+        if refusal is None:
+            refusal, profile = await self._check_permission(call.name, args)
+        if refusal is not None:
+            return ToolOutcome(info, ToolResult(refusal, is_error=True, summary="refused"))
+        extensions = self._extensions()
+        async with contextlib.AsyncExitStack() as locks:
+            try:
+                for extension in extensions:
+                    if isinstance(extension, ToolLock):
+                        lock = extension.lock_for(info)
+                        if lock is not None:
+                            await locks.enter_async_context(lock)
+                result = await tool.run(args, self._run_context(abort, profile))
+            except (OSError, ValueError, RuntimeError, TypeError, LookupError) as exc:
+                # TimeoutError (a lock held elsewhere too long) is an OSError: the model is told.
+                result = ToolResult(
+                    f"{call.name} failed: {type(exc).__name__}: {exc}", is_error=True
+                )
+        outcome = ToolOutcome(info, result)
+        for extension in extensions:
+            if isinstance(extension, ToolObserver):
+                await extension.after_tool(outcome)
+        return outcome
+
+    def _run_context(self, abort: asyncio.Event, profile: RunProfile) -> ToolContext:
+        """The tool context, narrowed to how the policy said this call must run (X5, X14)."""
+        ctx = self._context(abort)
+        return dataclasses.replace(
+            ctx,
+            env={**(ctx.env or {}), **profile.env},
+            output_limit_bytes=profile.output_limit_bytes,
+        )
+
+    async def _guard(self, call: ToolCallInfo) -> str | None:
+        for extension in self._extensions():
+            if isinstance(extension, ToolGuard):
+                refusal = await extension.check(call)
+                if refusal is not None:
+                    return refusal
+        return None
+
+    async def _check_permission(
+        self, tool: str, args: dict[str, Any]
+    ) -> tuple[str | None, RunProfile]:
+        """(refusal or None, how the call must run)."""
+        decision = self.policy.decide(tool, args)
+        if decision.behavior == "allow":
+            return None, decision.profile
+        if decision.behavior == "deny":
+            return f"Permission denied: {decision.reason}.", UNRESTRICTED
+        ask = self._asker()
+        if ask is None:
+            return HEADLESS_REFUSAL.format(reason=decision.reason), UNRESTRICTED
+        choice = await ask(tool, args, decision.reason)
+        if choice == "allow_session":
+            self.policy.grant_for_session(tool, args)
+        if choice in ("allow_once", "allow_session"):
+            return None, UNRESTRICTED
+        return USER_REFUSAL.format(tool=tool), UNRESTRICTED

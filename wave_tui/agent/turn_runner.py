@@ -1,0 +1,218 @@
+"""One turn of the conversation: a command answered locally, or the request / tools loop.
+
+The loop's only knowledge of features is the protocols of `agent.extensions`: context sources
+feed each request, tool providers add tools per request, turn observers may block a prompt,
+add context, or ask to go on after the turn (at most `MAX_CONTINUATIONS` times).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from wave_tui.agent import events as ev
+from wave_tui.agent.commands import CommandOutput, CommandRegistry, PromptExpansion, parse_command
+from wave_tui.agent.compaction_flow import CompactionFlow
+from wave_tui.agent.conversation import Conversation
+from wave_tui.agent.extensions import (
+    ContextSource,
+    ToolProvider,
+    TurnContinuation,
+    TurnEnd,
+    TurnObserver,
+)
+from wave_tui.agent.model_gateway import ModelTarget
+from wave_tui.agent.request import RequestBuilder
+from wave_tui.agent.tool_executor import ToolExecutor
+from wave_tui.config.settings import EffectiveSettings, resolve_max_input_tokens
+from wave_tui.llm.client import AssistantReply, StreamDelta
+from wave_tui.llm.errors import ModelError
+from wave_tui.llm.types import Message, Usage
+from wave_tui.tools.base import Tool, spec_of
+
+MAX_ROUNDS_PER_TURN = 200
+MAX_CONTINUATIONS = 3  # Stop observers asking to go on, per turn
+Emit = Callable[[ev.AgentEvent], None]
+
+
+@dataclass
+class TurnResult:
+    status: ev.TurnStatus
+    text: str = ""
+    error: str | None = None
+    usage: Usage | None = None
+    command: bool = False  # answered locally: not a conversation turn (no extraction counted)
+
+
+class TurnRunner:
+    def __init__(
+        self,
+        *,
+        conversation: Conversation,
+        requests: RequestBuilder,
+        executor: ToolExecutor,
+        compaction: CompactionFlow,
+        commands: CommandRegistry,
+        emit: Emit,
+        target: Callable[[], ModelTarget],
+        settings: Callable[[], EffectiveSettings],
+        apply_settings: Callable[[], None],
+        extensions: Callable[[], Sequence[object]],
+        builtin_tools: Callable[[], list[Tool]],
+        max_input_tokens: int | None,
+    ) -> None:
+        self.conversation = conversation
+        self.requests = requests
+        self.executor = executor
+        self.compaction = compaction
+        self.commands = commands
+        self._emit = emit
+        self._target = target
+        self._settings = settings
+        self._apply_settings = apply_settings
+        self._extensions = extensions
+        self._builtin_tools = builtin_tools
+        self._max_input_tokens = max_input_tokens
+        self.last_request: dict[str, Any] | None = None
+        self.last_reply: Message | None = None
+        self.last_usage: Usage | None = None
+
+    def forget(self) -> None:
+        """Nothing of the old conversation may be extracted again (/clear)."""
+        self.last_request = None
+        self.last_reply = None
+
+    # -- tools and context of the next request ------------------------------------------------
+    def tools(self) -> dict[str, Tool]:
+        """Built-in tools, then every ToolProvider's, asked afresh for each request."""
+        merged = {t.name: t for t in self._builtin_tools()}
+        for extension in self._extensions():
+            if isinstance(extension, ToolProvider):
+                for tool in extension.tools():
+                    merged.setdefault(tool.name, tool)
+        return merged
+
+    def sources(self) -> list[ContextSource]:
+        return [e for e in self._extensions() if isinstance(e, ContextSource)]
+
+    def build_request(self, tools: dict[str, Tool] | None = None) -> dict[str, Any]:
+        model = self._target().model
+        return self.requests.build(
+            model=model,
+            settings=self._settings(),
+            sources=self.sources(),
+            messages=self.conversation.messages,
+            tools=[spec_of(t) for t in (tools if tools is not None else self.tools()).values()],
+        )
+
+    # -- a turn --------------------------------------------------------------------------------
+    async def turn(self, text: str, abort: asyncio.Event) -> TurnResult:
+        try:
+            return await self._turn(text, abort)
+        except asyncio.CancelledError:
+            self.conversation.close_orphan_tool_calls(live=True)
+            self._emit(ev.TurnEnded("aborted"))
+            return TurnResult("aborted")
+        except ModelError as exc:
+            return self._failed(str(exc))
+        except Exception as exc:  # a bug or an unforeseen failure must end the turn, not hang it
+            return self._failed(f"unexpected error: {type(exc).__name__}: {exc}")
+
+    def _failed(self, message: str) -> TurnResult:
+        self.conversation.close_orphan_tool_calls(live=True)
+        self._emit(ev.ErrorOccurred(message))
+        self._emit(ev.TurnEnded("error"))
+        return TurnResult("error", error=message)
+
+    # req: UX15
+    async def _turn(self, text: str, abort: asyncio.Event) -> TurnResult:
+        self._apply_settings()
+        if parse_command(text) is not None:
+            result = await self.commands.dispatch(text)
+            if isinstance(result, PromptExpansion):
+                text = result.prompt
+            else:
+                answer = result if result is not None else CommandOutput("")
+                status: ev.TurnStatus = "error" if answer.is_error else "completed"
+                if answer.text:
+                    self._emit(ev.CommandAnswered(answer.text, answer.is_error))
+                self._emit(ev.TurnEnded(status, answer.text))
+                error = answer.text if answer.is_error else None
+                return TurnResult(status, answer.text, error, command=True)
+        self._target()  # fail fast before anything is written when nothing is configured
+        context: list[str] = []
+        for observer in self._observers():
+            start = await observer.on_turn_start(text)
+            if start.blocked is not None:
+                self._emit(ev.Notice("blocked", start.blocked))
+                self._emit(ev.TurnEnded("completed", ""))
+                return TurnResult("completed", "", command=True)
+            context.extend(start.context)
+        user = Message.user(text)
+        self.conversation.add(user)
+        self._emit(ev.UserMessageAdded(user))
+        for extra in context:
+            self.conversation.add(Message.user(extra, is_meta=True))
+        final = await self._rounds(abort)
+        self._emit(ev.TurnEnded("completed", final))
+        return TurnResult("completed", final, usage=self.last_usage)
+
+    async def _rounds(self, abort: asyncio.Event) -> str:
+        reply: AssistantReply | None = None
+        for _ in range(MAX_ROUNDS_PER_TURN):
+            await self.compaction.compact_if_due()
+            for source in self.sources():
+                for message in source.before_request():
+                    self.conversation.add(message)
+            tools = self.tools()
+            reply = await self._request(tools)
+            if not reply.tool_calls:
+                break
+            await self.executor.run_round(reply.tool_calls, tools, abort)
+        return reply.content if reply else ""
+
+    def _observers(self) -> list[TurnObserver]:
+        return [e for e in self._extensions() if isinstance(e, TurnObserver)]
+
+    async def turn_ended(self, result: TurnResult) -> TurnContinuation | None:
+        """Tell the turn observers; the first continuation asked for is returned."""
+        asked: TurnContinuation | None = None
+        for observer in self._observers():
+            continuation = await observer.on_turn_end(TurnEnd(result.status, result.text))
+            if asked is None and continuation is not None:
+                asked = continuation
+        return asked
+
+    async def _request(self, tools: dict[str, Tool]) -> AssistantReply:
+        target = self._target()
+        body = self.build_request(tools)
+        self.last_request = body
+        assistant_id = Message(role="assistant").id
+        self._emit(ev.AssistantStarted(assistant_id))
+
+        def on_delta(delta: StreamDelta) -> None:
+            if delta.kind == "text":
+                self._emit(ev.TextDelta(assistant_id, delta.text))
+            elif delta.kind == "reasoning":
+                self._emit(ev.ReasoningDelta(assistant_id, delta.text))
+
+        reply = await target.client.stream_chat(body, on_delta)
+        message = Message(
+            id=assistant_id,
+            role="assistant",
+            content=reply.content,
+            reasoning=reply.reasoning or None,
+            tool_calls=reply.tool_calls,
+            usage=reply.usage,
+        )
+        self.conversation.add(message)
+        self.last_reply = message
+        self._emit(ev.AssistantFinished(message))
+        if reply.usage is not None:
+            self.last_usage = reply.usage
+            self._emit(ev.UsageUpdated(reply.usage, target.model))
+            limit = resolve_max_input_tokens(self._settings(), target.model, self._max_input_tokens)
+            self.compaction.after_usage(reply.usage, limit)
+        return reply
