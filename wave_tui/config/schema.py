@@ -1,9 +1,9 @@
 """The one settings schema: every settings-file key and WAVE_* variable, with its description.
 
-`WaveSettings` is the schema pydantic-settings fills (see `settings.py` for the sources);
-`settings_fields()` exports it for the settings form and the README table (`settings_doc.py`).
-A field with an `env` entry in its `json_schema_extra` is read from that WAVE_* variable only;
-every other field is a settings-file key (camelCase in JSON).
+`SettingsSchema` is the schema; `WaveSettings` is what pydantic-settings fills from it (the
+sources are in `sources.py`, wired in `settings.py`); `settings_fields()` exports it for the settings form and the README table (`settings_doc.py`).
+A field with an `env` entry in its `json_schema_extra` is read from that WAVE_* variable; every
+field outside `_ENV_ONLY` is a settings-file key (camelCase in JSON).
 """
 
 from __future__ import annotations
@@ -100,14 +100,15 @@ class PermissionsConfig(BaseModel):
     )
 
 
-class WaveSettings(BaseSettings):
-    """Everything a settings file or a WAVE_* variable can set, as pydantic-settings fills it."""
+class SettingsSchema(BaseModel):
+    """Everything a settings file or a WAVE_* variable can set (validates one key at a time too:
+    a plain model, so validating never reads the process environment)."""
 
-    model_config = SettingsConfigDict(
+    model_config = ConfigDict(
         alias_generator=to_camel,
         validate_by_name=True,
         validate_by_alias=True,
-        extra="allow",
+        extra="ignore",
         frozen=True,
     )
 
@@ -241,22 +242,36 @@ class WaveSettings(BaseSettings):
         return value
 
 
+class WaveSettings(BaseSettings, SettingsSchema):
+    """The schema as pydantic-settings fills it; `SettingsStore` supplies the sources (in a
+    subclass), so this class itself is never built: `defer_build` keeps it off start-up."""
+
+    model_config = SettingsConfigDict(
+        alias_generator=to_camel,
+        validate_by_name=True,
+        validate_by_alias=True,
+        extra="ignore",
+        frozen=True,
+        defer_build=True,
+    )
+
+
 def _env_of(name: str) -> str | None:
-    extra = WaveSettings.model_fields[name].json_schema_extra
+    extra = SettingsSchema.model_fields[name].json_schema_extra
     value = extra.get("env") if isinstance(extra, dict) else None
     return value if isinstance(value, str) else None
 
 
 # WAVE_* variable -> field; file key (camelCase) -> field. Env-only fields have no file key.
 ENV_FIELDS: dict[str, str] = {
-    env: name for name in WaveSettings.model_fields if (env := _env_of(name)) is not None
+    env: name for name in SettingsSchema.model_fields if (env := _env_of(name)) is not None
 }
 _ENV_ONLY = frozenset(
     {"api_key", "base_url", "custom_headers", "max_input_tokens", "max_output_tokens"}
     | {"disable_auto_memory", "env_auto_memory_frequency"}
 )
 FILE_KEYS: dict[str, str] = {
-    to_camel(name): name for name in WaveSettings.model_fields if name not in _ENV_ONLY
+    to_camel(name): name for name in SettingsSchema.model_fields if name not in _ENV_ONLY
 }
 AUTO_MEMORY_KEYS = ("autoMemoryEnabled", "autoMemoryFrequency")
 ENV_DISABLE_AUTO_MEMORY = "WAVE_DISABLE_AUTO_MEMORY"
@@ -342,9 +357,9 @@ def _model_fields(model: type[BaseModel], prefix: str) -> list[SettingsField]:
     out: list[SettingsField] = []
     for name, info in model.model_fields.items():
         annotation = info.annotation
-        env_only = model is WaveSettings and name in _ENV_ONLY
+        env_only = model is SettingsSchema and name in _ENV_ONLY
         key = None if env_only else prefix + to_camel(name)
-        env = _env_of(name) if model is WaveSettings else None
+        env = _env_of(name) if model is SettingsSchema else None
         default = None if info.default_factory is not None else info.default
         low, high, exclusive = _bounds(info.metadata, annotation)
         out.append(
@@ -373,4 +388,4 @@ def _model_fields(model: type[BaseModel], prefix: str) -> list[SettingsField]:
 
 def settings_fields() -> list[SettingsField]:
     """Every settings-file key (nested ones dotted) and every WAVE_* variable, schema order."""
-    return _model_fields(WaveSettings, "")
+    return _model_fields(SettingsSchema, "")

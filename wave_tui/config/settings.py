@@ -47,6 +47,7 @@ from wave_tui.config.schema import (
     PermissionMode,
     PermissionsConfig,
     SettingsField,
+    SettingsSchema,
     WaveSettings,
     settings_fields,
 )
@@ -82,6 +83,7 @@ __all__ = [
     "SettingsField",
     "SettingsFileError",
     "SettingsLayer",
+    "SettingsSchema",
     "SettingsScope",
     "SettingsStore",
     "display_path",
@@ -166,7 +168,7 @@ def resolve_max_output_tokens(
 
 
 def _effective(
-    parsed: WaveSettings, extras: dict[str, Any], problems: list[str]
+    parsed: SettingsSchema, extras: dict[str, Any], problems: list[str]
 ) -> EffectiveSettings:
     if parsed.auto_memory_enabled is not None:  # req: S6
         enabled = parsed.auto_memory_enabled
@@ -396,12 +398,12 @@ class SettingsStore:
             env_source(block, lambda name: f"settings env {name}", problems),
         )
         try:
-            parsed = self._settings_cls()
+            parsed: SettingsSchema = self._settings_cls()
         except ValidationError as exc:  # each value was valid alone, so this should not happen
             problems.append(
                 f"settings: could not merge ({exc.error_count()} errors); using defaults"
             )
-            parsed = WaveSettings.model_validate({})
+            parsed = SettingsSchema()
         finally:
             self._sources = ()
         extras = {k: v for k, v in merged.items() if k not in FILE_KEYS}

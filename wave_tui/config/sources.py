@@ -26,6 +26,7 @@ from wave_tui.config.schema import (
     ENV_FIELDS,
     FILE_KEYS,
     FREQUENCY_RULE,
+    SettingsSchema,
     WaveSettings,
 )
 
@@ -93,7 +94,7 @@ def describe_error(err: Any) -> str:
 def key_problem(label: str, raw: dict[str, Any]) -> str | None:
     """One line for the first thing wrong with `raw` (a one-key settings object), if any."""
     try:
-        WaveSettings.model_validate(raw)
+        SettingsSchema.model_validate(raw)
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(part) for part in err["loc"])
@@ -268,7 +269,7 @@ def env_source(
         if not raw:
             continue
         try:
-            WaveSettings.model_validate({field_name: raw})
+            SettingsSchema.model_validate({field_name: raw})
         except ValidationError as exc:
             err = exc.errors()[0]
             rule = FREQUENCY_RULE if name == ENV_AUTO_MEMORY_FREQUENCY else describe_error(err)
