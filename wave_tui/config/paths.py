@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -15,6 +16,10 @@ from pathlib import Path
 
 PROJECT_ID_MAX = 200
 PROJECT_ID_KEEP = 191
+
+
+class OwnedPathError(OSError):
+    """A path wave owns has the wrong type: a file where wave keeps a folder, or the reverse."""
 
 
 def home_dir() -> Path:
@@ -143,3 +148,53 @@ class WavePaths:
 
     def transcript(self, session_id: str) -> Path:
         return self.project_dir / f"{session_id}.jsonl"
+
+
+def display_path(path: Path, paths: WavePaths) -> str:
+    """`~/...` under home, relative under the project root, else absolute."""
+    for base, prefix in ((paths.project_root, ""), (paths.home, "~/")):
+        with contextlib.suppress(ValueError):
+            return prefix + path.relative_to(base).as_posix()
+    return str(path)
+
+
+def _wrong_type(path: Path, want_folder: bool) -> bool:
+    try:
+        is_dir = path.is_dir()
+        exists = is_dir or path.exists()
+    except OSError:
+        return False
+    return exists and is_dir != want_folder
+
+
+def owned_path_problem(paths: WavePaths) -> str | None:  # req: X10
+    """One line for the first path wave owns that has the wrong type, else None.
+
+    Checked top down, so `~/.wave` being a file is reported rather than what lies below it."""
+    folders = [
+        paths.wave_home,
+        paths.wave_home / "locks",
+        paths.projects_dir,
+        paths.project_dir,
+        paths.memory_dir,
+    ]
+    for folder in folders:
+        if _wrong_type(folder, want_folder=True):
+            return (
+                f"{display_path(folder, paths)} is a file, but wave keeps a folder there; "
+                "move the file away"
+            )
+    for file in (paths.user_agents_md, paths.project_agents_md, paths.memory_index):
+        if _wrong_type(file, want_folder=False):
+            return (
+                f"{display_path(file, paths)} is a folder, but wave keeps memory in a file there; "
+                "rename or remove the folder"
+            )
+    return None
+
+
+def check_owned_paths(paths: WavePaths) -> None:
+    """Raise OwnedPathError (one clear line) when a path wave owns has the wrong type."""
+    problem = owned_path_problem(paths)
+    if problem is not None:
+        raise OwnedPathError(problem)

@@ -28,7 +28,7 @@ from pydantic import ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
 from wave_tui.config.fileio import locked_update
-from wave_tui.config.paths import WavePaths
+from wave_tui.config.paths import WavePaths, display_path
 from wave_tui.config.schema import (
     AUTO_MEMORY_FREQUENCY_MAX,
     AUTO_MEMORY_FREQUENCY_MIN,
@@ -55,7 +55,6 @@ from wave_tui.config.sources import (
     SCOPES,
     SettingsLayer,
     SettingsScope,
-    display_path,
     env_source,
     file_contributions,
     files_source,

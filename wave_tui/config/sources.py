@@ -7,7 +7,6 @@ value is one problem line (file, key, problem) and never discards its siblings.
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ from pydantic import ValidationError
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
-from wave_tui.config.paths import WavePaths
+from wave_tui.config.paths import WavePaths, display_path
 from wave_tui.config.schema import (
     AUTO_MEMORY_KEYS,
     ENV_AUTO_MEMORY_FREQUENCY,
@@ -45,14 +44,6 @@ class SettingsLayer:
     path: Path
     scope: SettingsScope
     data: Mapping[str, Any]
-
-
-def display_path(path: Path, paths: WavePaths) -> str:
-    """`~/...` under home, relative under the project root, else absolute."""
-    for base, prefix in ((paths.project_root, ""), (paths.home, "~/")):
-        with contextlib.suppress(ValueError):
-            return prefix + path.relative_to(base).as_posix()
-    return str(path)
 
 
 # -- problem lines ----------------------------------------------------------------------------
