@@ -126,7 +126,12 @@ def test_validation_never_reads_the_process_environment(
     paths: WavePaths, write_settings: WriteSettings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Field names such as `language` or `local` are not environment variables."""
-    for name, value in {"LANGUAGE": "en_US:en", "LOCAL": "maybe", "MODELS": "x", "ENV": "y"}.items():
+    for name, value in {
+        "LANGUAGE": "en_US:en",
+        "LOCAL": "maybe",
+        "MODELS": "x",
+        "ENV": "y",
+    }.items():
         monkeypatch.setenv(name, value)
     write_settings(paths.user_settings, {"language": "de", "model": "m"})
 

@@ -305,6 +305,12 @@ class SettingsStore:
                 if st.valid is not None
             ]
 
+    def save_user(self, **updates: Any) -> EffectiveSettings:
+        """`save_user_settings`, then reload at once so subscribers hear of it now. Raises as
+        `save_user_settings` does (blocking file I/O: call it off the event loop)."""
+        save_user_settings(self.paths, **updates)
+        return self.current()
+
     def new_problems(self) -> list[str]:
         """Problems that appeared since the last call (each reported once while it persists)."""
         with self._lock:
