@@ -261,7 +261,7 @@ class SettingsStore:
         self,
         paths: WavePaths,
         environ: Mapping[str, str] | None = None,
-        on_problem: Callable[[str], None] | None = None,
+        on_problem: Callable[[str], object] | None = None,
     ) -> None:
         self.paths = paths
         self._environ = environ if environ is not None else os.environ
@@ -270,8 +270,8 @@ class SettingsStore:
             _FileState(path, scope) for path, scope in zip(self._files, SCOPES, strict=True)
         ]
         self._lock = threading.RLock()
-        self._problem_listeners: list[Callable[[str], None]] = [on_problem] if on_problem else []
-        self._subscribers: list[Callable[[EffectiveSettings], None]] = []
+        self._problem_listeners: list[Callable[[str], object]] = [on_problem] if on_problem else []
+        self._subscribers: list[Callable[[EffectiveSettings], object]] = []
         self._pending: list[str] = []
         self._last_failure: str | None = None
         self._effective = EffectiveSettings()
@@ -317,12 +317,12 @@ class SettingsStore:
             pending, self._pending = self._pending, []
         return pending
 
-    def on_problem(self, callback: Callable[[str], None]) -> Callable[[], None]:
+    def on_problem(self, callback: Callable[[str], object]) -> Callable[[], None]:
         """Call `callback` with each new problem line; returns a function that unregisters it."""
         self._problem_listeners.append(callback)
         return lambda: self._problem_listeners.remove(callback)
 
-    def subscribe(self, callback: Callable[[EffectiveSettings], None]) -> Callable[[], None]:
+    def subscribe(self, callback: Callable[[EffectiveSettings], object]) -> Callable[[], None]:
         """Call `callback` with the new settings whenever they change; returns an unsubscribe."""
         self._subscribers.append(callback)
         return lambda: self._subscribers.remove(callback)
