@@ -192,3 +192,17 @@ def test_x9_a_deep_file_after_a_good_one_keeps_the_last_valid_values(
 
     assert s.model == "good"
     assert len(s.problems) == 1
+
+
+def test_x9_any_other_parse_failure_is_named_too(
+    paths: WavePaths, write_settings: WriteSettings
+) -> None:
+    """json.loads raises a plain ValueError for an integer longer than 4300 digits."""
+    write_settings(paths.project_settings, '{"cleanupPeriodDays": ' + "9" * 5000 + "}")
+
+    s = SettingsStore(paths, environ={"WAVE_BASE_URL": "http://real/v1"}).current()
+
+    assert s.base_url == "http://real/v1"
+    assert len(s.problems) == 1
+    assert s.problems[0].startswith(".wave/settings.json: cannot parse: Exceeds the limit")
+    assert s.problems[0].endswith("; file ignored")

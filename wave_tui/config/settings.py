@@ -264,7 +264,13 @@ class SettingsStore:
             if state.signature == sig:
                 continue
             label = display_path(state.path, self.paths)
-            state.valid, state.problems = parse_settings_file(state.path, label, state.valid or {})
+            try:
+                state.valid, state.problems = parse_settings_file(
+                    state.path, label, state.valid or {}
+                )
+            except Exception as exc:  # req: X9
+                # Whatever else breaks on one file, that file alone is named and ignored.
+                state.problems = [f"{label}: cannot parse: {exc!r:.100}; file ignored"]
             state.signature = sig
         previous = set(self._effective.problems)
         self._effective = self._build()

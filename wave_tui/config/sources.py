@@ -173,6 +173,9 @@ def parse_settings_file(
         ]
     except RecursionError:  # req: X9
         return previous, [f"{label}: nested too deeply to read; file ignored"]
+    except ValueError as exc:  # req: X9
+        # e.g. an integer longer than the interpreter converts
+        return previous, [f"{label}: cannot parse: {str(exc)[:100]}; file ignored"]
     if not isinstance(data, dict):
         return previous, [f"{label}: must contain a JSON object (got {type(data).__name__})"]
     if nesting_depth(data) > MAX_SETTINGS_DEPTH:  # req: X9
