@@ -167,24 +167,45 @@ def _wrong_type(path: Path, want_folder: bool) -> bool:
     return exists and is_dir != want_folder
 
 
+def _any_project_folder_broken(projects_dir: Path) -> bool:
+    """Is any `~/.wave/projects/<id>` or its `memory` a file, or a `MEMORY.md` a folder?
+    (two stats per project, no git)"""
+    try:
+        entries = os.scandir(projects_dir)
+    except OSError:
+        return False
+    with entries:
+        for entry in entries:
+            try:
+                if not entry.is_dir():
+                    return True
+                memory = os.path.join(entry.path, "memory")
+                if os.path.lexists(memory) and not os.path.isdir(memory):
+                    return True
+                if os.path.isdir(os.path.join(memory, "MEMORY.md")):
+                    return True
+            except OSError:
+                continue
+    return False
+
+
 def owned_path_problem(paths: WavePaths) -> str | None:  # req: X10
     """One line for the first path wave owns that has the wrong type, else None.
 
     Checked top down, so `~/.wave` being a file is reported rather than what lies below it."""
-    folders = [
-        paths.wave_home,
-        paths.wave_home / "locks",
-        paths.projects_dir,
-        paths.project_dir,
-        paths.memory_dir,
-    ]
+    folders = [paths.wave_home, paths.wave_home / "locks", paths.projects_dir]
+    files = [paths.user_agents_md, paths.project_agents_md]
+    if _any_project_folder_broken(paths.projects_dir):
+        # Only now is the project id worth its git subprocess.
+        folders += [paths.project_dir, paths.memory_dir]
+        files.append(paths.memory_index)
     for folder in folders:
         if _wrong_type(folder, want_folder=True):
             return (
                 f"{display_path(folder, paths)} is a file, but wave keeps a folder there; "
                 "move the file away"
             )
-    for file in (paths.user_agents_md, paths.project_agents_md, paths.memory_index):
+    for file in files:
         if _wrong_type(file, want_folder=False):
             return (
                 f"{display_path(file, paths)} is a folder, but wave keeps memory in a file there; "
