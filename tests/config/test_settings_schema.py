@@ -70,7 +70,11 @@ def test_new_keys_are_read_and_checked(paths: WavePaths, write_settings: WriteSe
             "mcpServers": servers,
         },
     )
-    write_settings(paths.project_settings, {"firstByteTimeout": -1, "notifications": "off"})
+    write_settings(
+        paths.project_settings,
+        {"firstByteTimeout": -1, "notifications": "off", "autoMemoryReview": "yes"},
+    )
+    write_settings(paths.local_settings, {"firstByteTimeout": "30"})
 
     s = SettingsStore(paths, environ={}).current()
 
@@ -79,6 +83,8 @@ def test_new_keys_are_read_and_checked(paths: WavePaths, write_settings: WriteSe
     assert s.problems == (
         ".wave/settings.json: firstByteTimeout: must be greater than 0.0 (got -1)",
         '.wave/settings.json: notifications: must be true or false (got "off")',
+        '.wave/settings.json: autoMemoryReview: must be true or false (got "yes")',
+        '.wave/settings.local.json: firstByteTimeout: must be a number (got "30")',
     )
 
 

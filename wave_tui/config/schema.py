@@ -159,7 +159,7 @@ class SettingsSchema(BaseModel):
         default=True,
         description="Ring the terminal bell when a turn ends while the app is unfocused.",
     )
-    first_byte_timeout: Annotated[float, Field(gt=0.0)] | None = Field(
+    first_byte_timeout: Annotated[float, Field(gt=0.0, strict=True)] | None = Field(
         default=None,
         description="Seconds to wait for the model's first byte before the attempt fails.",
     )
