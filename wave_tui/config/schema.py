@@ -2,8 +2,8 @@
 
 `SettingsSchema` is the schema; `WaveSettings` is what pydantic-settings fills from it (the
 sources are in `sources.py`, wired in `settings.py`); `settings_fields()` exports it for the settings form and the README table (`settings_doc.py`).
-A field with an `env` entry in its `json_schema_extra` is read from that WAVE_* variable; every
-field outside `_ENV_ONLY` is a settings-file key (camelCase in JSON).
+A field with an `env` entry in its `json_schema_extra` is read from that WAVE_* variable (see
+`_env` and `_env_and_file`); every field not marked `envOnly` is a settings-file key (camelCase in JSON).
 """
 
 from __future__ import annotations
@@ -52,7 +52,13 @@ _CAMEL = ConfigDict(
 
 
 def _env(name: str) -> dict[str, Any]:
-    return {"env": name}
+    """Field metadata: read from WAVE_* variable `name` only, never from a settings file."""
+    return {"env": name, "envOnly": True}
+
+
+def _env_and_file(name: str) -> dict[str, Any]:
+    """Field metadata: a settings-file key that WAVE_* variable `name` also sets."""
+    return {"env": name, "envOnly": False}
 
 
 class ModelCapabilities(BaseModel):
@@ -117,12 +123,12 @@ class SettingsSchema(BaseModel):
     model: StrictStr | None = Field(
         default=None,
         description="Main model (WAVE_MODEL in the environment beats it; it beats an `env` entry).",
-        json_schema_extra=_env("WAVE_MODEL"),
+        json_schema_extra=_env_and_file("WAVE_MODEL"),
     )
     fast_model: StrictStr | None = Field(
         default=None,
         description="Model for small side jobs (WAVE_FAST_MODEL works as for `model`).",
-        json_schema_extra=_env("WAVE_FAST_MODEL"),
+        json_schema_extra=_env_and_file("WAVE_FAST_MODEL"),
     )
     auto_memory_enabled: StrictBool | None = Field(
         default=None,
@@ -256,9 +262,13 @@ class WaveSettings(BaseSettings, SettingsSchema):
     )
 
 
-def _env_of(name: str) -> str | None:
+def _extra(name: str, key: str) -> Any:
     extra = SettingsSchema.model_fields[name].json_schema_extra
-    value = extra.get("env") if isinstance(extra, dict) else None
+    return extra.get(key) if isinstance(extra, dict) else None
+
+
+def _env_of(name: str) -> str | None:
+    value = _extra(name, "env")
     return value if isinstance(value, str) else None
 
 
@@ -266,10 +276,7 @@ def _env_of(name: str) -> str | None:
 ENV_FIELDS: dict[str, str] = {
     env: name for name in SettingsSchema.model_fields if (env := _env_of(name)) is not None
 }
-_ENV_ONLY = frozenset(
-    {"api_key", "base_url", "custom_headers", "max_input_tokens", "max_output_tokens"}
-    | {"disable_auto_memory", "env_auto_memory_frequency"}
-)
+_ENV_ONLY = frozenset(name for name in SettingsSchema.model_fields if _extra(name, "envOnly"))
 FILE_KEYS: dict[str, str] = {
     to_camel(name): name for name in SettingsSchema.model_fields if name not in _ENV_ONLY
 }
