@@ -78,12 +78,19 @@ def test_defaults_when_no_file_exists(paths: WavePaths) -> None:
 
 
 def test_unknown_keys_are_kept_as_extras(paths: WavePaths, write_settings: WriteSettings) -> None:
-    write_settings(paths.user_settings, {"hooks": {"Stop": [1]}, "enableExec": False})
-    write_settings(paths.project_settings, {"hooks": {"PreToolUse": [2]}})
+    write_settings(
+        paths.user_settings,
+        {"statusLine": {"type": "command"}, "hooks": {"Stop": [1]}, "enableExec": False},
+    )
+    write_settings(paths.project_settings, {"statusLine": {"padding": 2}, "hooks": {"Pre": [2]}})
 
     settings = SettingsStore(paths, environ={}).current()
 
-    assert settings.extras == {"hooks": {"Stop": [1], "PreToolUse": [2]}, "enableExec": False}
+    assert settings.extras == {
+        "statusLine": {"type": "command", "padding": 2},
+        "enableExec": False,
+    }
+    assert settings.hooks == {"Stop": [1], "Pre": [2]}
     assert settings.problems == ()
 
 

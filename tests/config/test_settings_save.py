@@ -115,3 +115,17 @@ def test_save_keeps_file_permissions(paths: WavePaths, write_settings: WriteSett
     save_user_settings(paths, language="zh")
 
     assert paths.user_settings.stat().st_mode & 0o777 == 0o600
+
+
+def test_store_save_user_reloads_and_notifies_at_once(paths: WavePaths) -> None:
+    """S1: what the settings screen saves is in force at once, one change signal."""
+    store = SettingsStore(paths, environ={})
+    heard: list[bool] = []
+    store.subscribe(lambda s: heard.append(s.auto_memory_enabled))
+    version = store.version
+
+    settings = store.save_user(auto_memory_enabled=False)
+
+    assert settings.auto_memory_enabled is False
+    assert (heard, store.version) == ([False], version + 1)
+    assert json.loads(paths.user_settings.read_text()) == {"autoMemoryEnabled": False}

@@ -7,6 +7,7 @@ import os
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 from pydantic import ValidationError
 
@@ -23,17 +24,49 @@ class Transcript:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        # Our own appends always end in a newline: the tail needs checking once per instance.
+        self._tail_checked = False
 
     @property
     def session_id(self) -> str:
         return self.path.stem
 
+    @property
+    def corrupt_path(self) -> Path:
+        """Where a torn last line is kept when it is cut off the transcript (X7)."""
+        return self.path.with_name(self.path.name + ".corrupt")
+
     def append(self, message: Message) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         line = message.to_json_line()
+        if not self._tail_checked:
+            self._trim_torn_tail()
+            self._tail_checked = True
         with open(self.path, "a", encoding="utf-8") as fh:
             fh.write(line + "\n")
             fh.flush()
+
+    def _trim_torn_tail(self) -> None:  # req: X7
+        """A crash mid-line leaves a fragment without its newline; the next line would be glued
+        onto it and lost. Move the fragment to the `.corrupt` side file and cut it off."""
+        try:
+            with open(self.path, "rb+") as fh:
+                end = fh.seek(0, os.SEEK_END)
+                if end == 0:
+                    return
+                fh.seek(end - 1)
+                if fh.read(1) == b"\n":
+                    return
+                start = _last_line_start(fh, end)
+                fh.seek(start)
+                fragment = fh.read()
+                with open(self.corrupt_path, "ab") as side:
+                    side.write(fragment + b"\n")
+                    side.flush()
+                    os.fsync(side.fileno())
+                fh.truncate(start)
+        except FileNotFoundError:
+            return
 
     def load(self, warn: Callable[[str], None] | None = None) -> list[Message]:
         """Every valid message; a corrupt line is skipped with a warning, never fatal."""
@@ -54,6 +87,23 @@ class Transcript:
                     problem = str(exc).splitlines()[0][:120]
                     warn(f"{self.path.name}: skipped corrupt line {number}: {problem}")
         return messages
+
+
+_TAIL_CHUNK = 64 * 1024
+
+
+def _last_line_start(fh: BinaryIO, end: int) -> int:
+    """Offset just after the last newline before `end` (0 when there is none)."""
+    pos = end
+    while pos > 0:
+        step = min(_TAIL_CHUNK, pos)
+        fh.seek(pos - step)
+        chunk = fh.read(step)
+        newline = chunk.rfind(b"\n")
+        if newline >= 0:
+            return pos - step + newline + 1
+        pos -= step
+    return 0
 
 
 def session_files(paths: WavePaths) -> list[Path]:

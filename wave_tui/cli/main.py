@@ -12,6 +12,7 @@ from wave_tui.agent.session import PERMISSION_MODES
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+EXIT_CONFIG = 2  # a settings problem that stops the start, or a path wave owns of the wrong type
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -73,7 +74,22 @@ def resolve_workdir(raw: str | None) -> Path | None:
     return path.resolve() if path.is_dir() else None
 
 
+def _owned_paths_problem(workdir: Path) -> str | None:
+    from wave_tui.config.paths import WavePaths, owned_path_problem
+
+    return owned_path_problem(WavePaths.for_workdir(workdir))
+
+
 def main(argv: list[str] | None = None) -> int:
+    from wave_tui.config.paths import OwnedPathError
+
+    try:
+        return _main(argv)
+    except OwnedPathError as exc:  # req: X10
+        return fail(str(exc), EXIT_CONFIG)
+
+
+def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "memory":
         return _memory(argv[1:])
@@ -83,6 +99,9 @@ def main(argv: list[str] | None = None) -> int:
     workdir = resolve_workdir(args.workdir)
     if workdir is None:
         return fail(f"work dir does not exist or is not a folder: {args.workdir}", EXIT_USAGE)
+    problem = _owned_paths_problem(workdir)
+    if problem is not None:
+        return fail(problem, EXIT_CONFIG)
     if args.prompt is not None:
         prompt = args.prompt
         if prompt in ("", "-"):
@@ -130,6 +149,9 @@ def _memory(argv: list[str]) -> int:
     workdir = resolve_workdir(workdir_arg)
     if workdir is None:
         return fail(f"work dir does not exist or is not a folder: {workdir_arg}", EXIT_USAGE)
+    problem = _owned_paths_problem(workdir)
+    if problem is not None and not {"-h", "--help"} & set(argv):
+        return fail(problem, EXIT_CONFIG)
     return run_memory_command(argv, WavePaths.for_workdir(workdir))
 
 

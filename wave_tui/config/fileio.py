@@ -9,12 +9,15 @@ import contextlib
 import hashlib
 import os
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from filelock import FileLock
+from wave_tui.config.paths import OwnedPathError
 
 LOCK_TIMEOUT_S = 30.0
+# A temp file of another format (older versions) is litter once it is this old.
+STALE_TEMP_AGE_S = 60.0
 
 
 def _umask() -> int:
@@ -38,7 +41,10 @@ def atomic_write_text(path: Path, text: str, *, encoding: str = "utf-8") -> None
         mode = path.stat().st_mode & 0o7777
     except FileNotFoundError:
         mode = NEW_FILE_MODE
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    sweep_stale_temps(path)
+    fd, tmp = tempfile.mkstemp(
+        prefix=f".{path.name}.{os.getpid()}-", suffix=".tmp", dir=path.parent
+    )
     try:
         with os.fdopen(fd, "w", encoding=encoding, newline="") as fh:
             fh.write(text)
@@ -50,6 +56,48 @@ def atomic_write_text(path: Path, text: str, *, encoding: str = "utf-8") -> None
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # e.g. EPERM: it exists, owned by someone else
+        return True
+    return True
+
+
+def sweep_stale_temps(path: Path) -> list[Path]:  # req: X12
+    """Remove temp files a crashed writer of `path` left (`.NAME.<pid>-<random>.tmp`).
+
+    A temp is stale when its writer's process is gone; one in another format when it is older
+    than STALE_TEMP_AGE_S. Live writers' temps are never touched. Returns what was removed."""
+    prefix = f".{path.name}."
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(path.parent))
+    except OSError:
+        return removed
+    now = time.time()
+    for entry in entries:
+        name = entry.name
+        if not (name.startswith(prefix) and name.endswith(".tmp")):
+            continue
+        middle = name[len(prefix) : -len(".tmp")]
+        pid_text, dash, _ = middle.partition("-")
+        try:
+            if dash and pid_text.isdigit():
+                pid = int(pid_text)
+                stale = pid != os.getpid() and not _pid_alive(pid)
+            else:
+                stale = now - entry.stat(follow_symlinks=False).st_mtime > STALE_TEMP_AGE_S
+            if stale and entry.is_file(follow_symlinks=False):
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+        except OSError:
+            continue
+    return removed
 
 
 def lock_path_for(path: Path) -> Path:
@@ -65,8 +113,15 @@ def lock_path_for(path: Path) -> Path:
 def file_lock(path: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
     """Hold the cross-process lock for `path` (keyed by its real path under `~/.wave/locks/`,
     so two names of one file share one lock)."""
+    from filelock import FileLock  # imported on first use: not needed at start-up
+
     lock = lock_path_for(path)
-    lock.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError) as exc:  # req: X10
+        raise OwnedPathError(
+            f"{lock.parent} must be a folder (wave keeps its file locks there); move the file away"
+        ) from exc
     with FileLock(str(lock), timeout=timeout):
         yield
 
@@ -81,6 +136,8 @@ def locked_update(path: Path, update: Callable[[str | None], str | None]) -> str
                 current: str | None = fh.read()
         except FileNotFoundError:
             current = None
+        except IsADirectoryError as exc:  # req: X10
+            raise OwnedPathError(f"{path} is a folder, not a file; rename or remove it") from exc
         new = update(current)
         if new is not None and new != current:
             atomic_write_text(path, new)

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -16,6 +17,10 @@ from pathlib import Path
 PROJECT_ID_MAX = 200
 MEMORY_INDEX_FILENAME = "MEMORY.md"  # the auto-memory index, in every memory folder
 PROJECT_ID_KEEP = 191
+
+
+class OwnedPathError(OSError):
+    """A path wave owns has the wrong type: a file where wave keeps a folder, or the reverse."""
 
 
 def home_dir() -> Path:
@@ -186,3 +191,74 @@ def safe_component(name: str) -> str:
     """`name` as one path component: no separators, no `..`, never empty."""
     cleaned = _UNSAFE_COMPONENT.sub("_", name).strip(".") or "_"
     return cleaned[:PROJECT_ID_MAX]
+
+
+def display_path(path: Path, paths: WavePaths) -> str:
+    """`~/...` under home, relative under the project root, else absolute."""
+    for base, prefix in ((paths.project_root, ""), (paths.home, "~/")):
+        with contextlib.suppress(ValueError):
+            return prefix + path.relative_to(base).as_posix()
+    return str(path)
+
+
+def _wrong_type(path: Path, want_folder: bool) -> bool:
+    try:
+        is_dir = path.is_dir()
+        exists = is_dir or path.exists()
+    except OSError:
+        return False
+    return exists and is_dir != want_folder
+
+
+def _any_project_folder_broken(projects_dir: Path) -> bool:
+    """Is any `~/.wave/projects/<id>` or its `memory` a file, or a `MEMORY.md` a folder?
+    (two stats per project, no git)"""
+    try:
+        entries = os.scandir(projects_dir)
+    except OSError:
+        return False
+    with entries:
+        for entry in entries:
+            try:
+                if not entry.is_dir():
+                    return True
+                memory = os.path.join(entry.path, "memory")
+                if os.path.lexists(memory) and not os.path.isdir(memory):
+                    return True
+                if os.path.isdir(os.path.join(memory, "MEMORY.md")):
+                    return True
+            except OSError:
+                continue
+    return False
+
+
+def owned_path_problem(paths: WavePaths) -> str | None:  # req: X10
+    """One line for the first path wave owns that has the wrong type, else None.
+
+    Checked top down, so `~/.wave` being a file is reported rather than what lies below it."""
+    folders = [paths.wave_home, paths.wave_home / "locks", paths.projects_dir]
+    files = [paths.user_agents_md, paths.project_agents_md]
+    if _any_project_folder_broken(paths.projects_dir):
+        # Only now is the project id worth its git subprocess.
+        folders += [paths.project_dir, paths.memory_dir]
+        files.append(paths.memory_index)
+    for folder in folders:
+        if _wrong_type(folder, want_folder=True):
+            return (
+                f"{display_path(folder, paths)} is a file, but wave keeps a folder there; "
+                "move the file away"
+            )
+    for file in files:
+        if _wrong_type(file, want_folder=False):
+            return (
+                f"{display_path(file, paths)} is a folder, but wave keeps memory in a file there; "
+                "rename or remove the folder"
+            )
+    return None
+
+
+def check_owned_paths(paths: WavePaths) -> None:
+    """Raise OwnedPathError (one clear line) when a path wave owns has the wrong type."""
+    problem = owned_path_problem(paths)
+    if problem is not None:
+        raise OwnedPathError(problem)

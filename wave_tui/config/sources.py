@@ -1,0 +1,286 @@
+"""Where settings values come from, as pydantic-settings sources: the three JSON files and the
+environment (the real one, and the settings files' `env` blocks).
+
+Every value is validated against the schema key by key before it reaches a source, so one bad
+value is one problem line (file, key, problem) and never discards its siblings.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import ValidationError
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
+
+from wave_tui.config.paths import WavePaths, display_path
+from wave_tui.config.schema import (
+    AUTO_MEMORY_KEYS,
+    ENV_AUTO_MEMORY_FREQUENCY,
+    ENV_DISABLE_AUTO_MEMORY,
+    ENV_FIELDS,
+    FILE_KEYS,
+    FREQUENCY_RULE,
+    SettingsSchema,
+    WaveSettings,
+)
+
+SettingsScope = Literal["user", "project", "local"]
+SCOPES: tuple[SettingsScope, ...] = ("user", "project", "local")
+# Deeper than any real settings file; far below the interpreter's recursion limit (X9).
+MAX_SETTINGS_DEPTH = 64
+# Validated per entry, so one bad model or env value does not discard its siblings.
+_PER_ENTRY_KEYS = ("models", "env", "permissions")
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsLayer:
+    """One settings file that parsed: its valid keys as written (camelCase, unknown keys kept)."""
+
+    path: Path
+    scope: SettingsScope
+    data: Mapping[str, Any]
+
+
+# -- problem lines ----------------------------------------------------------------------------
+
+
+def show_value(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def describe_error(err: Any) -> str:
+    kind = err["type"]
+    ctx = err.get("ctx") or {}
+    if kind in ("string_type",):
+        return "must be a string"
+    if kind in ("int_type", "int_parsing", "int_from_float"):
+        return "must be an integer"
+    if kind in ("float_type", "float_parsing"):
+        return "must be a number"
+    if kind in ("bool_type", "bool_parsing"):
+        return "must be true or false"
+    if kind in ("dict_type", "model_type", "model_attributes_type"):
+        return "must be an object"
+    if kind == "list_type":
+        return "must be a list"
+    if kind == "literal_error":
+        return f"must be one of {ctx.get('expected', '')}"
+    if kind == "greater_than_equal":
+        return f"must be at least {ctx.get('ge')}"
+    if kind == "greater_than":
+        return f"must be greater than {ctx.get('gt')}"
+    if kind == "less_than_equal":
+        return f"must be at most {ctx.get('le')}"
+    if kind == "value_error":
+        return str(ctx.get("error", err["msg"]))
+    return str(err["msg"])
+
+
+def key_problem(label: str, raw: dict[str, Any]) -> str | None:
+    """One line for the first thing wrong with `raw` (a one-key settings object), if any."""
+    try:
+        SettingsSchema.model_validate(raw)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(part) for part in err["loc"])
+        rule = FREQUENCY_RULE if err["loc"][:1] == ("autoMemoryFrequency",) else describe_error(err)
+        return f"{label}: {loc}: {rule} (got {show_value(err['input'])})"
+    return None
+
+
+# -- one settings file ------------------------------------------------------------------------
+
+
+def validate_raw(
+    label: str, data: dict[str, Any], previous: Mapping[str, Any]
+) -> tuple[dict[str, Any], list[str]]:
+    """Keep the valid keys of `data`; a bad key keeps its last valid value from `previous`."""
+    valid: dict[str, Any] = {}
+    problems: list[str] = []
+    for key, value in data.items():
+        if key not in FILE_KEYS:
+            valid[key] = value
+        elif value is None:
+            continue
+        elif key in _PER_ENTRY_KEYS and isinstance(value, dict):
+            before = previous.get(key)
+            before = before if isinstance(before, dict) else {}
+            entries: dict[str, Any] = {}
+            for name, entry in value.items():
+                problem = key_problem(label, {key: {name: entry}})
+                if problem is None:
+                    entries[name] = entry
+                else:
+                    problems.append(problem)
+                    if name in before:
+                        entries[name] = before[name]
+            valid[key] = entries
+        else:
+            problem = key_problem(label, {key: value})
+            if problem is None:
+                valid[key] = value
+            else:
+                problems.append(problem)
+                if key in previous:
+                    valid[key] = previous[key]
+    return valid, problems
+
+
+def nesting_depth(value: Any) -> int:
+    """How deeply `value` nests (iteratively: the input may be deeper than the stack)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, depth)
+        if deepest > MAX_SETTINGS_DEPTH:
+            return deepest
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+def parse_settings_file(
+    path: Path, label: str, previous: dict[str, Any]
+) -> tuple[dict[str, Any] | None, list[str]]:
+    """(valid values, problems) for one file; None when it does not exist.
+
+    Content that cannot be used at all keeps `previous` whole (X9: whatever the reason)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None, []
+    except (OSError, UnicodeDecodeError) as exc:
+        return previous, [f"{label}: cannot read: {exc}"]
+    if not text.strip():
+        return {}, []
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return previous, [
+            f"{label}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ]
+    except RecursionError:  # req: X9
+        return previous, [f"{label}: nested too deeply to read; file ignored"]
+    except ValueError as exc:  # req: X9
+        # e.g. an integer longer than the interpreter converts
+        return previous, [f"{label}: cannot parse: {str(exc)[:100]}; file ignored"]
+    if not isinstance(data, dict):
+        return previous, [f"{label}: must contain a JSON object (got {type(data).__name__})"]
+    if nesting_depth(data) > MAX_SETTINGS_DEPTH:  # req: X9
+        return previous, [f"{label}: nested deeper than {MAX_SETTINGS_DEPTH} levels; file ignored"]
+    return validate_raw(label, data, previous)
+
+
+# -- merging the files ------------------------------------------------------------------------
+
+
+def _deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in over.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def merge_raw(layers: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """Merge validated file contents, lowest precedence first (permission lists concatenate)."""
+    merged: dict[str, Any] = {}
+    for layer in layers:
+        perms_before = merged.get("permissions") or {}
+        merged = _deep_merge(merged, layer)
+        perms_now = layer.get("permissions")
+        if isinstance(perms_now, Mapping):
+            combined = dict(merged["permissions"])
+            for key in ("allow", "deny"):
+                joined = list(perms_before.get(key, [])) + list(perms_now.get(key, []))
+                combined[key] = list(dict.fromkeys(joined))
+            merged["permissions"] = combined
+    return merged
+
+
+def file_contributions(
+    layers: list[SettingsLayer], paths: WavePaths, problems: list[str]
+) -> dict[str, Any]:
+    """The merged raw file contents. S6: only the user file sets the auto memory keys."""
+    contents: list[Mapping[str, Any]] = []
+    for layer in layers:
+        data = dict(layer.data)
+        if layer.scope != "user":
+            for key in AUTO_MEMORY_KEYS:
+                if data.pop(key, None) is not None:  # req: S6
+                    problems.append(
+                        f"{display_path(layer.path, paths)}: {key}: ignored here; "
+                        "only ~/.wave/settings.json sets auto memory"
+                    )
+        contents.append(data)
+    return merge_raw(contents)
+
+
+# -- the sources pydantic-settings reads ------------------------------------------------------
+
+
+class ValuesSource(PydanticBaseSettingsSource):
+    """Values that were validated beforehand, keyed by field name."""
+
+    def __init__(self, settings_cls: type[BaseSettings], values: Mapping[str, Any]) -> None:
+        super().__init__(settings_cls)
+        self.values = dict(values)
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return self.values.get(field_name), field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return dict(self.values)
+
+
+def files_source(merged: Mapping[str, Any]) -> ValuesSource:
+    """The settings-file keys of the merged files (unknown keys stay out of the schema)."""
+    values = {FILE_KEYS[key]: value for key, value in merged.items() if key in FILE_KEYS}
+    return ValuesSource(WaveSettings, values)
+
+
+def env_source(
+    environ: Mapping[str, str], label: Callable[[str], str], problems: list[str]
+) -> ValuesSource:
+    """The WAVE_* variables of `environ`, each validated alone; a bad one is reported, skipped."""
+    values: dict[str, Any] = {}
+    for name, field_name in ENV_FIELDS.items():
+        raw = environ.get(name)
+        if not raw:
+            continue
+        try:
+            SettingsSchema.model_validate({field_name: raw})
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            rule = FREQUENCY_RULE if name == ENV_AUTO_MEMORY_FREQUENCY else describe_error(err)
+            problems.append(f"{label(name)}: {rule} (got {show_value(raw)})")
+            continue
+        values[field_name] = raw
+    return ValuesSource(WaveSettings, values)
+
+
+def settings_env_block(merged: Mapping[str, Any], user: Mapping[str, Any]) -> dict[str, str]:
+    """The `env` entries that may supply WAVE_* defaults. S6: auto memory ones from the user file."""
+    block = merged.get("env")
+    combined = dict(block) if isinstance(block, Mapping) else {}
+    user_env = user.get("env")
+    user_env = user_env if isinstance(user_env, Mapping) else {}
+    for name in (ENV_DISABLE_AUTO_MEMORY, ENV_AUTO_MEMORY_FREQUENCY):
+        combined.pop(name, None)
+        if name in user_env:  # req: S6
+            combined[name] = user_env[name]
+    return combined
