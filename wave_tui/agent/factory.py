@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from wave_tui.agent.auto_memory_hook import AutoMemoryHook
+from wave_tui.agent.extensibility import Extensibility, install_extensibility
 from wave_tui.agent.extraction import ExtractionHook, last_extraction_time
 from wave_tui.agent.freshness_hook import FreshnessHook
 from wave_tui.agent.injection_hook import MemoryInjectionHook
@@ -10,6 +11,12 @@ from wave_tui.agent.service import AgentOptions, AgentService, Approver
 
 
 def create_service(options: AgentOptions, *, approver: Approver | None = None) -> AgentService:
+    return create_service_with_extensions(options, approver=approver)[0]
+
+
+def create_service_with_extensions(
+    options: AgentOptions, *, approver: Approver | None = None
+) -> tuple[AgentService, Extensibility]:
     service = AgentService(options, approver=approver)
     service.add_hook(MemoryInjectionHook(service.paths, service.notify))
     auto = AutoMemoryHook(
@@ -30,4 +37,5 @@ def create_service(options: AgentOptions, *, approver: Approver | None = None) -
             service.notify,
         )
     )
-    return service
+    extras = install_extensibility(service)  # user hooks, custom commands, skills (issue 16)
+    return service, extras

@@ -11,9 +11,10 @@ import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from wave_tui.agent import events as ev
+from wave_tui.agent import extensions as ext
 from wave_tui.agent.compaction import (
     CompactionBreaker,
     CompactionError,
@@ -64,6 +65,7 @@ from wave_tui.tools.registry import builtin_tools
 Listener = Callable[[ev.AgentEvent], None]
 Approver = Callable[[str, dict[str, Any], str], Awaitable[ev.PermissionChoice]]
 MAX_ROUNDS_PER_TURN = 200
+MAX_TURN_CONTINUATIONS = 3  # hooks-bridge: a Stop hook may make the agent go on at most this often
 READ_META = "read"  # tool-message meta: [{path, sha256, mtimeNs}] of files seen in full
 COMPACT_COMMAND = "/compact"
 CLEAR_COMMAND = "/clear"
@@ -85,6 +87,11 @@ class AgentOptions:
     environ: Mapping[str, str] | None = None
     clock: Clock = system_clock
     max_input_tokens: int | None = None
+    # Headless scripting options (HL4-HL6).
+    allowed_tools: tuple[str, ...] = ()  # permission rules added to permissions.allow
+    disallowed_tools: tuple[str, ...] = ()  # permission rules added to permissions.deny
+    append_system_prompt: str | None = None  # appended to the dynamic system block
+    max_turns: int | None = None  # at most this many main-agent model requests per run
 
 
 @dataclass
@@ -94,6 +101,7 @@ class TurnResult:
     error: str | None = None
     usage: Usage | None = None
     command: bool = False  # /compact, /clear: not a conversation turn (no extraction counted)
+    stop: Literal["end_turn", "max_turns", "blocked"] = "end_turn"
 
 
 @dataclass
@@ -129,6 +137,10 @@ class AgentService:
         self.safe_zones = SafeZones()
         self.policy = PermissionPolicy(self.paths.project_root, safe_zones=self.safe_zones)
         self.hooks: list[AgentHook] = []
+        self.extensions: list[object] = []  # hooks-bridge: protocol extensions (extensions.py)
+        self.model_requests = 0  # main-agent model requests of this service (num_turns, HL6)
+        self._turn_rules: tuple[str, ...] = ()  # allowed-tools of a custom command, this turn only
+        self._turn_model: str | None = None
         self.messages: list[Message] = []
         self.session_id = new_session_id()
         self.transcript: Transcript = transcript_for(self.paths, self.session_id)
@@ -155,6 +167,18 @@ class AgentService:
     # -- lifecycle -----------------------------------------------------------------------------
     def add_hook(self, hook: AgentHook) -> None:
         self.hooks.append(hook)
+
+    # hooks-bridge: until the loop is split, the protocol extensions are called from here.
+    def add_extension(self, extension: object) -> None:
+        self.extensions.append(extension)
+
+    def _ext(self, kind: type[Any]) -> list[Any]:
+        return [e for e in self.extensions if isinstance(e, kind)]
+
+    def all_tools(self) -> list[Tool]:
+        """Built-in tools plus every ToolProvider's, asked per request."""
+        extra = [t for p in self._ext(ext.ToolProvider) for t in p.tools()]
+        return [*self.tools, *extra]
 
     def start(self) -> None:
         """Restore the session (--continue / --resume) and apply the settings in force."""
@@ -216,6 +240,9 @@ class AgentService:
                     await task
         for hook in self.hooks:
             await hook.aclose()
+        for observer in self._ext(ext.SessionObserver):
+            with contextlib.suppress(Exception):
+                await observer.aclose()
         for tool in self.tools:
             stop = getattr(tool, "stop_background", None)  # Bash: commands run in background
             if callable(stop):
@@ -241,7 +268,10 @@ class AgentService:
         self.settings = settings
         mode = self.options.permission_mode or settings.permissions.default_mode or "default"
         self.policy.mode = mode
-        self.policy.set_rules(list(settings.permissions.allow), list(settings.permissions.deny))
+        self.policy.set_rules(
+            [*settings.permissions.allow, *self.options.allowed_tools, *self._turn_rules],
+            [*settings.permissions.deny, *self.options.disallowed_tools],
+        )
         for problem in self.store.new_problems():
             self._emit(ev.Notice("settings", problem))
         for hook in self.hooks:
@@ -265,11 +295,16 @@ class AgentService:
 
     @property
     def model(self) -> str | None:
-        return self.options.model or self.settings.model
+        return self._turn_model or self.options.model or self.settings.model
 
     def system_prompt(self) -> SystemPrompt:
         """Static block + dynamic block; rebuilt only when something it depends on changed."""
         sections_by_hook = [hook.system_sections(self.settings) for hook in self.hooks]
+        sections_by_hook += [
+            src.system_sections(self.settings) for src in self._ext(ext.ContextSource)
+        ]
+        if self.options.append_system_prompt:  # req: HL5
+            sections_by_hook.append([self.options.append_system_prompt])
         key = (self.settings.language, tuple(tuple(s) for s in sections_by_hook))
         if self._system is None or key != self._system_key:
             parts = [
@@ -316,13 +351,16 @@ class AgentService:
     def build_request(self) -> dict[str, Any]:
         target_model = self.model or ""
         reminder_parts = [text for hook in self.hooks if (text := hook.prepend_reminder())]
+        reminder_parts += [
+            t for src in self._ext(ext.ContextSource) if (t := src.prepend_reminder())
+        ]
         config = self.settings.model_config_for(target_model)
         return build_body(
             model=target_model,
             system=self.system_prompt(),
             reminder="\n\n".join(reminder_parts) if reminder_parts else None,
             messages=self.messages,
-            tools=[spec_of(t) for t in self.tools],
+            tools=[spec_of(t) for t in self.all_tools()],
             caching=config.capabilities.prompt_caching,
             options=config.options,
             max_tokens=resolve_max_output_tokens(self.settings, target_model, None)
@@ -395,11 +433,21 @@ class AgentService:
         if self._turn_task is not None and not self._turn_task.done():
             self._turn_task.cancel()
 
-    async def run_turn(self, text: str) -> TurnResult:
+    async def run_turn(
+        self, text: str, allowed_tools: tuple[str, ...] = (), model: str | None = None
+    ) -> TurnResult:
+        """One turn; `allowed_tools` / `model` come from a custom command and hold for it only."""
         if self._destroyed:
             raise AgentDestroyed()
         self.start()
         self._abort = asyncio.Event()
+        self._turn_rules, self._turn_model = allowed_tools, model
+        try:
+            return await self._run_turn(text)
+        finally:
+            self._turn_rules, self._turn_model = (), None
+
+    async def _run_turn(self, text: str) -> TurnResult:
         self._turn_task = asyncio.get_running_loop().create_task(self._turn(text))
         self._emit(ev.BusyChanged(True))
         try:
@@ -449,23 +497,60 @@ class AgentService:
             self.clear()
             self._emit(ev.TurnEnded("completed", "Started a new conversation."))
             return TurnResult("completed", "Started a new conversation.", command=True)
+        context: list[str] = []
+        for observer in self._ext(ext.TurnObserver):  # hooks-bridge: UserPromptSubmit
+            start = await observer.on_turn_start(text)
+            if start.blocked is not None:
+                self.notify("warning", f"prompt blocked by a hook: {start.blocked}")
+                self._emit(ev.TurnEnded("error", start.blocked))
+                return TurnResult(
+                    "error",
+                    error=f"prompt blocked by a hook: {start.blocked}",
+                    command=True,
+                    stop="blocked",
+                )
+            context.extend(start.context)
         user = Message.user(text)
         self._add(user)
         self._emit(ev.UserMessageAdded(user))
+        for extra in context:  # req: HK6
+            self._add(Message.user(extra, is_meta=True, userHook="context"))
         reply: AssistantReply | None = None
+        continuations = 0
+        stop: Literal["end_turn", "max_turns", "blocked"] = "end_turn"
         for _ in range(MAX_ROUNDS_PER_TURN):
             if self._compact_due:
                 await self._auto_compact()
             for hook in self.hooks:
                 for message in hook.before_request():
                     self._add(message)
-            reply = await self._request()
-            if not reply.tool_calls:
+            for src in self._ext(ext.ContextSource):
+                for message in src.before_request():
+                    self._add(message)
+            if self.options.max_turns is not None and self.model_requests >= self.options.max_turns:
+                stop = "max_turns"  # req: HL6
                 break
-            await self._run_tools(reply.tool_calls)
+            reply = await self._request()
+            self.model_requests += 1
+            if reply.tool_calls:
+                await self._run_tools(reply.tool_calls)
+                continue
+            continuation = await self._turn_continuation(reply.content)
+            if continuation is None or continuations >= MAX_TURN_CONTINUATIONS:
+                break
+            continuations += 1  # req: HK8
+            self._add(Message.user(continuation, is_meta=True, userHook="Stop"))
         final = reply.content if reply else ""
         self._emit(ev.TurnEnded("completed", final))
-        return TurnResult("completed", final, usage=self.last_usage)
+        return TurnResult("completed", final, usage=self.last_usage, stop=stop)
+
+    async def _turn_continuation(self, text: str) -> str | None:
+        """hooks-bridge: a TurnObserver (a Stop hook) asking the agent to go on."""
+        for observer in self._ext(ext.TurnObserver):
+            cont = await observer.on_turn_end(ext.TurnEnd("completed", text))
+            if cont is not None:
+                return f"Stop hook feedback: {cont.reason}"
+        return None
 
     async def _request(self) -> AssistantReply:
         target = self._model_target()
@@ -513,6 +598,8 @@ class AgentService:
         self._compact_due = False
         for hook in self.hooks:
             hook.on_messages_restored(self.messages)
+        for observer in self._ext(ext.SessionObserver):
+            observer.on_messages_restored(self.messages)
         self.notify("session", f"new conversation: session {self.session_id}")
 
     # -- compaction ----------------------------------------------------------------------------
@@ -561,6 +648,8 @@ class AgentService:
         self._system = None  # AGENTS.md / MEMORY.md are read again
         for hook in self.hooks:
             hook.on_messages_restored(self.messages)
+        for observer in self._ext(ext.SessionObserver):
+            observer.on_messages_restored(self.messages)
         self.notify(
             "compaction",
             f"compacted {result.summarised_count} messages into a summary; session {self.session_id}",
@@ -604,6 +693,10 @@ class AgentService:
             if not result.is_error:
                 for hook in self.hooks:
                     follow_ups.extend(hook.after_tools(call.name, args, result))
+            outcome = ext.ToolOutcome(ext.ToolCallInfo(call.id, call.name, args), result)
+            for observer in self._ext(ext.ToolObserver):  # hooks-bridge: PostToolUse
+                await observer.after_tool(outcome)
+            follow_ups.extend(outcome.follow_ups)
         for message in follow_ups:
             self._add(message)
 
@@ -641,16 +734,21 @@ class AgentService:
             self._emit(ev.ToolStarted(call.id, call.name, {}, ""))
             return {}, ToolResult(f"Invalid arguments for {call.name}: {exc}", is_error=True)
         self._emit(ev.ToolStarted(call.id, call.name, args, _key_arg(args)))
-        tool = self._tools_by_name.get(call.name)
+        by_name = {t.name: t for t in self.all_tools()}
+        tool = by_name.get(call.name)
         if tool is None:
-            names = ", ".join(self._tools_by_name)
+            names = ", ".join(by_name)
             return args, ToolResult(
                 f"Unknown tool {call.name!r}. Available: {names}.", is_error=True
             )
         refusal = next(
             (r for hook in self.hooks if (r := hook.before_tool(call.name, args)) is not None),
             None,
-        ) or await self._check_permission(call.name, args)
+        )
+        for guard in self._ext(ext.ToolGuard):  # hooks-bridge: PreToolUse
+            if refusal is None:
+                refusal = await guard.check(ext.ToolCallInfo(call.id, call.name, args))
+        refusal = refusal or await self._check_permission(call.name, args)
         if refusal is not None:
             return args, ToolResult(refusal, is_error=True, summary="refused")
         ctx = ToolContext(
