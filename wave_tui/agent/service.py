@@ -748,7 +748,7 @@ class AgentService:
         for guard in self._ext(ext.ToolGuard):  # hooks-bridge: PreToolUse
             if refusal is None:
                 refusal = await guard.check(ext.ToolCallInfo(call.id, call.name, args))
-        refusal = refusal or await self._check_permission(call.name, args)
+        refusal = refusal or await self._check_permission(tool, args)
         if refusal is not None:
             return args, ToolResult(refusal, is_error=True, summary="refused")
         ctx = ToolContext(
@@ -773,9 +773,12 @@ class AgentService:
             result = hook.transform_tool_result(call.name, args, result)
         return args, result
 
-    async def _check_permission(self, tool: str, args: dict[str, Any]) -> str | None:
+    async def _check_permission(self, provided: Tool, args: dict[str, Any]) -> str | None:
+        tool = provided.name
         decision = self.policy.decide(tool, args)
         if decision.behavior == "allow":
+            return None
+        if decision.behavior == "ask" and provided.read_only:  # hooks-bridge: Skill & co.
             return None
         if decision.behavior == "deny":
             return f"Permission denied: {decision.reason}."
