@@ -6,6 +6,7 @@ import copy
 
 from wave_tui.agent.auto_memory_hook import AutoMemoryHook
 from wave_tui.agent.duplicate_hook import DuplicateNoteHook
+from wave_tui.agent.extensibility import Extensibility, install_extensibility
 from wave_tui.agent.extraction import (
     AUDIT_DIR,
     ExtractionHook,
@@ -19,6 +20,12 @@ from wave_tui.agent.service import AgentOptions, AgentService, Approver
 
 
 def create_service(options: AgentOptions, *, approver: Approver | None = None) -> AgentService:
+    return create_service_with_extensions(options, approver=approver)[0]
+
+
+def create_service_with_extensions(
+    options: AgentOptions, *, approver: Approver | None = None
+) -> tuple[AgentService, Extensibility]:
     service = AgentService(options, approver=approver)
     service.add_extension(MemoryInjectionHook(service.paths, service.notify))
     auto = AutoMemoryHook(
@@ -40,7 +47,8 @@ def create_service(options: AgentOptions, *, approver: Approver | None = None) -
             service.notify,
         )
     )
-    return service
+    extras = install_extensibility(service, service.commands)
+    return service, extras
 
 
 def fork_host(service: AgentService) -> ForkHost:

@@ -110,3 +110,19 @@ class RequestBuilder:
             if settings.max_output_tokens is not None
             else None,
         )
+
+
+class AppendedSystemPrompt:
+    """`--append-system-prompt TEXT`: one more section of the dynamic block (a ContextSource)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def system_sections(self, settings: EffectiveSettings) -> list[str]:
+        return [self.text]
+
+    def prepend_reminder(self) -> str | None:
+        return None
+
+    def before_request(self) -> list[Message]:
+        return []

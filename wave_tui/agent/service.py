@@ -32,7 +32,7 @@ from wave_tui.agent.model_gateway import (
     ModelTarget,
     default_client_factory,
 )
-from wave_tui.agent.request import RequestBuilder, SystemPrompt
+from wave_tui.agent.request import AppendedSystemPrompt, RequestBuilder, SystemPrompt
 from wave_tui.agent.sessions import SessionInfo, cleanup_old_sessions, list_sessions, session_chain
 from wave_tui.agent.tool_executor import Ask, ToolExecutor
 from wave_tui.agent.transcript import Transcript, transcript_for
@@ -85,6 +85,12 @@ class AgentOptions:
     environ: Mapping[str, str] | None = None
     clock: Clock = system_clock
     max_input_tokens: int | None = None
+    # Headless scripting (HL4–HL6): rules added to permissions.allow / deny for the whole run,
+    # text appended to the dynamic system block, and a bound on main-agent model requests.
+    allowed_tools: tuple[str, ...] = ()
+    disallowed_tools: tuple[str, ...] = ()
+    append_system_prompt: str | None = None
+    max_turns: int | None = None
 
 
 class AgentService:
@@ -152,7 +158,10 @@ class AgentService:
             extensions=lambda: self.extensions,
             builtin_tools=lambda: self.tools,
             max_input_tokens=options.max_input_tokens,
+            max_requests=options.max_turns,
         )
+        if options.append_system_prompt:  # req: HL5
+            self.add_extension(AppendedSystemPrompt(options.append_system_prompt))
 
     # -- state kept by the parts (read-only views) ---------------------------------------------
     @property
@@ -182,6 +191,15 @@ class AgentService:
     @property
     def last_usage(self) -> Usage | None:
         return self.runner.last_usage
+
+    @property
+    def model_requests(self) -> int:
+        """Main-agent model requests so far (`num_turns` of `--output-format json`)."""
+        return self.runner.model_requests
+
+    def all_tools(self) -> list[Tool]:
+        """Built-in tools and every ToolProvider's, as the next request offers them."""
+        return list(self.runner.tools().values())
 
     @property
     def compacting(self) -> bool:
@@ -279,7 +297,10 @@ class AgentService:
         self.settings = settings
         mode = self.options.permission_mode or settings.permissions.default_mode or "default"
         self.policy.mode = mode
-        self.policy.set_rules(list(settings.permissions.allow), list(settings.permissions.deny))
+        self.policy.set_rules(
+            [*settings.permissions.allow, *self.options.allowed_tools, *self.runner.turn_rules],
+            [*settings.permissions.deny, *self.options.disallowed_tools],
+        )
         for problem in self.store.new_problems():
             self._emit(ev.Notice("settings", problem))
         for extension in self.extensions:
@@ -320,7 +341,12 @@ class AgentService:
 
     @property
     def model(self) -> str | None:
-        return self._model_override or self.options.model or self.settings.model
+        return (
+            self.runner.turn_model
+            or self._model_override
+            or self.options.model
+            or self.settings.model
+        )
 
     def switch_model(self, name: str) -> None:
         """`/model NAME`: this session uses `name` from the next request."""

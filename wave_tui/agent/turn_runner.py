@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.commands import CommandOutput, CommandRegistry, PromptExpansion, parse_command
@@ -35,6 +35,7 @@ from wave_tui.tools.base import Tool, spec_of
 MAX_ROUNDS_PER_TURN = 200
 MAX_CONTINUATIONS = 3  # Stop observers asking to go on, per turn
 Emit = Callable[[ev.AgentEvent], None]
+StopReason = Literal["end_turn", "max_turns"]
 
 
 @dataclass
@@ -44,6 +45,7 @@ class TurnResult:
     error: str | None = None
     usage: Usage | None = None
     command: bool = False  # answered locally: not a conversation turn (no extraction counted)
+    stop: StopReason = "end_turn"
 
 
 class TurnRunner:
@@ -62,6 +64,7 @@ class TurnRunner:
         extensions: Callable[[], Sequence[object]],
         builtin_tools: Callable[[], list[Tool]],
         max_input_tokens: int | None,
+        max_requests: int | None = None,
     ) -> None:
         self.conversation = conversation
         self.requests = requests
@@ -75,6 +78,12 @@ class TurnRunner:
         self._extensions = extensions
         self._builtin_tools = builtin_tools
         self._max_input_tokens = max_input_tokens
+        self._max_requests = max_requests
+        self.model_requests = 0
+        # A custom command's `allowed-tools` and `model` hold for its turn only (CS2).
+        self.turn_rules: tuple[str, ...] = ()
+        self.turn_model: str | None = None
+        self._stop: StopReason = "end_turn"
         self.last_request: dict[str, Any] | None = None
         self.last_reply: Message | None = None
         self.last_usage: Usage | None = None
@@ -112,6 +121,7 @@ class TurnRunner:
         try:
             return await self._turn(text, abort)
         except asyncio.CancelledError:
+            self._end_command_grants()
             self.conversation.close_orphan_tool_calls(live=True)
             self._emit(ev.TurnEnded("aborted"))
             return TurnResult("aborted")
@@ -133,6 +143,8 @@ class TurnRunner:
             result = await self.commands.dispatch(text)
             if isinstance(result, PromptExpansion):
                 text = result.prompt
+                self.turn_rules, self.turn_model = result.allowed_tools, result.model
+                self._apply_settings()
             else:
                 answer = result if result is not None else CommandOutput("")
                 status: ev.TurnStatus = "error" if answer.is_error else "completed"
@@ -155,9 +167,18 @@ class TurnRunner:
         self._emit(ev.UserMessageAdded(user))
         for extra in context:
             self.conversation.add(Message.user(extra, is_meta=True))
-        final = await self._rounds(abort)
+        self._stop = "end_turn"
+        try:
+            final = await self._rounds(abort)
+        finally:
+            self._end_command_grants()
         self._emit(ev.TurnEnded("completed", final))
-        return TurnResult("completed", final, usage=self.last_usage)
+        return TurnResult("completed", final, usage=self.last_usage, stop=self._stop)
+
+    def _end_command_grants(self) -> None:
+        if self.turn_rules or self.turn_model:
+            self.turn_rules, self.turn_model = (), None
+            self._apply_settings()
 
     async def _rounds(self, abort: asyncio.Event) -> str:
         reply: AssistantReply | None = None
@@ -166,6 +187,9 @@ class TurnRunner:
             for source in self.sources():
                 for message in source.before_request():
                     self.conversation.add(message)
+            if self._max_requests is not None and self.model_requests >= self._max_requests:
+                self._stop = "max_turns"  # req: HL6
+                break
             tools = self.tools()
             reply = await self._request(tools)
             if not reply.tool_calls:
@@ -199,6 +223,7 @@ class TurnRunner:
                 self._emit(ev.ReasoningDelta(assistant_id, delta.text))
 
         reply = await target.client.stream_chat(body, on_delta)
+        self.model_requests += 1
         message = Message(
             id=assistant_id,
             role="assistant",

@@ -1,16 +1,28 @@
-"""`wave -p`: one turn, no keyboard, final text on stdout, one clear line on stderr on failure."""
+"""`wave -p`: one turn, no keyboard, final text on stdout, one clear line on stderr on failure.
+
+`--output-format json` prints one result object when the run ends; `stream-json` prints one JSON
+object per line as it happens (init, each message as it completes, the result). A prompt that is
+a custom command or skill (`/name args`) is expanded through the command registry first.
+"""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
 import sys
+import time
 from pathlib import Path
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.session import AgentOptions, create_session
 from wave_tui.cli.local import LocalUnavailable, prepare_local_endpoint
+from wave_tui.cli.output import OutputFormat, RunReport, ScriptOutput
 from wave_tui.llm.local_server import LocalModelError
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
 
 
 def _stderr(line: str) -> None:
@@ -40,30 +52,52 @@ async def _run_turn(
         resume=args.resume,
         headless=True,
         environ=environ,
+        allowed_tools=tuple(getattr(args, "allowed_tools", ()) or ()),
+        disallowed_tools=tuple(getattr(args, "disallowed_tools", ()) or ()),
+        append_system_prompt=getattr(args, "append_system_prompt", None),
+        max_turns=getattr(args, "max_turns", None),
     )
+    fmt: OutputFormat = getattr(args, "output_format", "text") or "text"
+    started = time.monotonic()
     try:
         session = create_session(options)
         session.subscribe(_print_notices)
         session.start()
     except (FileNotFoundError, ValueError) as exc:
         _stderr(f"wave: {exc}")
-        return 2
+        return EXIT_USAGE
+    out = ScriptOutput(fmt, sys.stdout)
+    session.subscribe(out.on_event)
     try:
-        result = await session.run_turn(prompt)
+        out.init(session.service)
+        result = await session.run_turn(prompt)  # req: CS3 (commands go through the registry)
     finally:
         await session.close()
+    report = RunReport(result, session.service.session_id, session.service.model_requests, started)
+    return _finish(out, report)
+
+
+def _finish(out: ScriptOutput, report: RunReport) -> int:
+    result = report.result
     if result.status == "error":
-        code = 2 if result.error and "no model endpoint is configured" in result.error else 1
+        code = (
+            EXIT_USAGE
+            if result.error and "no model endpoint is configured" in result.error
+            else EXIT_FAILED
+        )
         _stderr(f"wave: {result.error}")
+        out.result(report)
         return code
     if result.status == "aborted":
         _stderr("wave: the turn was aborted")
-        return 130
-    sys.stdout.write(result.text)
-    if not result.text.endswith("\n"):
-        sys.stdout.write("\n")
-    sys.stdout.flush()
-    return 0
+        out.result(report)
+        return EXIT_INTERRUPTED
+    if result.stop == "max_turns":
+        _stderr(f"wave: stopped after {report.num_turns} model request(s) (--max-turns)")
+        out.result(report)
+        return EXIT_FAILED
+    out.result(report)
+    return EXIT_OK
 
 
 def _print_notices(event: ev.AgentEvent) -> None:

@@ -7,7 +7,8 @@ import asyncio
 import sys
 from pathlib import Path
 
-from wave_tui.agent.session import PERMISSION_MODES
+from wave_tui import __version__
+from wave_tui.config.schema import PERMISSION_MODES
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -50,6 +51,37 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="GGUF file for --local (default: the bundled gemma-3-270m demo model)",
     )
+    parser.add_argument("--version", action="store_true", help="print `wave <version>` and exit")
+    parser.add_argument(
+        "--output-format",
+        default="text",
+        metavar="text|json|stream-json",
+        help="-p output: the final text (default), one JSON result, or JSON lines as it runs",
+    )
+    parser.add_argument(
+        "--allowedTools",
+        "--allowed-tools",
+        dest="allowed_rules",
+        action="append",
+        default=[],
+        metavar="RULES",
+        help='permission rules allowed without asking, e.g. "Read,Bash(git *)"',
+    )
+    parser.add_argument(
+        "--disallowedTools",
+        "--disallowed-tools",
+        dest="disallowed_rules",
+        action="append",
+        default=[],
+        metavar="RULES",
+        help="permission rules always refused (same syntax as permissions.deny)",
+    )
+    parser.add_argument(
+        "--append-system-prompt", default=None, metavar="TEXT", help="added to the system prompt"
+    )
+    parser.add_argument(
+        "--max-turns", default=None, metavar="N", help="at most N model requests (-p)"
+    )
     group = parser.add_mutually_exclusive_group()
     group.add_argument(
         "-c",
@@ -80,6 +112,26 @@ def _owned_paths_problem(workdir: Path) -> str | None:
     return owned_path_problem(WavePaths.for_workdir(workdir))
 
 
+def _script_options(args: argparse.Namespace) -> str | None:
+    """Check and normalise the scripting flags in place; a usage problem as one line."""
+    from wave_tui.agent.markdown_files import split_rule_list
+    from wave_tui.cli.output import OUTPUT_FORMATS
+
+    if args.output_format not in OUTPUT_FORMATS:
+        return f"--output-format must be one of {', '.join(OUTPUT_FORMATS)} (got {args.output_format!r})"
+    # req: HL4
+    args.allowed_tools = [r for text in args.allowed_rules for r in split_rule_list(text)]
+    args.disallowed_tools = [r for text in args.disallowed_rules for r in split_rule_list(text)]
+    if args.max_turns is not None:
+        try:
+            args.max_turns = int(args.max_turns)
+        except ValueError:
+            args.max_turns = 0
+        if args.max_turns < 1:
+            return "--max-turns must be a whole number of at least 1"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     from wave_tui.config.paths import OwnedPathError
 
@@ -96,6 +148,12 @@ def _main(argv: list[str] | None) -> int:
     if argv and argv[0] == "context":
         return _context(argv[1:])
     args = build_parser().parse_args(argv)
+    if args.version:
+        print(f"wave {__version__}")  # req: HL1
+        return EXIT_OK
+    problem = _script_options(args)
+    if problem is not None:
+        return fail(problem, EXIT_USAGE)
     workdir = resolve_workdir(args.workdir)
     if workdir is None:
         return fail(f"work dir does not exist or is not a folder: {args.workdir}", EXIT_USAGE)

@@ -152,6 +152,29 @@ class WavePaths:
     def memory_index(self) -> Path:
         return self.memory_dir / MEMORY_INDEX_FILENAME
 
+    # -- custom commands and skills (project before user, .wave before .claude: CS1) ---------
+    @property
+    def command_dirs(self) -> list[tuple[Path, str]]:
+        """(folder, scope) of custom-command roots, highest precedence first."""
+        return self._extension_dirs("commands")
+
+    @property
+    def skill_dirs(self) -> list[tuple[Path, str]]:
+        """(folder, scope) of skill roots, highest precedence first."""
+        return self._extension_dirs("skills")
+
+    def _extension_dirs(self, kind: str) -> list[tuple[Path, str]]:
+        return [
+            (self.project_root / ".wave" / kind, "project"),
+            (self.project_root / ".claude" / kind, "project"),
+            (self.wave_home / kind, "user"),
+            (self.home / ".claude" / kind, "user"),
+        ]
+
+    @property
+    def trust_file(self) -> Path:
+        return self.wave_home / "trust.json"
+
     def transcript(self, session_id: str) -> Path:
         return self.project_dir / f"{session_id}.jsonl"
 

@@ -1,0 +1,142 @@
+"""Markdown files with frontmatter under a few folders, re-parsed only when they change.
+
+Shared by custom commands and skills (hot reload, CS6): every lookup walks the folders (cheap:
+stats only) and re-parses just the files whose stat changed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from wave_tui.memory.frontmatter import Frontmatter, parse_frontmatter
+
+MAX_FILE_BYTES = 256 * 1024
+_POSITIONAL = re.compile(r"\$(\d+)")
+ARGUMENTS = "$ARGUMENTS"
+
+
+@dataclass(frozen=True)
+class MarkdownFile:
+    path: Path
+    relative: Path  # to the folder it was found in
+    frontmatter: Frontmatter
+
+
+_Sig = tuple[int, int]
+
+
+def _sig(path: Path) -> _Sig | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
+
+
+class MarkdownCache:
+    """Parsed frontmatter per path, kept while the file's stat is unchanged."""
+
+    def __init__(self, warn: Callable[[str], None], label: Callable[[Path], str] = str) -> None:
+        self._warn = warn
+        self._label = label
+        self._parsed: dict[Path, tuple[_Sig, Frontmatter]] = {}
+        self._reported: set[tuple[Path, str]] = set()
+
+    def load(self, path: Path) -> Frontmatter | None:
+        sig = _sig(path)
+        if sig is None:
+            self._parsed.pop(path, None)
+            return None
+        cached = self._parsed.get(path)
+        if cached is not None and cached[0] == sig:
+            return cached[1]
+        try:
+            with open(path, "rb") as fh:
+                raw = fh.read(MAX_FILE_BYTES)
+            text = raw.decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            self._report(path, f"cannot read: {exc}")
+            return None
+        parsed = parse_frontmatter(text)
+        if parsed.error:
+            # req: CS6
+            self._report(path, parsed.error)
+        self._parsed[path] = (sig, parsed)
+        return parsed
+
+    def _report(self, path: Path, problem: str) -> None:
+        if (path, problem) not in self._reported:
+            self._reported.add((path, problem))
+            self._warn(f"{self._label(path)}: {problem}")
+
+
+def walk_markdown(folder: Path) -> Iterator[Path]:
+    """`*.md` files under `folder`, recursively, in a stable order (no symlink loops)."""
+    if not folder.is_dir():
+        return
+    for root, dirs, files in os.walk(folder, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            if name.endswith(".md"):
+                yield Path(root) / name
+
+
+def split_arguments(args: str) -> list[str]:
+    try:
+        return shlex.split(args)
+    except ValueError:
+        return args.split()
+
+
+def expand_arguments(body: str, args: str) -> str:
+    """`$ARGUMENTS` → the whole argument text, `$1`, `$2`, … → each word (missing: empty).
+
+    A body with no placeholder gets the arguments appended, so they are never lost."""
+    # req: CS2
+    has_placeholder = ARGUMENTS in body or _POSITIONAL.search(body) is not None
+    words = split_arguments(args)
+
+    def positional(match: re.Match[str]) -> str:
+        index = int(match.group(1))
+        return words[index - 1] if 0 < index <= len(words) else ""
+
+    out = _POSITIONAL.sub(positional, body.replace(ARGUMENTS, args))
+    if not has_placeholder and args:
+        out = f"{out.rstrip()}\n\nARGUMENTS: {args}"
+    return out
+
+
+def str_list(value: object) -> tuple[str, ...]:
+    """A frontmatter list given as YAML list or a comma / space separated string."""
+    if isinstance(value, list):
+        return tuple(str(v).strip() for v in value if str(v).strip())
+    if isinstance(value, str):
+        return tuple(split_rule_list(value))
+    return ()
+
+
+def split_rule_list(text: str) -> list[str]:
+    """`Read, Bash(git *) Edit` → ["Read", "Bash(git *)", "Edit"]: commas or spaces separate
+    rules, but not inside parentheses."""
+    rules: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for char in text:
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth = max(0, depth - 1)
+        if depth == 0 and (char == "," or char.isspace()):
+            if "".join(current).strip():
+                rules.append("".join(current).strip())
+            current = []
+            continue
+        current.append(char)
+    if "".join(current).strip():
+        rules.append("".join(current).strip())
+    return rules

@@ -1,0 +1,138 @@
+"""What `wave -p` writes to stdout: plain text, one JSON result, or a JSON line stream (HL2, HL3).
+
+`usage` sums the run's main-agent requests (`input_tokens` includes cached prompt tokens);
+a reply whose endpoint sent no usage is estimated (~4 characters per token).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, TextIO, get_args
+
+from wave_tui.agent import events as ev
+from wave_tui.llm.types import Message
+
+if TYPE_CHECKING:
+    from wave_tui.agent.service import AgentService, TurnResult
+
+OutputFormat = Literal["text", "json", "stream-json"]
+OUTPUT_FORMATS: tuple[str, ...] = get_args(OutputFormat)
+ResultSubtype = Literal["success", "error_during_execution", "error_max_turns"]
+CHARS_PER_TOKEN = 4
+
+
+@dataclass(frozen=True)
+class RunReport:
+    result: TurnResult
+    session_id: str
+    num_turns: int
+    started: float  # time.monotonic() at the start of the run
+
+    @property
+    def subtype(self) -> ResultSubtype:
+        if self.result.stop == "max_turns":
+            return "error_max_turns"
+        return "success" if self.result.status == "completed" else "error_during_execution"
+
+
+def _estimate(text: str) -> int:
+    return max(1, len(text) // CHARS_PER_TOKEN) if text else 0
+
+
+def assistant_message(message: Message) -> dict[str, Any]:
+    content: list[dict[str, Any]] = []
+    if message.content:
+        content.append({"type": "text", "text": message.content})
+    for call in message.tool_calls:
+        try:
+            args: Any = json.loads(call.arguments or "{}")
+        except ValueError:
+            args = call.arguments
+        content.append({"type": "tool_use", "id": call.id, "name": call.name, "input": args})
+    return {"id": message.id, "role": "assistant", "content": content}
+
+
+class ScriptOutput:
+    def __init__(self, fmt: OutputFormat, stream: TextIO) -> None:
+        self.fmt = fmt
+        self._stream = stream
+        self.input_tokens = 0
+        self.output_tokens = 0
+        self.cache_read = 0
+        self._service: AgentService | None = None
+
+    def _line(self, obj: dict[str, Any]) -> None:
+        self._stream.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        self._stream.flush()  # req: HL3
+
+    def init(self, service: AgentService) -> None:
+        self._service = service
+        if self.fmt == "stream-json":
+            self._line(
+                {
+                    "type": "system",
+                    "subtype": "init",
+                    "session_id": service.session_id,
+                    "model": service.model or "",
+                    "cwd": str(service.paths.project_root),
+                    "tools": [t.name for t in service.all_tools()],
+                }
+            )
+
+    def on_event(self, event: ev.AgentEvent) -> None:
+        if isinstance(event, ev.AssistantFinished):
+            self._count(event.message)
+            if self.fmt == "stream-json":
+                self._line({"type": "assistant", "message": assistant_message(event.message)})
+        elif isinstance(event, ev.ToolFinished) and self.fmt == "stream-json":
+            block = {
+                "type": "tool_result",
+                "tool_use_id": event.call_id,
+                "content": event.content,
+                "is_error": event.is_error,
+            }
+            self._line({"type": "user", "message": {"role": "user", "content": [block]}})
+
+    def _count(self, message: Message) -> None:
+        usage = message.usage
+        if usage is not None:
+            self.input_tokens += usage.prompt_tokens
+            self.output_tokens += usage.completion_tokens
+            self.cache_read += usage.cache_read_tokens
+            return
+        request = self._service.last_request if self._service is not None else None
+        self.input_tokens += _estimate(json.dumps(request)) if request else 0
+        text = message.content + "".join(c.arguments for c in message.tool_calls)
+        self.output_tokens += _estimate(text)
+
+    def result(self, report: RunReport) -> None:
+        result = report.result
+        if self.fmt == "text":
+            if result.status == "completed":
+                self._stream.write(
+                    result.text if result.text.endswith("\n") else result.text + "\n"
+                )
+                self._stream.flush()
+            return
+        # req: HL2
+        obj = {
+            "type": "result",
+            "subtype": report.subtype,
+            "is_error": report.subtype != "success",
+            "result": result.text if result.status == "completed" else (result.error or ""),
+            "session_id": report.session_id,
+            "num_turns": report.num_turns,
+            "duration_ms": int((time.monotonic() - report.started) * 1000),
+            "usage": {
+                "input_tokens": self.input_tokens,
+                "output_tokens": self.output_tokens,
+                "cache_read_input_tokens": self.cache_read,
+            },
+        }
+        if self.fmt == "json":
+            self._stream.write(json.dumps(obj, ensure_ascii=False) + "\n")
+            self._stream.flush()
+        else:
+            self._line(obj)
