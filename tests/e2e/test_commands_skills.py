@@ -9,6 +9,7 @@ import pytest
 
 from tests.model_server import ModelServer, text, tool_call
 from tests.wave_cli import run_wave
+from tests.wire_view import static_block
 
 
 @pytest.fixture(autouse=True)
@@ -111,7 +112,7 @@ def test_cs4_skills_listed_by_name_and_description_only(
     assert result["role"] == "tool"
     assert "SECRET-BODY run ./deploy.sh prod" in result["content"]
     assert str((project / ".wave" / "skills" / "deploy").resolve()) in result["content"]
-    static = first.body["messages"][0]["content"][0]["text"]
+    static = static_block(first.body)
     assert "deploy" not in static  # the static block stays byte-stable
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from tests.model_server import ModelServer, text, tool_call
 from tests.wave_cli import WAVE, run_wave
+from tests.wire_view import dynamic_block, static_block
 from wave_tui import __version__
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -128,10 +129,10 @@ def test_hl5_append_system_prompt_goes_into_the_dynamic_block(
         "-p", "hi", "--append-system-prompt", "Answer in haiku.", cwd=project, server=model_server
     )
     assert proc.returncode == 0, proc.stderr
-    plain, appended = (b["messages"][0]["content"] for b in chats(model_server))
-    assert appended[0] == plain[0]  # the static block is byte-stable
-    assert "Answer in haiku." in appended[-1]["text"]
-    assert "Answer in haiku." not in plain[-1]["text"]
+    plain, appended = chats(model_server)
+    assert static_block(appended) == static_block(plain)  # the static block is byte-stable
+    assert "Answer in haiku." in dynamic_block(appended)
+    assert "Answer in haiku." not in dynamic_block(plain)
 
 
 def test_hl4_allowed_tools_allow_and_disallowed_tools_deny(

@@ -363,7 +363,8 @@ class AgentService:
         return self._model_target().client
 
     def build_request(self) -> dict[str, Any]:
-        return self.runner.build_request()
+        """The body the next main request would send (nothing is sent)."""
+        return self.runner.build_request(model=self.model or "")
 
     # -- for the commands and the extraction fork ----------------------------------------------
     def sessions(self) -> list[SessionInfo]:
@@ -411,7 +412,7 @@ class AgentService:
     async def run_turn(self, text: str) -> TurnResult:
         """Run one message (or command); Stop observers may continue it a bounded number of
         times, each continuation a turn of its own with the observer's reason as prompt."""
-        result = await self._run_one(text)
+        result = await self._run_one(self.runner.turn, text)
         continued = 0
         while not result.command:
             continuation = await self.runner.turn_ended(result)
@@ -423,17 +424,17 @@ class AgentService:
             ):
                 break
             continued += 1
-            result = await self._run_one(continuation.reason)
+            result = await self._run_one(self.runner.go_on, continuation.reason)
         return result
 
-    async def _run_one(self, text: str) -> TurnResult:
+    async def _run_one(
+        self, work: Callable[[str, asyncio.Event], Awaitable[TurnResult]], text: str
+    ) -> TurnResult:
         if self._destroyed:
             raise AgentDestroyed()
         self.start()
         self._abort = asyncio.Event()
-        self._turn_task = asyncio.get_running_loop().create_task(
-            self.runner.turn(text, self._abort)
-        )
+        self._turn_task = asyncio.get_running_loop().create_task(work(text, self._abort))
         self._emit(ev.BusyChanged(True))
         try:
             result = await asyncio.shield(self._turn_task)

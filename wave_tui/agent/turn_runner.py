@@ -8,7 +8,7 @@ add context, or ask to go on after the turn (at most `MAX_CONTINUATIONS` times).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -34,6 +34,7 @@ from wave_tui.tools.base import Tool, spec_of
 
 MAX_ROUNDS_PER_TURN = 200
 MAX_CONTINUATIONS = 3  # Stop observers asking to go on, per turn
+STOP_FEEDBACK = "Stop hook feedback: "
 Emit = Callable[[ev.AgentEvent], None]
 StopReason = Literal["end_turn", "max_turns"]
 
@@ -106,8 +107,11 @@ class TurnRunner:
     def sources(self) -> list[ContextSource]:
         return [e for e in self._extensions() if isinstance(e, ContextSource)]
 
-    def build_request(self, tools: dict[str, Tool] | None = None) -> dict[str, Any]:
-        model = self._target().model
+    def build_request(
+        self, tools: dict[str, Tool] | None = None, model: str | None = None
+    ) -> dict[str, Any]:
+        """The next main request; `model` given, no endpoint is needed (`wave context`)."""
+        model = model if model is not None else self._target().model
         return self.requests.build(
             model=model,
             settings=self._settings(),
@@ -118,8 +122,16 @@ class TurnRunner:
 
     # -- a turn --------------------------------------------------------------------------------
     async def turn(self, text: str, abort: asyncio.Event) -> TurnResult:
+        return await self._guarded(self._turn(text, abort))
+
+    async def go_on(self, reason: str, abort: asyncio.Event) -> TurnResult:
+        """A Stop observer asked the agent to go on (HK8): its reason joins the conversation as
+        an isMeta message and the rounds continue — the same turn, no new prompt."""
+        return await self._guarded(self._go_on(reason, abort))
+
+    async def _guarded(self, work: Coroutine[Any, Any, TurnResult]) -> TurnResult:
         try:
-            return await self._turn(text, abort)
+            return await work
         except asyncio.CancelledError:
             self._end_command_grants()
             self.conversation.close_orphan_tool_calls(live=True)
@@ -129,6 +141,10 @@ class TurnRunner:
             return self._failed(str(exc))
         except Exception as exc:  # a bug or an unforeseen failure must end the turn, not hang it
             return self._failed(f"unexpected error: {type(exc).__name__}: {exc}")
+
+    async def _go_on(self, reason: str, abort: asyncio.Event) -> TurnResult:
+        self.conversation.add(Message.user(f"{STOP_FEEDBACK}{reason}", is_meta=True))
+        return await self._finish(abort)
 
     def _failed(self, message: str) -> TurnResult:
         self.conversation.close_orphan_tool_calls(live=True)
@@ -158,15 +174,19 @@ class TurnRunner:
         for observer in self._observers():
             start = await observer.on_turn_start(text)
             if start.blocked is not None:
-                self._emit(ev.Notice("blocked", start.blocked))
-                self._emit(ev.TurnEnded("completed", ""))
-                return TurnResult("completed", "", command=True)
+                reason = f"prompt blocked by a hook: {start.blocked}"
+                self._emit(ev.Notice("blocked", reason))
+                self._emit(ev.TurnEnded("error", ""))
+                return TurnResult("error", "", reason, command=True)
             context.extend(start.context)
         user = Message.user(text)
         self.conversation.add(user)
         self._emit(ev.UserMessageAdded(user))
         for extra in context:
             self.conversation.add(Message.user(extra, is_meta=True))
+        return await self._finish(abort)
+
+    async def _finish(self, abort: asyncio.Event) -> TurnResult:
         self._stop = "end_turn"
         try:
             final = await self._rounds(abort)

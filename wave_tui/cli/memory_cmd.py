@@ -111,7 +111,7 @@ def run_memory_command(
         return int(exc.code or 0)
     try:
         return _dispatch(args, MemoryAccess(paths, clock), out, err)
-    except (EntryError, ReviewError) as exc:
+    except (EntryError, *ReviewError) as exc:
         print(f"wave memory: {exc}", file=err)
         return 1
 
