@@ -22,3 +22,26 @@ def test_no_textual_outside_the_tui_package() -> None:
 def test_tui_helpers_do_not_import_textual() -> None:
     for name in ("format.py", "memory_view.py"):
         assert not TEXTUAL_IMPORT.search((PACKAGE / "tui" / name).read_text(encoding="utf-8"))
+
+
+WAVE_IMPORT = re.compile(r"^\s*(?:from|import)\s+(wave_tui(?:\.\w+)*)", re.MULTILINE)
+FACADE = ("wave_tui.agent.session", "wave_tui.agent.events", "wave_tui.agent.status")
+# Types and paths only (WavePaths, SettingsStore for the watch, frequency bounds), and the
+# local-model launcher, which sets up the process before any agent exists.
+ALSO_ALLOWED = ("wave_tui.config.paths", "wave_tui.config.settings", "wave_tui.llm.local_server")
+
+
+def test_u1_front_ends_reach_the_agent_only_through_the_session_facade() -> None:
+    offenders = []
+    for package in ("tui", "cli"):
+        for path in (PACKAGE / package).rglob("*.py"):
+            source = path.read_text(encoding="utf-8")
+            source = source.replace(
+                "from wave_tui.agent import events", "import wave_tui.agent.events"
+            )
+            for module in WAVE_IMPORT.findall(source):
+                own = ("wave_tui.tui", "wave_tui.cli") if package == "cli" else ("wave_tui.tui",)
+                if module.startswith((*own, *FACADE, *ALSO_ALLOWED)):
+                    continue
+                offenders.append(f"{path.relative_to(PACKAGE)}: {module}")
+    assert offenders == []

@@ -19,9 +19,12 @@ from wave_tui.agent.commands import (
     CommandResult,
     CommandRun,
 )
-from wave_tui.agent.permissions import PermissionPolicy
-from wave_tui.agent.sessions import SessionInfo
+from wave_tui.agent.sessions import SessionInfo, list_sessions
+from wave_tui.agent.transcript import Transcript
+from wave_tui.config.paths import WavePaths
 from wave_tui.config.settings import EffectiveSettings
+from wave_tui.memory.catalog import build_catalog
+from wave_tui.permissions.policy import PermissionPolicy
 
 # Keys of the app, for /help (the F-keys switch screens; the chat's own keys follow).
 KEYS = (
@@ -63,11 +66,8 @@ class CommandHost(Protocol):
     @property
     def policy(self) -> PermissionPolicy: ...
 
-    def sessions(self) -> list[SessionInfo]: ...
-
-    def first_prompt(self, info: SessionInfo) -> str: ...
-
-    def memory_lines(self) -> list[MemoryLine]: ...
+    @property
+    def paths(self) -> WavePaths: ...
 
 
 def register_builtin_commands(registry: CommandRegistry, host: CommandHost) -> None:
@@ -94,13 +94,14 @@ def register_builtin_commands(registry: CommandRegistry, host: CommandHost) -> N
         return CommandOutput(model_list(host.model, host.current_settings()))
 
     async def resume_command(args: str) -> CommandResult:
-        return CommandOutput(session_list(host.sessions(), host.first_prompt, time.time()))
+        sessions = list_sessions(host.paths)
+        return CommandOutput(session_list(sessions, first_prompt, time.time()))
 
     async def permissions_command(args: str) -> CommandResult:
         return CommandOutput(permissions_text(host.policy))
 
     async def memory_command(args: str) -> CommandResult:
-        lines = host.memory_lines()
+        lines = memory_lines(host.paths)
         if not lines:
             return CommandOutput("No memory entries.")
         return CommandOutput("\n".join(f"{m.id}  [{m.scope}]  {m.title}" for m in lines))
@@ -125,6 +126,18 @@ def _fixed(answer: str) -> CommandRun:
         return CommandOutput(answer)
 
     return run
+
+
+def first_prompt(info: SessionInfo) -> str:
+    """A session's first prompt on one line (what a resume picker shows)."""
+    for message in Transcript(info.path).load():
+        if message.role == "user" and not message.is_meta and message.kind == "normal":
+            return " ".join(message.content.split())[:60]
+    return ""
+
+
+def memory_lines(paths: WavePaths) -> list[MemoryLine]:
+    return [MemoryLine(e.id, e.scope, e.title) for e in build_catalog(paths)]
 
 
 def help_text(commands: Sequence[Command]) -> str:

@@ -10,7 +10,7 @@ The loop discovers which protocols an extension implements with `isinstance` (th
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -149,6 +149,18 @@ class StatusSource(Protocol):
     """Contributes facts to `AgentStatus` (the memory countdown, a running extraction)."""
 
     def status(self) -> StatusContribution: ...
+
+
+def merge_status(parts: Iterable[StatusContribution]) -> StatusContribution:
+    """The first known value of each fact wins; `extraction_running` if any says so."""
+    turns: int | None = None
+    running = False
+    activations: Mapping[str, tuple[str, str]] | None = None
+    for part in parts:
+        turns = part.turns_until_extraction if turns is None else turns
+        running = running or part.extraction_running
+        activations = part.rule_activations if activations is None else activations
+    return StatusContribution(turns, running, activations)
 
 
 Extension = (

@@ -20,12 +20,17 @@ from pathlib import Path
 from typing import Any
 
 from wave_tui.agent import events as ev
-from wave_tui.agent.command_handling import MemoryLine, register_builtin_commands
+from wave_tui.agent.command_handling import register_builtin_commands
 from wave_tui.agent.commands import CommandRegistry
 from wave_tui.agent.compaction import CompactionBreaker
 from wave_tui.agent.compaction_flow import CompactionFlow
 from wave_tui.agent.conversation import READ_META, Conversation
-from wave_tui.agent.extensions import SessionObserver, StatusContribution, StatusSource
+from wave_tui.agent.extensions import (
+    SessionObserver,
+    StatusContribution,
+    StatusSource,
+    merge_status,
+)
 from wave_tui.agent.model_gateway import (
     ClientFactory,
     ModelGateway,
@@ -33,7 +38,7 @@ from wave_tui.agent.model_gateway import (
     default_client_factory,
 )
 from wave_tui.agent.request import AppendedSystemPrompt, RequestBuilder, SystemPrompt
-from wave_tui.agent.sessions import SessionInfo, cleanup_old_sessions, list_sessions, session_chain
+from wave_tui.agent.sessions import cleanup_old_sessions, session_chain
 from wave_tui.agent.tool_executor import Ask, ToolExecutor
 from wave_tui.agent.transcript import Transcript, transcript_for
 from wave_tui.agent.turn_runner import (
@@ -46,7 +51,6 @@ from wave_tui.config.paths import WavePaths
 from wave_tui.config.settings import EffectiveSettings, SettingsStore
 from wave_tui.llm.client import ModelClient
 from wave_tui.llm.types import Message, Usage
-from wave_tui.memory.catalog import build_catalog
 from wave_tui.permissions.policy import PermissionMode, PermissionPolicy, SafeZones
 from wave_tui.permissions.tool_table import key_argument
 from wave_tui.tools.base import Clock, Tool, ToolContext, system_clock
@@ -312,16 +316,7 @@ class AgentService:
 
     def status(self) -> StatusContribution:
         """What the extensions contribute to the status, merged."""
-        turns: int | None = None
-        running = False
-        activations = None
-        for extension in self.extensions:
-            if isinstance(extension, StatusSource):
-                part = extension.status()
-                turns = part.turns_until_extraction if turns is None else turns
-                running = running or part.extraction_running
-                activations = part.rule_activations if activations is None else activations
-        return StatusContribution(turns, running, activations)
+        return merge_status(e.status() for e in self.extensions if isinstance(e, StatusSource))
 
     def rule_activations(self) -> dict[str, tuple[str, str]] | None:
         """Why each conditional rule is loaded: rule id -> (trigger file, pattern); None
@@ -365,19 +360,6 @@ class AgentService:
     def build_request(self) -> dict[str, Any]:
         """The body the next main request would send (nothing is sent)."""
         return self.runner.build_request(model=self.model or "")
-
-    # -- for the commands and the extraction fork ----------------------------------------------
-    def sessions(self) -> list[SessionInfo]:
-        return list_sessions(self.paths)
-
-    def first_prompt(self, info: SessionInfo) -> str:
-        for message in Transcript(info.path).load():
-            if message.role == "user" and not message.is_meta and message.kind == "normal":
-                return " ".join(message.content.split())[:60]
-        return ""
-
-    def memory_lines(self) -> list[MemoryLine]:
-        return [MemoryLine(e.id, e.scope, e.title) for e in build_catalog(self.paths)]
 
     # -- public API ----------------------------------------------------------------------------
     @property

@@ -30,11 +30,11 @@ from wave_tui.agent.memory_access import (
     preview_body,
     stale_reminder,
 )
-from wave_tui.agent.permissions import PERMISSION_MODES
 from wave_tui.agent.service import AgentOptions, AgentService, Approver, TurnResult, key_argument
 from wave_tui.agent.sessions import SessionInfo, list_sessions
 from wave_tui.agent.status import AgentStatus, cache_hit_ratio, context_tokens
 from wave_tui.config.paths import WavePaths
+from wave_tui.config.schema import PERMISSION_MODES
 from wave_tui.config.settings import (
     EffectiveSettings,
     SettingsStore,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from wave_tui.agent.permissions import PermissionMode
+from wave_tui.config.schema import PermissionMode
 from wave_tui.llm.types import Usage
 
 

@@ -1,6 +1,8 @@
-"""The wave app: chat, memory browser and settings over one shared agent service (U1).
+"""The wave app: chat, memory browser and settings over one `AgentSession` (U1).
 
-`make_app` is the single factory used by `wave` and by every test.
+The app reaches the agent, memory and settings only through the session and its events
+(`StatusChanged`, `MemoryChanged`, `ExtractionFinished`, ...). `make_app` is the single
+factory used by `wave` and by every test.
 """
 
 from __future__ import annotations
