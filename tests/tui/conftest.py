@@ -7,6 +7,8 @@ pytest-textual-snapshot's SVG extension (a private detail, hence the exact plugi
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -52,6 +54,37 @@ def _steady_screen(monkeypatch: pytest.MonkeyPatch) -> None:
         return original(Path("/project"), is_git_repo, today)
 
     monkeypatch.setattr(request_module, "environment_section", environment)
+
+
+@pytest.fixture
+def short_tmp() -> Iterator[Path]:
+    """A temporary folder whose path has the same length in every run, with or without xdist:
+    paths reach the prompt, and the prompt's token count shows in the status line."""
+    base = Path(tempfile.mkdtemp(prefix="wsnap", dir="/tmp")).resolve()
+    yield base
+    shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(short_tmp: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """HOME in the fixed-length folder (overrides the root conftest's, same isolation)."""
+    home = short_tmp / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    for key in list(os.environ):
+        if key.startswith("WAVE_"):
+            monkeypatch.delenv(key, raising=False)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    return home
+
+
+@pytest.fixture
+def project(short_tmp: Path) -> Path:
+    root = short_tmp / "project"
+    root.mkdir()
+    return root
 
 
 @pytest.fixture
