@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from wave_tui.config.paths import WavePaths
+from wave_tui.memory.decoding import decode_memory_bytes
 
 MEMORY_FILENAMES = ("AGENTS.md", "CLAUDE.md")  # first existing one wins (D6)
 # Claude Code also keeps a folder's memory in `.claude/CLAUDE.md`, used when neither name exists.
@@ -82,8 +83,9 @@ def user_memory_file(paths: WavePaths) -> Path:
 def read_memory_text(path: Path, warn: Warn | None = None, *, strict: bool = False) -> str | None:
     """The file's text, or None when it is missing or unreadable. Never raises (M5).
 
-    Bytes that are not UTF-8 are replaced (U+FFFD) and reported through `warn`; with `strict`
-    such a file counts as unreadable instead (nested memory skips it, D7).
+    One decoding rule for every memory source (X11, `memory.decoding`): a binary file is skipped
+    and reported; bytes that are not UTF-8 are replaced (U+FFFD) and reported through `warn`;
+    with `strict` such a file counts as unreadable instead (nested memory skips it, D7).
     """
     try:
         data = path.read_bytes()
@@ -92,11 +94,11 @@ def read_memory_text(path: Path, warn: Warn | None = None, *, strict: bool = Fal
     except OSError as exc:
         (warn or default_warn)(f"{path}: cannot read ({exc.strerror or exc})")
         return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        if strict:
-            (warn or default_warn)(f"{path}: not valid UTF-8; skipped")
-            return None
-        (warn or default_warn)(f"{path}: not valid UTF-8; undecodable bytes were replaced")
-        return data.decode("utf-8", errors="replace")
+    decoded = decode_memory_bytes(data)
+    if decoded.problem is None:
+        return decoded.text
+    if decoded.text is None or strict:
+        (warn or default_warn)(f"{path}: {decoded.problem.split(';')[0]}; skipped")
+        return None
+    (warn or default_warn)(f"{path}: {decoded.problem}")
+    return decoded.text

@@ -34,6 +34,7 @@ from typing import Any, Literal
 import pathspec
 
 from wave_tui.config.paths import WavePaths
+from wave_tui.memory.decoding import decode_memory_bytes
 from wave_tui.memory.frontmatter import parse_frontmatter
 
 Scope = Literal["project", "user"]
@@ -239,9 +240,16 @@ def parse_rule_text(text: str) -> ParsedRuleFile:
     )
 
 
-def _read_rule_text(path: Path) -> str:
-    data = path.read_bytes()
-    return data.decode("utf-8", errors="replace")
+def _parse_rule_file(path: Path) -> ParsedRuleFile:
+    """The rule file's content, decoded as every memory source is (X11): a binary file does not
+    load (the rule is inactive with the reason), undecodable bytes are reported."""
+    decoded = decode_memory_bytes(path.read_bytes())
+    if decoded.text is None:
+        return ParsedRuleFile("", (), 0, "", "", (), decoded.problem)
+    parsed = parse_rule_text(decoded.text)
+    if decoded.problem is None:
+        return parsed
+    return replace(parsed, problems=(*parsed.problems, decoded.problem))
 
 
 class RuleCache:
@@ -270,7 +278,7 @@ class RuleCache:
         hit = self._parsed.get(real)
         if hit is not None and hit[0] == st.st_mtime_ns and hit[1] == st.st_size:
             return hit[2]
-        parsed = parse_rule_text(_read_rule_text(Path(real)))
+        parsed = _parse_rule_file(Path(real))
         self._parsed[real] = (st.st_mtime_ns, st.st_size, parsed)
         return parsed
 
