@@ -14,7 +14,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED_SPEC = ROOT.parent / "shared" / "spec" / "requirements.md"
 PROJECT_SPEC = ROOT / "docs" / "requirements.md"
 TAG = re.compile(r"#\s*req:\s*(.*)$")
-ONE_ID = re.compile(r"^[A-Z]{1,2}\d+$")
+# One ID, optionally followed by a parenthesised note: `# req: PV2 (why)`.
+ONE_ID = re.compile(r"^([A-Z]{1,2}\d+)(?:\s+\(.*)?$")
 SHARED_ENTRY = re.compile(r"(?:^- |(?<=\. )|(?<=^))([A-Z]{1,2}\d+)\b(?= )", re.M)
 PROJECT_ENTRY = re.compile(r"^- ([A-Z]{1,2}\d+) ", re.M)
 
@@ -441,8 +442,9 @@ def _code_tags() -> tuple[dict[str, list[str]], list[str]]:
                 continue
             where = f"{path.relative_to(ROOT)}:{number}"
             value = match.group(1).strip()
-            if ONE_ID.match(value):
-                tags.setdefault(value, []).append(where)
+            match_id = ONE_ID.match(value)
+            if match_id is not None:
+                tags.setdefault(match_id.group(1), []).append(where)
             else:
                 malformed.append(f"{where}: {value!r}")
     return tags, malformed
