@@ -21,6 +21,7 @@ from typing import Any
 from wave_tui.agent import events as ev
 from wave_tui.agent.commands import CommandOutput, CommandResult, parse_command
 from wave_tui.agent.factory import create_service
+from wave_tui.agent.input_history import append_history, load_history
 from wave_tui.agent.memory_access import (
     AddResult,
     EntryError,
@@ -37,6 +38,7 @@ from wave_tui.config.paths import WavePaths
 from wave_tui.config.schema import PERMISSION_MODES
 from wave_tui.config.settings import (
     EffectiveSettings,
+    PermissionMode,
     SettingsStore,
     resolve_max_input_tokens,
     save_user_settings,
@@ -210,6 +212,50 @@ class AgentSession:
     async def wait_idle(self) -> None:
         if self.service is not None:
             await self.service.wait_idle()
+
+    # req: UX19
+    def unqueue_last(self) -> str | None:
+        """Take back the last queued message (to edit it); None when nothing waits."""
+        service = self.service
+        if service is None or not service.queue:
+            return None
+        text = service.queue.pop()
+        service.publish(ev.QueueChanged(tuple(service.queue)))
+        self._status_changed()
+        return text
+
+    # req: UX19
+    def clear_queue(self) -> None:
+        service = self.service
+        if service is not None and service.queue:
+            service.queue.clear()
+            service.publish(ev.QueueChanged(()))
+            self._status_changed()
+
+    # req: UX17
+    def cycle_permission_mode(self) -> PermissionMode:
+        """default -> acceptEdits -> plan -> default (another mode goes back to default); it
+        holds for the rest of the session."""
+        service = self._agent()
+        cycle: tuple[PermissionMode, ...] = ("default", "acceptEdits", "plan")
+        current = service.policy.mode
+        mode = cycle[(cycle.index(current) + 1) % len(cycle)] if current in cycle else "default"
+        service.options.permission_mode = mode
+        service.policy.mode = mode
+        self._status_changed()
+        return mode
+
+    # req: UX19
+    async def input_history(self) -> list[str]:
+        """What was typed in this project before (oldest first), for Up / Down and Ctrl+R."""
+        return await asyncio.to_thread(
+            load_history, self.paths.input_history, self.paths.project_root
+        )
+
+    async def remember_input(self, text: str) -> None:
+        await asyncio.to_thread(
+            append_history, self.paths.input_history, self.paths.project_root, text
+        )
 
     def messages(self) -> list[Message]:
         """The conversation so far (a resumed session's messages, for the chat view)."""

@@ -72,13 +72,15 @@ class WaveApp(App[None]):
         self.sub_title = self.paths.project_root.name
 
     # -- lifecycle -----------------------------------------------------------------------------
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         self._unsubscribe.append(self.session.subscribe(self._forward))
         try:
             self.session.start()
         except FileNotFoundError as exc:
             self.exit(return_code=1, message=f"wave: {exc}")
             return
+        if self.chat_screen.is_mounted:
+            await self.chat_screen.show_restored()
         if self._startup_error:
             self.notify(self._startup_error, severity="error", markup=False, timeout=30)
         if self._startup_notice:
