@@ -20,6 +20,7 @@ from typing import Any
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.commands import CommandOutput, CommandResult, parse_command
+from wave_tui.agent.extraction import ExtractionHook
 from wave_tui.agent.factory import create_service
 from wave_tui.agent.input_history import append_history, load_history
 from wave_tui.agent.memory_access import (
@@ -148,6 +149,15 @@ class AgentSession:
         self._unsubscribe.clear()
         if self.service is not None:
             await self.service.destroy()
+
+    # req: UX9
+    def cancel_background(self) -> None:
+        """Stop background work now (quit without waiting); a stopped extraction is recorded
+        as cancelled."""
+        if self.service is not None:
+            for extension in self.service.extensions:
+                if isinstance(extension, ExtractionHook):
+                    extension.cancel()
 
     # -- events --------------------------------------------------------------------------------
     def subscribe(self, listener: Listener) -> Callable[[], None]:

@@ -69,6 +69,7 @@ class WaveApp(App[None]):
         self._watch_settings = watch_settings
         self._startup_error = startup_error
         self._unsubscribe: list[Callable[[], None]] = []
+        self._quitting = False
         self.sub_title = self.paths.project_root.name
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -98,8 +99,16 @@ class WaveApp(App[None]):
         if not self.session.status().background_busy:
             self.exit()
             return
-        self.notify("Finishing the memory extraction before quitting…", timeout=60)
-        self.run_worker(self._finish_then_exit(), group="quit", exclusive=True)
+        if self._quitting:  # req: UX9
+            self.session.cancel_background()
+            self.notify("Quitting without waiting: the extraction is cancelled", timeout=10)
+            return
+        self._quitting = True
+        self.notify(
+            "Finishing the memory extraction before quitting… (Ctrl+Q again: quit without waiting)",
+            timeout=60,
+        )
+        self.run_worker(self._finish_then_exit(), group="quit")
 
     async def _finish_then_exit(self) -> None:
         await self.session.close()
@@ -133,7 +142,9 @@ class WaveApp(App[None]):
 
     def _report_extraction(self, event: ev.ExtractionFinished) -> None:
         """A toast when the extraction changed memory or failed ("memory updated: x.md")."""
-        if event.error is not None:
+        if event.cancelled:
+            self.notify("memory extraction cancelled", title="Memory", severity="warning")
+        elif event.error is not None:
             self.notify(
                 f"memory extraction failed: {event.error}",
                 title="Memory",
