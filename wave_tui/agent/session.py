@@ -22,6 +22,7 @@ from wave_tui.agent import events as ev
 from wave_tui.agent.commands import CommandOutput, CommandResult, parse_command
 from wave_tui.agent.extraction import ExtractionHook
 from wave_tui.agent.factory import create_service
+from wave_tui.agent.inline_input import attach_files, complete_path, run_shell, shell_command
 from wave_tui.agent.input_history import append_history, load_history
 from wave_tui.agent.memory_access import (
     AddResult,
@@ -188,12 +189,42 @@ class AgentSession:
         return self.service
 
     async def send(self, text: str) -> None:
-        """Queue a message (or a slash command); turns run one after another."""
-        await self._agent().send(text)
+        """Queue a message (or a slash command); turns run one after another. `!cmd` runs
+        once the agent is idle (not a turn); `@path` files are attached."""
+        service = self._agent()
+        if shell_command(text) is not None:
+            await service.wait_idle()
+            await self._run_shell(text)
+            return
+        await service.send(self._with_attachments(text))
 
     async def run_turn(self, text: str) -> TurnResult:
         """Run one message (or command) now and return how it ended (`wave -p`)."""
-        return await self._agent().run_turn(text)
+        if shell_command(text) is not None:
+            return await self._run_shell(text)
+        return await self._agent().run_turn(self._with_attachments(text))
+
+    # req: UX16
+    async def _run_shell(self, text: str) -> TurnResult:
+        service = self._agent()
+        command = shell_command(text) or ""
+        run = await run_shell(command, self.paths.project_root, service.settings.env)
+        message = Message.user(run.as_message())
+        service.conversation.add(message)
+        self._emit(ev.UserMessageAdded(message))
+        return TurnResult("completed", run.output, command=True)
+
+    # req: UX16
+    def _with_attachments(self, text: str) -> str:
+        if parse_command(text) is not None or "@" not in text:
+            return text
+        service = self._agent()
+        attached, _paths = attach_files(text, self.paths.project_root, service.read_state)
+        return attached
+
+    def complete_path(self, text: str) -> tuple[str, tuple[str, ...]] | None:
+        """Tab on a trailing `@partial` (fuzzy), for the input."""
+        return complete_path(text, self.paths.project_root)
 
     async def run_command(self, text: str) -> CommandResult:
         """Run a slash command now; its answer is local (not a turn, nothing sent to the

@@ -23,7 +23,7 @@ from wave_tui.tui.widgets.chat_items import (
     ToolBlock,
     UserMessage,
 )
-from wave_tui.tui.widgets.history_input import HistoryInput
+from wave_tui.tui.widgets.history_input import Completion, HistoryInput
 from wave_tui.tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
@@ -88,9 +88,14 @@ class ChatScreen(Screen[None]):
         self.query_one("#queue").display = False
         prompt = self.query_one("#prompt", HistoryInput)
         prompt.recall = self.wave.session.unqueue_last
+        prompt.completer = self._complete
         self.refresh_status()
         prompt.focus()
         self.run_worker(self._load_history(), group="history", exit_on_error=False)
+
+    def _complete(self, text: str) -> Completion | None:
+        found = self.wave.session.complete_path(text)
+        return Completion(*found) if found is not None else None
 
     async def _load_history(self) -> None:
         prompt = self.query_one("#prompt", HistoryInput)
