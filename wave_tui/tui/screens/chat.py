@@ -63,8 +63,8 @@ class ChatScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "abort_turn", "Stop turn", id="abort-turn"),
         Binding("ctrl+l", "focus_prompt", "Prompt", id="focus-prompt"),
-        Binding("shift+tab", "cycle_mode", "Mode", id="cycle-mode", priority=True),
-        Binding("ctrl+o", "toggle_output", "Output", id="toggle-output"),
+        Binding("shift+tab", "cycle_mode", "Mode", id="cycle-mode", priority=True, show=False),
+        Binding("ctrl+o", "toggle_output", "Output", id="toggle-output", show=False),
     ]
 
     def __init__(self) -> None:
