@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 import pytest_textual_snapshot
-from textual.widgets import Input
+from textual.widgets import Input, TextArea
 
 from wave_tui.agent import prompts
 from wave_tui.agent import request as request_module
@@ -48,6 +48,7 @@ def _steady_screen(monkeypatch: pytest.MonkeyPatch) -> None:
     """No cursor blink, and no absolute tmp path in the system prompt (its token count shows
     in the status line)."""
     monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
+    monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)
     original = prompts.environment_section
 
     def environment(workdir: Path, is_git_repo: bool, today: datetime) -> str:

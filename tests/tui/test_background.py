@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Input
-
 from tests.extraction_helpers import is_fork, is_main
 from tests.model_server import ModelServer, text, tool_call
 from tests.tui.conftest import fixed_clock, server_env
 from wave_tui.agent.factory import create_service
 from wave_tui.agent.service import AgentOptions
 from wave_tui.tui.app import make_app
+from wave_tui.tui.widgets.history_input import HistoryInput
 
 
 async def test_slow_extraction_never_blocks_typing_toasts_its_writes_and_quit_waits(
@@ -39,7 +38,7 @@ async def test_slow_extraction_never_blocks_typing_toasts_its_writes_and_quit_wa
                 break
         assert service.background_busy  # the fork is running in the background
         await pilot.press(*"still typing")
-        assert app.chat_screen.query_one("#prompt", Input).value == "still typing"
+        assert app.chat_screen.query_one("#prompt", HistoryInput).value == "still typing"
         for _ in range(300):  # let the fork finish: its write shows as a toast
             await pilot.pause(0.02)
             if not service.background_busy:

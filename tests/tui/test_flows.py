@@ -119,7 +119,7 @@ async def test_typing_works_while_the_agent_is_busy(
         queue = app.chat_screen.query_one("#queue", Static)
         assert queue.display and "second" in str(queue.content)
         await pilot.press(*"draft")
-        assert app.chat_screen.query_one("#prompt", Input).value == "draft"
+        assert app.chat_screen.query_one("#prompt", HistoryInput).value == "draft"
         await settle(pilot)
         users = [str(u.content) for u in app.chat_screen.query(UserMessage)]
         assert users == ["first", "second"]
@@ -185,7 +185,7 @@ async def test_quick_add_saves_and_warns_about_duplicates(
 ) -> None:
     app = build_app()
     async with app.run_test(size=(100, 32)) as pilot:
-        prompt = app.chat_screen.query_one("#prompt", Input)
+        prompt = app.chat_screen.query_one("#prompt", HistoryInput)
         prompt.value = "# Use uv for installs"
         await pilot.press("enter")
         await pilot.pause()

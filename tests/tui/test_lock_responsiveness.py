@@ -7,8 +7,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from textual.widgets import Input
-
 from tests.model_server import ModelServer, text, tool_call
 from tests.tui.conftest import fixed_clock, server_env
 from wave_tui.agent import events as ev
@@ -16,6 +14,7 @@ from wave_tui.agent.session import AgentOptions, create_session
 from wave_tui.config.fileio import lock_path_for
 from wave_tui.config.paths import WavePaths
 from wave_tui.tui.app import make_app
+from wave_tui.tui.widgets.history_input import HistoryInput
 
 # Holds the lock until told to let go on stdin (or 20 s at most), so the test never depends on
 # how fast this machine is.
@@ -62,7 +61,7 @@ async def test_x2_app_answers_keys_while_another_process_holds_the_memory_lock(
             while not started:  # the Write is now waiting for the lock
                 await pilot.pause(0.02)
             await pilot.press(*"typed while locked")
-            prompt = app.chat_screen.query_one("#prompt", Input)
+            prompt = app.chat_screen.query_one("#prompt", HistoryInput)
             assert prompt.value == "typed while locked"
             await pilot.press("f2")
             await pilot.pause()

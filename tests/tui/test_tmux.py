@@ -106,9 +106,31 @@ def test_wave_runs_in_a_real_terminal(
     tmux.run("send-keys", "-t", tmux.session, "Enter")
     tmux.wait_for_text(REPLY)
 
+    # UX1: a bracketed paste keeps every line
+    tmux.run("set-buffer", "-b", "wave", "pasted one\npasted two\npasted three")
+    tmux.run("paste-buffer", "-p", "-b", "wave", "-t", tmux.session)
+    tmux.wait_for_text("pasted three")
+    tmux.run("send-keys", "-t", tmux.session, "Enter")
+    tmux.wait_for(lambda: "Message wave" in tmux.screen(), "the input to empty after sending")
+    # UX17: Shift+Tab cycles the mode, shown in the status line
+    tmux.run("send-keys", "-t", tmux.session, "BTab")
+    tmux.wait_for_text("accept edits")
+    tmux.run("send-keys", "-t", tmux.session, "BTab", "BTab")
+    tmux.wait_for(lambda: "accept edits" not in tmux.screen(), "the mode back to default")
+    # UX16: !cmd runs in the project; @path attaches a file
+    tmux.run("send-keys", "-t", tmux.session, "-l", "!echo bang-$((20+22))")
+    tmux.run("send-keys", "-t", tmux.session, "Enter")
+    tmux.wait_for_text("bang-42")
+    tmux.run("send-keys", "-t", tmux.session, "-l", "read @AGE")
+    tmux.run("send-keys", "-t", tmux.session, "Tab")
+    tmux.wait_for_text("read @AGENTS.md")
+    tmux.run("send-keys", "-t", tmux.session, "Enter")
+
+    tmux.wait_for(lambda: "working" not in tmux.screen(), "the turn to end")
+
     tmux.run("send-keys", "-t", tmux.session, "F2")
-    tmux.wait_for_text("Always run the linter")
-    assert "Project AGENTS.md" in tmux.screen()
+    tmux.wait_for_text("Project AGENTS.md")
+    assert "Always run the linter" in tmux.screen()
 
     tmux.run("send-keys", "-t", tmux.session, "C-q")
     tmux.wait_for(lambda: not tmux.alive(), "the session to end")

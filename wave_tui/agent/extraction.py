@@ -62,6 +62,7 @@ class ExtractionRecord:
     # Per memory file written: content before the run and after it, to show and revert (MX7).
     changes: list[dict[str, Any]] = field(default_factory=list)
     pending: list[str] = field(default_factory=list)  # review-inbox item ids (MX8)
+    cancelled: bool = False  # the user quit without waiting for the run (UX9)
 
 
 @dataclass(frozen=True)
@@ -346,6 +347,7 @@ class ExtractionHook:
             record.error = str(exc) or type(exc).__name__
             detail = f"memory extraction failed: {record.error}"
         finally:
+            record.cancelled = cancelled  # req: UX9
             if fork is not None:
                 record.changes = await asyncio.to_thread(fork.recorder.changes)
             record.finished_at = time.time()
@@ -378,6 +380,13 @@ class ExtractionHook:
         pass
 
     # req: C4
+    # req: UX9
+    def cancel(self) -> None:
+        """Quit without waiting (a second Ctrl+Q): the run stops and is recorded as cancelled."""
+        self.closing = True
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+
     async def aclose(self) -> None:
         """Exit awaits the fork in flight: its writes are never cut off (C4)."""
         self.closing = True

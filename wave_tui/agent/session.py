@@ -20,7 +20,10 @@ from typing import Any
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.commands import CommandOutput, CommandResult, parse_command
+from wave_tui.agent.extraction import ExtractionHook
 from wave_tui.agent.factory import create_service
+from wave_tui.agent.inline_input import attach_files, complete_path, run_shell, shell_command
+from wave_tui.agent.input_history import append_history, load_history
 from wave_tui.agent.memory_access import (
     AddResult,
     EntryError,
@@ -37,6 +40,7 @@ from wave_tui.config.paths import WavePaths
 from wave_tui.config.schema import PERMISSION_MODES
 from wave_tui.config.settings import (
     EffectiveSettings,
+    PermissionMode,
     SettingsStore,
     resolve_max_input_tokens,
     save_user_settings,
@@ -147,6 +151,15 @@ class AgentSession:
         if self.service is not None:
             await self.service.destroy()
 
+    # req: UX9
+    def cancel_background(self) -> None:
+        """Stop background work now (quit without waiting); a stopped extraction is recorded
+        as cancelled."""
+        if self.service is not None:
+            for extension in self.service.extensions:
+                if isinstance(extension, ExtractionHook):
+                    extension.cancel()
+
     # -- events --------------------------------------------------------------------------------
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         self._listeners.append(listener)
@@ -176,12 +189,42 @@ class AgentSession:
         return self.service
 
     async def send(self, text: str) -> None:
-        """Queue a message (or a slash command); turns run one after another."""
-        await self._agent().send(text)
+        """Queue a message (or a slash command); turns run one after another. `!cmd` runs
+        once the agent is idle (not a turn); `@path` files are attached."""
+        service = self._agent()
+        if shell_command(text) is not None:
+            await service.wait_idle()
+            await self._run_shell(text)
+            return
+        await service.send(self._with_attachments(text))
 
     async def run_turn(self, text: str) -> TurnResult:
         """Run one message (or command) now and return how it ended (`wave -p`)."""
-        return await self._agent().run_turn(text)
+        if shell_command(text) is not None:
+            return await self._run_shell(text)
+        return await self._agent().run_turn(self._with_attachments(text))
+
+    # req: UX16
+    async def _run_shell(self, text: str) -> TurnResult:
+        service = self._agent()
+        command = shell_command(text) or ""
+        run = await run_shell(command, self.paths.project_root, service.settings.env)
+        message = Message.user(run.as_message())
+        service.conversation.add(message)
+        self._emit(ev.UserMessageAdded(message))
+        return TurnResult("completed", run.output, command=True)
+
+    # req: UX16
+    def _with_attachments(self, text: str) -> str:
+        if parse_command(text) is not None or "@" not in text:
+            return text
+        service = self._agent()
+        attached, _paths = attach_files(text, self.paths.project_root, service.read_state)
+        return attached
+
+    def complete_path(self, text: str) -> tuple[str, tuple[str, ...]] | None:
+        """Tab on a trailing `@partial` (fuzzy), for the input."""
+        return complete_path(text, self.paths.project_root)
 
     async def run_command(self, text: str) -> CommandResult:
         """Run a slash command now; its answer is local (not a turn, nothing sent to the
@@ -210,6 +253,50 @@ class AgentSession:
     async def wait_idle(self) -> None:
         if self.service is not None:
             await self.service.wait_idle()
+
+    # req: UX19
+    def unqueue_last(self) -> str | None:
+        """Take back the last queued message (to edit it); None when nothing waits."""
+        service = self.service
+        if service is None or not service.queue:
+            return None
+        text = service.queue.pop()
+        service.publish(ev.QueueChanged(tuple(service.queue)))
+        self._status_changed()
+        return text
+
+    # req: UX19
+    def clear_queue(self) -> None:
+        service = self.service
+        if service is not None and service.queue:
+            service.queue.clear()
+            service.publish(ev.QueueChanged(()))
+            self._status_changed()
+
+    # req: UX17
+    def cycle_permission_mode(self) -> PermissionMode:
+        """default -> acceptEdits -> plan -> default (another mode goes back to default); it
+        holds for the rest of the session."""
+        service = self._agent()
+        cycle: tuple[PermissionMode, ...] = ("default", "acceptEdits", "plan")
+        current = service.policy.mode
+        mode = cycle[(cycle.index(current) + 1) % len(cycle)] if current in cycle else "default"
+        service.options.permission_mode = mode
+        service.policy.mode = mode
+        self._status_changed()
+        return mode
+
+    # req: UX19
+    async def input_history(self) -> list[str]:
+        """What was typed in this project before (oldest first), for Up / Down and Ctrl+R."""
+        return await asyncio.to_thread(
+            load_history, self.paths.input_history, self.paths.project_root
+        )
+
+    async def remember_input(self, text: str) -> None:
+        await asyncio.to_thread(
+            append_history, self.paths.input_history, self.paths.project_root, text
+        )
 
     def messages(self) -> list[Message]:
         """The conversation so far (a resumed session's messages, for the chat view)."""

@@ -79,6 +79,11 @@ class WavePaths:
         return self.wave_home / "settings.json"
 
     @property
+    def input_history(self) -> Path:
+        """What the user typed in the app, one JSON line per entry (all projects)."""
+        return self.wave_home / "history.jsonl"
+
+    @property
     def user_agents_md(self) -> Path:
         return self.wave_home / "AGENTS.md"
 

@@ -69,16 +69,19 @@ class WaveApp(App[None]):
         self._watch_settings = watch_settings
         self._startup_error = startup_error
         self._unsubscribe: list[Callable[[], None]] = []
+        self._quitting = False
         self.sub_title = self.paths.project_root.name
 
     # -- lifecycle -----------------------------------------------------------------------------
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         self._unsubscribe.append(self.session.subscribe(self._forward))
         try:
             self.session.start()
         except FileNotFoundError as exc:
             self.exit(return_code=1, message=f"wave: {exc}")
             return
+        if self.chat_screen.is_mounted:
+            await self.chat_screen.show_restored()
         if self._startup_error:
             self.notify(self._startup_error, severity="error", markup=False, timeout=30)
         if self._startup_notice:
@@ -96,8 +99,16 @@ class WaveApp(App[None]):
         if not self.session.status().background_busy:
             self.exit()
             return
-        self.notify("Finishing the memory extraction before quitting…", timeout=60)
-        self.run_worker(self._finish_then_exit(), group="quit", exclusive=True)
+        if self._quitting:  # req: UX9
+            self.session.cancel_background()
+            self.notify("Quitting without waiting: the extraction is cancelled", timeout=10)
+            return
+        self._quitting = True
+        self.notify(
+            "Finishing the memory extraction before quitting… (Ctrl+Q again: quit without waiting)",
+            timeout=60,
+        )
+        self.run_worker(self._finish_then_exit(), group="quit")
 
     async def _finish_then_exit(self) -> None:
         await self.session.close()
@@ -131,7 +142,9 @@ class WaveApp(App[None]):
 
     def _report_extraction(self, event: ev.ExtractionFinished) -> None:
         """A toast when the extraction changed memory or failed ("memory updated: x.md")."""
-        if event.error is not None:
+        if event.cancelled:
+            self.notify("memory extraction cancelled", title="Memory", severity="warning")
+        elif event.error is not None:
             self.notify(
                 f"memory extraction failed: {event.error}",
                 title="Memory",

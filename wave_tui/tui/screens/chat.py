@@ -23,7 +23,7 @@ from wave_tui.tui.widgets.chat_items import (
     ToolBlock,
     UserMessage,
 )
-from wave_tui.tui.widgets.history_input import HistoryInput
+from wave_tui.tui.widgets.history_input import Completion, HistoryInput
 from wave_tui.tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
@@ -53,7 +53,9 @@ or put them in `~/.wave/settings.json` (picked up without a restart):
 ```
 """
 
-PROMPT_PLACEHOLDER = "Message wave  ·  # text saves a memory  ·  Esc stops the turn"
+PROMPT_PLACEHOLDER = (
+    "Message wave  ·  Shift+Enter newline  ·  !cmd shell  ·  @file attach  ·  # saves a memory"
+)
 
 
 class ChatScreen(Screen[None]):
@@ -61,6 +63,8 @@ class ChatScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "abort_turn", "Stop turn", id="abort-turn"),
         Binding("ctrl+l", "focus_prompt", "Prompt", id="focus-prompt"),
+        Binding("shift+tab", "cycle_mode", "Mode", id="cycle-mode", priority=True, show=False),
+        Binding("ctrl+o", "toggle_output", "Output", id="toggle-output", show=False),
     ]
 
     def __init__(self) -> None:
@@ -82,9 +86,26 @@ class ChatScreen(Screen[None]):
     async def on_mount(self) -> None:
         self.query_one("#chat-log", VerticalScroll).anchor()
         self.query_one("#queue").display = False
-        await self._restore(self.wave.session.messages())
+        prompt = self.query_one("#prompt", HistoryInput)
+        prompt.recall = self.wave.session.unqueue_last
+        prompt.completer = self._complete
         self.refresh_status()
-        self.query_one("#prompt", HistoryInput).focus()
+        prompt.focus()
+        self.run_worker(self._load_history(), group="history", exit_on_error=False)
+
+    def _complete(self, text: str) -> Completion | None:
+        found = self.wave.session.complete_path(text)
+        return Completion(*found) if found is not None else None
+
+    async def _load_history(self) -> None:
+        prompt = self.query_one("#prompt", HistoryInput)
+        prompt.past[:0] = await self.wave.session.input_history()
+
+    # req: UX3
+    async def show_restored(self) -> None:
+        """Show the conversation the session restored (--continue / --resume), at the end."""
+        await self._restore(self.wave.session.messages())
+        self.query_one("#chat-log", VerticalScroll).scroll_end(animate=False)
 
     def _show_first_run(self, show: bool) -> None:
         """The how-to-configure panel, mounted only when needed (Markdown is costly to build)."""
@@ -113,28 +134,55 @@ class ChatScreen(Screen[None]):
             turns_until_next=status.turns_until_extraction,
             busy=status.busy,
             background=status.background,
+            context_window=status.context_window,
+            mode=status.permission_mode,
         )
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "abort_turn":
-            return True if self.wave.session.status().busy else None
+            status = self.wave.session.status()
+            return True if status.busy or status.queue else None
         return True
 
     # -- actions -------------------------------------------------------------------------------
     def action_abort_turn(self) -> None:
-        self.wave.session.abort()
+        session = self.wave.session
+        if not self.query_one("#prompt", HistoryInput).text and session.status().queue:
+            session.clear_queue()  # req: UX19
+            return
+        session.abort()
+
+    # req: UX17
+    def action_cycle_mode(self) -> None:
+        if self.wave.session.available:
+            self.wave.session.cycle_permission_mode()
+
+    def action_toggle_output(self) -> None:
+        """Ctrl+O: expand or collapse the output of the last tool that has one."""
+        blocks = [b for b in self.query(ToolBlock) if b.has_output]
+        if blocks:
+            blocks[-1].toggle_output()
+
+    def on_history_input_quit_requested(self, event: HistoryInput.QuitRequested) -> None:
+        if event.confirmed:
+            self.run_worker(self.wave.action_quit(), group="quit-request")
+        else:
+            self.notify("Press Ctrl+C again to quit", timeout=3)
 
     def action_focus_prompt(self) -> None:
         self.query_one("#prompt", HistoryInput).focus()
 
-    async def on_input_submitted(self, event: HistoryInput.Submitted) -> None:
+    async def on_history_input_submitted(self, event: HistoryInput.Submitted) -> None:
         prompt = self.query_one("#prompt", HistoryInput)
         text = event.value.strip()
         if not text:
             return
         prompt.remember(text)
         prompt.value = ""
+        self.run_worker(
+            self.wave.session.remember_input(text), group="history", exit_on_error=False
+        )
         if text.startswith("#") and text.lstrip("#").strip() and not text.startswith("##"):
             self.wave.quick_add(text[1:].strip())
             return
@@ -142,6 +190,8 @@ class ChatScreen(Screen[None]):
         if command is not None and command.name == "memory":
             self.wave.switch_mode("memory")  # the browser is the app's answer to /memory
             return
+        if command is not None and command.name == "clear" and not command.args.strip():
+            await self._clear_log()  # req: UX8
         session = self.wave.session
         if not session.available:
             await self._append(ErrorLine("The agent could not start; see the message above."))
@@ -187,6 +237,12 @@ class ChatScreen(Screen[None]):
             case ev.StatusChanged(status=status):
                 self.refresh_status(status)
 
+    async def _clear_log(self) -> None:
+        log = self.query_one("#chat-log", VerticalScroll)
+        await log.remove_children([child for child in log.children if child.id != "first-run"])
+        self._assistants.clear()
+        self._tools.clear()
+
     async def _append(self, widget: Widget) -> None:
         await self.query_one("#chat-log", VerticalScroll).mount(widget)
 
@@ -208,7 +264,9 @@ class ChatScreen(Screen[None]):
                     reply = AssistantMessage(message.id, message.content, message.reasoning or "")
                     await self._append(reply)
                 for call in message.tool_calls:
-                    block = ToolBlock(call.id, call.name, self._call_key_arg(call.name, call.arguments))
+                    block = ToolBlock(
+                        call.id, call.name, self._call_key_arg(call.name, call.arguments)
+                    )
                     self._tools[call.id] = block
                     await self._append(block)
             elif message.role == "tool" and (

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import shlex
-import subprocess
 from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
-from textual.app import ComposeResult, SuspendNotSupported
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
@@ -17,6 +14,7 @@ from textual.widgets import DataTable, Footer, Input, Markdown, Static
 from textual.worker import Worker
 
 from wave_tui.agent.session import EntryError, MemoryEntry
+from wave_tui.tui.editor import open_in_editor
 from wave_tui.tui.format import age_label, one_line
 from wave_tui.tui.memory_view import (
     GROUP_KEY_PREFIX,
@@ -257,18 +255,7 @@ class MemoryScreen(Screen[None]):
         if entry is None:
             self.app.bell()
             return
-        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
-        if not editor:
-            self.notify("Set $EDITOR to open memories in your editor.", severity="warning")
-            return
-        try:
-            with self.app.suspend():
-                subprocess.run([*shlex.split(editor), str(entry.path)], check=False)
-        except SuspendNotSupported:
-            self.notify("This terminal cannot hand over to an editor.", severity="warning")
-            return
-        except OSError as exc:
-            self.notify(f"Could not start {editor}: {exc}", severity="error", markup=False)
+        open_in_editor(self.app, entry.path)  # req: UX5
         self.action_reload()
 
 

@@ -5,6 +5,7 @@ Everything that came from the model, a tool or a file is shown with markup off.
 
 from __future__ import annotations
 
+from markdown_it import MarkdownIt
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
@@ -12,6 +13,12 @@ from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
 from wave_tui.tui.format import clip_output
+
+
+# req: UX4
+def plain_html_parser() -> MarkdownIt:
+    """Markdown as the model wrote it: HTML-like text (`List<String>`, `<div>`) stays text."""
+    return MarkdownIt("gfm-like", {"html": False})
 
 
 class UserMessage(Static):
@@ -54,7 +61,7 @@ class AssistantMessage(Vertical):
     def compose(self) -> ComposeResult:
         with Collapsible(title="Thinking", collapsed=bool(self._content), classes="reasoning"):
             yield Static(self._reasoning, markup=False, classes="reasoning-text")
-        yield Markdown(self._content, classes="reply")
+        yield Markdown(self._content, classes="reply", parser_factory=plain_html_parser)
 
     def on_mount(self) -> None:
         self.query_one(".reasoning").display = bool(self._reasoning)
@@ -115,6 +122,14 @@ class ToolBlock(Vertical):
             "  ",
             (self.status, "$text-muted italic"),
         )
+
+    @property
+    def has_output(self) -> bool:
+        return bool(self.query_one(".tool-output").display)
+
+    def toggle_output(self) -> None:
+        output = self.query_one(".tool-output", Collapsible)
+        output.collapsed = not output.collapsed
 
     def finish(self, summary: str, content: str, is_error: bool) -> None:
         self.status = ("✗ " if is_error else "✓ ") + (summary or ("error" if is_error else "done"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
 
 from textual.content import Content
@@ -23,6 +24,12 @@ class StatusInfo:
     turns_until_next: int | None = None
     busy: bool = False
     background: str | None = None  # what runs in the background (extraction...), None when idle
+    context_window: int | None = None
+    mode: str = "default"  # the permission mode, always shown (UX17)
+
+
+NARROW = 90  # below this width the status line drops words, never the mode or background work
+MODE_LABELS = {"default": "", "acceptEdits": "⏵⏵ accept edits", "plan": "⏸ plan mode"}
 
 
 class StatusLine(Static):
@@ -33,6 +40,7 @@ class StatusLine(Static):
         self.info = StatusInfo()
         self._frame = 0
         self._timer: Timer | None = None
+        self._busy_since: float | None = None
 
     def on_mount(self) -> None:
         self._timer = self.set_interval(0.1, self._tick, pause=True)
@@ -40,6 +48,10 @@ class StatusLine(Static):
 
     def update_info(self, **changes: object) -> None:
         self.info = replace(self.info, **changes)  # type: ignore[arg-type]
+        if self.info.busy and self._busy_since is None:
+            self._busy_since = time.monotonic()
+        elif not self.info.busy:
+            self._busy_since = None
         self.set_class(self.info.busy, "-busy")
         self.set_class(self.info.background is not None, "-background")
         if self._timer is not None:
@@ -60,22 +72,42 @@ class StatusLine(Static):
             return "●"
         return SPINNER_FRAMES[self._frame]
 
+    def on_resize(self) -> None:
+        self._redraw()
+
+    def _elapsed(self) -> str:
+        if self._busy_since is None or self.app.animation_level == "none":
+            return ""
+        return f" {int(time.monotonic() - self._busy_since)}s"
+
     def _redraw(self) -> None:
         info = self.info
-        sep = ("  │  ", "$text-muted")
+        narrow = 0 < self.size.width < NARROW
+        sep = (" │ " if narrow else "  │  ", "$text-muted")
         parts: list[str | tuple[str, str]] = []
         if info.busy:
-            parts += [(f"{self._spinner()} working", "$accent"), sep]
+            label = "" if narrow else " working"
+            parts += [(f"{self._spinner()}{label}{self._elapsed()}", "$accent"), sep]
+        # req: UX17
+        mode = MODE_LABELS.get(info.mode, info.mode)
+        if mode:
+            parts += [(mode, "bold $warning"), sep]
         if info.model:
             parts.append((info.model, "bold"))
         else:
             parts.append(("no model configured", "$warning"))
         if info.context_tokens is not None:
-            parts += [sep, f"ctx {short_tokens(info.context_tokens)} tokens"]
-        if info.cache_percent is not None:
+            ctx = f"ctx {short_tokens(info.context_tokens)}"
+            if info.context_window:
+                ctx += f" ({round(100 * info.context_tokens / info.context_window)}%)"
+            parts += [sep, ctx if narrow else f"{ctx} tokens"]
+        if info.cache_percent is not None and not narrow:
             parts += [sep, f"cache {info.cache_percent}%"]
         label = auto_memory_label(info.auto_memory, info.frequency, info.turns_until_next)
+        if narrow:
+            label = label.replace("auto memory", "mem")
         parts += [sep, (label, "" if info.auto_memory else "$text-muted")]
         if info.background:
+            # req: UX13
             parts += [sep, (f"{self._spinner()} {info.background}", "$accent")]
         self.update(Content.assemble(*parts))

@@ -1,0 +1,40 @@
+"""`wave -p` with `!cmd` and `@path` (UX16): the shell runs at the project root, not as a turn;
+an `@path` file reaches the model with the message."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.model_server import ModelServer, text
+from tests.wave_cli import run_wave
+
+
+def test_ux16_bang_command_runs_in_the_project_and_joins_the_next_turn(
+    model_server: ModelServer, project: Path
+) -> None:
+    (project / "marker.txt").write_text("x", encoding="utf-8")
+    done = run_wave("-p", "!ls && echo shell-ran", cwd=project, server=model_server)
+    assert done.returncode == 0, done.stderr
+    assert "shell-ran" in done.stdout
+    assert "marker.txt" in done.stdout
+    assert not model_server.requests  # not a model turn
+    model_server.enqueue(text("seen it"))
+    follow = run_wave("-p", "what did ls show?", "--continue", cwd=project, server=model_server)
+    assert follow.returncode == 0, follow.stderr
+    users = [m for m in model_server.last_request.body["messages"] if m["role"] == "user"]
+    assert any("I ran `ls && echo shell-ran`" in str(m["content"]) for m in users)
+    assert any("marker.txt" in str(m["content"]) for m in users)
+
+
+def test_ux16_at_path_attaches_the_file_to_the_message(
+    model_server: ModelServer, project: Path
+) -> None:
+    (project / "src").mkdir()
+    (project / "src" / "config.py").write_text("TIMEOUT = 42\n", encoding="utf-8")
+    model_server.enqueue(text("42"))
+    done = run_wave(
+        "-p", "what is the timeout in @src/config.py?", cwd=project, server=model_server
+    )
+    assert done.returncode == 0, done.stderr
+    users = [m for m in model_server.last_request.body["messages"] if m["role"] == "user"]
+    assert any("TIMEOUT = 42" in str(m["content"]) for m in users)
