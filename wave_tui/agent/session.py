@@ -24,9 +24,14 @@ from wave_tui.agent.factory import create_service
 from wave_tui.agent.memory_access import (
     AddResult,
     EntryError,
+    InboxError,
     MemoryAccess,
     MemoryEntry,
     MemoryScope,
+    PendingWrite,
+    RevertResult,
+    Run,
+    RunError,
     preview_body,
     stale_reminder,
 )
@@ -64,10 +69,15 @@ __all__ = [
     "AgentStatus",
     "EditableSettings",
     "EntryError",
+    "InboxError",
     "MemoryAccess",
     "MemoryEntry",
     "MemoryScope",
     "Message",
+    "PendingWrite",
+    "RevertResult",
+    "Run",
+    "RunError",
     "SessionInfo",
     "TurnResult",
     "create_session",
@@ -274,6 +284,29 @@ class AgentSession:
     async def delete_memory(self, entry: MemoryEntry) -> MemoryEntry:
         """Delete the entry the user saw (EntryError when it changed on disk since)."""
         return await asyncio.to_thread(self.memory.delete, entry.id, entry)
+
+    async def with_missing_refs(self, entries: list[MemoryEntry]) -> list[MemoryEntry]:
+        """The entries marked with the files, lines and symbols they cite that are gone (MX6)."""
+        return await asyncio.to_thread(self.memory.with_missing_refs, entries)
+
+    async def list_runs(self) -> list[Run]:
+        """Extraction runs and reverts, newest first (MX7)."""
+        return await asyncio.to_thread(self.memory.runs)
+
+    async def revert_run(self, run_id: str) -> RevertResult:
+        """Undo one extraction run; the revert is recorded. Raises RunError."""
+        return await asyncio.to_thread(self.memory.revert, run_id)
+
+    async def pending_writes(self) -> list[PendingWrite]:
+        """The review inbox: fork writes waiting for accept / reject (MX8)."""
+        return await asyncio.to_thread(self.memory.inbox)
+
+    async def accept_pending(self, item_id: str) -> PendingWrite:
+        """Raises InboxError (unknown id, or the file changed since the proposal)."""
+        return await asyncio.to_thread(self.memory.accept, item_id)
+
+    async def reject_pending(self, item_id: str) -> PendingWrite:
+        return await asyncio.to_thread(self.memory.reject, item_id)
 
     def memory_target(self, scope: MemoryScope) -> Path:
         return self.memory.target(scope)

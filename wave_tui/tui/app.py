@@ -123,7 +123,8 @@ class WaveApp(App[None]):
             return
         if isinstance(event, ev.ExtractionFinished):
             self._report_extraction(event)
-        if isinstance(event, ev.MemoryChanged):
+        # The fork writes files without a MemoryChanged of its own: refresh on its end (UX7).
+        if isinstance(event, ev.MemoryChanged | ev.ExtractionFinished):
             for screen in self._memory_screens():
                 screen.action_reload()
         if self.chat_screen.is_mounted:
