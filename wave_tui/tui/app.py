@@ -37,7 +37,9 @@ from wave_tui.tui.screens.settings import SettingsScreen
 
 
 class WaveApp(App[None]):
-    CSS_PATH = "app.tcss"
+    # Screen stylesheets load with the app: a screen's own CSS_PATH re-parses the whole sheet
+    # and restyles every node when it first opens (issue 20 item 6).
+    CSS_PATH = ["app.tcss", "screens/memory.tcss", "screens/memory_runs.tcss"]
     TITLE = "wave"
     DEFAULT_MODE = "chat"
     BINDINGS = [

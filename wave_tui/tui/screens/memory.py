@@ -19,7 +19,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Markdown, Static
+from textual.widgets import Footer, Input, Static
 from textual.worker import Worker
 
 from wave_tui.agent.session import EntryError, MemoryEntry
@@ -61,7 +61,6 @@ RULE_STATUS = {
 
 
 class MemoryScreen(Screen[None]):
-    CSS_PATH = "memory.tcss"
     BINDINGS = [
         Binding("slash", "focus_filter", "Filter", id="filter-memory"),
         Binding("d,delete", "delete_memory", "Delete", id="delete-memory"),
@@ -95,7 +94,9 @@ class MemoryScreen(Screen[None]):
                 yield Static("", markup=False, id="preview-stale")
                 yield Static("", markup=False, id="preview-missing")
                 with VerticalScroll(id="preview-scroll"):
-                    yield Markdown("", id="preview-body")
+                    # Plain text, as written: a Markdown widget costs a stylesheet re-parse on
+                    # open (issue 20 item 6) and would hide what the file really holds.
+                    yield Static("", markup=False, id="preview-body")
         yield Static("", id="memory-summary")
         yield Footer()
 
@@ -174,7 +175,7 @@ class MemoryScreen(Screen[None]):
         meta = self.query_one("#preview-meta", Static)
         stale = self.query_one("#preview-stale", Static)
         missing = self.query_one("#preview-missing", Static)
-        body = self.query_one("#preview-body", Markdown)
+        body = self.query_one("#preview-body", Static)
         if entry is None:
             meta.update(Content.styled("Select a memory to preview it.", "$text-muted"))
             stale.display = False

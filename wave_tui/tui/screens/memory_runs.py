@@ -85,8 +85,6 @@ class ConfirmAction(ModalScreen[bool]):
 class _ListWithDiff(Screen[None]):
     """A list on the left, the selected item's diff on the right."""
 
-    CSS_PATH = "memory_runs.tcss"
-    EMPTY = ""
 
     def __init__(self, columns: tuple[Column, ...], screen_id: str) -> None:
         super().__init__(id=screen_id)

@@ -59,16 +59,8 @@ class RowList(ScrollView, can_focus=True):
         "row-list--group",
         "row-list--flag",
     }
-    DEFAULT_CSS = """
-    RowList { background: $surface; }
-    RowList > .row-list--header { text-style: bold; color: $text-muted; background: $panel; }
-    RowList > .row-list--cursor { background: $block-cursor-blurred-background; }
-    RowList:focus > .row-list--cursor {
-        background: $block-cursor-background; color: $block-cursor-foreground;
-    }
-    RowList > .row-list--group { text-style: bold; }
-    RowList > .row-list--flag { color: $warning; text-style: bold; }
-    """
+    # Styles live in memory.tcss, loaded with the app: a DEFAULT_CSS here would re-parse the
+    # whole stylesheet when the first list opens.
 
     class Highlighted(Message):
         def __init__(self, row_list: RowList, key: str | None) -> None:
