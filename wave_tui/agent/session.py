@@ -47,6 +47,9 @@ from wave_tui.config.settings import (
     save_user_settings,
 )
 from wave_tui.llm.types import Message
+from wave_tui.tools.ask_user import Question, QuestionAnswer, QuestionOption
+from wave_tui.tools.plan_mode import PlanDecision
+from wave_tui.tools.tasks.store import Task
 
 Listener = Callable[[ev.AgentEvent], None]
 Clock = Callable[[], datetime]
@@ -75,10 +78,15 @@ __all__ = [
     "MemoryScope",
     "Message",
     "PendingWrite",
+    "PlanDecision",
+    "Question",
+    "QuestionAnswer",
+    "QuestionOption",
     "RevertResult",
     "Run",
     "RunError",
     "SessionInfo",
+    "Task",
     "TurnResult",
     "create_session",
     "key_argument",
@@ -224,6 +232,15 @@ class AgentSession:
     def messages(self) -> list[Message]:
         """The conversation so far (a resumed session's messages, for the chat view)."""
         return list(self.service.messages) if self.service is not None else []
+
+    def context_report(self) -> str | None:
+        """What the next request costs per source, as `/context` prints it (MX2); None without
+        an agent."""
+        if self.service is None:
+            return None
+        from wave_tui.agent.context_report import build_context_report
+
+        return build_context_report(self.service).render()
 
     # -- status --------------------------------------------------------------------------------
     # req: U2

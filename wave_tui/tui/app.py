@@ -34,6 +34,7 @@ from wave_tui.tui.screens.chat import ChatScreen
 from wave_tui.tui.screens.dialogs import MemoryTargetDialog, PermissionDialog
 from wave_tui.tui.screens.memory import MemoryScreen
 from wave_tui.tui.screens.settings import SettingsScreen
+from wave_tui.tui.work_ui import WORK_EVENTS, apply_work_event
 
 
 class WaveApp(App[None]):
@@ -122,6 +123,9 @@ class WaveApp(App[None]):
         event = message.event
         if isinstance(event, ev.PermissionRequested):
             self._ask_permission(event)
+            return
+        if isinstance(event, WORK_EVENTS):
+            await apply_work_event(self, self.chat_screen, event)
             return
         if isinstance(event, ev.ExtractionFinished):
             self._report_extraction(event)
@@ -216,11 +220,22 @@ class WaveApp(App[None]):
                 markup=False,
             )
 
+    def show_context(self) -> None:
+        """The `/context` report in a view (MX2)."""
+        from wave_tui.tui.screens.context_view import ContextView
+
+        report = self.session.context_report()
+        if report is None:
+            self.notify("The agent could not start: no context to report.", severity="warning")
+            return
+        self.push_screen(ContextView(report))
+
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield SystemCommand("Chat", "Talk to the agent", lambda: self.switch_mode("chat"))
         yield SystemCommand(
             "Memory", "Browse, filter, edit and delete memories", lambda: self.switch_mode("memory")
         )
+        yield SystemCommand("Context", "What the next request costs, per source", self.show_context)
         yield SystemCommand(
             "Settings",
             "Auto memory, frequency, language, model",

@@ -25,6 +25,7 @@ from wave_tui.tui.widgets.chat_items import (
 )
 from wave_tui.tui.widgets.history_input import HistoryInput
 from wave_tui.tui.widgets.status_line import StatusLine
+from wave_tui.tui.widgets.task_panel import TaskPanel
 
 if TYPE_CHECKING:
     from wave_tui.tui.app import WaveApp
@@ -74,6 +75,7 @@ class ChatScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield VerticalScroll(id="chat-log")
+        yield TaskPanel()
         yield Static("", markup=False, id="queue")
         yield StatusLine(id="status")
         yield HistoryInput(placeholder=PROMPT_PLACEHOLDER, id="prompt")
@@ -208,7 +210,9 @@ class ChatScreen(Screen[None]):
                     reply = AssistantMessage(message.id, message.content, message.reasoning or "")
                     await self._append(reply)
                 for call in message.tool_calls:
-                    block = ToolBlock(call.id, call.name, self._call_key_arg(call.name, call.arguments))
+                    block = ToolBlock(
+                        call.id, call.name, self._call_key_arg(call.name, call.arguments)
+                    )
                     self._tools[call.id] = block
                     await self._append(block)
             elif message.role == "tool" and (

@@ -85,7 +85,6 @@ class ConfirmAction(ModalScreen[bool]):
 class _ListWithDiff(Screen[None]):
     """A list on the left, the selected item's diff on the right."""
 
-
     def __init__(self, columns: tuple[Column, ...], screen_id: str) -> None:
         super().__init__(id=screen_id)
         self._columns = columns
