@@ -78,7 +78,9 @@ def median(measure: object, *args: object) -> float:
 
 
 @pytest.mark.bench
-def test_bench_memory_browser_10k_and_empty_vs_bare_datatable(project: Path, tmp_path: Path) -> None:
+def test_bench_memory_browser_10k_and_empty_vs_bare_datatable(
+    project: Path, tmp_path: Path
+) -> None:
     """Prints the figures and ratios (issue 20 item 6); asserts only that every row is there."""
     empty = tmp_path / "empty"
     empty.mkdir()
