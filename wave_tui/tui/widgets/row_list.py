@@ -22,7 +22,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 GAP = 1
-MIN_FLEX = 10
+MIN_FLEX = 20  # the title keeps this much before optional columns give way
 
 
 @dataclass(frozen=True)
@@ -184,6 +184,9 @@ class RowList(ScrollView, can_focus=True):
             style += self.get_component_rich_style("row-list--group")
         if index == self.cursor_row:
             style += self.get_component_rich_style("row-list--cursor")
+        if row.group:
+            # A heading spans the row: it is not squeezed into the first column.
+            return Strip([Segment(set_cell_size(row.cells[0], width), style)])
         flag = self.get_component_rich_style("row-list--flag", partial=True)
         cells = []
         for column, _w in layout:
