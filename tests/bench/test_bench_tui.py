@@ -18,6 +18,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from wave_tui.agent.service import AgentOptions, AgentService
 from wave_tui.tui.app import WaveApp, make_app
+from wave_tui.tui.widgets.row_list import RowList
 
 ENTRIES = 10_000
 
@@ -70,7 +71,7 @@ def open_memory_browser(project: Path) -> float:
             await pilot.press("f2")
             await app.workers.wait_for_complete()
             await pilot.pause()
-            table = app.screen.query_one("#memory-table", DataTable)
+            table = app.screen.query_one("#memory-table", RowList)
             assert table.row_count == ENTRIES + 1  # + the group row
             return time.perf_counter() - start
 

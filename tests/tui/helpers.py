@@ -3,23 +3,29 @@
 from __future__ import annotations
 
 from textual.pilot import Pilot
-from textual.widgets import DataTable
 
 from wave_tui.tui.app import WaveApp
+from wave_tui.tui.widgets.row_list import RowList
 
 
-async def open_memory(pilot: Pilot[None]) -> DataTable[object]:
+async def open_memory(pilot: Pilot[None]) -> RowList:
     await pilot.press("f2")
     await pilot.pause()
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
-    return pilot.app.screen.query_one("#memory-table", DataTable)
+    return pilot.app.screen.query_one("#memory-table", RowList)
 
 
 async def select_entry(pilot: Pilot[None], entry_id: str) -> None:
-    table = pilot.app.screen.query_one("#memory-table", DataTable)
-    table.move_cursor(row=table.get_row_index(entry_id), animate=False)
+    """Put the list's cursor on `entry_id` and give the list the focus (its keys act)."""
+    table = pilot.app.screen.query_one("#memory-table", RowList)
+    table.focus()
+    table.move_cursor(table.get_row_index(entry_id))
     await pilot.pause()
+
+
+def row_texts(table: RowList, index: int) -> list[str]:
+    return list(table.row_at(index).cells)
 
 
 async def settle(pilot: Pilot[None]) -> None:

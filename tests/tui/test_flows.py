@@ -8,7 +8,7 @@ from textual.widgets import Input, Static, Switch
 
 from tests.model_server import ModelServer, text, tool_call
 from tests.tui.conftest import PROJECT_AGENTS, BuildApp, server_env
-from tests.tui.helpers import open_memory, select_entry, settle
+from tests.tui.helpers import open_memory, row_texts, select_entry, settle
 from wave_tui.agent import events as ev
 from wave_tui.config.paths import WavePaths
 from wave_tui.tui.messages import AgentEventPosted
@@ -38,10 +38,10 @@ async def test_delete_removes_only_that_entry_from_its_file(
         await pilot.pause()
         expected = PROJECT_AGENTS.replace("- API handlers live in src/api\n", "")
         assert seeded_memory.project_agents_md.read_text(encoding="utf-8") == expected
-        keys = [row.value for row in table.rows]
+        keys = table.keys
         assert "project:AGENTS.md#2" in keys  # ids are positional: the third item moved up
         assert table.row_count == 13  # 4 group rows + 9 entries (10 before, incl. the free text)
-        assert "API handlers" not in json.dumps([str(c) for c in table.get_row_at(3)])
+        assert "API handlers" not in json.dumps(row_texts(table, 3))
 
 
 async def test_cancelled_delete_changes_nothing(
@@ -62,7 +62,7 @@ async def test_filter_as_you_type(build_app: BuildApp, seeded_memory: WavePaths)
         table = await open_memory(pilot)
         await pilot.press("slash", *"redis")
         await pilot.pause()
-        assert [row.value for row in table.rows] == ["group:auto", "auto:redis_debugging.md"]
+        assert table.keys == ["group:auto", "auto:redis_debugging.md"]
         await pilot.press("enter")
         assert app.screen.focused is table
 

@@ -190,3 +190,17 @@ def test_memory_preview_of_a_rule_loaded_in_this_session(
         await select_entry(pilot, "rule:project:api.md")
 
     assert snap_compare(full_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_memory_browser_80x24_with_missing_reference(
+    snap_compare: Any, build_app: BuildApp, seeded_memory: WavePaths
+) -> None:
+    """At 80 columns the preview keeps a third of the width; a missing file is marked (MX6)."""
+    agents = seeded_memory.project_agents_md
+    agents.write_text(agents.read_text() + "- Config lives in src/gone_config.py\n")
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await open_memory(pilot)
+        await select_entry(pilot, "project:AGENTS.md#4")
+
+    assert snap_compare(build_app(), terminal_size=(80, 24), run_before=run_before)

@@ -7,6 +7,7 @@ memory files only through here (via `AgentSession`), so every write is announced
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -24,6 +25,8 @@ from wave_tui.memory.catalog import (
 from wave_tui.memory.duplicates import find_duplicate
 from wave_tui.memory.entries import AddResult, EntryError, add_entry
 from wave_tui.memory.frontmatter import parse_frontmatter
+from wave_tui.memory.inbox import Inbox, InboxError, PendingWrite
+from wave_tui.memory.runs import RevertResult, Run, RunError, list_runs, revert_run
 from wave_tui.memory.staleness import STALENESS_TEMPLATE
 
 MemoryScope = Literal["project", "user"]
@@ -31,7 +34,18 @@ Clock = Callable[[], datetime]
 Emit = Callable[[ev.AgentEvent], None]
 Warn = Callable[[str], None]
 
-__all__ = ["AddResult", "EntryError", "MemoryAccess", "MemoryEntry", "MemoryScope"]
+__all__ = [
+    "AddResult",
+    "EntryError",
+    "InboxError",
+    "MemoryAccess",
+    "MemoryEntry",
+    "MemoryScope",
+    "PendingWrite",
+    "RevertResult",
+    "Run",
+    "RunError",
+]
 
 
 class MemoryAccess:
@@ -47,10 +61,10 @@ class MemoryAccess:
         return self.paths.project_agents_md if scope == "project" else self.paths.user_agents_md
 
     # req: M3
-    def list(self, warn: Warn | None = None) -> list[MemoryEntry]:
+    def list(self, warn: Warn | None = None) -> builtins.list[MemoryEntry]:
         return build_catalog(self.paths, self.clock, warn=warn)
 
-    def with_missing_refs(self, entries: list[MemoryEntry]) -> list[MemoryEntry]:
+    def with_missing_refs(self, entries: builtins.list[MemoryEntry]) -> builtins.list[MemoryEntry]:
         """The entries with what each cites that no longer exists (MX6)."""
         return with_missing_refs(entries, self.paths.project_root)
 
@@ -77,9 +91,39 @@ class MemoryAccess:
         self._changed(entry.path)
         return entry
 
-    def _changed(self, path: Path) -> None:
+    # req: MX7
+    def runs(self) -> builtins.list[Run]:
+        """The extraction runs (and reverts) recorded for this project, newest first."""
+        return sorted(list_runs(self.paths.project_dir), key=lambda r: r.started_at, reverse=True)
+
+    def revert(self, run_id: str) -> RevertResult:
+        """Put back what one run changed (the revert is itself recorded). Raises RunError."""
+        result = revert_run(self.paths.project_dir, run_id)
+        if result.restored:
+            self._changed(*result.restored)
+        return result
+
+    # req: MX8
+    def inbox(self) -> builtins.list[PendingWrite]:
+        """Fork writes waiting for review (`autoMemoryReview`)."""
+        return self._inbox().items()
+
+    def accept(self, item_id: str) -> PendingWrite:
+        """Write one pending file into the memory folder. Raises InboxError."""
+        item = self._inbox().accept(item_id)
+        self._changed(item.path)
+        return item
+
+    def reject(self, item_id: str) -> PendingWrite:
+        """Drop one pending file; nothing reaches the memory folder. Raises InboxError."""
+        return self._inbox().reject(item_id)
+
+    def _inbox(self) -> Inbox:
+        return Inbox(self.paths.project_dir, self.paths.memory_dir)
+
+    def _changed(self, *paths: Path) -> None:
         if self._emit is not None:
-            self._emit(ev.MemoryChanged((path,)))
+            self._emit(ev.MemoryChanged(paths))
 
 
 def stale_reminder(entry: MemoryEntry) -> str | None:

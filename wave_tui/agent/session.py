@@ -27,9 +27,14 @@ from wave_tui.agent.input_history import append_history, load_history
 from wave_tui.agent.memory_access import (
     AddResult,
     EntryError,
+    InboxError,
     MemoryAccess,
     MemoryEntry,
     MemoryScope,
+    PendingWrite,
+    RevertResult,
+    Run,
+    RunError,
     preview_body,
     stale_reminder,
 )
@@ -46,6 +51,9 @@ from wave_tui.config.settings import (
     save_user_settings,
 )
 from wave_tui.llm.types import Message
+from wave_tui.tools.ask_user import Question, QuestionAnswer, QuestionOption
+from wave_tui.tools.plan_mode import PlanDecision
+from wave_tui.tools.tasks.store import Task
 
 Listener = Callable[[ev.AgentEvent], None]
 Clock = Callable[[], datetime]
@@ -68,11 +76,21 @@ __all__ = [
     "AgentStatus",
     "EditableSettings",
     "EntryError",
+    "InboxError",
     "MemoryAccess",
     "MemoryEntry",
     "MemoryScope",
     "Message",
+    "PendingWrite",
+    "PlanDecision",
+    "Question",
+    "QuestionAnswer",
+    "QuestionOption",
+    "RevertResult",
+    "Run",
+    "RunError",
     "SessionInfo",
+    "Task",
     "TurnResult",
     "create_session",
     "key_argument",
@@ -302,6 +320,15 @@ class AgentSession:
         """The conversation so far (a resumed session's messages, for the chat view)."""
         return list(self.service.messages) if self.service is not None else []
 
+    def context_report(self) -> str | None:
+        """What the next request costs per source, as `/context` prints it (MX2); None without
+        an agent."""
+        if self.service is None:
+            return None
+        from wave_tui.agent.context_report import build_context_report
+
+        return build_context_report(self.service).render()
+
     # -- status --------------------------------------------------------------------------------
     # req: U2
     def status(self) -> AgentStatus:
@@ -361,6 +388,29 @@ class AgentSession:
     async def delete_memory(self, entry: MemoryEntry) -> MemoryEntry:
         """Delete the entry the user saw (EntryError when it changed on disk since)."""
         return await asyncio.to_thread(self.memory.delete, entry.id, entry)
+
+    async def with_missing_refs(self, entries: list[MemoryEntry]) -> list[MemoryEntry]:
+        """The entries marked with the files, lines and symbols they cite that are gone (MX6)."""
+        return await asyncio.to_thread(self.memory.with_missing_refs, entries)
+
+    async def list_runs(self) -> list[Run]:
+        """Extraction runs and reverts, newest first (MX7)."""
+        return await asyncio.to_thread(self.memory.runs)
+
+    async def revert_run(self, run_id: str) -> RevertResult:
+        """Undo one extraction run; the revert is recorded. Raises RunError."""
+        return await asyncio.to_thread(self.memory.revert, run_id)
+
+    async def pending_writes(self) -> list[PendingWrite]:
+        """The review inbox: fork writes waiting for accept / reject (MX8)."""
+        return await asyncio.to_thread(self.memory.inbox)
+
+    async def accept_pending(self, item_id: str) -> PendingWrite:
+        """Raises InboxError (unknown id, or the file changed since the proposal)."""
+        return await asyncio.to_thread(self.memory.accept, item_id)
+
+    async def reject_pending(self, item_id: str) -> PendingWrite:
+        return await asyncio.to_thread(self.memory.reject, item_id)
 
     def memory_target(self, scope: MemoryScope) -> Path:
         return self.memory.target(scope)

@@ -34,10 +34,13 @@ from wave_tui.tui.screens.chat import ChatScreen
 from wave_tui.tui.screens.dialogs import MemoryTargetDialog, PermissionDialog
 from wave_tui.tui.screens.memory import MemoryScreen
 from wave_tui.tui.screens.settings import SettingsScreen
+from wave_tui.tui.work_ui import WORK_EVENTS, apply_work_event
 
 
 class WaveApp(App[None]):
-    CSS_PATH = "app.tcss"
+    # Screen stylesheets load with the app: a screen's own CSS_PATH re-parses the whole sheet
+    # and restyles every node when it first opens (issue 20 item 6).
+    CSS_PATH = ["app.tcss", "screens/memory.tcss", "screens/memory_runs.tcss"]
     TITLE = "wave"
     DEFAULT_MODE = "chat"
     BINDINGS = [
@@ -132,9 +135,13 @@ class WaveApp(App[None]):
         if isinstance(event, ev.PermissionRequested):
             self._ask_permission(event)
             return
+        if isinstance(event, WORK_EVENTS):
+            await apply_work_event(self, self.chat_screen, event)
+            return
         if isinstance(event, ev.ExtractionFinished):
             self._report_extraction(event)
-        if isinstance(event, ev.MemoryChanged):
+        # The fork writes files without a MemoryChanged of its own: refresh on its end (UX7).
+        if isinstance(event, ev.MemoryChanged | ev.ExtractionFinished):
             for screen in self._memory_screens():
                 screen.action_reload()
         if self.chat_screen.is_mounted:
@@ -226,11 +233,22 @@ class WaveApp(App[None]):
                 markup=False,
             )
 
+    def show_context(self) -> None:
+        """The `/context` report in a view (MX2)."""
+        from wave_tui.tui.screens.context_view import ContextView
+
+        report = self.session.context_report()
+        if report is None:
+            self.notify("The agent could not start: no context to report.", severity="warning")
+            return
+        self.push_screen(ContextView(report))
+
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield SystemCommand("Chat", "Talk to the agent", lambda: self.switch_mode("chat"))
         yield SystemCommand(
             "Memory", "Browse, filter, edit and delete memories", lambda: self.switch_mode("memory")
         )
+        yield SystemCommand("Context", "What the next request costs, per source", self.show_context)
         yield SystemCommand(
             "Settings",
             "Auto memory, frequency, language, model",

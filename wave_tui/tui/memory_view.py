@@ -8,7 +8,15 @@ from wave_tui.agent.session import MemoryEntry, preview_body, stale_reminder
 from wave_tui.config.paths import WavePaths
 from wave_tui.tui.format import show_path
 
-__all__ = ["entry_location", "grouped", "matches", "preview_body", "stale_reminder"]
+__all__ = [
+    "delete_consequence",
+    "entry_location",
+    "grouped",
+    "matches",
+    "missing_note",
+    "preview_body",
+    "stale_reminder",
+]
 
 SCOPE_ORDER = ("project", "user", "auto", "rule")
 SCOPE_LABELS = {
@@ -20,8 +28,10 @@ SCOPE_LABELS = {
 GROUP_KEY_PREFIX = "group:"
 
 
+# req: MX10
 def matches(entry: MemoryEntry, needle: str) -> bool:
-    """Filter-as-you-type: every word must appear in the title, body, scope, type or file."""
+    """Filter-as-you-type: every word must appear in the title, body (content, not only the
+    title), scope, type or file — or be "stale" / "missing" for entries marked so."""
     if not needle.strip():
         return True
     haystack = " ".join(
@@ -32,9 +42,40 @@ def matches(entry: MemoryEntry, needle: str) -> bool:
             entry.type or "",
             entry.path.name,
             entry.status or "",
+            "stale" if entry.stale or entry.missing_refs else "",
+            "missing " + " ".join(entry.missing_refs) if entry.missing_refs else "",
         )
     ).casefold()
     return all(word in haystack for word in needle.casefold().split())
+
+
+def flag_label(entry: MemoryEntry) -> str:
+    """The badge of the list: what cites missing things wins over plain age."""
+    if entry.missing_refs:
+        return "missing"
+    return "stale" if entry.stale else ""
+
+
+# req: MX6
+def missing_note(entry: MemoryEntry) -> str | None:
+    """What the entry cites that is no longer in the project, for the preview."""
+    if not entry.missing_refs:
+        return None
+    return "Cites what no longer exists: " + ", ".join(entry.missing_refs)
+
+
+def delete_consequence(entry: MemoryEntry) -> str | None:
+    """Exactly what a delete removes; None: this entry cannot be deleted on its own."""
+    if entry.item_index is not None:
+        return f"Only this item is removed; the rest of {entry.path.name} stays as it is."
+    if entry.scope == "auto":
+        return (
+            f"The whole topic file {entry.path.name} is deleted, and its line in MEMORY.md "
+            "is removed."
+        )
+    if entry.scope == "rule":
+        return f"The whole rule file {entry.path.name} is deleted."
+    return None
 
 
 def grouped(entries: Iterable[MemoryEntry]) -> list[tuple[str, list[MemoryEntry]]]:

@@ -25,6 +25,7 @@ from wave_tui.tui.widgets.chat_items import (
 )
 from wave_tui.tui.widgets.history_input import Completion, HistoryInput
 from wave_tui.tui.widgets.status_line import StatusLine
+from wave_tui.tui.widgets.task_panel import TaskPanel
 
 if TYPE_CHECKING:
     from wave_tui.tui.app import WaveApp
@@ -78,6 +79,7 @@ class ChatScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield VerticalScroll(id="chat-log")
+        yield TaskPanel()
         yield Static("", markup=False, id="queue")
         yield StatusLine(id="status")
         yield HistoryInput(placeholder=PROMPT_PLACEHOLDER, id="prompt")

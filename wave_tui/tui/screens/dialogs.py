@@ -22,10 +22,16 @@ class ConfirmDelete(ModalScreen[bool]):
         Binding("n,escape", "cancel", "Keep", id="cancel-delete"),
     ]
 
-    def __init__(self, title: str, location: str) -> None:
+    def __init__(
+        self,
+        title: str,
+        location: str,
+        consequence: str = "Only this entry is removed; the rest of the file stays as it is.",
+    ) -> None:
         super().__init__(classes="dialog-screen")
         self.entry_title = title
         self.location = location
+        self.consequence = consequence  # exactly what goes: one item, or a whole file (UX7)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog -danger"):
@@ -35,10 +41,7 @@ class ConfirmDelete(ModalScreen[bool]):
                 Content.assemble(("from ", "$text-muted"), self.location),
                 classes="dialog-detail",
             )
-            yield Static(
-                Content("Only this entry is removed; the rest of the file stays as it is."),
-                classes="dialog-detail",
-            )
+            yield Static(Content(self.consequence), classes="dialog-detail")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Delete (y)", variant="error", id="confirm")
                 yield Button("Keep (n)", id="cancel")

@@ -1,16 +1,22 @@
-"""The memory browser: every memory entry by scope, a preview, filter, delete and edit (M3)."""
+"""The memory browser: every memory entry by scope, a preview, filter, delete and edit (M3).
+
+The list is a virtual `RowList` (only the visible rows are rendered: 10,000 entries open as fast
+as 30); the filter has the focus on open, so typing filters at once (UX7); stale references are
+marked after a second, slower pass over the project (MX6); `u` opens the extraction runs (MX7),
+`i` the review inbox (MX8).
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
-from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Markdown, Static
+from textual.widgets import Footer, Input, Static
 from textual.worker import Worker
 
 from wave_tui.agent.session import EntryError, MemoryEntry
@@ -19,18 +25,32 @@ from wave_tui.tui.format import age_label, one_line
 from wave_tui.tui.memory_view import (
     GROUP_KEY_PREFIX,
     SCOPE_LABELS,
+    delete_consequence,
     entry_location,
+    flag_label,
     grouped,
     matches,
+    missing_note,
     preview_body,
     stale_reminder,
 )
 from wave_tui.tui.screens.dialogs import ConfirmDelete
+from wave_tui.tui.screens.memory_runs import InboxScreen, RunsScreen
+from wave_tui.tui.widgets.row_list import Column, ListRow, RowList
 
 if TYPE_CHECKING:
     from wave_tui.tui.app import WaveApp
 
 TITLE_WIDTH = 24
+COLUMNS = (
+    Column("title", "Title", TITLE_WIDTH, flex=True),
+    Column("type", "Type", 10, optional=True),
+    Column("scope", "Scope", 7, optional=True),
+    Column("age", "Age", 5),
+    Column("flag", "", 7),
+)
+# Keys of the list that act; any other printable key typed in the list goes to the filter.
+LIST_KEYS = frozenset("derui")
 RULE_STATUS = {
     "always": ("active: every turn", "bold $success"),
     "conditional": ("active when a matching file is in context", "bold $success"),
@@ -39,12 +59,13 @@ RULE_STATUS = {
 
 
 class MemoryScreen(Screen[None]):
-    CSS_PATH = "memory.tcss"
     BINDINGS = [
         Binding("slash", "focus_filter", "Filter", id="filter-memory"),
         Binding("d,delete", "delete_memory", "Delete", id="delete-memory"),
         Binding("e", "edit_memory", "Edit", id="edit-memory"),
         Binding("r", "reload", "Reload", id="reload-memory"),
+        Binding("u", "show_runs", "Runs", id="show-extraction-runs"),
+        Binding("i", "show_inbox", "Inbox", id="show-memory-inbox"),
         Binding("escape", "focus_table", "List", id="focus-memory-list", show=False),
     ]
 
@@ -53,6 +74,7 @@ class MemoryScreen(Screen[None]):
         self.entries: list[MemoryEntry] = []
         self._by_id: dict[str, MemoryEntry] = {}
         self._shown: str | None = None
+        self._refs_checked = False
 
     @property
     def wave(self) -> WaveApp:
@@ -60,28 +82,26 @@ class MemoryScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Input(
-            placeholder="Filter memories (type to narrow, Enter to go to the list)",
+            placeholder="Type to filter: words of the title or content, or “stale” (↓ to the list)",
             id="memory-filter",
         )
         with Horizontal(id="memory-body"):
-            yield DataTable(cursor_type="row", id="memory-table")
+            yield RowList(COLUMNS, id="memory-table")
             with Vertical(id="memory-preview"):
                 yield Static("", id="preview-meta")
                 yield Static("", markup=False, id="preview-stale")
+                yield Static("", markup=False, id="preview-missing")
                 with VerticalScroll(id="preview-scroll"):
-                    yield Markdown("", id="preview-body")
+                    # Plain text, as written: a Markdown widget costs a stylesheet re-parse on
+                    # open (issue 20 item 6) and would hide what the file really holds.
+                    yield Static("", markup=False, id="preview-body")
         yield Static("", id="memory-summary")
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#memory-table", DataTable)
-        table.add_column("Title", key="title", width=TITLE_WIDTH)
-        table.add_column("Type", key="type")
-        table.add_column("Scope", key="scope")
-        table.add_column("Age", key="age")
-        table.add_column("", key="stale")
-        table.focus()
+        self.query_one("#memory-filter", Input).focus()
         self.query_one("#preview-stale").display = False
+        self.query_one("#preview-missing").display = False
         self.action_reload()
 
     # -- loading -------------------------------------------------------------------------------
@@ -95,7 +115,12 @@ class MemoryScreen(Screen[None]):
         )
 
     async def _load(self) -> None:
-        self.show_entries(await self.wave.session.list_memories())
+        session = self.wave.session
+        self.show_entries(await session.list_memories())
+        # The reference check reads project files: it follows the list, it does not delay it.
+        checked = await session.with_missing_refs(self.entries)
+        self._refs_checked = True
+        self.show_entries(checked)
 
     def show_entries(self, entries: list[MemoryEntry]) -> None:
         self.entries = entries
@@ -103,44 +128,33 @@ class MemoryScreen(Screen[None]):
         self._fill_table()
 
     def _fill_table(self) -> None:
-        table = self.query_one("#memory-table", DataTable)
+        table = self.query_one("#memory-table", RowList)
         needle = self.query_one("#memory-filter", Input).value
-        previous = self._shown
-        keep = table.cursor_row if previous is not None else 0
-        table.clear()
-        stale_style = self.app.theme_variables.get("warning", "yellow")
-        rows: list[tuple[object, ...]] = []
-        keys: list[str] = []
+        rows: list[ListRow] = []
         shown = 0
         for scope, items in grouped(e for e in self.entries if matches(e, needle)):
-            keys.append(GROUP_KEY_PREFIX + scope)
             rows.append(
-                (Text(f"{SCOPE_LABELS[scope]} ({len(items)})", style="bold"), "", "", "", "")
+                ListRow(GROUP_KEY_PREFIX + scope, (f"{SCOPE_LABELS[scope]} ({len(items)})",), True)
             )
             for entry in items:
                 shown += 1
-                keys.append(entry.id)
                 rows.append(
-                    (
-                        Text(one_line(entry.title, TITLE_WIDTH)),
-                        Text(entry.type or entry.status or "—"),
-                        entry.scope,
-                        age_label(entry.age_days),
-                        Text("stale", style=f"bold {stale_style}") if entry.stale else "",
+                    ListRow(
+                        entry.id,
+                        (
+                            one_line(entry.title, 200),
+                            entry.type or entry.status or "—",
+                            entry.scope,
+                            age_label(entry.age_days),
+                            flag_label(entry),
+                        ),
+                        flag_column="flag",
                     )
                 )
-        for key, row in zip(keys, rows, strict=True):
-            table.add_row(*row, key=key)
-        if previous is not None and previous in keys:
-            table.move_cursor(row=keys.index(previous), animate=False)
-        elif keys:
-            first = next((i for i, k in enumerate(keys) if not k.startswith(GROUP_KEY_PREFIX)), 0)
-            table.move_cursor(
-                row=min(keep, len(keys) - 1) if keep and previous else first, animate=False
-            )
-        else:
+        table.set_rows(rows, keep=self._shown)
+        if not rows:
             self._preview(None)
-        stale = sum(1 for e in self.entries if e.stale)
+        stale = sum(1 for e in self.entries if e.stale or e.missing_refs)
         total = len(self.entries)
         summary = f"{shown} of {total} entries" if needle.strip() else f"{total} entries"
         self.query_one("#memory-summary", Static).update(
@@ -149,23 +163,21 @@ class MemoryScreen(Screen[None]):
 
     # -- selection and preview -------------------------------------------------------------------
     def selected(self) -> MemoryEntry | None:
-        table = self.query_one("#memory-table", DataTable)
-        if not table.row_count:
-            return None
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        return self._by_id.get(key or "")
+        return self._by_id.get(self.query_one("#memory-table", RowList).cursor_key or "")
 
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        self._preview(self._by_id.get(event.row_key.value or ""))
+    def on_row_list_highlighted(self, event: RowList.Highlighted) -> None:
+        self._preview(self._by_id.get(event.key or ""))
 
     def _preview(self, entry: MemoryEntry | None) -> None:
         self._shown = entry.id if entry else None
         meta = self.query_one("#preview-meta", Static)
         stale = self.query_one("#preview-stale", Static)
-        body = self.query_one("#preview-body", Markdown)
+        missing = self.query_one("#preview-missing", Static)
+        body = self.query_one("#preview-body", Static)
         if entry is None:
             meta.update(Content.styled("Select a memory to preview it.", "$text-muted"))
             stale.display = False
+            missing.display = False
             body.update("")
             return
         parts: list[str | tuple[str, str]] = [
@@ -190,6 +202,9 @@ class MemoryScreen(Screen[None]):
         reminder = stale_reminder(entry)
         stale.display = reminder is not None
         stale.update(reminder or "")
+        note = missing_note(entry)
+        missing.display = note is not None
+        missing.update(note or "")
         body.update(preview_body(entry))
 
     def _activation(self, entry: MemoryEntry) -> str | None:
@@ -212,15 +227,42 @@ class MemoryScreen(Screen[None]):
         self.query_one("#memory-filter", Input).focus()
 
     def action_focus_table(self) -> None:
-        self.query_one("#memory-table", DataTable).focus()
+        self.query_one("#memory-table", RowList).focus()
+
+    def on_key(self, event: events.Key) -> None:
+        """Down / Enter leave the filter for the list; typing in the list goes to the filter."""
+        filter_input = self.query_one("#memory-filter", Input)
+        if self.focused is filter_input and event.key == "down":
+            event.stop()
+            self.action_focus_table()
+        elif (
+            isinstance(self.focused, RowList)
+            and event.is_printable
+            and event.character
+            and event.character not in LIST_KEYS
+            and event.character != "/"
+        ):
+            event.stop()
+            filter_input.focus()
+            filter_input.insert_text_at_cursor(event.character)
+
+    def action_show_runs(self) -> None:
+        self.app.push_screen(RunsScreen())
+
+    def action_show_inbox(self) -> None:
+        self.app.push_screen(InboxScreen())
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "memory-filter":
+            if event.value.startswith("/"):
+                # The `/` habit from other browsers: the filter already has the focus.
+                event.input.value = event.value.lstrip("/")
+                return
             self._fill_table()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "memory-filter":
-            self.query_one("#memory-table", DataTable).focus()
+            self.action_focus_table()
 
     def action_delete_memory(self) -> None:
         entry = self.selected()
@@ -237,8 +279,16 @@ class MemoryScreen(Screen[None]):
                     name="deleting a memory",
                 )
 
+        consequence = delete_consequence(entry)
+        if consequence is None:
+            self.notify(
+                f"{entry.path.name}: free text is not deleted on its own; press e to edit the file.",
+                severity="warning",
+                markup=False,
+            )
+            return
         location = entry_location(entry, self.wave.paths)
-        self.app.push_screen(ConfirmDelete(entry.title, location), confirmed)
+        self.app.push_screen(ConfirmDelete(entry.title, location, consequence), confirmed)
 
     async def _delete(self, entry: MemoryEntry) -> None:
         try:

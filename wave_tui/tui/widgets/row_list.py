@@ -1,0 +1,199 @@
+"""A virtual row list: only the visible rows are rendered, so 10,000 entries cost what 30 do.
+
+`DataTable` measures every cell of every row it is given and keeps a renderable per cell; the
+memory browser, the runs and the inbox need none of that — fixed columns, one cursor, one
+highlighted key — so this widget keeps plain tuples and renders a line when it is painted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.cells import set_cell_size
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+GAP = 1
+MIN_FLEX = 20  # the title keeps this much before optional columns give way
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    label: str
+    width: int
+    flex: bool = False  # takes the width left over by the others
+    optional: bool = False  # dropped first when the list is narrow
+
+
+@dataclass(frozen=True)
+class ListRow:
+    key: str
+    cells: tuple[str, ...]
+    group: bool = False  # a heading row ("Auto memory (12)")
+    flag_column: str | None = None  # the column shown in the warning style
+
+
+class RowList(ScrollView, can_focus=True):
+    """Fixed columns, a row cursor, a header line; `Highlighted` when the cursor moves."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "cursor(-1)", "Up", show=False),
+        Binding("down", "cursor(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "jump(0)", "First", show=False),
+        Binding("end", "jump(-1)", "Last", show=False),
+    ]
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "row-list--header",
+        "row-list--cursor",
+        "row-list--group",
+        "row-list--flag",
+    }
+    # Styles live in memory.tcss, loaded with the app: a DEFAULT_CSS here would re-parse the
+    # whole stylesheet when the first list opens.
+
+    class Highlighted(Message):
+        def __init__(self, row_list: RowList, key: str | None) -> None:
+            super().__init__()
+            self.row_list = row_list
+            self.key = key
+
+        @property
+        def control(self) -> RowList:
+            return self.row_list
+
+    def __init__(self, columns: Sequence[Column], *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.columns = tuple(columns)
+        self._rows: list[ListRow] = []
+        self._index: dict[str, int] = {}
+        self.cursor_row = 0
+
+    # -- data ----------------------------------------------------------------------------------
+    @property
+    def row_count(self) -> int:
+        return len(self._rows)
+
+    @property
+    def keys(self) -> list[str]:
+        return [row.key for row in self._rows]
+
+    def row_at(self, index: int) -> ListRow:
+        return self._rows[index]
+
+    def get_row_index(self, key: str) -> int:
+        return self._index[key]
+
+    def set_rows(self, rows: list[ListRow], keep: str | None = None) -> None:
+        """Replace every row; the cursor stays on `keep` when it is still there."""
+        self._rows = rows
+        self._index = {row.key: i for i, row in enumerate(rows)}
+        self.virtual_size = Size(0, len(rows) + 1)
+        target = self._index.get(keep or "")
+        if target is None:
+            target = next((i for i, r in enumerate(rows) if not r.group), 0)
+        self.move_cursor(target, force=True)
+        self.refresh()
+
+    @property
+    def cursor_key(self) -> str | None:
+        return self._rows[self.cursor_row].key if self._rows else None
+
+    # -- cursor --------------------------------------------------------------------------------
+    def move_cursor(self, row: int, *, force: bool = False) -> None:
+        row = max(0, min(row, len(self._rows) - 1))
+        changed = row != self.cursor_row
+        self.cursor_row = row
+        self._scroll_to_cursor()
+        if changed or force:
+            self.refresh()
+            self.post_message(self.Highlighted(self, self.cursor_key))
+
+    def _visible_rows(self) -> int:
+        return max(1, self.scrollable_content_region.height - 1)
+
+    def _scroll_to_cursor(self) -> None:
+        top = round(self.scroll_offset.y)
+        visible = self._visible_rows()
+        if self.cursor_row < top:
+            self.scroll_to(y=self.cursor_row, animate=False, immediate=True)
+        elif self.cursor_row >= top + visible:
+            self.scroll_to(y=self.cursor_row - visible + 1, animate=False, immediate=True)
+
+    def action_cursor(self, step: int) -> None:
+        self.move_cursor(self.cursor_row + step)
+
+    def action_page(self, direction: int) -> None:
+        self.move_cursor(self.cursor_row + direction * self._visible_rows())
+
+    def action_jump(self, row: int) -> None:
+        self.move_cursor(row if row >= 0 else len(self._rows) - 1)
+
+    def on_click(self, event: events.Click) -> None:
+        if event.y >= 1:
+            self.move_cursor(round(self.scroll_offset.y) + event.y - 1)
+
+    def on_resize(self, _event: events.Resize) -> None:
+        self._scroll_to_cursor()
+
+    # -- rendering -----------------------------------------------------------------------------
+    def _widths(self, total: int) -> list[tuple[Column, int]]:
+        """The columns that fit in `total` cells, with their widths (the flex one stretches)."""
+        shown = list(self.columns)
+        while True:
+            fixed = sum(c.width for c in shown if not c.flex) + GAP * (len(shown) - 1)
+            if total - fixed >= MIN_FLEX or not any(c.optional for c in shown):
+                break
+            drop = next(c for c in reversed(shown) if c.optional)
+            shown.remove(drop)
+        return [(c, max(MIN_FLEX, total - fixed) if c.flex else c.width) for c in shown]
+
+    def _line(self, cells: Sequence[tuple[str, Style]], widths: list[int], base: Style) -> Strip:
+        segments: list[Segment] = []
+        for n, ((text, style), width) in enumerate(zip(cells, widths, strict=True)):
+            if n:
+                segments.append(Segment(" " * GAP, base))
+            segments.append(Segment(set_cell_size(text, width), base + style))
+        return Strip(segments)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        layout = self._widths(width)
+        widths = [w for _c, w in layout]
+        if y == 0:
+            header = self.get_component_rich_style("row-list--header")
+            cells = [(c.label, Style()) for c, _w in layout]
+            return self._line(cells, widths, base + header).extend_cell_length(width, base + header)
+        index = round(self.scroll_offset.y) + y - 1
+        if index >= len(self._rows):
+            return Strip.blank(width, base)
+        row = self._rows[index]
+        style = base
+        if row.group:
+            style += self.get_component_rich_style("row-list--group")
+        if index == self.cursor_row:
+            style += self.get_component_rich_style("row-list--cursor")
+        if row.group:
+            # A heading spans the row: it is not squeezed into the first column.
+            return Strip([Segment(set_cell_size(row.cells[0], width), style)])
+        flag = self.get_component_rich_style("row-list--flag", partial=True)
+        cells = []
+        for column, _w in layout:
+            n = self._column_index(column.key)
+            text = row.cells[n] if n < len(row.cells) else ""
+            cells.append((text, flag if column.key == row.flag_column else Style()))
+        return self._line(cells, widths, style).extend_cell_length(width, style)
+
+    def _column_index(self, key: str) -> int:
+        return next(i for i, c in enumerate(self.columns) if c.key == key)

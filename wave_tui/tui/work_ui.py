@@ -1,0 +1,58 @@
+"""The app side of the work events (issue 18): dialogs that answer a future, the task panel and
+the subagent blocks in the chat. `WaveApp.on_agent_event_posted` hands these events here."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from textual.app import App
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen, Screen
+
+from wave_tui.agent import events as ev
+from wave_tui.tui.screens.work_dialogs import PlanDialog, QuestionDialog
+from wave_tui.tui.widgets.subagent_block import SubagentBlock
+from wave_tui.tui.widgets.task_panel import TaskPanel
+
+WorkEvent = ev.QuestionAsked | ev.PlanApprovalRequested | ev.SubagentProgress | ev.TasksChanged
+WORK_EVENTS = (ev.QuestionAsked, ev.PlanApprovalRequested, ev.SubagentProgress, ev.TasksChanged)
+
+
+def _ask(
+    app: App[Any], dialog: ModalScreen[Any], future: asyncio.Future[Any], default: Any
+) -> None:
+    def answered(value: Any) -> None:
+        if not future.done():
+            future.set_result(default if value is None and default is not None else value)
+
+    def gone(_future: asyncio.Future[Any]) -> None:
+        # The turn was aborted while the dialog was open.
+        if dialog.is_attached and dialog is app.screen:
+            dialog.dismiss(None)
+
+    future.add_done_callback(gone)
+    app.push_screen(dialog, answered)
+
+
+async def apply_work_event(app: App[Any], chat: Screen[Any], event: WorkEvent) -> None:
+    if isinstance(event, ev.QuestionAsked):
+        _ask(app, QuestionDialog(event.questions), event.future, None)
+    elif isinstance(event, ev.PlanApprovalRequested):
+        _ask(app, PlanDialog(event.plan, event.plan_file.name), event.future, "keep_planning")
+    elif not chat.is_mounted:
+        return
+    elif isinstance(event, ev.TasksChanged):
+        chat.query_one(TaskPanel).show_tasks(event.tasks)
+    else:
+        await _subagent(chat, event)
+
+
+async def _subagent(chat: Screen[Any], event: ev.SubagentProgress) -> None:
+    block = next((b for b in chat.query(SubagentBlock) if b.agent_id == event.agent_id), None)
+    if block is None:
+        block = SubagentBlock(event.agent_id, event.description)
+        log = chat.query_one("#chat-log", VerticalScroll)
+        await log.mount(block)
+        log.scroll_end(animate=False)
+    block.apply(event)
