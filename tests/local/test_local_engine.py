@@ -35,6 +35,8 @@ SERVER_MODULE = "wave_tui.llm.local_server"
 # A few output tokens are enough: the base model only echoes, and decoding costs time.
 FAST = {"WAVE_MAX_OUTPUT_TOKENS": "12"}
 T = TypeVar("T")
+# The module-scoped engine fixtures start one llama.cpp server; keep its tests on one xdist worker.
+pytestmark = pytest.mark.xdist_group("local_engine")
 
 
 @pytest.fixture(scope="module")

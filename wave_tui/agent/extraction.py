@@ -216,7 +216,6 @@ class ExtractionFork:
         return ToolResult(f"{text}\n\n{note}" if note else text)
 
 
-
 def _proposed_text(name: str, args: dict[str, Any], current: str | None) -> str:
     if name == "Write":
         return str(args.get("content", ""))
@@ -233,7 +232,6 @@ def _proposed_text(name: str, args: dict[str, Any], current: str | None) -> str:
         if args.get("replace_all") is True
         else current.replace(old, new, 1)
     )
-
 
 
 class ExtractionSchedule(Protocol):

@@ -208,7 +208,9 @@ class ChatScreen(Screen[None]):
                     reply = AssistantMessage(message.id, message.content, message.reasoning or "")
                     await self._append(reply)
                 for call in message.tool_calls:
-                    block = ToolBlock(call.id, call.name, self._call_key_arg(call.name, call.arguments))
+                    block = ToolBlock(
+                        call.id, call.name, self._call_key_arg(call.name, call.arguments)
+                    )
                     self._tools[call.id] = block
                     await self._append(block)
             elif message.role == "tool" and (
