@@ -7,6 +7,7 @@ memory files only through here (via `AgentSession`), so every write is announced
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -21,7 +22,7 @@ from wave_tui.memory.catalog import (
     find_entry,
     with_missing_refs,
 )
-from wave_tui.memory.duplicates import find_duplicate
+from wave_tui.memory.duplicates import Duplicate, find_duplicate
 from wave_tui.memory.entries import AddResult, EntryError, add_entry
 from wave_tui.memory.frontmatter import parse_frontmatter
 from wave_tui.memory.staleness import STALENESS_TEMPLATE
@@ -31,7 +32,7 @@ Clock = Callable[[], datetime]
 Emit = Callable[[ev.AgentEvent], None]
 Warn = Callable[[str], None]
 
-__all__ = ["AddResult", "EntryError", "MemoryAccess", "MemoryEntry", "MemoryScope"]
+__all__ = ["AddResult", "Duplicate", "EntryError", "MemoryAccess", "MemoryEntry", "MemoryScope"]
 
 
 class MemoryAccess:
@@ -50,11 +51,12 @@ class MemoryAccess:
     def list(self, warn: Warn | None = None) -> list[MemoryEntry]:
         return build_catalog(self.paths, self.clock, warn=warn)
 
-    def with_missing_refs(self, entries: list[MemoryEntry]) -> list[MemoryEntry]:
+    # `builtins.list`: inside this class `list` names the method above.
+    def with_missing_refs(self, entries: builtins.list[MemoryEntry]) -> builtins.list[MemoryEntry]:
         """The entries with what each cites that no longer exists (MX6)."""
         return with_missing_refs(entries, self.paths.project_root)
 
-    def similar_entry(self, text: str, written_to: Path) -> MemoryEntry | None:
+    def similar_entry(self, text: str, written_to: Path) -> Duplicate | None:
         """An entry of another file that `text` repeats or closely matches (MX9)."""
         others = [e for e in build_catalog(self.paths, self.clock) if e.path != written_to]
         return find_duplicate(text, others)

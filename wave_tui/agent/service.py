@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -410,7 +410,7 @@ class AgentService:
         return result
 
     async def _run_one(
-        self, work: Callable[[str, asyncio.Event], Awaitable[TurnResult]], text: str
+        self, work: Callable[[str, asyncio.Event], Coroutine[Any, Any, TurnResult]], text: str
     ) -> TurnResult:
         if self._destroyed:
             raise AgentDestroyed()

@@ -14,10 +14,9 @@ import time
 from pathlib import Path
 
 from wave_tui.agent import events as ev
+from wave_tui.agent.local_endpoint import LocalModelError, LocalUnavailable, prepare_local_endpoint
 from wave_tui.agent.session import AgentOptions, create_session
-from wave_tui.cli.local import LocalUnavailable, prepare_local_endpoint
 from wave_tui.cli.output import OutputFormat, RunReport, ScriptOutput
-from wave_tui.llm.local_server import LocalModelError
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -66,14 +65,16 @@ async def _run_turn(
     except (FileNotFoundError, ValueError) as exc:
         _stderr(f"wave: {exc}")
         return EXIT_USAGE
+    service = session.service
+    assert service is not None  # create_session always builds one; the facade's type allows none
     out = ScriptOutput(fmt, sys.stdout)
     session.subscribe(out.on_event)
     try:
-        out.init(session.service)
+        out.init(service)
         result = await session.run_turn(prompt)  # req: CS3 (commands go through the registry)
     finally:
         await session.close()
-    report = RunReport(result, session.service.session_id, session.service.model_requests, started)
+    report = RunReport(result, service.session_id, service.model_requests, started)
     return _finish(out, report)
 
 

@@ -106,8 +106,7 @@ def expand_braces(pattern: str) -> list[str]:
     """
     out: list[str] = []
     _expand(pattern, 0, out)
-    seen: set[str] = set()
-    return [p for p in out if not (p in seen or seen.add(p))]
+    return list(dict.fromkeys(out))
 
 
 def _expand(pattern: str, search_from: int, out: list[str]) -> None:
@@ -459,10 +458,10 @@ def _make_rule(rule_id: str, path: Path, scope: Scope, root: Path, parsed: Parse
 # -- matching -------------------------------------------------------------------------------------
 
 _PATTERN_FACTORY = "gitignore"
-_compiled: dict[str, pathspec.Pattern] = {}
+_compiled: dict[str, pathspec.RegexPattern] = {}
 
 
-def _compile(pattern: str) -> pathspec.Pattern:
+def _compile(pattern: str) -> pathspec.RegexPattern:
     global _PATTERN_FACTORY
     hit = _compiled.get(pattern)
     if hit is None:
@@ -471,8 +470,10 @@ def _compile(pattern: str) -> pathspec.Pattern:
         except KeyError:  # pathspec < 1.0 only knows the older name
             _PATTERN_FACTORY = "gitwildmatch"
             factory = pathspec.util.lookup_pattern(_PATTERN_FACTORY)
-        hit = factory(pattern)
-        _compiled[pattern] = hit
+        made = factory(pattern)
+        # Both gitignore factories build regex patterns; the check narrows the type for `.regex`.
+        assert isinstance(made, pathspec.RegexPattern)
+        hit = _compiled[pattern] = made
     return hit
 
 
@@ -568,7 +569,7 @@ class _Matcher:
     def __init__(self, rules: list[Rule]) -> None:
         self._rules = rules
         self._regex: dict[str, re.Pattern[str]] = {}
-        self._negating: dict[int, pathspec.PathSpec] = {}
+        self._negating: dict[int, pathspec.PathSpec[pathspec.RegexPattern]] = {}
         self._trie = _Node()
         self._rules_of: dict[str, list[int]] = {}
         for index, rule in enumerate(rules):
