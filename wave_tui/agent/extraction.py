@@ -111,9 +111,13 @@ class ExtractionFork:
         self.workdir = workdir
         self.gate = memory_fork_gate(memory)
         self.emit = emit
+        # req: F11
         self.read_state = snapshot.read_state  # already a clone: never flows back (F11)
         self.abort = asyncio.Event()
 
+    # req: F1
+    # req: F3
+    # req: F9
     def first_body(self, manifest: str | None = None) -> dict[str, Any]:
         base = self.snapshot.body
         caching = "cache_control" in json.dumps(base["messages"][0])
@@ -289,6 +293,8 @@ class ExtractionHook:
         return None
 
     # req: C1
+    # req: S1
+    # req: S2
     def _turn_ended(self, status: ev.TurnStatus) -> None:
         # C3 covers this turn only (seed: 本轮): whatever happens next, the flag starts afresh.
         wrote_memory = self.auto.take_wrote_memory()

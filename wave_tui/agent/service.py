@@ -366,6 +366,7 @@ class AgentService:
     def busy(self) -> bool:
         return self._turn_task is not None and not self._turn_task.done()
 
+    # req: AC9
     async def send(self, text: str) -> None:
         """Queue a user message; turns run one after another in the background."""
         if self._destroyed:

@@ -28,6 +28,7 @@ def _stderr(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
+# req: AC1
 async def run_headless(args: argparse.Namespace, workdir: Path, prompt: str) -> int:
     try:
         local = prepare_local_endpoint(args, workdir)
@@ -71,13 +72,15 @@ async def _run_turn(
     session.subscribe(out.on_event)
     try:
         out.init(service)
-        result = await session.run_turn(prompt)  # req: CS3 (commands go through the registry)
+        # Slash commands go through the registry here too.
+        result = await session.run_turn(prompt)  # req: CS3
     finally:
         await session.close()
     report = RunReport(result, service.session_id, service.model_requests, started)
     return _finish(out, report)
 
 
+# req: AC5
 def _finish(out: ScriptOutput, report: RunReport) -> int:
     result = report.result
     if result.status == "error":

@@ -130,6 +130,7 @@ def gguf_has_chat_template(path: Path) -> bool:
 # -- the parent side ----------------------------------------------------------------------------
 
 
+# req: AC10
 class LocalModelServer:
     """A llama.cpp server for one GGUF, in a child process that never outlives this one.
 

@@ -99,6 +99,7 @@ def split_top_level_commas(text: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
+# req: R9
 def expand_braces(pattern: str) -> list[str]:
     """`{src,lib}/**/*.ts` -> `src/**/*.ts`, `lib/**/*.ts` (nested braces too, R9).
 
@@ -142,6 +143,7 @@ def _expand(pattern: str, search_from: int, out: list[str]) -> None:
         _expand(prefix + pattern[a + 1 : b] + suffix, 0, out)
 
 
+# req: R6
 def parse_paths_value(value: Any) -> tuple[list[str], str | None]:
     """Patterns from a `paths` value, or an error. Strings split on commas outside braces."""
     if value is None:
@@ -199,6 +201,7 @@ def _unknown_key_problem(key: str) -> tuple[str, bool]:
     return f"unknown frontmatter key '{key}' (did you mean '{hint}'?)", True
 
 
+# req: R10
 def parse_rule_text(text: str) -> ParsedRuleFile:
     fm = parse_frontmatter(text)
     body = fm.body
@@ -312,6 +315,7 @@ def _walk_rules(root: Path, display: Callable[[Path], str], note: Warn) -> Itera
     yield from _walk_dir(str(root), 0, visited, display, note)
 
 
+# req: R7
 def _walk_dir(
     folder: str, depth: int, visited: set[str], display: Callable[[Path], str], note: Warn
 ) -> Iterator[_Found]:
@@ -366,6 +370,7 @@ def display_path(path: Path, paths: WavePaths) -> str:
     return path.as_posix()
 
 
+# req: R8
 def rule_roots(paths: WavePaths) -> list[tuple[Path, Scope]]:
     """Rule roots, highest precedence first."""
     roots: list[tuple[Path, Scope]] = [(p, "project") for p in paths.project_rules_dirs]
@@ -373,6 +378,8 @@ def rule_roots(paths: WavePaths) -> list[tuple[Path, Scope]]:
     return roots
 
 
+# req: R1
+# req: R10
 def discover_rules(paths: WavePaths, warn: Warn, cache: RuleCache | None = None) -> RuleSet:
     """Every rule under every root, with precedence, status and order applied (R1, R7–R10)."""
     cache = cache or RuleCache()
@@ -477,6 +484,7 @@ def _compile(pattern: str) -> pathspec.RegexPattern:
     return hit
 
 
+# req: R8
 def _sort_key(rule: Rule) -> tuple[int, int, str]:
     return (-rule.priority, _SCOPE_RANK[rule.scope], rule.id)
 
@@ -510,6 +518,7 @@ class RuleSet:
             rel = _relative_to(resolved, self.project_root) if resolved else None
         return rel if rel != "." else None
 
+    # req: R4
     def match(self, path: Path) -> list[tuple[Rule, str]]:
         """Conditional rules whose `paths` match the file, each with the pattern that matched."""
         rel = self.relative(path)

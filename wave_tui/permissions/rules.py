@@ -99,6 +99,7 @@ class PermissionRule:
         """For Bash: one command (a part of a compound command, or the whole string)."""
         return self.whole_tool or (self.pattern is not None and _text_matches(text, self.pattern))
 
+    # req: PM2
     def matches(self, tool: str, args: Mapping[str, Any], workdir: Path) -> bool:
         """Whether the rule covers the call as a whole (Bash: see the policy for compounds)."""
         if not self.names_tool(tool):

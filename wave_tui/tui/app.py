@@ -36,6 +36,7 @@ from wave_tui.tui.screens.memory import MemoryScreen
 from wave_tui.tui.screens.settings import SettingsScreen
 
 
+# req: U1
 class WaveApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "wave"
