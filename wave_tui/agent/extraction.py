@@ -162,6 +162,8 @@ class ExtractionFork:
                 tail.append({"role": "tool", "tool_call_id": call.id, "content": result.content})
         return record
 
+    # The fork runs tools itself, past the main loop's guards and observers: no user hook sees them.
+    # req: HK9
     async def _run_tool(self, call: ToolCall, record: ExtractionRecord) -> ToolResult:
         try:
             args = json.loads(call.arguments or "{}")

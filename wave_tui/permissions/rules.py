@@ -80,6 +80,7 @@ class PermissionRule:
         pattern = match.group(2)
         return cls(match.group(1), pattern.strip() if pattern is not None else None)
 
+    # req: MC5
     def names_tool(self, tool: str) -> bool:
         """Whether this rule is about `tool` (MC5: `mcp__server` covers all that server's tools)."""
         if tool == self.tool:
