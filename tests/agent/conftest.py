@@ -9,7 +9,8 @@ from wave_tui.agent.service import AgentOptions, AgentService
 
 
 @pytest.fixture
-def make_service(model_server: ModelServer, project: Path):
+async def make_service(model_server: ModelServer, project: Path):
+    """Builds services; every one is destroyed after the test (destroy is idempotent)."""
     services: list[AgentService] = []
 
     def make(**kw) -> AgentService:
@@ -23,4 +24,6 @@ def make_service(model_server: ModelServer, project: Path):
         services.append(service)
         return service
 
-    return make
+    yield make
+    for service in services:
+        await service.destroy()

@@ -85,6 +85,7 @@ def test_should_compact_falls_back_to_prompt_plus_completion() -> None:
 
 # -- grouping and splitting -----------------------------------------------------------------------
 def test_group_rounds_never_splits_a_tool_call_from_its_results_or_the_meta_after_them() -> None:
+    """CP1: group rounds never splits a tool call from its results or the meta after them."""
     msgs = conversation()
     rounds = group_rounds(msgs)
     assert rounds == [msgs[0:5], msgs[5:6], msgs[6:9], msgs[9:10]]
@@ -96,6 +97,7 @@ def test_group_rounds_never_splits_a_tool_call_from_its_results_or_the_meta_afte
 
 
 def test_split_keeps_the_last_two_rounds_verbatim() -> None:
+    """CP1: split keeps the last two rounds verbatim."""
     msgs = conversation()
     to_summarise, kept = split_for_compaction(msgs)
     assert to_summarise == msgs[:6]
@@ -189,6 +191,7 @@ def test_recent_read_files_newest_full_reads_first(tmp_path: Path) -> None:
 
 # -- breaker --------------------------------------------------------------------------------------
 def test_breaker_opens_after_three_failures_and_warns_once() -> None:
+    """CP4: breaker opens after three failures and warns once."""
     breaker = CompactionBreaker()
     for _ in range(2):
         breaker.record_failure()

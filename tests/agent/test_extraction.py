@@ -17,7 +17,7 @@ from wave_tui.agent.service import AgentOptions, AgentService
 
 
 @pytest.fixture
-def service_for(model_server: ModelServer, project: Path):
+async def service_for(model_server: ModelServer, project: Path):
     made: list[AgentService] = []
 
     def make(**environ: str) -> AgentService:
@@ -28,6 +28,8 @@ def service_for(model_server: ModelServer, project: Path):
         return service
 
     yield make
+    for service in made:
+        await service.destroy()
 
 
 def extraction(service: AgentService) -> ExtractionHook:

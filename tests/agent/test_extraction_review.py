@@ -20,7 +20,7 @@ TOPIC = "---\nname: build\ndescription: how to build\ntype: project\n---\nBuild 
 
 
 @pytest.fixture
-def service_for(model_server: ModelServer, project: Path):
+async def service_for(model_server: ModelServer, project: Path):
     made: list[AgentService] = []
 
     def make() -> AgentService:
@@ -31,6 +31,8 @@ def service_for(model_server: ModelServer, project: Path):
         return service
 
     yield make
+    for service in made:
+        await service.destroy()
 
 
 def extraction(service: AgentService) -> ExtractionHook:

@@ -18,11 +18,12 @@ from wave_tui.memory.prompts import forbidden_save_terms, render_init_prompt
 
 
 @pytest.fixture
-def service(model_server: ModelServer, project: Path):
+async def service(model_server: ModelServer, project: Path):
     env = {"WAVE_BASE_URL": model_server.base_url, "WAVE_MODEL": "test-model"}
     made = create_service(AgentOptions(workdir=project, environ=env, permission_mode="acceptEdits"))
     made.start()
     yield made
+    await made.destroy()
 
 
 def registry(service: AgentService) -> CommandRegistry:

@@ -70,6 +70,7 @@ async def test_abort_mid_stream_leaves_no_half_written_entry(
 async def test_abort_during_a_tool_kills_it_and_closes_the_call(
     make_service, model_server: ModelServer, project: Path
 ) -> None:
+    """AC8: abort during a tool kills it and closes the call."""
     model_server.enqueue(tool_call("Bash", {"command": "sleep 30"}))
     service: AgentService = make_service(permission_mode="bypassPermissions")
     started = asyncio.Event()
@@ -86,6 +87,7 @@ async def test_abort_during_a_tool_kills_it_and_closes_the_call(
 
 
 async def test_queued_messages_run_in_order(make_service, model_server: ModelServer) -> None:
+    """AC9: queued messages run in order."""
     model_server.enqueue(text("one", delay=0.05), text("two"), text("three"))
     service: AgentService = make_service()
     queues: list[tuple[str, ...]] = []
@@ -196,6 +198,7 @@ async def test_destroyed_service_refuses_new_turns(make_service) -> None:
 async def test_invalid_tool_arguments_and_unknown_tools_go_back_to_the_model(
     make_service, model_server: ModelServer
 ) -> None:
+    """AC7: invalid tool arguments and unknown tools go back to the model."""
     model_server.enqueue(tool_call("Nope", {}), text("ok"))
     service: AgentService = make_service()
     await service.run_turn("x")
@@ -219,7 +222,7 @@ async def test_clear_starts_a_new_empty_session(make_service, model_server: Mode
 async def test_escape_during_compaction_cancels_it_cleanly(
     make_service, model_server: ModelServer, project: Path
 ) -> None:
-    """Issue 9: Esc cancels a compaction; the conversation and session are untouched."""
+    """CP5: Issue 9: Esc cancels a compaction; the conversation and session are untouched."""
     model_server.enqueue(text("first answer"), when=lambda b: b["model"] != "fast")
     model_server.enqueue(text("summary " * 200, delay=0.02), when=lambda b: b["model"] == "fast")
     service: AgentService = make_service(environ={"WAVE_FAST_MODEL": "fast"})
@@ -260,7 +263,7 @@ async def test_transcript_keeps_messages_containing_unicode_line_separators(
 async def test_odd_paths_become_tool_errors_not_a_crashed_turn(
     make_service, model_server: ModelServer, project: Path
 ) -> None:
-    """A NUL byte or a symlink loop in a path: the model is told, the turn completes."""
+    """AC7: A NUL byte or a symlink loop in a path: the model is told, the turn completes."""
     os.symlink(project / "loop", project / "loop")
     model_server.enqueue(
         tool_call("Read", {"file_path": "bad\x00name"}),
@@ -303,7 +306,7 @@ async def test_an_unexpected_failure_ends_the_turn_and_the_queue_goes_on(
 
 
 async def test_abort_finishes_the_open_tool_blocks(make_service, model_server: ModelServer) -> None:
-    """Review: the UI gets ToolFinished for a call cut off by Esc (no block stays "running")."""
+    """AC8: Review: the UI gets ToolFinished for a call cut off by Esc (no block stays "running")."""
     model_server.enqueue(tool_call("Bash", {"command": "sleep 30"}))
     service: AgentService = make_service(permission_mode="bypassPermissions")
     started = asyncio.Event()

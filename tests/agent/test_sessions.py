@@ -45,6 +45,7 @@ def three_linked(paths: WavePaths) -> tuple[str, str, str, list[Message]]:
 
 
 def test_child_transcript_starts_with_the_compress_block_naming_its_parent(project: Path) -> None:
+    """CP2: child transcript starts with the compress block naming its parent."""
     paths = make_paths(project)
     child = start_child_session(paths, "old", [make_compress_message("S", "")])
     first = child.load()[0]
@@ -96,6 +97,7 @@ def _file(path: Path, age_days: float, now: float) -> Path:
 
 
 def test_cleanup_deletes_old_jsonl_but_keeps_memory_and_non_empty_projects(project: Path) -> None:
+    """CP6: cleanup deletes old jsonl but keeps memory and non empty projects."""
     paths = make_paths(project)
     now = time.time()
     projects = paths.projects_dir

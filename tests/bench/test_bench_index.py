@@ -1,5 +1,5 @@
 """X1 / A2: a 200 KB one-line MEMORY.md (seen in the wild) and a 200,000-line one load quickly.
-Figures: `pytest tests/bench/test_bench_index.py --benchmark-enable` (no timed asserts)."""
+Figures: `pytest tests/bench/test_bench_index.py -m bench --benchmark-enable` (no timed asserts)."""
 
 from __future__ import annotations
 

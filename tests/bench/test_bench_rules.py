@@ -1,4 +1,4 @@
-"""Rule discovery and matching stay fast at scale (R1, R3, X1). Run with --benchmark-enable."""
+"""Rule discovery and matching stay fast at scale (R1, R3, X1). Run with -m bench --benchmark-enable."""
 
 from __future__ import annotations
 

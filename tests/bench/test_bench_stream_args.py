@@ -1,6 +1,6 @@
 """X8: 8 MB streamed as tool-call arguments costs about what the same bytes cost as text.
 
-Figures: `pytest tests/bench/test_bench_stream_args.py --benchmark-enable`. Both stream the same
+Figures: `pytest tests/bench/test_bench_stream_args.py -m bench --benchmark-enable`. Both stream the same
 8 MiB in 1 KiB deltas from the provider emulator over real HTTP; only the delta kind differs.
 """
 

@@ -1,7 +1,7 @@
 """TUI benchmarks (no timed asserts): first frame of `wave` vs a bare Textual app, and the memory
 browser with 10,000 entries vs a bare DataTable with the same rows.
 
-Run with `pytest tests/bench/test_bench_tui.py --benchmark-enable -s` for the comparison table.
+Run with `pytest tests/bench/test_bench_tui.py -m bench --benchmark-enable -s` for the comparison table.
 """
 
 from __future__ import annotations

@@ -80,6 +80,7 @@ def test_hl3_stream_json_lines_in_order(model_server: ModelServer, project: Path
 
 
 def test_hl3_stdin_prompt_works_with_every_format(model_server: ModelServer, project: Path) -> None:
+    """AC1: hl3 stdin prompt works with every format."""
     for fmt in ("text", "json", "stream-json"):
         model_server.enqueue(text(f"hi {fmt}"))
         proc = subprocess.run(

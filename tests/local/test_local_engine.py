@@ -35,6 +35,8 @@ SERVER_MODULE = "wave_tui.llm.local_server"
 # A few output tokens are enough: the base model only echoes, and decoding costs time.
 FAST = {"WAVE_MAX_OUTPUT_TOKENS": "12"}
 T = TypeVar("T")
+# The module-scoped engine fixtures start one llama.cpp server; keep its tests on one xdist worker.
+pytestmark = pytest.mark.xdist_group("local_engine")
 
 
 @pytest.fixture(scope="module")
@@ -139,6 +141,7 @@ def test_the_extraction_forks_first_request_reuses_the_cached_main_prefix(
 def test_with_nothing_configured_wave_runs_on_the_bundled_model_and_stops_it(
     gguf: Path, project: Path, isolated_home: Path
 ) -> None:
+    """AC10: with nothing configured wave runs on the bundled model and stops it."""
     cache = isolated_home / ".cache" / "wave-tui"
     cache.mkdir(parents=True)
     (cache / BUNDLED_FILE_NAME).symlink_to(gguf)  # as if assembled on an earlier run
@@ -157,6 +160,7 @@ def test_with_nothing_configured_wave_runs_on_the_bundled_model_and_stops_it(
 def test_the_server_dies_with_wave_mid_turn(
     sig: signal.Signals, gguf: Path, project: Path, isolated_home: Path, tmp_path: Path
 ) -> None:
+    """AC10: the server dies with wave mid turn."""
     model = tmp_path / f"model-{sig.name}.gguf"  # a unique path finds this test's server
     model.symlink_to(gguf)
     env = clean_env(isolated_home, **FAST)

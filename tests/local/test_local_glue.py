@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from wave_tui.cli import local
+from wave_tui.agent import local_endpoint as local
 from wave_tui.cli.main import build_parser, main
 from wave_tui.config.settings import EffectiveSettings
 from wave_tui.llm import local_server

@@ -95,6 +95,7 @@ def test_failed_tool_result_triggers_nothing(paths: WavePaths) -> None:
 
 
 def test_d1_d4_nested_memory_far_to_near_once_then_rules(paths: WavePaths) -> None:
+    """D3: d1 d4 nested memory far to near once then rules."""
     root = paths.project_root
     write(root / "AGENTS.md", "root\n")
     far = write(root / "pkg/AGENTS.md", "pkg memory\n")
@@ -132,6 +133,7 @@ def test_d5_outside_project_nothing(paths: WavePaths, tmp_path: Path) -> None:
 
 
 def test_restore_rebuilds_state_from_messages(paths: WavePaths) -> None:
+    """CP3: restore rebuilds state from messages."""
     root = paths.project_root
     nested = write(root / "pkg/AGENTS.md", "pkg\n")
     write(root / ".wave/rules/py.md", "---\npaths: '*.py'\n---\nPython.\n")

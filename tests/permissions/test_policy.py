@@ -20,7 +20,7 @@ def policy(project: Path) -> PermissionPolicy:
 def test_rules_match_the_real_path_not_the_raw_argument(
     policy: PermissionPolicy, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`..` cannot walk a Write(src/*) allowance out of the project; `./x` cannot dodge a deny."""
+    """PM2: `..` cannot walk a Write(src/*) allowance out of the project; `./x` cannot dodge a deny."""
     monkeypatch.chdir(tmp_path)  # the process cwd differs from the work dir (wave --workdir)
     (project / "src").mkdir()
     assert policy.decide("Write", {"file_path": "src/a.py"}).behavior == "allow"
@@ -41,6 +41,7 @@ def test_a_symlink_inside_the_project_pointing_out_is_judged_by_its_target(
 
 
 def test_decision_order(policy: PermissionPolicy, project: Path) -> None:
+    """PM1: decision order."""
     assert policy.decide("Bash", {"command": "rm -rf x"}).behavior == "deny"  # deny first
     assert policy.decide("Bash", {"command": "git status"}).behavior == "allow"  # read-only
     assert policy.decide("Bash", {"command": "npm test"}).behavior == "allow"  # allow rule
@@ -55,6 +56,7 @@ def test_decision_order(policy: PermissionPolicy, project: Path) -> None:
 
 
 def test_safe_zone_add_and_remove_are_idempotent(project: Path, tmp_path: Path) -> None:
+    """PM5: safe zone add and remove are idempotent."""
     zones = SafeZones()
     zone = tmp_path / "memory"
     zone.mkdir()

@@ -6,6 +6,7 @@ from wave_tui.tools.registry import builtin_tools
 
 
 def test_builtin_tools_come_in_a_fixed_order() -> None:
+    """AC7: builtin tools come in a fixed order."""
     assert [t.name for t in builtin_tools()] == ["Read", "Write", "Edit", "Glob", "Grep", "Bash"]
 
 

@@ -78,6 +78,9 @@ class AutoMemoryHook:
         self._resumed_turns: int | None = None  # seeds the counter once settings are known
 
     # -- settings: one switch decides directory, safe zone, prompt and reminders (S1–S6) ----------
+    # req: A4
+    # req: S1
+    # req: S5
     def on_settings(self, settings: EffectiveSettings) -> None:
         enabled = settings.auto_memory_enabled
         self.counter.apply_settings(enabled, settings.auto_memory_frequency)
@@ -173,6 +176,7 @@ class AutoMemoryHook:
     async def after_tool(self, outcome: ToolOutcome) -> None:
         outcome.result = self._transform(outcome.call.name, outcome.result)
 
+    # req: T5
     def _transform(self, name: str, result: ToolResult) -> ToolResult:
         if not self.enabled or result.is_error:
             return result
@@ -190,6 +194,7 @@ class AutoMemoryHook:
                             result.content = f"{result.content}\n\n{note}"
         return result
 
+    # req: T3
     def _with_staleness(self, result: ToolResult) -> ToolResult:
         for path in result.read_paths:
             if not self.dir.contains(path):

@@ -131,6 +131,7 @@ def group_rounds(messages: Sequence[Message]) -> list[list[Message]]:
     return rounds
 
 
+# req: CP1
 def split_for_compaction(
     messages: Sequence[Message], keep_rounds: int = KEEP_ROUNDS
 ) -> tuple[list[Message], list[Message]]:
@@ -323,6 +324,7 @@ def make_compress_message(summary: str, restoration: str) -> Message:
 
 
 # -- failure accounting -------------------------------------------------------------------------
+# req: CP4
 @dataclass
 class CompactionBreaker:
     """Stops auto-compaction after repeated failures, so a broken context doesn't burn API calls."""
@@ -354,6 +356,7 @@ class CompactionBreaker:
 
 
 # -- running it ---------------------------------------------------------------------------------
+# req: CP1
 async def compact(
     client: ChatClient,
     model: str,

@@ -62,6 +62,7 @@ class CompactionFlow:
             return
         await self.compact(None)
 
+    # req: CP5
     async def compact(self, instructions: str | None = None) -> bool:
         """Summarise all but the last rounds into a new, linked session. Never raises for a
         failed summary: the conversation goes on uncompacted (and the breaker counts)."""

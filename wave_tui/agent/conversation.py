@@ -39,6 +39,7 @@ class Conversation:
         self.transcript: Transcript = transcript_for(paths, self.session_id)
 
     # -- restore -------------------------------------------------------------------------------
+    # req: AC6
     def find_session(self, resume: str | None, continue_last: bool) -> str | None:
         """The session to restore (None: a new one). Raises FileNotFoundError for a bad id."""
         session = resume
@@ -51,6 +52,7 @@ class Conversation:
         # A compacted session lives on in its newest descendant.
         return latest_descendant(self.paths, session)
 
+    # req: AC6
     def restore(self, session: str) -> None:
         """Load a session's messages, close its orphan tool calls, restore its read state."""
         self.session_id = session
@@ -70,6 +72,7 @@ class Conversation:
         if message.is_meta:
             self._emit(ev.MetaMessageAdded(message))
 
+    # req: AC8
     def close_orphan_tool_calls(self, *, live: bool) -> None:
         """Give every tool call without a result an "interrupted" result, so history stays valid."""
         answered = {m.tool_call_id for m in self.messages if m.role == "tool"}
@@ -105,6 +108,7 @@ class Conversation:
         self.messages = []
         self.read_state.clear()
 
+    # req: CP3
     def replace_after_compaction(self, new_messages: list[Message]) -> None:
         """Continue in a child session that starts with the summary (linked to its parent)."""
         parent = self.session_id

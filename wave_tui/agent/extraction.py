@@ -112,9 +112,13 @@ class ExtractionFork:
         self.workdir = workdir
         self.gate = memory_fork_gate(memory)
         self.emit = emit
+        # req: F11
         self.read_state = snapshot.read_state  # already a clone: never flows back (F11)
         self.abort = asyncio.Event()
 
+    # req: F1
+    # req: F3
+    # req: F9
     def first_body(self, manifest: str | None = None) -> dict[str, Any]:
         base = self.snapshot.body
         caching = "cache_control" in json.dumps(base["messages"][0])
@@ -159,6 +163,8 @@ class ExtractionFork:
                 tail.append({"role": "tool", "tool_call_id": call.id, "content": result.content})
         return record
 
+    # The fork runs tools itself, past the main loop's guards and observers: no user hook sees them.
+    # req: HK9
     async def _run_tool(self, call: ToolCall, record: ExtractionRecord) -> ToolResult:
         try:
             args = json.loads(call.arguments or "{}")
@@ -217,7 +223,6 @@ class ExtractionFork:
         return ToolResult(f"{text}\n\n{note}" if note else text)
 
 
-
 def _proposed_text(name: str, args: dict[str, Any], current: str | None) -> str:
     if name == "Write":
         return str(args.get("content", ""))
@@ -234,7 +239,6 @@ def _proposed_text(name: str, args: dict[str, Any], current: str | None) -> str:
         if args.get("replace_all") is True
         else current.replace(old, new, 1)
     )
-
 
 
 class ExtractionSchedule(Protocol):
@@ -292,6 +296,8 @@ class ExtractionHook:
         return None
 
     # req: C1
+    # req: S1
+    # req: S2
     def _turn_ended(self, status: ev.TurnStatus) -> None:
         # C3 covers this turn only (seed: 本轮): whatever happens next, the flag starts afresh.
         wrote_memory = self.auto.take_wrote_memory()

@@ -69,6 +69,10 @@ def fork_host(service: AgentService) -> ForkHost:
     )
 
 
+# req: F1
+# req: F2
+# req: F3
+# req: F10
 def fork_snapshot(service: AgentService) -> ForkSnapshot | None:
     """The main loop's last request and reply, and a clone of its read state (F10, F11)."""
     body, reply = service.last_request, service.last_reply

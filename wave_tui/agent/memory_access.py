@@ -22,7 +22,7 @@ from wave_tui.memory.catalog import (
     find_entry,
     with_missing_refs,
 )
-from wave_tui.memory.duplicates import find_duplicate
+from wave_tui.memory.duplicates import Duplicate, find_duplicate
 from wave_tui.memory.entries import AddResult, EntryError, add_entry
 from wave_tui.memory.frontmatter import parse_frontmatter
 from wave_tui.memory.inbox import Inbox, InboxError, PendingWrite
@@ -36,6 +36,7 @@ Warn = Callable[[str], None]
 
 __all__ = [
     "AddResult",
+    "Duplicate",
     "EntryError",
     "InboxError",
     "MemoryAccess",
@@ -64,11 +65,12 @@ class MemoryAccess:
     def list(self, warn: Warn | None = None) -> builtins.list[MemoryEntry]:
         return build_catalog(self.paths, self.clock, warn=warn)
 
+    # `builtins.list`: inside this class `list` names the method above.
     def with_missing_refs(self, entries: builtins.list[MemoryEntry]) -> builtins.list[MemoryEntry]:
         """The entries with what each cites that no longer exists (MX6)."""
         return with_missing_refs(entries, self.paths.project_root)
 
-    def similar_entry(self, text: str, written_to: Path) -> MemoryEntry | None:
+    def similar_entry(self, text: str, written_to: Path) -> Duplicate | None:
         """An entry of another file that `text` repeats or closely matches (MX9)."""
         others = [e for e in build_catalog(self.paths, self.clock) if e.path != written_to]
         return find_duplicate(text, others)

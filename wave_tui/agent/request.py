@@ -24,6 +24,7 @@ class SystemPrompt:
     dynamic: str
 
 
+# req: AC2
 def build_body(
     *,
     model: str,

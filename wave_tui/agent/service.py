@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -366,6 +366,7 @@ class AgentService:
     def busy(self) -> bool:
         return self._turn_task is not None and not self._turn_task.done()
 
+    # req: AC9
     async def send(self, text: str) -> None:
         """Queue a user message; turns run one after another in the background."""
         if self._destroyed:
@@ -410,7 +411,7 @@ class AgentService:
         return result
 
     async def _run_one(
-        self, work: Callable[[str, asyncio.Event], Awaitable[TurnResult]], text: str
+        self, work: Callable[[str, asyncio.Event], Coroutine[Any, Any, TurnResult]], text: str
     ) -> TurnResult:
         if self._destroyed:
             raise AgentDestroyed()

@@ -92,6 +92,7 @@ def with_parent(compress: Message, parent_id: str) -> Message:
     return compress.model_copy(update={"meta": {**compress.meta, PARENT_KEY: parent_id}})
 
 
+# req: CP2
 def start_child_session(
     paths: WavePaths, parent_id: str, new_messages: Sequence[Message]
 ) -> Transcript:
@@ -105,6 +106,7 @@ def start_child_session(
     return transcript
 
 
+# req: CP2
 def latest_descendant(paths: WavePaths, session_id: str) -> str:
     """The newest session down the compaction chain that starts at `session_id` (cycle-safe)."""
     children: dict[str, list[Path]] = {}
@@ -179,6 +181,7 @@ class CleanupReport:
     errors: list[str] = field(default_factory=list)
 
 
+# req: CP6
 def cleanup_old_sessions(
     paths: WavePaths, period_days: int, now: float, keep: frozenset[Path] = frozenset()
 ) -> CleanupReport:

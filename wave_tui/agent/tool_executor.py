@@ -130,6 +130,7 @@ class ToolExecutor:
                     return refusal
         return None
 
+    # req: PM4
     async def _check_permission(
         self, tool: str, args: dict[str, Any]
     ) -> tuple[str | None, RunProfile]:

@@ -19,6 +19,7 @@ def new_session_id() -> str:
     return str(uuid.uuid4())
 
 
+# req: AC6
 class Transcript:
     """One session's file. Each message is flushed as soon as it is complete."""
 

@@ -14,10 +14,9 @@ import time
 from pathlib import Path
 
 from wave_tui.agent import events as ev
+from wave_tui.agent.local_endpoint import LocalModelError, LocalUnavailable, prepare_local_endpoint
 from wave_tui.agent.session import AgentOptions, create_session
-from wave_tui.cli.local import LocalUnavailable, prepare_local_endpoint
 from wave_tui.cli.output import OutputFormat, RunReport, ScriptOutput
-from wave_tui.llm.local_server import LocalModelError
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -29,6 +28,7 @@ def _stderr(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
+# req: AC1
 async def run_headless(args: argparse.Namespace, workdir: Path, prompt: str) -> int:
     try:
         local = prepare_local_endpoint(args, workdir)
@@ -66,17 +66,21 @@ async def _run_turn(
     except (FileNotFoundError, ValueError) as exc:
         _stderr(f"wave: {exc}")
         return EXIT_USAGE
+    service = session.service
+    assert service is not None  # create_session always builds one; the facade's type allows none
     out = ScriptOutput(fmt, sys.stdout)
     session.subscribe(out.on_event)
     try:
-        out.init(session.service)
-        result = await session.run_turn(prompt)  # req: CS3 (commands go through the registry)
+        out.init(service)
+        # Slash commands go through the registry here too.
+        result = await session.run_turn(prompt)  # req: CS3
     finally:
         await session.close()
-    report = RunReport(result, session.service.session_id, session.service.model_requests, started)
+    report = RunReport(result, service.session_id, service.model_requests, started)
     return _finish(out, report)
 
 
+# req: AC5
 def _finish(out: ScriptOutput, report: RunReport) -> int:
     result = report.result
     if result.status == "error":

@@ -10,8 +10,11 @@ from pathlib import Path
 
 
 def run_interactive(args: argparse.Namespace, workdir: Path) -> int:
-    from wave_tui.cli.local import LocalUnavailable, prepare_local_endpoint
-    from wave_tui.llm.local_server import LocalModelError
+    from wave_tui.agent.local_endpoint import (
+        LocalModelError,
+        LocalUnavailable,
+        prepare_local_endpoint,
+    )
     from wave_tui.tui.launch import launch
 
     try:

@@ -154,6 +154,7 @@ def _main(argv: list[str] | None) -> int:
     problem = _script_options(args)
     if problem is not None:
         return fail(problem, EXIT_USAGE)
+    # req: AC5
     workdir = resolve_workdir(args.workdir)
     if workdir is None:
         return fail(f"work dir does not exist or is not a folder: {args.workdir}", EXIT_USAGE)

@@ -7,14 +7,18 @@ import json
 import time
 from typing import Any, TextIO
 
+from wave_tui.agent.memory_review import MemoryReview, ReviewError, near_duplicates
+from wave_tui.agent.session import MemoryEntry
 from wave_tui.config.paths import WavePaths
-from wave_tui.memory.catalog import MemoryEntry, build_catalog
-from wave_tui.memory.duplicates import near_duplicates
-from wave_tui.memory.inbox import Inbox, InboxError
-from wave_tui.memory.runs import RunError, list_runs, revert_run
-from wave_tui.memory.search import search_entries
 
-ReviewError = (RunError, InboxError)
+__all__ = [
+    "REVIEW_ACTIONS",
+    "ReviewError",
+    "add_review_parsers",
+    "duplicates_json",
+    "format_duplicates",
+    "run_review_action",
+]
 REVIEW_ACTIONS = ("runs", "revert", "inbox", "accept", "reject", "search")
 
 
@@ -38,9 +42,9 @@ def _when(stamp: float) -> str:
 
 def run_review_action(args: argparse.Namespace, paths: WavePaths, out: TextIO) -> int:
     """One of REVIEW_ACTIONS. Raises RunError / InboxError for clean one-line failures."""
-    inbox = Inbox(paths.project_dir, paths.memory_dir)
+    review = MemoryReview(paths)
     if args.action == "runs":
-        runs = list_runs(paths.project_dir)
+        runs = review.runs()
         if args.json:
             print(json.dumps([r.to_json() for r in runs], ensure_ascii=False, indent=2), file=out)
             return 0
@@ -56,7 +60,7 @@ def run_review_action(args: argparse.Namespace, paths: WavePaths, out: TextIO) -
                 print(run.diff().rstrip("\n"), file=out)
         return 0
     if args.action == "revert":
-        result = revert_run(paths.project_dir, args.run_id)
+        result = review.revert(args.run_id)
         for path in result.restored:
             print(f"restored {path}", file=out)
         for skipped in result.skipped:
@@ -64,7 +68,7 @@ def run_review_action(args: argparse.Namespace, paths: WavePaths, out: TextIO) -
         print(f"recorded as {result.run.id}", file=out)
         return 0
     if args.action == "inbox":
-        items = inbox.items()
+        items = review.inbox()
         if args.json:
             print(json.dumps([i.to_json() for i in items], ensure_ascii=False, indent=2), file=out)
             return 0
@@ -76,11 +80,11 @@ def run_review_action(args: argparse.Namespace, paths: WavePaths, out: TextIO) -
             print(item.diff().rstrip("\n"), file=out)
         return 0
     if args.action in ("accept", "reject"):
-        item = inbox.accept(args.id) if args.action == "accept" else inbox.reject(args.id)
+        item = review.accept(args.id) if args.action == "accept" else review.reject(args.id)
         verb = f"wrote {item.path}" if args.action == "accept" else f"dropped {item.relative}"
         print(f"{args.action}ed {item.id}: {verb}", file=out)
         return 0
-    found = search_entries(build_catalog(paths), " ".join(args.text))
+    found = review.search(" ".join(args.text))
     if args.json:
         print(json.dumps([e.to_json() for e in found], ensure_ascii=False, indent=2), file=out)
     else:

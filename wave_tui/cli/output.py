@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TextIO, get_args
 
 from wave_tui.agent import events as ev
-from wave_tui.llm.types import Message
+from wave_tui.agent.session import Message
 
 if TYPE_CHECKING:
     from wave_tui.agent.service import AgentService, TurnResult

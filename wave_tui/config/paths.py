@@ -130,6 +130,8 @@ class WavePaths:
         top = _git(self.project_root, "rev-parse", "--show-toplevel")
         return Path(top).resolve() if top else None
 
+    # req: A3
+    # req: X3
     @cached_property
     def main_repo_root(self) -> Path | None:
         """The main repository root shared by every work tree (from `--git-common-dir`)."""
@@ -139,6 +141,7 @@ class WavePaths:
         common_path = (self.project_root / common).resolve()
         return common_path.parent if common_path.name == ".git" else common_path
 
+    # req: X3
     @cached_property
     def project_id(self) -> str:
         key = self.main_repo_root or self.project_root

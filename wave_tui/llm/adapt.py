@@ -25,7 +25,8 @@ REASONING_FIELDS = ("reasoning_content", "reasoning")
 class WireAdapter:
     def __init__(self) -> None:
         self._params: dict[str, LearnedParams] = {}
-        # req: PV2 (sent back under the name the provider streams it as)
+        # Sent back under the name the provider streams it as.
+        # req: PV2
         self.reasoning_field = REASONING_FIELD
         self._fill_reasoning = False
 

@@ -20,7 +20,8 @@ class _Call:
     index: int  # position in the reply, not the server's `index`
     id: str = ""
     name: str = ""
-    # req: X8 (fragments collected and joined once: linear in the argument size)
+    # Fragments collected and joined once: linear in the argument size.
+    # req: X8
     fragments: list[str] = field(default_factory=list)
 
 
@@ -51,6 +52,7 @@ class ToolCallAssembler:
             call.fragments.append(fragment)
         return call.index, call.name or None, fragment
 
+    # req: PV4
     def _target(self, index: int | None, call_id: str) -> _Call:
         if index is None:
             if self._calls and not (
@@ -76,6 +78,7 @@ class ToolCallAssembler:
         return out
 
 
+# req: PV5
 def repair_arguments(fragments: list[str] | str) -> str:
     """The call's JSON arguments; broken JSON repaired when that yields an object (req: PV5).
 

@@ -36,7 +36,8 @@ __all__ = ["AssistantReply", "ClientConfig", "ModelClient", "StreamDelta", "pars
 
 RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 MAX_RETRY_AFTER_S = 60.0
-MAX_RETRY_TIME_S = 120.0  # req: X14 (all waiting between attempts of one request, summed)
+# All waiting between attempts of one request, summed.
+MAX_RETRY_TIME_S = 120.0  # req: X14
 FIRST_BYTE_TIMEOUT_ENV = "WAVE_FIRST_BYTE_TIMEOUT"
 DEFAULT_FIRST_BYTE_TIMEOUT_S = 120.0
 
@@ -60,7 +61,8 @@ class ClientConfig:
     backoff_max_s: float = 8.0
     connect_timeout_s: float = 10.0
     read_timeout_s: float = 300.0  # between two stream chunks, once the reply has started
-    # req: X14 (until the response headers arrive; env WAVE_FIRST_BYTE_TIMEOUT, seconds)
+    # Until the response headers arrive; env WAVE_FIRST_BYTE_TIMEOUT, seconds.
+    # req: X14
     first_byte_timeout_s: float = field(default_factory=_first_byte_timeout_from_env)
     max_retry_time_s: float = MAX_RETRY_TIME_S
 
@@ -93,6 +95,7 @@ class AssistantReply:
 DeltaHandler = Callable[[StreamDelta], Awaitable[None] | None]
 
 
+# req: AC3
 def _retry_after_seconds(response: httpx.Response) -> float | None:
     value = response.headers.get("retry-after")
     if not value:
@@ -110,6 +113,7 @@ def _retry_after_seconds(response: httpx.Response) -> float | None:
     return max(0.0, parsed.timestamp() - time.time())
 
 
+# req: PV7
 def chat_url(base_url: str) -> httpx.URL:
     """`/chat/completions` joined to the base URL's path, its query kept (req: PV7, Azure)."""
     url = httpx.URL(base_url)
@@ -145,7 +149,7 @@ class ModelClient:
         if self._problem is None:
             if config.api_key:
                 headers["Authorization"] = f"Bearer {config.api_key}"
-            headers.update(config.headers)  # req: PV7 (every request of this client)
+            headers.update(config.headers)  # req: PV7
         timeout = httpx.Timeout(config.read_timeout_s, connect=config.connect_timeout_s)
         # Loading the CA bundle costs ~0.1 s at start-up; a plain-HTTP endpoint (a local
         # server) never uses it. HTTPS endpoints are verified as usual.
@@ -174,6 +178,7 @@ class ModelClient:
             return None
         return await probe_ollama_context(self._http, self.config.base_url, model)
 
+    # req: AC3
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
             return min(retry_after, MAX_RETRY_AFTER_S)

@@ -26,6 +26,7 @@ class ModelConnectionError(ModelError):
         super().__init__(f"cannot reach the model endpoint{tries}: {message}")
 
 
+# req: AC4
 class StreamInterrupted(ModelError):
     """The stream broke after it started: what arrived is in `partial_text` (never persisted)."""
 

@@ -96,10 +96,10 @@ def gguf_has_chat_template(path: Path) -> bool:
     """Whether the GGUF's metadata carries `tokenizer.chat_template` (header only is read)."""
 
     def u32(f: BinaryIO) -> int:
-        return struct.unpack("<I", f.read(4))[0]
+        return int(struct.unpack("<I", f.read(4))[0])
 
     def u64(f: BinaryIO) -> int:
-        return struct.unpack("<Q", f.read(8))[0]
+        return int(struct.unpack("<Q", f.read(8))[0])
 
     def skip(f: BinaryIO, kind: int) -> None:
         if kind == _GGUF_STRING:
@@ -130,6 +130,7 @@ def gguf_has_chat_template(path: Path) -> bool:
 # -- the parent side ----------------------------------------------------------------------------
 
 
+# req: AC10
 class LocalModelServer:
     """A llama.cpp server for one GGUF, in a child process that never outlives this one.
 

@@ -40,7 +40,8 @@ class Usage(_Camel):
     total_tokens: int = 0
     cache_read_tokens: int = 0
     cache_creation_tokens: int = 0
-    estimated: bool = False  # req: PV9 (the endpoint sent no usage: counted from characters)
+    # The endpoint sent no usage: counted from characters.
+    estimated: bool = False  # req: PV9
 
     @property
     def cache_hit_ratio(self) -> float:

@@ -32,6 +32,7 @@ def _first(raw: Mapping[str, Any], *keys: str) -> int:
     return 0
 
 
+# req: F4
 def parse_usage(raw: Any) -> Usage | None:
     """Usage in any of the shapes providers send (OpenAI, Anthropic-compatible, DeepSeek,
     llama.cpp). Best-effort: malformed fields count as 0, never an error."""  # req: X13

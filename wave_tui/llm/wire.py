@@ -12,6 +12,7 @@ COMPRESS_PREFIX = "[Conversation summary]\n"
 REASONING_FIELD = "reasoning_content"
 
 
+# req: AC2
 def system_message(static: str, dynamic: str, *, cache: bool) -> dict[str, Any]:
     """The system prompt: a list of text parts, static block first (cache-marked when caching)."""
     static_part: dict[str, Any] = {"type": "text", "text": static}
@@ -38,8 +39,9 @@ def message_to_wire(message: Message) -> dict[str, Any]:
         if wire["content"] is None and not message.tool_calls:
             wire["content"] = ""
         if message.tool_calls and message.reasoning:
-            # req: PV2 (DeepSeek thinking mode and Kimi answer 400 without it; the client
-            # renames the field to the one the provider streams)
+            # DeepSeek thinking mode and Kimi answer 400 without it; the client renames the
+            # field to the one the provider streams.
+            # req: PV2
             wire[REASONING_FIELD] = message.reasoning
         return wire
     if message.role == "tool":

@@ -91,13 +91,13 @@ class McpManager:
         self._tasks[name] = asyncio.create_task(conn.run(), name=f"wave-mcp-{name}")
         self._changed()
 
-    async def wait_started(self, timeout: float | None = None) -> None:
+    async def wait_started(self) -> None:
         """Until no server is still starting (for `-p`, whose first request should see them)."""
         waits = [c.started.wait() for c in self._connections.values()]
         if waits:
             with contextlib.suppress(TimeoutError):
                 # Each server fails by itself at its startup timeout; this is only a backstop.
-                limit = timeout if timeout is not None else self._startup_timeout + CLOSE_TIMEOUT_S
+                limit = self._startup_timeout + CLOSE_TIMEOUT_S
                 await asyncio.wait_for(asyncio.gather(*waits), limit)
 
     async def restart(self, name: str) -> ServerStatus | None:  # req: MC7

@@ -39,6 +39,7 @@ def _first_file(folder: Path, names: tuple[str | Path, ...]) -> Path | None:
     return None
 
 
+# req: D6
 def folder_memory_file(folder: Path) -> Path | None:
     """The folder's AGENTS.md, else CLAUDE.md, else .claude/CLAUDE.md, else None."""
     return _first_file(folder, (*MEMORY_FILENAMES, CLAUDE_DIR_MEMORY))
@@ -62,6 +63,7 @@ def _folders_top_down(top: Path, root: Path) -> list[Path]:
     return folders
 
 
+# req: M6
 def project_memory_files(paths: WavePaths) -> list[Path]:
     """Project memory files, far to near: repository top level down to the project root (M6);
     in each folder its shared file, then its private `*.local.md` (MX5)."""
@@ -80,6 +82,7 @@ def user_memory_file(paths: WavePaths) -> Path:
     return paths.user_agents_md
 
 
+# req: M5
 def read_memory_text(path: Path, warn: Warn | None = None, *, strict: bool = False) -> str | None:
     """The file's text, or None when it is missing or unreadable. Never raises (M5).
 

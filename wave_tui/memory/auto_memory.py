@@ -13,6 +13,7 @@ from wave_tui.tools.paths import is_strictly_inside, real_path
 INDEX_FILENAME = MEMORY_INDEX_FILENAME
 
 
+# req: A1
 class AutoMemoryDir:
     """`~/.wave/projects/<project-id>/memory/` for one project."""
 

@@ -243,7 +243,9 @@ def with_missing_refs(entries: list[MemoryEntry], project_root: Path) -> list[Me
     # req: MX6
     checked = {e.id: e.body for e in entries if e.scope != "rule"}
     missing = missing_references(checked, project_root)
-    return [replace(e, missing_refs=tuple(missing[e.id])) if e.id in missing else e for e in entries]
+    return [
+        replace(e, missing_refs=tuple(missing[e.id])) if e.id in missing else e for e in entries
+    ]
 
 
 def find_entry(paths: WavePaths, entry_id: str) -> MemoryEntry:

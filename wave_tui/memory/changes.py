@@ -108,6 +108,7 @@ class _Detected:
     new: str = ""
 
 
+# req: N3
 def detect_changes(
     read_state: ReadState, display: Callable[[Path], str] | None = None
 ) -> ChangeReport:
@@ -126,6 +127,8 @@ def detect_changes(
     return _build_report(detected, display or str)
 
 
+# req: N2
+# req: N5
 def _check(read_state: ReadState, entry: ReadEntry) -> _Detected | None:
     try:
         st = os.stat(entry.path)
@@ -168,6 +171,7 @@ def _decode(data: bytes) -> str | None:
         return None
 
 
+# req: N6
 def _build_report(detected: list[_Detected], display: Callable[[Path], str]) -> ChangeReport:
     report = ChangeReport(display=display)
     used = 0

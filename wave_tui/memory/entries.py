@@ -116,6 +116,7 @@ def format_item(text: str, newline: str = "\n") -> str:
     return f"- {body}{newline}"
 
 
+# req: M5
 def add_entry(path: Path, text: str) -> AddResult:
     """Append `- text` unless an equivalent item exists (M4); creates file and folders (M5)."""
     if not text.strip():

@@ -79,6 +79,9 @@ def _load(raw: str) -> Any:
             raise first from None  # the file's own error is the one worth reporting
 
 
+# req: F13
+# req: R6
+# req: X4
 def parse_frontmatter(text: str) -> Frontmatter:
     """Parse a document's frontmatter. Never raises: problems come back in `error`."""
     split = _split(text)

@@ -80,6 +80,8 @@ def _shorten(line: str) -> str:
     return line if len(line) <= _PREVIEW_CHARS else line[: _PREVIEW_CHARS - 1] + "…"
 
 
+# req: A2
+# req: X1
 def load_index(path: Path) -> IndexView:
     """Read MEMORY.md: first 200 lines, then at most 25,000 characters cut back to a newline.
 

@@ -69,6 +69,7 @@ class ReminderPart:
     name: str = ""  # the file's label or the rule id
 
 
+# req: I1
 def build_memory_reminder(parts: list[ReminderPart]) -> str | None:
     """The transient memory message: every non-empty part, labelled and trimmed. None if empty."""
     sections = [f"{p.label}\n\n{p.text.strip()}" for p in parts if p.text.strip()]
@@ -88,6 +89,8 @@ def nested_memory_text(path: Path, content: str) -> str:
     return NESTED_TEXT.format(path=path, content=content)
 
 
+# req: R2
+# req: I1
 def reminder_parts(paths: WavePaths, rules: RuleSet, warn: Warn) -> list[ReminderPart]:
     """Project memory (far to near), user memory, then unconditional rules in rule order."""
     parts: list[ReminderPart] = []
@@ -157,6 +160,8 @@ class MemoryInjector:
             self._told.add(message)
             self.warn(message)
 
+    # req: D3
+    # req: R5
     def on_tool_result(self, result: ToolResult) -> list[Message]:
         """Persisted meta messages to append after this tool result (D1, R3, R5)."""
         if result.is_error:
@@ -166,6 +171,8 @@ class MemoryInjector:
             messages += self._rule_messages(result.context_paths)
         return messages
 
+    # req: D1
+    # req: D2
     def _nested_messages(self, read_paths: list[Path]) -> list[Message]:
         messages: list[Message] = []
         for read_path in read_paths:
@@ -181,6 +188,8 @@ class MemoryInjector:
                 messages.append(Message.user(text, is_meta=True, **{META_NESTED: str(memory_file)}))
         return messages
 
+    # req: R3
+    # req: I2
     def _rule_messages(self, context_paths: list[Path]) -> list[Message]:
         rules = self.current_rules()
         fresh: dict[str, tuple[Rule, str, str]] = {}
@@ -204,6 +213,7 @@ class MemoryInjector:
             )
         return messages
 
+    # req: CP3
     def restore(self, messages: list[Message]) -> None:
         """Rebuild loaded rules and injected nested files from the messages that remain (resume,
         compaction): whatever is no longer in the messages may be injected again."""

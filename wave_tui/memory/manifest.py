@@ -36,6 +36,7 @@ def _skip(name: str) -> bool:
     return name.startswith(".") or name == INDEX_FILENAME or not name.endswith(".md")
 
 
+# req: X4
 def list_memory_files(memory_dir: Path) -> list[MemoryFile]:
     """Every topic file under the dir (recursively), newest first.
 
@@ -60,12 +61,14 @@ def list_memory_files(memory_dir: Path) -> list[MemoryFile]:
     return found
 
 
+# req: F13
 def _one_line(value: object) -> str:
     if value is None:
         return ""
     return " ".join(str(value).split())
 
 
+# req: F12
 def manifest_line(file: MemoryFile, missing: list[str] | None = None) -> str:
     try:
         fm = read_frontmatter_head(file.path)
@@ -88,6 +91,7 @@ def _missing_by_file(files: list[MemoryFile], project_root: Path) -> dict[str, l
     return missing_references(texts, project_root)
 
 
+# req: F12
 def build_manifest(
     memory_dir: Path, limit: int = MANIFEST_LIMIT, project_root: Path | None = None
 ) -> str:

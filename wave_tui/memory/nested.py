@@ -8,6 +8,7 @@ from pathlib import Path
 from wave_tui.memory.agents_md import MEMORY_FILENAMES
 
 
+# req: D7
 def _readable_memory_file(folder: Path) -> Path | None:
     """AGENTS.md, else CLAUDE.md (D6); a level whose files cannot be read is skipped (D7)."""
     for name in MEMORY_FILENAMES:
@@ -20,6 +21,8 @@ def _readable_memory_file(folder: Path) -> Path | None:
     return None
 
 
+# req: D4
+# req: D5
 def nested_memory_chain(file_path: Path, project_root: Path) -> list[Path]:
     """Memory files for the file's folder and each ancestor strictly below the project root,
     far to near (D4). Files outside the project root give [] (D5)."""

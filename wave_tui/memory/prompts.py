@@ -178,6 +178,7 @@ def _render_type(t: MemoryType) -> str:
     )
 
 
+# req: P1
 def render_types() -> str:
     body = "\n".join(_render_type(t) for t in MEMORY_TYPES)
     return (
@@ -187,6 +188,7 @@ def render_types() -> str:
     )
 
 
+# req: P2
 def render_what_not_to_save() -> str:
     items = "\n".join(f"- {item}" for item in WHAT_NOT_TO_SAVE)
     return (
@@ -198,6 +200,7 @@ def render_what_not_to_save() -> str:
     )
 
 
+# req: P3
 def render_how_to_save() -> str:
     return (
         f"{HOW_TO_SAVE_HEADING}\n\n"
@@ -217,11 +220,17 @@ def render_how_to_save() -> str:
     )
 
 
+# req: P8
+# req: P9
 def render_typology() -> str:
     """Types, exclusions and the two-step save: shared verbatim by both prompts (P8, P9)."""
     return "\n\n".join((render_types(), render_what_not_to_save(), render_how_to_save()))
 
 
+# req: P4
+# req: P5
+# req: P6
+# req: P7
 def render_memory_section(memory_dir: Path) -> str:
     """The `# auto memory` section of the main system prompt (P1–P7)."""
     return (
@@ -308,6 +317,8 @@ def render_extraction_prompt(memory_dir: Path, manifest: str) -> str:
     )
 
 
+# req: M1
+# req: M2
 def render_manual_memory_guidance(project_agents_md: Path, user_agents_md: Path) -> str:
     """System-prompt section: where explicit "remember this" instructions go (M1, M2)."""
     return (

@@ -100,6 +100,7 @@ def split_top_level_commas(text: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
+# req: R9
 def expand_braces(pattern: str) -> list[str]:
     """`{src,lib}/**/*.ts` -> `src/**/*.ts`, `lib/**/*.ts` (nested braces too, R9).
 
@@ -107,8 +108,7 @@ def expand_braces(pattern: str) -> list[str]:
     """
     out: list[str] = []
     _expand(pattern, 0, out)
-    seen: set[str] = set()
-    return [p for p in out if not (p in seen or seen.add(p))]
+    return list(dict.fromkeys(out))
 
 
 def _expand(pattern: str, search_from: int, out: list[str]) -> None:
@@ -144,6 +144,7 @@ def _expand(pattern: str, search_from: int, out: list[str]) -> None:
         _expand(prefix + pattern[a + 1 : b] + suffix, 0, out)
 
 
+# req: R6
 def parse_paths_value(value: Any) -> tuple[list[str], str | None]:
     """Patterns from a `paths` value, or an error. Strings split on commas outside braces."""
     if value is None:
@@ -201,6 +202,7 @@ def _unknown_key_problem(key: str) -> tuple[str, bool]:
     return f"unknown frontmatter key '{key}' (did you mean '{hint}'?)", True
 
 
+# req: R10
 def parse_rule_text(text: str) -> ParsedRuleFile:
     fm = parse_frontmatter(text)
     body = fm.body
@@ -321,6 +323,7 @@ def _walk_rules(root: Path, display: Callable[[Path], str], note: Warn) -> Itera
     yield from _walk_dir(str(root), 0, visited, display, note)
 
 
+# req: R7
 def _walk_dir(
     folder: str, depth: int, visited: set[str], display: Callable[[Path], str], note: Warn
 ) -> Iterator[_Found]:
@@ -375,6 +378,7 @@ def display_path(path: Path, paths: WavePaths) -> str:
     return path.as_posix()
 
 
+# req: R8
 def rule_roots(paths: WavePaths) -> list[tuple[Path, Scope]]:
     """Rule roots, highest precedence first."""
     roots: list[tuple[Path, Scope]] = [(p, "project") for p in paths.project_rules_dirs]
@@ -382,6 +386,8 @@ def rule_roots(paths: WavePaths) -> list[tuple[Path, Scope]]:
     return roots
 
 
+# req: R1
+# req: R10
 def discover_rules(paths: WavePaths, warn: Warn, cache: RuleCache | None = None) -> RuleSet:
     """Every rule under every root, with precedence, status and order applied (R1, R7–R10)."""
     cache = cache or RuleCache()
@@ -467,10 +473,10 @@ def _make_rule(rule_id: str, path: Path, scope: Scope, root: Path, parsed: Parse
 # -- matching -------------------------------------------------------------------------------------
 
 _PATTERN_FACTORY = "gitignore"
-_compiled: dict[str, pathspec.Pattern] = {}
+_compiled: dict[str, pathspec.RegexPattern] = {}
 
 
-def _compile(pattern: str) -> pathspec.Pattern:
+def _compile(pattern: str) -> pathspec.RegexPattern:
     global _PATTERN_FACTORY
     hit = _compiled.get(pattern)
     if hit is None:
@@ -479,11 +485,14 @@ def _compile(pattern: str) -> pathspec.Pattern:
         except KeyError:  # pathspec < 1.0 only knows the older name
             _PATTERN_FACTORY = "gitwildmatch"
             factory = pathspec.util.lookup_pattern(_PATTERN_FACTORY)
-        hit = factory(pattern)
-        _compiled[pattern] = hit
+        made = factory(pattern)
+        # Both gitignore factories build regex patterns; the check narrows the type for `.regex`.
+        assert isinstance(made, pathspec.RegexPattern)
+        hit = _compiled[pattern] = made
     return hit
 
 
+# req: R8
 def _sort_key(rule: Rule) -> tuple[int, int, str]:
     return (-rule.priority, _SCOPE_RANK[rule.scope], rule.id)
 
@@ -517,6 +526,7 @@ class RuleSet:
             rel = _relative_to(resolved, self.project_root) if resolved else None
         return rel if rel != "." else None
 
+    # req: R4
     def match(self, path: Path) -> list[tuple[Rule, str]]:
         """Conditional rules whose `paths` match the file, each with the pattern that matched."""
         rel = self.relative(path)
@@ -576,7 +586,7 @@ class _Matcher:
     def __init__(self, rules: list[Rule]) -> None:
         self._rules = rules
         self._regex: dict[str, re.Pattern[str]] = {}
-        self._negating: dict[int, pathspec.PathSpec] = {}
+        self._negating: dict[int, pathspec.PathSpec[pathspec.RegexPattern]] = {}
         self._trie = _Node()
         self._rules_of: dict[str, list[int]] = {}
         for index, rule in enumerate(rules):

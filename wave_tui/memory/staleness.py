@@ -18,6 +18,7 @@ STALENESS_TEMPLATE = (
 )
 
 
+# req: T2
 def memory_age_days(mtime_s: float, now: datetime) -> int:
     """floor((now − mtime) / 1 day) in milliseconds; negative (clock skew) counts as today."""
     now_ms = now.timestamp() * 1000
@@ -25,6 +26,8 @@ def memory_age_days(mtime_s: float, now: datetime) -> int:
     return max(0, days)
 
 
+# req: T1
+# req: T4
 def staleness_reminder(mtime_s: float, now: datetime) -> str | None:
     """The T1 reminder, or None when the memory is from today or yesterday (T2)."""
     days = memory_age_days(mtime_s, now)

@@ -29,6 +29,8 @@ class TurnCounter:
     def frequency(self) -> int:
         return self._frequency
 
+    # req: S3
+    # req: S4
     def apply_settings(self, enabled: bool, frequency: int) -> None:
         """Re-enabling or changing the frequency restarts the count (S3, S4); same values: no-op."""
         frequency = clamp_frequency(frequency)
@@ -44,6 +46,7 @@ class TurnCounter:
         with self._lock:
             self._count = max(0, turns_done) % self._frequency
 
+    # req: S4
     def on_turn_end(self) -> bool:
         """Record one completed turn; True when extraction is due now (the count then resets)."""
         with self._lock:

@@ -46,6 +46,7 @@ class ForkToolGate:
         return GateDecision(False, f"{why} {self.allowed_summary}")
 
     # req: F7
+    # req: F5
     def check(self, tool_name: str, args: dict[str, Any], workdir: Path) -> GateDecision:
         info = TOOLS.get(tool_name)
         if info is None or not info.in_fork:

@@ -57,6 +57,7 @@ class Decision:
     profile: RunProfile = UNRESTRICTED
 
 
+# req: PM5
 class SafeZones:
     """Directories where Write/Edit need no approval. add/remove are idempotent."""
 
@@ -123,6 +124,7 @@ class PermissionPolicy:
             self.session_allow.append(rule)
         return rule
 
+    # req: PM2
     def _denied_by(self, tool: str, args: dict[str, Any]) -> PermissionRule | None:
         command = args.get("command") if tool == "Bash" else None
         for rule in self.deny:
@@ -155,6 +157,7 @@ class PermissionPolicy:
             used = used or rule
         return used
 
+    # req: PM1
     def decide(self, tool: str, args: dict[str, Any]) -> Decision:
         denied = self._denied_by(tool, args)
         if denied is not None:

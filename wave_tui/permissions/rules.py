@@ -80,6 +80,7 @@ class PermissionRule:
         pattern = match.group(2)
         return cls(match.group(1), pattern.strip() if pattern is not None else None)
 
+    # req: MC5
     def names_tool(self, tool: str) -> bool:
         """Whether this rule is about `tool` (MC5: `mcp__server` covers all that server's tools)."""
         if tool == self.tool:
@@ -99,6 +100,7 @@ class PermissionRule:
         """For Bash: one command (a part of a compound command, or the whole string)."""
         return self.whole_tool or (self.pattern is not None and _text_matches(text, self.pattern))
 
+    # req: PM2
     def matches(self, tool: str, args: Mapping[str, Any], workdir: Path) -> bool:
         """Whether the rule covers the call as a whole (Bash: see the policy for compounds)."""
         if not self.names_tool(tool):

@@ -455,6 +455,7 @@ _PROGRAMS: dict[str, tuple[Checker, bool]] = {
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
 
 
+# req: PM3
 def is_read_only_bash(command: str) -> bool:
     """True only when every part of `command` is an allow-listed program used read-only."""
     segments = _split_commands(command)

@@ -99,6 +99,7 @@ class EditTool(BaseTool):
             mtime_ns = await asyncio.to_thread(write_text_and_stat, path, updated)
         except OSError as exc:
             raise ToolError(f"Cannot write {path}: {exc.strerror or exc}") from exc
+        # req: N4
         ctx.read_state.record_text(path, updated, mtime_ns, written_by_agent=True)
 
         replaced = count if replace_all else 1

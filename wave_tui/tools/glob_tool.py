@@ -151,7 +151,7 @@ def expand_braces(pattern: str) -> list[str]:
     return list(dict.fromkeys(expanded))
 
 
-def compile_glob(*patterns: str) -> pathspec.PathSpec:
+def compile_glob(*patterns: str) -> pathspec.PathSpec[pathspec.Pattern]:
     """A matcher with ripgrep's --glob semantics (gitignore-style, relative to the search root,
     `{a,b}` alternation)."""
     expanded = [alt for pattern in patterns for alt in expand_braces(pattern)]
@@ -161,7 +161,7 @@ def compile_glob(*patterns: str) -> pathspec.PathSpec:
 class _IgnoreRules:
     """Ignore files that apply to one directory, matched relative to that directory."""
 
-    def __init__(self, base: Path, spec: pathspec.PathSpec) -> None:
+    def __init__(self, base: Path, spec: pathspec.PathSpec[pathspec.Pattern]) -> None:
         self.base = base
         self.spec = spec
 

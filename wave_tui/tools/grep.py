@@ -128,7 +128,7 @@ def _rg_command(rg: str, q: GrepQuery) -> tuple[list[str], Path]:
 
 def _json_text(obj: dict[str, Any]) -> str:
     if "text" in obj:
-        return obj["text"]
+        return str(obj["text"])
     return base64.b64decode(obj.get("bytes", "")).decode("utf-8", "replace")
 
 
@@ -141,8 +141,8 @@ def _parse_rg(output: bytes, q: GrepQuery, cwd: Path) -> list[FileHits]:
                 hits[name] = FileHits(path=cwd / name)
         return list(hits.values())
     if q.mode == "count":
-        for line in output.decode("utf-8", "surrogateescape").split("\n"):
-            name, _, count = line.rpartition("\0")
+        for counted in output.decode("utf-8", "surrogateescape").split("\n"):
+            name, _, count = counted.rpartition("\0")
             if name:
                 hits[name] = FileHits(path=cwd / name, count=int(count))
         return list(hits.values())
@@ -422,7 +422,7 @@ class GrepTool(BaseTool):
         query = GrepQuery(
             pattern=pattern,
             root=root,
-            mode=mode,  # type: ignore[arg-type]  # checked against OUTPUT_MODES above
+            mode=mode,
             glob=arg_str(args, "glob", required=False) or None,
             file_type=arg_str(args, "type", required=False) or None,
             ignore_case=arg_bool(args, "-i"),

@@ -11,5 +11,6 @@ from wave_tui.tools.read import ReadTool
 from wave_tui.tools.write import WriteTool
 
 
+# req: AC7
 def builtin_tools() -> list[Tool]:
     return [ReadTool(), WriteTool(), EditTool(), GlobTool(), GrepTool(), BashTool()]

@@ -52,6 +52,7 @@ class WriteTool(BaseTool):
             mtime_ns = await asyncio.to_thread(write_text_and_stat, path, content)
         except OSError as exc:
             raise ToolError(f"Cannot write {path}: {exc.strerror or exc}") from exc
+        # req: N4
         ctx.read_state.record_text(path, content, mtime_ns, written_by_agent=True)
         count = len(split_lines(content))
         verb = "Updated" if existed else "Created"

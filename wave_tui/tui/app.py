@@ -37,6 +37,7 @@ from wave_tui.tui.screens.settings import SettingsScreen
 from wave_tui.tui.work_ui import WORK_EVENTS, apply_work_event
 
 
+# req: U1
 class WaveApp(App[None]):
     # Screen stylesheets load with the app: a screen's own CSS_PATH re-parses the whole sheet
     # and restyles every node when it first opens (issue 20 item 6).

@@ -139,7 +139,9 @@ async def test_ag1_unknown_type_and_runner_failure_are_tool_errors(
     assert failed.is_error and "model unreachable" in failed.content
 
 
-def test_subagent_transcript_path_under_the_session_folder(project: Path, isolated_home: Path) -> None:
+def test_subagent_transcript_path_under_the_session_folder(
+    project: Path, isolated_home: Path
+) -> None:
     paths = WavePaths.for_workdir(project)
     agent_id = new_agent_id()
     path = paths.subagent_transcript("sess-9", agent_id)

@@ -127,6 +127,7 @@ class MemoryScreen(Screen[None]):
         self._by_id = {entry.id: entry for entry in entries}
         self._fill_table()
 
+    # req: U3
     def _fill_table(self) -> None:
         table = self.query_one("#memory-table", RowList)
         needle = self.query_one("#memory-filter", Input).value

@@ -28,6 +28,7 @@ FREQUENCY_ERROR = (
 FormValues = EditableSettings
 
 
+# req: U4
 class SettingsScreen(Screen[None]):
     CSS_PATH = "settings.tcss"
     BINDINGS = [

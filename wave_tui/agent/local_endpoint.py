@@ -1,4 +1,4 @@
-"""`wave --local`: start the offline llama.cpp server and point the normal client at it.
+"""`wave --local` (for `cli` and `tui`): start the offline llama.cpp server and point the normal client at it.
 
 Both `wave -p` and the full-screen app call `prepare_local_endpoint`; it decides whether a local
 model is wanted (the flag, settings `"local": true`, `WAVE_LOCAL=1`, or nothing else configured),
@@ -36,6 +36,15 @@ EXIT_NOT_INSTALLED = 2
 DEMO_NOTE = "a tiny base model without chat training: replies are echoes, for wiring demos only"
 
 Reason = Literal["asked", "default"]
+
+__all__ = [
+    "DEMO_NOTE",
+    "LocalEndpoint",
+    "LocalModelError",
+    "LocalUnavailable",
+    "local_reason",
+    "prepare_local_endpoint",
+]
 
 
 class LocalUnavailable(LocalModelError):

@@ -62,6 +62,7 @@ def long_session(model_server: ModelServer, project: Path) -> Path:
 def test_a_long_turn_is_compacted_by_the_fast_model_and_keeps_working(
     model_server: ModelServer, long_session: Path, isolated_home: Path
 ) -> None:
+    """CP1: a long turn is compacted by the fast model and keeps working."""
     proc = run_wave("-p", "read everything", cwd=long_session, server=model_server, env=ENV)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "all done\n"
@@ -95,6 +96,7 @@ def test_a_long_turn_is_compacted_by_the_fast_model_and_keeps_working(
 def test_compaction_starts_a_linked_session_and_continue_follows_it(
     model_server: ModelServer, long_session: Path, isolated_home: Path
 ) -> None:
+    """CP2: compaction starts a linked session and continue follows it."""
     assert run_wave("-p", "go", cwd=long_session, server=model_server, env=ENV).returncode == 0
     files = list((isolated_home / ".wave" / "projects").glob("*/*.jsonl"))
     assert len(files) >= 2
@@ -112,6 +114,7 @@ def test_compaction_starts_a_linked_session_and_continue_follows_it(
 def test_three_failed_compactions_open_the_breaker_and_the_turn_completes(
     model_server: ModelServer, project: Path
 ) -> None:
+    """CP4: three failed compactions open the breaker and the turn completes."""
     for name in "wxyz":
         (project / f"{name}.txt").write_text(f"{name}\n")
     model_server.enqueue(
@@ -131,6 +134,7 @@ def test_three_failed_compactions_open_the_breaker_and_the_turn_completes(
 def test_manual_compact_with_instructions(
     model_server: ModelServer, project: Path, isolated_home: Path
 ) -> None:
+    """CP5: manual compact with instructions."""
     model_server.enqueue(text("first answer"), text("second answer"), when=is_main)
     run_wave("-p", "first question", cwd=project, server=model_server, env=ENV)
     run_wave("-p", "second question", "--continue", cwd=project, server=model_server, env=ENV)
