@@ -33,6 +33,22 @@ from wave_tui.agent.memory_access import (
 from wave_tui.agent.service import AgentOptions, AgentService, Approver, TurnResult, key_argument
 from wave_tui.agent.sessions import SessionInfo, list_sessions
 from wave_tui.agent.status import AgentStatus, cache_hit_ratio, context_tokens
+from wave_tui.agent.ui_queries import (
+    CommandChoice,
+    ConnectionCheck,
+    ModelChoice,
+    PermissionPreview,
+    PermissionState,
+    SessionSummary,
+    check_connection,
+    command_choices,
+    model_choices,
+    permission_preview,
+    permission_state,
+    revoke_grant,
+    session_summaries,
+    trust_requests,
+)
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.schema import PERMISSION_MODES
 from wave_tui.config.settings import (
@@ -41,7 +57,9 @@ from wave_tui.config.settings import (
     resolve_max_input_tokens,
     save_user_settings,
 )
+from wave_tui.config.trust import TrustRequested
 from wave_tui.llm.types import Message
+from wave_tui.permissions.policy import grant_label
 
 Listener = Callable[[ev.AgentEvent], None]
 Clock = Callable[[], datetime]
@@ -62,6 +80,14 @@ __all__ = [
     "AgentService",
     "AgentSession",
     "AgentStatus",
+    "CommandChoice",
+    "ConnectionCheck",
+    "EndpointSettings",
+    "ModelChoice",
+    "PermissionPreview",
+    "PermissionState",
+    "SessionSummary",
+    "TrustRequested",
     "EditableSettings",
     "EntryError",
     "MemoryAccess",
@@ -91,6 +117,19 @@ class EditableSettings:
     auto_memory_frequency: int
     language: str
     model: str
+
+
+@dataclass(frozen=True)
+class EndpointSettings:
+    """The endpoint as written in `~/.wave/settings.json` (`env` and `model`/`fastModel`)."""
+
+    base_url: str
+    api_key: str
+    model: str
+    fast_model: str
+
+
+SETTINGS_FILE_MODE = 0o600  # the file holds an API key
 
 
 class AgentSession:
@@ -196,6 +235,49 @@ class AgentSession:
             return []
         return [c.name for c in self.service.commands.complete(prefix)]
 
+    def command_choices(self, prefix: str = "") -> list[CommandChoice]:
+        """Commands starting with `prefix`, with descriptions (the `/` completion popup)."""
+        if self.service is None:
+            return []
+        return command_choices(self.service.commands.complete(prefix))
+
+    def model_choices(self) -> list[ModelChoice]:
+        """The configured models (`model`, `fastModel`, `models.*`) for the `/model` picker."""
+        return model_choices(self.model_in_use(), self.store.current())
+
+    # req: UX2
+    def grant_label(self, tool: str, args: dict[str, Any]) -> str:
+        """What "Always allow … this session" allows for this call (the dialog's label)."""
+        return grant_label(tool, args, self.paths.project_root)
+
+    # req: UX18
+    async def permission_preview(self, tool: str, args: dict[str, Any]) -> PermissionPreview:
+        """What the call will do: the diff of an Edit/Write, the full Bash command."""
+        return await asyncio.to_thread(permission_preview, tool, args, self.paths.project_root)
+
+    def permission_state(self) -> PermissionState | None:
+        return permission_state(self.service.policy) if self.service is not None else None
+
+    def revoke_grant(self, grant: str) -> bool:
+        """Remove one of this session's "always allow" grants."""
+        return self.service is not None and revoke_grant(self.service.policy, grant)
+
+    # req: HK10
+    def trust_requests(self) -> list[TrustRequested]:
+        """Project code (hooks, `.mcp.json` servers) waiting for the user's trust."""
+        if self.service is None:
+            return []
+        return [request for _asker, request in trust_requests(self.service.extensions)]
+
+    # req: HK10
+    async def grant_trust(self, requests: list[TrustRequested]) -> None:
+        """The user trusted these sets: remembered, and they run from now on."""
+        if self.service is None:
+            return
+        for asker, request in trust_requests(self.service.extensions):
+            if request in requests:
+                await asker.grant_trust(request)
+
     def abort(self) -> None:
         if self.service is not None:
             self.service.abort()
@@ -299,6 +381,29 @@ class AgentSession:
         self.store.refresh()
         self._status_changed()
 
+    async def read_endpoint(self) -> EndpointSettings:
+        raw = await asyncio.to_thread(_read_json_object, self.paths.user_settings)
+        env = raw.get("env") if isinstance(raw.get("env"), dict) else {}
+        assert isinstance(env, dict)
+        return EndpointSettings(
+            base_url=str(env.get("WAVE_BASE_URL") or ""),
+            api_key=str(env.get("WAVE_API_KEY") or ""),
+            model=str(raw.get("model") or ""),
+            fast_model=str(raw.get("fastModel") or ""),
+        )
+
+    # req: UX20
+    async def save_endpoint(self, endpoint: EndpointSettings) -> None:
+        """Base URL and API key into `env`, the models into `model`/`fastModel`; mode 0600."""
+        await asyncio.to_thread(_save_endpoint, self.paths, endpoint)
+        self.store.refresh()
+        self._status_changed()
+
+    # req: UX20
+    async def test_connection(self, base_url: str, api_key: str, model: str) -> ConnectionCheck:
+        """One small real request to the endpoint with these (unsaved) values."""
+        return await check_connection(base_url, api_key, model)
+
     def model_in_use(self) -> str | None:
         """The model the agent uses (--model / WAVE_MODEL win over the settings file)."""
         if self.service is not None:
@@ -315,12 +420,52 @@ class AgentSession:
         """This project's sessions, most recently active first (a resume picker)."""
         return await asyncio.to_thread(list_sessions, self.paths)
 
+    async def session_summaries(self) -> list[SessionSummary]:
+        """The resume picker's rows: first prompt, age, size, most recent first."""
+        current = self.service.session_id if self.service is not None else None
+        now = self.clock().timestamp()
+
+        def rows() -> list[SessionSummary]:
+            return session_summaries(list_sessions(self.paths), current, now)
+
+        return await asyncio.to_thread(rows)
+
+    def resume(self, session_id: str) -> None:
+        """Switch this session to another of the project's conversations (the resume picker).
+        Raises FileNotFoundError for an unknown id, RuntimeError while a turn runs."""
+        service = self._agent()
+        if service.busy:
+            raise RuntimeError("wait for the turn to finish (or press Esc) before resuming")
+        target = service.conversation.find_session(session_id, False)
+        assert target is not None
+        service.clear()
+        service.conversation.restore(target)
+        service._messages_restored()
+        self._status_changed()
+
 
 def create_session(
     options: AgentOptions, *, approver: Approver | None = None, clock: Clock = _utc_now
 ) -> AgentSession:
     """The fully wired agent (memory hooks, extraction fork) behind a session."""
     return AgentSession(create_service(options, approver=approver), clock=clock)
+
+
+def _save_endpoint(paths: WavePaths, endpoint: EndpointSettings) -> None:
+    raw = _read_json_object(paths.user_settings)
+    env = dict(raw.get("env") or {}) if isinstance(raw.get("env"), dict) else {}
+    for key, value in (("WAVE_BASE_URL", endpoint.base_url), ("WAVE_API_KEY", endpoint.api_key)):
+        if value.strip():
+            env[key] = value.strip()
+        else:
+            env.pop(key, None)
+    save_user_settings(
+        paths,
+        env=env or None,
+        model=endpoint.model.strip() or None,
+        fast_model=endpoint.fast_model.strip() or None,
+    )
+    paths.user_settings.chmod(SETTINGS_FILE_MODE)
 
 
 def _read_json_object(path: Path) -> dict[str, Any]:

@@ -119,7 +119,7 @@ class WaveApp(App[None]):
     async def on_agent_event_posted(self, message: AgentEventPosted) -> None:
         event = message.event
         if isinstance(event, ev.PermissionRequested):
-            self._ask_permission(event)
+            await self._ask_permission(event)
             return
         if isinstance(event, ev.ExtractionFinished):
             self._report_extraction(event)
@@ -141,10 +141,18 @@ class WaveApp(App[None]):
         elif event.written:
             self.notify(f"memory updated: {', '.join(event.written)}", title="Memory", markup=False)
 
-    def _ask_permission(self, event: ev.PermissionRequested) -> None:
+    async def _ask_permission(self, event: ev.PermissionRequested) -> None:
         future = event.future
         key_arg = show_key_arg(key_argument(event.tool_name, event.args), self.paths)
-        dialog = PermissionDialog(event.tool_name, key_arg, event.reason)
+        dialog = PermissionDialog(
+            event.tool_name,
+            key_arg,
+            event.reason,
+            grant_label=self.session.grant_label(event.tool_name, event.args),
+            preview=await self.session.permission_preview(event.tool_name, event.args),
+        )
+        if future.done():
+            return  # aborted while the preview was read
 
         def answered(choice: ev.PermissionChoice | None) -> None:
             if not future.done():
