@@ -28,6 +28,7 @@ from wave_tui.agent.session import (
 )
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.settings import SettingsStore
+from wave_tui.tui.command_screens import CommandScreens
 from wave_tui.tui.format import one_line, show_key_arg, show_path
 from wave_tui.tui.messages import AgentEventPosted
 from wave_tui.tui.screens.chat import ChatScreen
@@ -55,8 +56,11 @@ class WaveApp(App[None]):
         startup_error: str | None = None,
         startup_notice: str | None = None,
         model_label: str | None = None,
+        pick_session: bool = False,
     ) -> None:
         super().__init__()
+        self.command_screens = CommandScreens(self)
+        self._pick_session = pick_session  # `wave --resume` without an id
         self.model_label = model_label  # e.g. "local: gemma-3-270m (demo quality)"
         self._startup_notice = startup_notice
         self.session = session
@@ -83,6 +87,9 @@ class WaveApp(App[None]):
             self.notify(self._startup_error, severity="error", markup=False, timeout=30)
         if self._startup_notice:
             self.notify(self._startup_notice, markup=False, timeout=20)
+        self.command_screens.ask_trust()
+        if self._pick_session:
+            self.command_screens.pick_session()
         if self._watch_settings:
             self.run_worker(
                 self._watch(),
@@ -166,6 +173,10 @@ class WaveApp(App[None]):
         future.add_done_callback(gone)
         self.push_screen(dialog, answered)
 
+    def open_command_screen(self, name: str, args: str) -> bool:
+        """`/model`, `/resume`, `/permissions`: a picker or screen (True: handled)."""
+        return self.command_screens.open(name, args)
+
     # -- quick-add memory ----------------------------------------------------------------------
     def quick_add(self, text: str) -> None:
         project = show_path(self.session.memory_target("project"), self.paths)
@@ -243,6 +254,7 @@ def make_app(
     startup_error: str | None = None,
     startup_notice: str | None = None,
     model_label: str | None = None,
+    pick_session: bool = False,
 ) -> WaveApp:
     """The one factory for `wave` and the tests. `settings` defaults to the service's store."""
     if isinstance(service, AgentSession):
@@ -255,6 +267,7 @@ def make_app(
         startup_error=startup_error,
         startup_notice=startup_notice,
         model_label=model_label,
+        pick_session=pick_session,
     )
 
 

@@ -23,6 +23,7 @@ from wave_tui.tui.widgets.chat_items import (
     ToolBlock,
     UserMessage,
 )
+from wave_tui.tui.widgets.command_popup import COMPLETION_BINDINGS, CommandPopup, command_word
 from wave_tui.tui.widgets.history_input import HistoryInput
 from wave_tui.tui.widgets.status_line import StatusLine
 
@@ -61,6 +62,7 @@ class ChatScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "abort_turn", "Stop turn", id="abort-turn"),
         Binding("ctrl+l", "focus_prompt", "Prompt", id="focus-prompt"),
+        *COMPLETION_BINDINGS,
     ]
 
     def __init__(self) -> None:
@@ -76,6 +78,7 @@ class ChatScreen(Screen[None]):
         yield VerticalScroll(id="chat-log")
         yield Static("", markup=False, id="queue")
         yield StatusLine(id="status")
+        yield CommandPopup(id="command-popup")
         yield HistoryInput(placeholder=PROMPT_PLACEHOLDER, id="prompt")
         yield Footer()
 
@@ -117,6 +120,8 @@ class ChatScreen(Screen[None]):
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action.startswith("complete_"):
+            return self._completion_applies(action)
         if action == "abort_turn":
             return True if self.wave.session.status().busy else None
         return True
@@ -142,11 +147,57 @@ class ChatScreen(Screen[None]):
         if command is not None and command.name == "memory":
             self.wave.switch_mode("memory")  # the browser is the app's answer to /memory
             return
+        if command is not None and self.wave.open_command_screen(command.name, command.args):
+            return
         session = self.wave.session
         if not session.available:
             await self._append(ErrorLine("The agent could not start; see the message above."))
             return
         await session.send(text)
+
+    # -- `/` completion (UX15) -----------------------------------------------------------------
+    def on_input_changed(self, event: HistoryInput.Changed) -> None:
+        if event.input.id != "prompt":
+            return
+        popup = self.query_one("#command-popup", CommandPopup)
+        word = command_word(event.value)
+        choices = self.wave.session.command_choices(word) if word is not None else []
+        popup.show_for(event.value, choices)
+
+    def _completion_applies(self, action: str) -> bool | None:
+        popup = self.query_one("#command-popup", CommandPopup)
+        if not popup.is_open or self.focused is not self.query_one("#prompt"):
+            return False
+        if action == "complete_enter":
+            word = command_word(self.query_one("#prompt", HistoryInput).value) or ""
+            return not popup.knows(word)  # a complete command: Enter sends it
+        return True
+
+    def action_complete_accept(self) -> None:
+        popup = self.query_one("#command-popup", CommandPopup)
+        name = popup.selected_name()
+        if name is not None:
+            prompt = self.query_one("#prompt", HistoryInput)
+            prompt.value = f"/{name} "
+            prompt.cursor_position = len(prompt.value)
+        popup.close()
+
+    def action_complete_enter(self) -> None:
+        self.action_complete_accept()
+
+    def action_complete_move(self, delta: int) -> None:
+        self.query_one("#command-popup", CommandPopup).move(delta)
+
+    def action_complete_close(self) -> None:
+        self.query_one("#command-popup", CommandPopup).close()
+
+    async def reload_conversation(self) -> None:
+        """Show the session's conversation afresh (after `/resume` switched it)."""
+        await self.query_one("#chat-log", VerticalScroll).remove_children()
+        self._assistants.clear()
+        self._tools.clear()
+        await self._restore(self.wave.session.messages())
+        self.refresh_status()
 
     # -- agent events --------------------------------------------------------------------------
     async def apply(self, event: ev.AgentEvent) -> None:
@@ -208,7 +259,9 @@ class ChatScreen(Screen[None]):
                     reply = AssistantMessage(message.id, message.content, message.reasoning or "")
                     await self._append(reply)
                 for call in message.tool_calls:
-                    block = ToolBlock(call.id, call.name, self._call_key_arg(call.name, call.arguments))
+                    block = ToolBlock(
+                        call.id, call.name, self._call_key_arg(call.name, call.arguments)
+                    )
                     self._tools[call.id] = block
                     await self._append(block)
             elif message.role == "tool" and (

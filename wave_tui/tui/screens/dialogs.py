@@ -95,9 +95,7 @@ class PermissionDialog(ModalScreen[PermissionChoice]):
             elif self.key_arg:
                 yield Static(self.key_arg, markup=False, classes="dialog-body")
             if preview is not None and preview.kind in ("diff", "new-file"):
-                yield VerticalScroll(
-                    Static(_preview_text(preview)), classes="permission-preview"
-                )
+                yield VerticalScroll(Static(_preview_text(preview)), classes="permission-preview")
             if self.reason:
                 yield Static(self.reason, markup=False, classes="dialog-detail")
             with Horizontal(classes="dialog-buttons"):
