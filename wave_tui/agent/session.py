@@ -47,6 +47,7 @@ from wave_tui.agent.ui_queries import (
     permission_state,
     revoke_grant,
     session_summaries,
+    size_text,
     trust_requests,
 )
 from wave_tui.config.paths import WavePaths
@@ -97,6 +98,7 @@ __all__ = [
     "TrustRequested",
     "TurnResult",
     "create_session",
+    "size_text",
     "key_argument",
     "parse_command",
     "preview_body",

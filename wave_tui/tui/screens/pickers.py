@@ -13,8 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from wave_tui.agent.session import ModelChoice, SessionSummary
-from wave_tui.agent.ui_queries import size_text
+from wave_tui.agent.session import ModelChoice, SessionSummary, size_text
 
 PROMPT_WIDTH = 48
 ROLE_LABELS = {"main": "model", "fast": "fast model", "configured": "models.*"}
