@@ -51,7 +51,7 @@ from wave_tui.agent.ui_queries import (
     trust_requests,
 )
 from wave_tui.config.paths import WavePaths
-from wave_tui.config.schema import PERMISSION_MODES
+from wave_tui.config.schema import PERMISSION_MODES, settings_fields
 from wave_tui.config.settings import (
     EffectiveSettings,
     SettingsStore,
@@ -98,10 +98,10 @@ __all__ = [
     "TrustRequested",
     "TurnResult",
     "create_session",
-    "size_text",
     "key_argument",
     "parse_command",
     "preview_body",
+    "size_text",
     "stale_reminder",
 ]
 
@@ -119,6 +119,7 @@ class EditableSettings:
     auto_memory_frequency: int
     language: str
     model: str
+    auto_memory_review: bool = False
 
 
 @dataclass(frozen=True)
@@ -374,7 +375,16 @@ class AgentSession:
             auto_memory_frequency=effective.auto_memory_frequency,
             language=str(raw.get("language") or ""),
             model=str(raw.get("model") or ""),
+            auto_memory_review=effective.auto_memory_review,
         )
+
+    @staticmethod
+    def setting_help(name: str) -> str:
+        """The schema's description of a settings key or WAVE_* variable (the settings form)."""
+        for item in settings_fields():
+            if name in (item.key, item.env):
+                return item.description
+        return ""
 
     async def save_settings(self, **changes: Any) -> None:
         """Write keys of `~/.wave/settings.json` (None removes one), then reload: the status
