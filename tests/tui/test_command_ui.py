@@ -114,6 +114,7 @@ async def test_ux18_permission_dialog_shows_the_edit_diff_and_scoped_grant(
     (project / "src").mkdir()
     (project / "src" / "app.py").write_text("def main():\n    return 1\n", encoding="utf-8")
     model_server.enqueue(
+        tool_call("Read", {"file_path": str(project / "src" / "app.py")}),
         tool_call(
             "Edit",
             {
@@ -174,7 +175,7 @@ async def test_hk10_trust_prompt_lists_project_hooks_and_yes_remembers(
     async with app.run_test(size=(100, 32)) as pilot:
         dialog = await wait_for_screen(pilot, TrustDialog)
         assert isinstance(dialog, TrustDialog)
-        assert [r.items for r in dialog.requests] == [("echo checked >> hook.log",)]
+        assert [r.items for r in dialog.requests] == [("PreToolUse Write: echo checked >> hook.log",)]
         await pilot.press("y")
         await pilot.pause()
         await app.workers.wait_for_complete()

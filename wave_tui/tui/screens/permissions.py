@@ -66,6 +66,7 @@ class PermissionsScreen(ModalScreen[None]):
         )
         if state.session_grants:
             grants.add_options(Option(Content(g), id=g) for g in state.session_grants)
+            grants.highlighted = 0
         else:
             grants.add_option(Option(Content.styled("none", "$text-muted"), id="", disabled=True))
 
