@@ -80,5 +80,5 @@ class CommandScreens:
             else:
                 app.notify("Project hooks and servers stay off this session.", markup=False)
 
-        project = show_path(app.paths.project_root, app.paths)
+        project = app.paths.project_root.name or show_path(app.paths.project_root, app.paths)
         app.push_screen(TrustDialog(project, requests), answered)
