@@ -413,8 +413,14 @@ class AgentSession:
 
     # req: UX20
     async def test_connection(self, base_url: str, api_key: str, model: str) -> ConnectionCheck:
-        """One small real request to the endpoint with these (unsaved) values."""
-        return await check_connection(base_url, api_key, model)
+        """One small real request to the endpoint with these (unsaved) values; an empty field
+        falls back to the value in force (environment or settings)."""
+        current = self.store.current()
+        return await check_connection(
+            base_url or current.base_url or "",
+            api_key or current.api_key or "",
+            model or self.model_in_use() or "",
+        )
 
     def model_in_use(self) -> str | None:
         """The model the agent uses (--model / WAVE_MODEL win over the settings file)."""
@@ -450,8 +456,11 @@ class AgentSession:
             raise RuntimeError("wait for the turn to finish (or press Esc) before resuming")
         target = service.conversation.find_session(session_id, False)
         assert target is not None
-        service.clear()
+        # What `service.clear()` resets, without its "new conversation" notice.
+        service.runner.forget()
+        service.compaction.reset()
         service.conversation.restore(target)
+        service.requests.invalidate()
         service._messages_restored()
         self._status_changed()
 

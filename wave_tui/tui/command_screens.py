@@ -64,7 +64,7 @@ class CommandScreens:
             await app.chat_screen.reload_conversation()
             app.notify(f"Resumed session {session_id}", markup=False)
 
-        app.push_screen(resume_picker(rows), resume)
+        app.push_screen(resume_picker(rows, app.size.width), resume)
 
     # req: HK10
     def ask_trust(self) -> None:

@@ -16,6 +16,8 @@ from textual.widgets.option_list import Option
 from wave_tui.agent.session import ModelChoice, SessionSummary, size_text
 
 PROMPT_WIDTH = 48
+PICKER_WIDTH = 96  # .picker in dialogs.tcss
+FIXED_COLUMNS = 47  # marker, age, messages, size, and the dialog's and list's frames
 ROLE_LABELS = {"main": "model", "fast": "fast model", "configured": "models.*"}
 
 
@@ -75,12 +77,15 @@ def model_picker(choices: Sequence[ModelChoice]) -> Picker:
     )
 
 
-def resume_picker(rows: Sequence[SessionSummary]) -> Picker:
+def resume_picker(rows: Sequence[SessionSummary], screen_width: int = 120) -> Picker:
+    """`screen_width`: the terminal's; the first prompt gets what the other columns leave."""
+    dialog = min(PICKER_WIDTH, int(screen_width * 0.95))
+    prompt_width = max(12, min(PROMPT_WIDTH, dialog - FIXED_COLUMNS))
     options = [
         Option(
             Content.assemble(
                 ("● " if row.current else "  ", "$success"),
-                (_fit(row.first_prompt, PROMPT_WIDTH).ljust(PROMPT_WIDTH + 1), "bold"),
+                (_fit(row.first_prompt, prompt_width).ljust(prompt_width + 1), "bold"),
                 (row.age.rjust(9), "$text-muted"),
                 (f"  {row.message_count:>4} msgs", "$text-muted"),
                 (f"  {size_text(row.size_bytes):>8}", "$text-muted"),

@@ -92,7 +92,7 @@ class SettingsScreen(Screen[None]):
                 yield Label("Endpoint (base URL)", classes="setting-label")
                 yield Input(
                     id="base-url",
-                    placeholder=session.setting_help("WAVE_BASE_URL"),
+                    placeholder=_example(session.setting_help("WAVE_BASE_URL")),
                     classes="setting-input",
                 )
             with Horizontal(classes="setting-row"):
@@ -281,6 +281,12 @@ class SettingsScreen(Screen[None]):
         result = self.query_one("#connection-result", Static)
         result.update(check.message)
         result.set_class(not check.ok, "-error")
+
+
+def _example(description: str) -> str:
+    """`OpenAI-compatible endpoint, e.g. `http://…/v1`.` → `e.g. http://…/v1` (fits the field)."""
+    _, sep, example = description.partition("e.g.")
+    return f"e.g. {example.strip(' `.')}" if sep else description
 
 
 def _changes(before: FormValues | None, after: FormValues) -> dict[str, Any]:
