@@ -20,6 +20,7 @@ from typing import Any
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.commands import CommandOutput, CommandResult, parse_command
+from wave_tui.agent.endpoint_settings import EndpointSettings, read_endpoint, save_endpoint
 from wave_tui.agent.factory import create_service
 from wave_tui.agent.memory_access import (
     AddResult,
@@ -120,19 +121,6 @@ class EditableSettings:
     language: str
     model: str
     auto_memory_review: bool = False
-
-
-@dataclass(frozen=True)
-class EndpointSettings:
-    """The endpoint as written in `~/.wave/settings.json` (`env` and `model`/`fastModel`)."""
-
-    base_url: str
-    api_key: str
-    model: str
-    fast_model: str
-
-
-SETTINGS_FILE_MODE = 0o600  # the file holds an API key
 
 
 class AgentSession:
@@ -394,20 +382,12 @@ class AgentSession:
         self._status_changed()
 
     async def read_endpoint(self) -> EndpointSettings:
-        raw = await asyncio.to_thread(_read_json_object, self.paths.user_settings)
-        env = raw.get("env") if isinstance(raw.get("env"), dict) else {}
-        assert isinstance(env, dict)
-        return EndpointSettings(
-            base_url=str(env.get("WAVE_BASE_URL") or ""),
-            api_key=str(env.get("WAVE_API_KEY") or ""),
-            model=str(raw.get("model") or ""),
-            fast_model=str(raw.get("fastModel") or ""),
-        )
+        return await asyncio.to_thread(read_endpoint, self.paths)
 
     # req: UX20
     async def save_endpoint(self, endpoint: EndpointSettings) -> None:
         """Base URL and API key into `env`, the models into `model`/`fastModel`; mode 0600."""
-        await asyncio.to_thread(_save_endpoint, self.paths, endpoint)
+        await asyncio.to_thread(save_endpoint, self.paths, endpoint)
         self.store.refresh()
         self._status_changed()
 
@@ -470,23 +450,6 @@ def create_session(
 ) -> AgentSession:
     """The fully wired agent (memory hooks, extraction fork) behind a session."""
     return AgentSession(create_service(options, approver=approver), clock=clock)
-
-
-def _save_endpoint(paths: WavePaths, endpoint: EndpointSettings) -> None:
-    raw = _read_json_object(paths.user_settings)
-    env = dict(raw.get("env") or {}) if isinstance(raw.get("env"), dict) else {}
-    for key, value in (("WAVE_BASE_URL", endpoint.base_url), ("WAVE_API_KEY", endpoint.api_key)):
-        if value.strip():
-            env[key] = value.strip()
-        else:
-            env.pop(key, None)
-    save_user_settings(
-        paths,
-        env=env or None,
-        model=endpoint.model.strip() or None,
-        fast_model=endpoint.fast_model.strip() or None,
-    )
-    paths.user_settings.chmod(SETTINGS_FILE_MODE)
 
 
 def _read_json_object(path: Path) -> dict[str, Any]:
