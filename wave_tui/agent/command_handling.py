@@ -29,6 +29,7 @@ from wave_tui.permissions.policy import PermissionPolicy
 # Keys of the app, for /help (the F-keys switch screens; the chat's own keys follow).
 KEYS = (
     ("F1 / F2 / F3", "chat, memory browser, settings"),
+    ("/", "commands: Tab completes, Enter runs, Esc closes the list"),
     ("Esc", "stop the running turn"),
     ("ctrl+l", "focus the prompt"),
     ("# text", "save a memory to AGENTS.md"),
@@ -110,8 +111,8 @@ def register_builtin_commands(registry: CommandRegistry, host: CommandHost) -> N
         Command("compact", "Summarise the conversation so far", compact_command, "[focus]"),
         Command("clear", "Start a new conversation", clear_command),
         Command("help", "Commands and keys", help_command),
-        Command("model", "List the configured models, or switch", model_command, "[NAME]"),
-        Command("resume", "This project's sessions (wave -r ID resumes one)", resume_command),
+        Command("model", "Pick a configured model, or switch to NAME", model_command, "[NAME]"),
+        Command("resume", "Pick one of this project's sessions to resume", resume_command),
         Command("permissions", "Mode, rules and this session's grants", permissions_command),
         Command("memory", "Every memory entry (the memory browser in the app)", memory_command),
     ]

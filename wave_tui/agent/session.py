@@ -20,6 +20,7 @@ from typing import Any
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.commands import CommandOutput, CommandResult, parse_command
+from wave_tui.agent.endpoint_settings import EndpointSettings, read_endpoint, save_endpoint
 from wave_tui.agent.extraction import ExtractionHook
 from wave_tui.agent.factory import create_service
 from wave_tui.agent.inline_input import attach_files, complete_path, run_shell, shell_command
@@ -41,8 +42,25 @@ from wave_tui.agent.memory_access import (
 from wave_tui.agent.service import AgentOptions, AgentService, Approver, TurnResult, key_argument
 from wave_tui.agent.sessions import SessionInfo, list_sessions
 from wave_tui.agent.status import AgentStatus, cache_hit_ratio, context_tokens
+from wave_tui.agent.ui_queries import (
+    CommandChoice,
+    ConnectionCheck,
+    ModelChoice,
+    PermissionPreview,
+    PermissionState,
+    SessionSummary,
+    check_connection,
+    command_choices,
+    model_choices,
+    permission_preview,
+    permission_state,
+    revoke_grant,
+    session_summaries,
+    size_text,
+    trust_requests,
+)
 from wave_tui.config.paths import WavePaths
-from wave_tui.config.schema import PERMISSION_MODES
+from wave_tui.config.schema import PERMISSION_MODES, settings_fields
 from wave_tui.config.settings import (
     EffectiveSettings,
     PermissionMode,
@@ -50,7 +68,9 @@ from wave_tui.config.settings import (
     resolve_max_input_tokens,
     save_user_settings,
 )
+from wave_tui.config.trust import TrustRequested
 from wave_tui.llm.types import Message
+from wave_tui.permissions.policy import grant_label
 from wave_tui.tools.ask_user import Question, QuestionAnswer, QuestionOption
 from wave_tui.tools.plan_mode import PlanDecision
 from wave_tui.tools.tasks.store import Task
@@ -74,14 +94,20 @@ __all__ = [
     "AgentService",
     "AgentSession",
     "AgentStatus",
+    "CommandChoice",
+    "ConnectionCheck",
     "EditableSettings",
+    "EndpointSettings",
     "EntryError",
     "InboxError",
     "MemoryAccess",
     "MemoryEntry",
     "MemoryScope",
     "Message",
+    "ModelChoice",
     "PendingWrite",
+    "PermissionPreview",
+    "PermissionState",
     "PlanDecision",
     "Question",
     "QuestionAnswer",
@@ -90,12 +116,15 @@ __all__ = [
     "Run",
     "RunError",
     "SessionInfo",
+    "SessionSummary",
     "Task",
+    "TrustRequested",
     "TurnResult",
     "create_session",
     "key_argument",
     "parse_command",
     "preview_body",
+    "size_text",
     "stale_reminder",
 ]
 
@@ -113,6 +142,7 @@ class EditableSettings:
     auto_memory_frequency: int
     language: str
     model: str
+    auto_memory_review: bool = False
 
 
 class AgentSession:
@@ -256,6 +286,49 @@ class AgentSession:
         if self.service is None:
             return []
         return [c.name for c in self.service.commands.complete(prefix)]
+
+    def command_choices(self, prefix: str = "") -> list[CommandChoice]:
+        """Commands starting with `prefix`, with descriptions (the `/` completion popup)."""
+        if self.service is None:
+            return []
+        return command_choices(self.service.commands.complete(prefix))
+
+    def model_choices(self) -> list[ModelChoice]:
+        """The configured models (`model`, `fastModel`, `models.*`) for the `/model` picker."""
+        return model_choices(self.model_in_use(), self.store.current())
+
+    # req: UX2
+    def grant_label(self, tool: str, args: dict[str, Any]) -> str:
+        """What "Always allow … this session" allows for this call (the dialog's label)."""
+        return grant_label(tool, args, self.paths.project_root)
+
+    # req: UX18
+    async def permission_preview(self, tool: str, args: dict[str, Any]) -> PermissionPreview:
+        """What the call will do: the diff of an Edit/Write, the full Bash command."""
+        return await asyncio.to_thread(permission_preview, tool, args, self.paths.project_root)
+
+    def permission_state(self) -> PermissionState | None:
+        return permission_state(self.service.policy) if self.service is not None else None
+
+    def revoke_grant(self, grant: str) -> bool:
+        """Remove one of this session's "always allow" grants."""
+        return self.service is not None and revoke_grant(self.service.policy, grant)
+
+    # req: HK10
+    def trust_requests(self) -> list[TrustRequested]:
+        """Project code (hooks, `.mcp.json` servers) waiting for the user's trust."""
+        if self.service is None:
+            return []
+        return [request for _asker, request in trust_requests(self.service.extensions)]
+
+    # req: HK10
+    async def grant_trust(self, requests: list[TrustRequested]) -> None:
+        """The user trusted these sets: remembered, and they run from now on."""
+        if self.service is None:
+            return
+        for asker, request in trust_requests(self.service.extensions):
+            if request in requests:
+                await asker.grant_trust(request)
 
     def abort(self) -> None:
         if self.service is not None:
@@ -427,7 +500,16 @@ class AgentSession:
             auto_memory_frequency=effective.auto_memory_frequency,
             language=str(raw.get("language") or ""),
             model=str(raw.get("model") or ""),
+            auto_memory_review=effective.auto_memory_review,
         )
+
+    @staticmethod
+    def setting_help(name: str) -> str:
+        """The schema's description of a settings key or WAVE_* variable (the settings form)."""
+        for item in settings_fields():
+            if name in (item.key, item.env):
+                return item.description
+        return ""
 
     async def save_settings(self, **changes: Any) -> None:
         """Write keys of `~/.wave/settings.json` (None removes one), then reload: the status
@@ -435,6 +517,27 @@ class AgentSession:
         await asyncio.to_thread(save_user_settings, self.paths, **changes)
         self.store.refresh()
         self._status_changed()
+
+    async def read_endpoint(self) -> EndpointSettings:
+        return await asyncio.to_thread(read_endpoint, self.paths)
+
+    # req: UX20
+    async def save_endpoint(self, endpoint: EndpointSettings) -> None:
+        """Base URL and API key into `env`, the models into `model`/`fastModel`; mode 0600."""
+        await asyncio.to_thread(save_endpoint, self.paths, endpoint)
+        self.store.refresh()
+        self._status_changed()
+
+    # req: UX20
+    async def test_connection(self, base_url: str, api_key: str, model: str) -> ConnectionCheck:
+        """One small real request to the endpoint with these (unsaved) values; an empty field
+        falls back to the value in force (environment or settings)."""
+        current = self.store.current()
+        return await check_connection(
+            base_url or current.base_url or "",
+            api_key or current.api_key or "",
+            model or self.model_in_use() or "",
+        )
 
     def model_in_use(self) -> str | None:
         """The model the agent uses (--model / WAVE_MODEL win over the settings file)."""
@@ -451,6 +554,32 @@ class AgentSession:
     async def list_sessions(self) -> list[SessionInfo]:
         """This project's sessions, most recently active first (a resume picker)."""
         return await asyncio.to_thread(list_sessions, self.paths)
+
+    async def session_summaries(self) -> list[SessionSummary]:
+        """The resume picker's rows: first prompt, age, size, most recent first."""
+        current = self.service.session_id if self.service is not None else None
+        now = self.clock().timestamp()
+
+        def rows() -> list[SessionSummary]:
+            return session_summaries(list_sessions(self.paths), current, now)
+
+        return await asyncio.to_thread(rows)
+
+    def resume(self, session_id: str) -> None:
+        """Switch this session to another of the project's conversations (the resume picker).
+        Raises FileNotFoundError for an unknown id, RuntimeError while a turn runs."""
+        service = self._agent()
+        if service.busy:
+            raise RuntimeError("wait for the turn to finish (or press Esc) before resuming")
+        target = service.conversation.find_session(session_id, False)
+        assert target is not None
+        # What `service.clear()` resets, without its "new conversation" notice.
+        service.runner.forget()
+        service.compaction.reset()
+        service.conversation.restore(target)
+        service.requests.invalidate()
+        service._messages_restored()
+        self._status_changed()
 
 
 def create_session(

@@ -16,6 +16,9 @@ EXIT_USAGE = 2
 EXIT_CONFIG = 2  # a settings problem that stops the start, or a path wave owns of the wrong type
 
 
+PICK_SESSION = ""  # `--resume` without an id: the app opens the resume picker
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="wave",
@@ -91,7 +94,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="continue the latest session of this project",
     )
     group.add_argument(
-        "-r", "--resume", metavar="SESSION_ID", default=None, help="resume a session by id"
+        "-r",
+        "--resume",
+        metavar="SESSION_ID",
+        nargs="?",
+        const=PICK_SESSION,
+        default=None,
+        help="resume a session by id (no id: pick one in the app)",
     )
     return parser
 
@@ -161,6 +170,10 @@ def _main(argv: list[str] | None) -> int:
     problem = _owned_paths_problem(workdir)
     if problem is not None:
         return fail(problem, EXIT_CONFIG)
+    if args.prompt is not None and args.resume == PICK_SESSION:
+        return fail(
+            "--resume needs a session id with -p (wave --resume alone opens a picker)", EXIT_USAGE
+        )
     if args.prompt is not None:
         prompt = args.prompt
         if prompt in ("", "-"):

@@ -28,6 +28,7 @@ from wave_tui.agent.session import (
 )
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.settings import SettingsStore
+from wave_tui.tui.command_screens import CommandScreens
 from wave_tui.tui.format import one_line, show_key_arg, show_path
 from wave_tui.tui.messages import AgentEventPosted
 from wave_tui.tui.screens.chat import ChatScreen
@@ -59,8 +60,11 @@ class WaveApp(App[None]):
         startup_error: str | None = None,
         startup_notice: str | None = None,
         model_label: str | None = None,
+        pick_session: bool = False,
     ) -> None:
         super().__init__()
+        self.command_screens = CommandScreens(self)
+        self._pick_session = pick_session  # `wave --resume` without an id
         self.model_label = model_label  # e.g. "local: gemma-3-270m (demo quality)"
         self._startup_notice = startup_notice
         self.session = session
@@ -90,6 +94,9 @@ class WaveApp(App[None]):
             self.notify(self._startup_error, severity="error", markup=False, timeout=30)
         if self._startup_notice:
             self.notify(self._startup_notice, markup=False, timeout=20)
+        self.command_screens.ask_trust()
+        if self._pick_session:
+            self.command_screens.pick_session()
         if self._watch_settings:
             self.run_worker(
                 self._watch(),
@@ -134,7 +141,7 @@ class WaveApp(App[None]):
     async def on_agent_event_posted(self, message: AgentEventPosted) -> None:
         event = message.event
         if isinstance(event, ev.PermissionRequested):
-            self._ask_permission(event)
+            await self._ask_permission(event)
             return
         if isinstance(event, WORK_EVENTS):
             await apply_work_event(self, self.chat_screen, event)
@@ -162,10 +169,18 @@ class WaveApp(App[None]):
         elif event.written:
             self.notify(f"memory updated: {', '.join(event.written)}", title="Memory", markup=False)
 
-    def _ask_permission(self, event: ev.PermissionRequested) -> None:
+    async def _ask_permission(self, event: ev.PermissionRequested) -> None:
         future = event.future
         key_arg = show_key_arg(key_argument(event.tool_name, event.args), self.paths)
-        dialog = PermissionDialog(event.tool_name, key_arg, event.reason)
+        dialog = PermissionDialog(
+            event.tool_name,
+            key_arg,
+            event.reason,
+            grant_label=self.session.grant_label(event.tool_name, event.args),
+            preview=await self.session.permission_preview(event.tool_name, event.args),
+        )
+        if future.done():
+            return  # aborted while the preview was read
 
         def answered(choice: ev.PermissionChoice | None) -> None:
             if not future.done():
@@ -178,6 +193,10 @@ class WaveApp(App[None]):
 
         future.add_done_callback(gone)
         self.push_screen(dialog, answered)
+
+    def open_command_screen(self, name: str, args: str) -> bool:
+        """`/model`, `/resume`, `/permissions`: a picker or screen (True: handled)."""
+        return self.command_screens.open(name, args)
 
     # -- quick-add memory ----------------------------------------------------------------------
     def quick_add(self, text: str) -> None:
@@ -267,6 +286,7 @@ def make_app(
     startup_error: str | None = None,
     startup_notice: str | None = None,
     model_label: str | None = None,
+    pick_session: bool = False,
 ) -> WaveApp:
     """The one factory for `wave` and the tests. `settings` defaults to the service's store."""
     if isinstance(service, AgentSession):
@@ -279,6 +299,7 @@ def make_app(
         startup_error=startup_error,
         startup_notice=startup_notice,
         model_label=model_label,
+        pick_session=pick_session,
     )
 
 

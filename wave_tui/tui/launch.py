@@ -26,8 +26,9 @@ def launch(
         model=getattr(args, "model", None),
         permission_mode=getattr(args, "permission_mode", None),
         continue_last=bool(getattr(args, "continue_last", False)),
-        resume=getattr(args, "resume", None),
+        resume=getattr(args, "resume", None) or None,
     )
+    pick_session = getattr(args, "resume", None) == ""  # `wave --resume` without an id
     session: AgentSession
     startup_error = None
     try:
@@ -42,6 +43,7 @@ def launch(
         startup_error=startup_error,
         startup_notice=notice,
         model_label=model_label,
+        pick_session=pick_session,
     )
     app.run()
     return app.return_code or 0

@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Markdown, Static
+from textual.widgets import Footer, Markdown, Static, TextArea
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.session import AgentStatus, Message, key_argument, parse_command
@@ -23,6 +23,7 @@ from wave_tui.tui.widgets.chat_items import (
     ToolBlock,
     UserMessage,
 )
+from wave_tui.tui.widgets.command_popup import COMPLETION_BINDINGS, CommandPopup, command_word
 from wave_tui.tui.widgets.history_input import Completion, HistoryInput
 from wave_tui.tui.widgets.status_line import StatusLine
 from wave_tui.tui.widgets.task_panel import TaskPanel
@@ -66,6 +67,7 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+l", "focus_prompt", "Prompt", id="focus-prompt"),
         Binding("shift+tab", "cycle_mode", "Mode", id="cycle-mode", priority=True, show=False),
         Binding("ctrl+o", "toggle_output", "Output", id="toggle-output", show=False),
+        *COMPLETION_BINDINGS,
     ]
 
     def __init__(self) -> None:
@@ -82,6 +84,7 @@ class ChatScreen(Screen[None]):
         yield TaskPanel()
         yield Static("", markup=False, id="queue")
         yield StatusLine(id="status")
+        yield CommandPopup(id="command-popup")
         yield HistoryInput(placeholder=PROMPT_PLACEHOLDER, id="prompt")
         yield Footer()
 
@@ -142,6 +145,8 @@ class ChatScreen(Screen[None]):
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action.startswith("complete_"):
+            return self._completion_applies(action)
         if action == "abort_turn":
             status = self.wave.session.status()
             return True if status.busy or status.queue else None
@@ -192,6 +197,8 @@ class ChatScreen(Screen[None]):
         if command is not None and command.name == "memory":
             self.wave.switch_mode("memory")  # the browser is the app's answer to /memory
             return
+        if command is not None and self.wave.open_command_screen(command.name, command.args):
+            return
         if command is not None and command.name == "clear" and not command.args.strip():
             await self._clear_log()  # req: UX8
         session = self.wave.session
@@ -199,6 +206,51 @@ class ChatScreen(Screen[None]):
             await self._append(ErrorLine("The agent could not start; see the message above."))
             return
         await session.send(text)
+
+    # -- `/` completion (UX15) -----------------------------------------------------------------
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if event.text_area.id != "prompt":
+            return
+        popup = self.query_one("#command-popup", CommandPopup)
+        value = event.text_area.text
+        word = command_word(value)
+        choices = self.wave.session.command_choices(word) if word is not None else []
+        popup.show_for(value, choices)
+
+    def _completion_applies(self, action: str) -> bool | None:
+        popup = self.query_one("#command-popup", CommandPopup)
+        if not popup.is_open or self.focused is not self.query_one("#prompt"):
+            return False
+        if action == "complete_enter":
+            word = command_word(self.query_one("#prompt", HistoryInput).value) or ""
+            return not popup.knows(word)  # a complete command: Enter sends it
+        return True
+
+    def action_complete_accept(self) -> None:
+        popup = self.query_one("#command-popup", CommandPopup)
+        name = popup.selected_name()
+        if name is not None:
+            prompt = self.query_one("#prompt", HistoryInput)
+            prompt.value = f"/{name} "
+            prompt.move_cursor(prompt.document.end)
+        popup.close()
+
+    def action_complete_enter(self) -> None:
+        self.action_complete_accept()
+
+    def action_complete_move(self, delta: int) -> None:
+        self.query_one("#command-popup", CommandPopup).move(delta)
+
+    def action_complete_close(self) -> None:
+        self.query_one("#command-popup", CommandPopup).close()
+
+    async def reload_conversation(self) -> None:
+        """Show the session's conversation afresh (after `/resume` switched it)."""
+        await self.query_one("#chat-log", VerticalScroll).remove_children()
+        self._assistants.clear()
+        self._tools.clear()
+        await self._restore(self.wave.session.messages())
+        self.refresh_status()
 
     # -- agent events --------------------------------------------------------------------------
     async def apply(self, event: ev.AgentEvent) -> None:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
 from wave_tui.agent.events import PermissionChoice
-from wave_tui.agent.session import MemoryScope
+from wave_tui.agent.session import MemoryScope, PermissionPreview
 
 
 class ConfirmDelete(ModalScreen[bool]):
@@ -61,7 +61,8 @@ class ConfirmDelete(ModalScreen[bool]):
 
 
 class PermissionDialog(ModalScreen[PermissionChoice]):
-    """The agent wants to run a tool that needs approval."""
+    """The agent wants to run a tool that needs approval: what it will do (the diff of an
+    Edit/Write, the full Bash command) and what "always" would allow (UX2, UX18)."""
 
     CSS_PATH = "dialogs.tcss"
     BINDINGS = [
@@ -70,24 +71,39 @@ class PermissionDialog(ModalScreen[PermissionChoice]):
         Binding("n,escape", "choose('deny')", "Deny", id="deny"),
     ]
 
-    def __init__(self, tool_name: str, key_arg: str, reason: str) -> None:
+    def __init__(
+        self,
+        tool_name: str,
+        key_arg: str,
+        reason: str,
+        *,
+        grant_label: str = "",
+        preview: PermissionPreview | None = None,
+    ) -> None:
         super().__init__(classes="dialog-screen")
         self.tool_name = tool_name
         self.key_arg = key_arg
         self.reason = reason
+        self.grant_label = grant_label or "Always this session"
+        self.preview = preview
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog"):
+        with Vertical(classes="dialog picker"):
             yield Static(
                 Content.assemble("Allow ", (self.tool_name, "bold"), "?"), classes="dialog-title"
             )
-            if self.key_arg:
+            preview = self.preview
+            if preview is not None and preview.kind == "command":
+                yield Static(preview.text, markup=False, classes="dialog-body")
+            elif self.key_arg:
                 yield Static(self.key_arg, markup=False, classes="dialog-body")
+            if preview is not None and preview.kind in ("diff", "new-file"):
+                yield VerticalScroll(Static(_preview_text(preview)), classes="permission-preview")
             if self.reason:
                 yield Static(self.reason, markup=False, classes="dialog-detail")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Allow once (y)", variant="primary", id="allow_once")
-                yield Button("Always this session (a)", id="allow_session")
+                yield Button(f"{self.grant_label} (a)", id="allow_session")
                 yield Button("Deny (n)", variant="error", id="deny")
         yield Footer()
 
@@ -101,6 +117,27 @@ class PermissionDialog(ModalScreen[PermissionChoice]):
             self.dismiss("allow_session")
         else:
             self.dismiss("deny")
+
+
+def _preview_text(preview: PermissionPreview) -> Content:
+    """A diff coloured by line (untrusted text: never markup); a new file as it will be."""
+    if preview.kind == "new-file":
+        head = Content.styled(f"new file {preview.path}\n", "bold $success")
+        return head + Content(preview.text)
+    parts: list[Content] = []
+    for line in preview.text.splitlines():
+        if line.startswith(("+++", "---")):
+            style = "bold"
+        elif line.startswith("@@"):
+            style = "$accent"
+        elif line.startswith("+"):
+            style = "$success"
+        elif line.startswith("-"):
+            style = "$error"
+        else:
+            style = ""
+        parts.append(Content.styled(line, style) if style else Content(line))
+    return Content("\n").join(parts)
 
 
 class MemoryTargetDialog(ModalScreen[MemoryScope | None]):

@@ -1,4 +1,6 @@
-"""The settings screen: auto memory switch and frequency, language, model (U4, S1–S6)."""
+"""The settings screen: auto memory switch, frequency and review, language, and the endpoint
+(base URL, masked API key, model, fast model) with a "test connection" action (U4, S1–S6,
+UX20). Hints come from the settings schema's descriptions."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from textual.validation import Integer
 from textual.widgets import Button, Footer, Input, Label, Static, Switch
 from textual.worker import Worker
 
-from wave_tui.agent.session import EditableSettings
+from wave_tui.agent.session import EditableSettings, EndpointSettings
 from wave_tui.config.settings import AUTO_MEMORY_FREQUENCY_MAX, AUTO_MEMORY_FREQUENCY_MIN
 from wave_tui.tui.format import show_path
 
@@ -34,11 +36,13 @@ class SettingsScreen(Screen[None]):
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="save-settings"),
         Binding("ctrl+r", "revert", "Revert", id="revert-settings"),
+        Binding("ctrl+t", "test_connection", "Test connection", id="test-connection"),
     ]
 
     def __init__(self) -> None:
         super().__init__(id="settings")
         self._loaded: FormValues | None = None
+        self._endpoint: EndpointSettings | None = None
 
     @property
     def wave(self) -> WaveApp:
@@ -46,6 +50,7 @@ class SettingsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         target = show_path(self.wave.paths.user_settings, self.wave.paths)
+        session = self.wave.session
         with VerticalScroll(id="settings-form"):
             yield Static(
                 Content.assemble(("Settings", "bold"), ("  saved to ", "$text-muted"), target),
@@ -59,7 +64,6 @@ class SettingsScreen(Screen[None]):
                 yield Label("Extract every N turns", classes="setting-label")
                 yield Input(
                     id="frequency",
-                    type="integer",
                     validators=[
                         Integer(
                             minimum=AUTO_MEMORY_FREQUENCY_MIN,
@@ -72,16 +76,48 @@ class SettingsScreen(Screen[None]):
                 )
             yield Static("", id="frequency-error", classes="setting-error")
             with Horizontal(classes="setting-row"):
+                yield Label("Review auto memories", classes="setting-label")
+                yield Switch(id="auto-memory-review")
+                yield Static(
+                    Content(session.setting_help("autoMemoryReview")), classes="setting-hint"
+                )
+            with Horizontal(classes="setting-row"):
                 yield Label("Language", classes="setting-label")
                 yield Input(
                     id="language",
                     placeholder="model default (e.g. English, 中文)",
                     classes="setting-input",
                 )
+            yield Static(Content.styled("Endpoint", "bold"), classes="setting-section")
+            with Horizontal(classes="setting-row"):
+                yield Label("Endpoint (base URL)", classes="setting-label")
+                yield Input(
+                    id="base-url",
+                    placeholder=_example(session.setting_help("WAVE_BASE_URL")),
+                    classes="setting-input",
+                )
+            with Horizontal(classes="setting-row"):
+                yield Label("API key", classes="setting-label")
+                yield Input(
+                    id="api-key",
+                    password=True,
+                    placeholder="stored in settings env (file mode 0600)",
+                    classes="setting-input",
+                )
             with Horizontal(classes="setting-row"):
                 yield Label("Model", classes="setting-label")
                 yield Input(id="model", placeholder="from WAVE_MODEL", classes="setting-input")
             yield Static("", id="model-note", classes="setting-hint")
+            with Horizontal(classes="setting-row"):
+                yield Label("Fast model", classes="setting-label")
+                yield Input(
+                    id="fast-model",
+                    placeholder="side jobs; main model if empty",
+                    classes="setting-input",
+                )
+            with Horizontal(classes="setting-row"):
+                yield Button("Test connection (ctrl+t)", id="test-connection")
+                yield Static("", id="connection-result", markup=False, classes="setting-hint")
             yield Static(
                 Content.styled(
                     "Changes apply from the next turn of the running session.", "$text-muted"
@@ -105,6 +141,12 @@ class SettingsScreen(Screen[None]):
         self.query_one("#frequency", Input).value = str(values.auto_memory_frequency)
         self.query_one("#language", Input).value = values.language
         self.query_one("#model", Input).value = values.model
+        self.query_one("#auto-memory-review", Switch).value = values.auto_memory_review
+        endpoint = await self.wave.session.read_endpoint()
+        self._endpoint = endpoint
+        self.query_one("#base-url", Input).value = endpoint.base_url
+        self.query_one("#api-key", Input).value = endpoint.api_key
+        self.query_one("#fast-model", Input).value = endpoint.fast_model
         self._show_switch_state(values.auto_memory_enabled)
         self._show_frequency_error(None)
         self._show_model_note()
@@ -144,6 +186,8 @@ class SettingsScreen(Screen[None]):
             self.action_save()
         elif event.button.id == "revert":
             self.action_revert()
+        elif event.button.id == "test-connection":
+            self.action_test_connection()
 
     def _form(self) -> FormValues | None:
         frequency_input = self.query_one("#frequency", Input)
@@ -161,6 +205,15 @@ class SettingsScreen(Screen[None]):
             auto_memory_frequency=frequency,
             language=self.query_one("#language", Input).value.strip(),
             model=self.query_one("#model", Input).value.strip(),
+            auto_memory_review=self.query_one("#auto-memory-review", Switch).value,
+        )
+
+    def _endpoint_form(self) -> EndpointSettings:
+        return EndpointSettings(
+            base_url=self.query_one("#base-url", Input).value.strip(),
+            api_key=self.query_one("#api-key", Input).value.strip(),
+            model=self.query_one("#model", Input).value.strip(),
+            fast_model=self.query_one("#fast-model", Input).value.strip(),
         )
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -183,30 +236,71 @@ class SettingsScreen(Screen[None]):
             self.notify("Not saved: fix the frequency first.", severity="error")
             return
         changes = _changes(self._loaded, values)
-        if not changes:
+        endpoint = self._endpoint_form()
+        endpoint_changed = endpoint != self._endpoint
+        if endpoint_changed:
+            changes.pop("model", None)  # written with the endpoint
+        if not changes and not endpoint_changed:
             self.notify("Nothing changed.")
             return
         self.run_worker(
-            self._save(values, changes),
+            self._save(values, changes, endpoint if endpoint_changed else None),
             group="settings-save",
             exclusive=True,
             exit_on_error=False,
             name="saving settings",
         )
 
-    async def _save(self, values: FormValues, changes: dict[str, Any]) -> None:
+    async def _save(
+        self, values: FormValues, changes: dict[str, Any], endpoint: EndpointSettings | None
+    ) -> None:
         app = self.wave
-        await app.session.save_settings(**changes)
+        if changes:
+            await app.session.save_settings(**changes)
+        if endpoint is not None:
+            await app.session.save_endpoint(endpoint)
+            self._endpoint = endpoint
         self._loaded = values
         self._show_model_note()
         target = show_path(app.paths.user_settings, app.paths)
         self.notify(f"Saved to {target}. In effect from the next turn.", markup=False)
 
+    # req: UX20
+    def action_test_connection(self) -> None:
+        self.query_one("#connection-result", Static).update("testing…")
+        self.run_worker(
+            self._test_connection(self._endpoint_form()),
+            group="settings-connection",
+            exclusive=True,
+            exit_on_error=False,
+            name="testing the connection",
+        )
+
+    async def _test_connection(self, endpoint: EndpointSettings) -> None:
+        model = endpoint.model or (self.wave.session.model_in_use() or "")
+        check = await self.wave.session.test_connection(endpoint.base_url, endpoint.api_key, model)
+        result = self.query_one("#connection-result", Static)
+        result.update(check.message)
+        result.set_class(not check.ok, "-error")
+
+
+def _example(description: str) -> str:
+    """`OpenAI-compatible endpoint, e.g. `http://…/v1`.` → `e.g. http://…/v1` (fits the field)."""
+    _, sep, example = description.partition("e.g.")
+    return f"e.g. {example.strip(' `.')}" if sep else description
+
 
 def _changes(before: FormValues | None, after: FormValues) -> dict[str, Any]:
     """Only what the user changed is written; empty text fields remove their key."""
     changes: dict[str, Any] = {}
-    for name in ("auto_memory_enabled", "auto_memory_frequency", "language", "model"):
+    names = (
+        "auto_memory_enabled",
+        "auto_memory_frequency",
+        "auto_memory_review",
+        "language",
+        "model",
+    )
+    for name in names:
         new = getattr(after, name)
         if before is None or getattr(before, name) != new:
             changes[name] = new if new != "" else None

@@ -1,0 +1,84 @@
+"""The app's answers to `/model`, `/resume`, `/permissions` (pickers and screens instead of
+text), the resume picker of `wave --resume` without an id, and the trust prompt at start."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from wave_tui.tui.format import show_path
+from wave_tui.tui.screens.permissions import PermissionsScreen
+from wave_tui.tui.screens.pickers import model_picker, resume_picker
+from wave_tui.tui.screens.trust import TrustDialog
+
+if TYPE_CHECKING:
+    from wave_tui.tui.app import WaveApp
+
+
+class CommandScreens:
+    def __init__(self, app: WaveApp) -> None:
+        self.app = app
+
+    def open(self, name: str, args: str) -> bool:
+        """True when the app answers this command with a screen (nothing sent)."""
+        if not self.app.session.available:
+            return False
+        if name == "model" and not args:
+            self.pick_model()
+            return True
+        if name == "resume" and not args:
+            self.pick_session()
+            return True
+        if name == "permissions":
+            self.app.push_screen(PermissionsScreen())
+            return True
+        return False
+
+    def pick_model(self) -> None:
+        app = self.app
+
+        def chosen(name: str | None) -> None:
+            if name:
+                app.run_worker(
+                    app.session.run_command(f"/model {name}"), group="model", exit_on_error=False
+                )
+                app.notify(f"Model: {name} (from the next request)", markup=False)
+
+        app.push_screen(model_picker(app.session.model_choices()), chosen)
+
+    # req: UX15
+    def pick_session(self) -> None:
+        self.app.run_worker(self._pick_session(), group="resume", exclusive=True)
+
+    async def _pick_session(self) -> None:
+        app = self.app
+        rows = await app.session.session_summaries()
+
+        async def resume(session_id: str | None) -> None:
+            if not session_id:
+                return
+            try:
+                app.session.resume(session_id)
+            except (FileNotFoundError, RuntimeError) as exc:
+                app.notify(str(exc), severity="error", markup=False)
+                return
+            await app.chat_screen.reload_conversation()
+            app.notify(f"Resumed session {session_id}", markup=False)
+
+        app.push_screen(resume_picker(rows, app.size.width), resume)
+
+    # req: HK10
+    def ask_trust(self) -> None:
+        app = self.app
+        requests = app.session.trust_requests()
+        if not requests:
+            return
+
+        async def answered(trusted: bool | None) -> None:
+            if trusted:
+                await app.session.grant_trust(requests)
+                app.notify("Trusted: the project's hooks and servers run now.", markup=False)
+            else:
+                app.notify("Project hooks and servers stay off this session.", markup=False)
+
+        project = app.paths.project_root.name or show_path(app.paths.project_root, app.paths)
+        app.push_screen(TrustDialog(project, requests), answered)

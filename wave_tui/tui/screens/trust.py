@@ -1,0 +1,72 @@
+"""The trust prompt (HK10, MC8): project code that would run — hooks, `.mcp.json` servers —
+listed once; yes trusts and remembers the set, no leaves it off for this session."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Footer, Static
+
+from wave_tui.agent.session import TrustRequested
+
+KIND_TITLES = {
+    "hooks": "Hooks (run on agent events)",
+    "mcp": "MCP servers (started now)",
+    "commands": "Custom commands (their allowed-tools)",
+}
+
+
+class TrustDialog(ModalScreen[bool]):
+    CSS_PATH = "dialogs.tcss"
+    BINDINGS = [
+        Binding("y", "answer(True)", "Trust", id="trust-project"),
+        Binding("n,escape", "answer(False)", "Keep off", id="distrust-project"),
+    ]
+
+    def __init__(self, project: str, requests: Sequence[TrustRequested]) -> None:
+        super().__init__(classes="dialog-screen")
+        self.project = project
+        self.requests = list(requests)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog -danger"):
+            yield Static(
+                Content.assemble("Trust the code in ", (self.project, "bold"), "?"),
+                classes="dialog-title",
+            )
+            yield Static(
+                Content("This project would run these commands on your machine:"),
+                classes="dialog-detail",
+            )
+            with VerticalScroll(classes="dialog-body trust-list"):
+                for request in self.requests:
+                    yield Static(
+                        Content.styled(KIND_TITLES.get(request.kind, request.kind), "bold")
+                    )
+                    for item in request.items:
+                        yield Static(f"  {item}", markup=False)
+            yield Static(
+                Content(
+                    "Yes: they run, and wave remembers this set (a changed set asks again). "
+                    "No: they stay off this session."
+                ),
+                classes="dialog-detail",
+            )
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Trust (y)", variant="warning", id="trust")
+                yield Button("Keep off (n)", id="distrust")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#distrust", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "trust")
+
+    def action_answer(self, trusted: bool) -> None:
+        self.dismiss(trusted)
