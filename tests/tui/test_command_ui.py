@@ -22,6 +22,7 @@ from wave_tui.tui.screens.pickers import Picker
 from wave_tui.tui.screens.trust import TrustDialog
 from wave_tui.tui.widgets.chat_items import CommandOutputBlock, UserMessage
 from wave_tui.tui.widgets.command_popup import CommandPopup
+from wave_tui.tui.widgets.history_input import HistoryInput
 
 
 async def test_ux15_slash_opens_completion_with_descriptions_and_tab_accepts(
@@ -38,7 +39,7 @@ async def test_ux15_slash_opens_completion_with_descriptions_and_tab_accepts(
         assert any("/compact [focus]" in r and "Summarise" in r for r in rows)
         await pilot.press("down", "tab")
         await pilot.pause()
-        prompt = app.chat_screen.query_one("#prompt", Input)
+        prompt = app.chat_screen.query_one("#prompt", HistoryInput)
         assert prompt.value == f"/{popup_names(rows)[1]} "
         assert not popup.is_open
         assert model_server.requests == []
@@ -55,7 +56,7 @@ async def test_ux15_enter_accepts_an_incomplete_command_and_sends_a_complete_one
     async with app.run_test(size=(100, 32)) as pilot:
         await pilot.press(*"/hel", "enter")
         await pilot.pause()
-        prompt = app.chat_screen.query_one("#prompt", Input)
+        prompt = app.chat_screen.query_one("#prompt", HistoryInput)
         assert prompt.value == "/help "
         assert not app.chat_screen.query(CommandOutputBlock)
         await pilot.press("enter")
