@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 
 from tests.model_server import ModelServer, text
 from tests.tui.conftest import BuildApp, server_env
 from tests.tui.helpers import settle
+from wave_tui.config.paths import WavePaths
 from wave_tui.tui.widgets.chat_items import NoticeLine
 from wave_tui.tui.widgets.status_line import StatusLine
 
@@ -34,3 +36,44 @@ async def test_ux12_a_reply_cut_at_the_output_limit_says_so_in_the_chat(
         await settle(pilot)
         lines = [str(n.render()) for n in app.chat_screen.query(NoticeLine)]
     assert lines == ["reply cut at the output limit"]
+
+
+async def test_ux8_configuring_an_endpoint_while_running_drops_the_first_run_panel_at_once(
+    build_app: BuildApp, model_server: ModelServer, paths: WavePaths
+) -> None:
+    app = build_app()
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.pause()
+        assert app.chat_screen.query("#first-run").first().display
+        settings = {
+            "model": "test-model",
+            "env": {"WAVE_BASE_URL": model_server.base_url, "WAVE_API_KEY": "k"},
+        }
+        paths.user_settings.parent.mkdir(parents=True, exist_ok=True)
+        paths.user_settings.write_text(json.dumps(settings), encoding="utf-8")
+        app.session.store.refresh()  # what the settings watcher does on a change
+        await pilot.pause()
+        status = str(app.chat_screen.query_one("#status", StatusLine).render())
+        assert "no model configured" not in status
+        assert "test-model" in status
+        assert not app.chat_screen.query("#first-run").first().display
+        model_server.enqueue(text("configured reply"))
+        await pilot.press("h", "i", "enter")
+        await settle(pilot)
+    assert model_server.requests
+
+
+async def test_ux8_ctx_follows_a_compact(build_app: BuildApp, model_server: ModelServer) -> None:
+    model_server.enqueue(text("a long answer " * 400), text("short summary"))
+    app = build_app(server_env(model_server))
+    async with app.run_test(size=(120, 32)) as pilot:
+        status = app.chat_screen.query_one("#status", StatusLine)
+        await pilot.press("h", "i", "enter")
+        await settle(pilot)
+        before = status.info.context_tokens
+        app.chat_screen.query_one("#prompt").insert("/compact")  # type: ignore[attr-defined]
+        await pilot.press("enter")
+        await settle(pilot)
+        after = status.info.context_tokens
+    assert before is not None and after is not None
+    assert after < before / 2, (before, after)

@@ -46,6 +46,7 @@ from wave_tui.config.settings import (
     save_user_settings,
 )
 from wave_tui.llm.types import Message
+from wave_tui.llm.usage import estimate_tokens
 
 Listener = Callable[[ev.AgentEvent], None]
 Clock = Callable[[], datetime]
@@ -115,11 +116,12 @@ class AgentSession:
         self.clock = clock
         self._listeners: list[Listener] = []
         self._background: dict[str, str] = {}
+        self._context_estimate: int | None = None  # after a compaction, until the next reply
         self.memory = MemoryAccess(self.paths, clock, self._emit)
         self._unsubscribe: list[Callable[[], None]] = []
         if service is not None:
             self._unsubscribe.append(service.subscribe(self._on_service_event))
-        self._unsubscribe.append(store.subscribe(lambda _settings: self._status_changed()))
+        self._unsubscribe.append(store.subscribe(lambda _settings: self._settings_changed()))
 
     @classmethod
     def offline(
@@ -175,9 +177,26 @@ class AgentSession:
                 self._background[event.kind] = event.detail
             else:
                 self._background.pop(event.kind, None)
+        compacted = isinstance(event, ev.Notice) and event.kind == "compaction"
+        if compacted:
+            self._context_estimate = self._estimate_context()  # req: UX8
+        elif isinstance(event, ev.UsageUpdated) and event.source == "main":
+            self._context_estimate = None
         self._emit(event)
-        if isinstance(event, _STATUS_EVENTS):
+        if compacted or isinstance(event, _STATUS_EVENTS):
             self._status_changed()
+
+    def _estimate_context(self) -> int:
+        """The context after a compaction: the summary and kept rounds, counted from characters
+        (the last reported usage still counts the history that was summarised)."""
+        messages = self.service.messages if self.service is not None else []
+        return estimate_tokens(json.dumps([m.model_dump(mode="json") for m in messages]))
+
+    # req: UX8
+    def _settings_changed(self) -> None:
+        if self.service is not None:
+            self.service.apply_current_settings()
+        self._status_changed()
 
     def _status_changed(self) -> None:
         self._emit(ev.StatusChanged(self.status()))
@@ -323,9 +342,13 @@ class AgentSession:
             model=model if configured else None,
             configured=configured,
             busy=bool(service is not None and service.busy),
-            context_tokens=context_tokens(usage),
+            context_tokens=(
+                self._context_estimate
+                if self._context_estimate is not None
+                else context_tokens(usage)
+            ),
             context_window=window,
-            context_estimated=False,
+            context_estimated=self._context_estimate is not None,
             cache_hit_ratio=cache_hit_ratio(usage),
             auto_memory=settings.auto_memory_enabled,
             auto_memory_frequency=settings.auto_memory_frequency,
