@@ -77,3 +77,31 @@ async def test_ux8_ctx_follows_a_compact(build_app: BuildApp, model_server: Mode
         after = status.info.context_tokens
     assert before is not None and after is not None
     assert after < before / 2, (before, after)
+
+
+BROKEN = '{"model": "test-model", "env": {"WAVE_BASE_URL": "%s", "WAVE_API_KEY": "k",}}'
+
+
+async def test_ux6_a_broken_settings_file_is_named_first_and_its_fix_applies_next_turn(
+    build_app: BuildApp, model_server: ModelServer, paths: WavePaths
+) -> None:
+    paths.user_settings.parent.mkdir(parents=True, exist_ok=True)
+    paths.user_settings.write_text(BROKEN % model_server.base_url, encoding="utf-8")
+    app = build_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        log = app.chat_screen.query_one("#chat-log")
+        first = log.children[0]
+        assert first.id == "settings-problems"
+        assert "settings.json: invalid JSON" in str(first.render())
+        assert first.region.y < 5  # on screen, above the how-to-configure panel
+        paths.user_settings.write_text(
+            (BROKEN % model_server.base_url).replace(",}}", "}}"), encoding="utf-8"
+        )
+        app.session.store.refresh()
+        await pilot.pause()
+        assert not first.display
+        model_server.enqueue(text("fixed"))
+        await pilot.press("h", "i", "enter")
+        await settle(pilot)
+    assert model_server.requests

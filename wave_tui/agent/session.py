@@ -409,6 +409,11 @@ class AgentSession:
         self.store.refresh()
         self._status_changed()
 
+    # req: UX6
+    def settings_problems(self) -> list[str]:
+        """What is wrong in the settings files now (one line each; empty when all is well)."""
+        return list(self.store.current().problems)
+
     def model_in_use(self) -> str | None:
         """The model the agent uses (--model / WAVE_MODEL win over the settings file)."""
         if self.service is not None:

@@ -8,8 +8,9 @@ starts it, and hands back the environment that routes the agent to it.
 from __future__ import annotations
 
 import argparse
+import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -97,7 +98,10 @@ class LocalEndpoint:
 
 
 def local_reason(
-    args: argparse.Namespace, settings: EffectiveSettings, environ: Mapping[str, str]
+    args: argparse.Namespace,
+    settings: EffectiveSettings,
+    environ: Mapping[str, str],
+    settings_files: Iterable[Path] = (),
 ) -> Reason | None:
     """Why a local model should run, or None. Asking beats configuration beats the default."""
     env_flag = (environ.get(ENV_LOCAL) or "").strip().lower()
@@ -111,9 +115,29 @@ def local_reason(
     configured = settings.base_url or settings.model or getattr(args, "model", None)
     if configured or not engine_available():
         return None
+    if settings.problems and _unreadable_file_names_endpoint(settings_files):  # req: UX6
+        return None  # the settings error is shown instead of a demo model standing in
     if settings.local_model or bundled_model_available():
         return "default"
     return None
+
+
+ENDPOINT_KEYS = ("WAVE_BASE_URL", "WAVE_MODEL", '"model"')
+
+
+def _unreadable_file_names_endpoint(files: Iterable[Path]) -> bool:
+    """A settings file that does not parse but names an endpoint: the user configured one."""
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        try:
+            json.loads(text)
+        except ValueError:
+            if any(key in text for key in ENDPOINT_KEYS):
+                return True
+    return False
 
 
 def prepare_local_endpoint(
@@ -128,8 +152,9 @@ def prepare_local_endpoint(
     it also stops at interpreter exit, and dies with this process in any case.
     """
     env = dict(os.environ if environ is None else environ)
-    settings = SettingsStore(WavePaths.for_workdir(workdir), env).current()
-    reason = local_reason(args, settings, env)
+    paths = WavePaths.for_workdir(workdir)
+    settings = SettingsStore(paths, env).current()
+    reason = local_reason(args, settings, env, paths.settings_files)
     if reason is None:
         return None
     if not engine_available():

@@ -53,6 +53,7 @@ or put them in `~/.wave/settings.json` (picked up without a restart):
 ```
 """
 
+KEPT_ON_CLEAR = frozenset({"first-run", "settings-problems"})
 PROMPT_PLACEHOLDER = (
     "Message wave  ·  Shift+Enter newline  ·  !cmd shell  ·  @file attach  ·  # saves a memory"
 )
@@ -108,14 +109,28 @@ class ChatScreen(Screen[None]):
         self.query_one("#chat-log", VerticalScroll).scroll_end(animate=False)
 
     def _show_first_run(self, show: bool) -> None:
-        """The how-to-configure panel, mounted only when needed (Markdown is costly to build)."""
+        """The how-to-configure panel, mounted only when needed (Markdown is costly to build);
+        a broken settings file is named above it (UX6)."""
+        log = self.query_one("#chat-log", VerticalScroll)
         panels = self.query("#first-run")
         if show and not panels:
-            self.query_one("#chat-log", VerticalScroll).mount(
-                Markdown(FIRST_RUN_HELP, id="first-run"), before=0
-            )
+            log.mount(Markdown(FIRST_RUN_HELP, id="first-run"), before=0)
         for panel in panels:
             panel.display = show
+        self._show_settings_problems(self.wave.session.settings_problems() if show else [])
+
+    # req: UX6
+    def _show_settings_problems(self, problems: list[str]) -> None:
+        text = "\n".join(f"Settings error: {line}" for line in problems)
+        found = self.query("#settings-problems")
+        if problems and not found:
+            error = ErrorLine(text)
+            error.id = "settings-problems"
+            self.query_one("#chat-log", VerticalScroll).mount(error, before=0)
+        for line in found:
+            line.display = bool(problems)
+            if problems and isinstance(line, Static):
+                line.update(text)
 
     def on_screen_resume(self) -> None:
         self.refresh_status()
@@ -239,7 +254,9 @@ class ChatScreen(Screen[None]):
 
     async def _clear_log(self) -> None:
         log = self.query_one("#chat-log", VerticalScroll)
-        await log.remove_children([child for child in log.children if child.id != "first-run"])
+        await log.remove_children(
+            [child for child in log.children if child.id not in KEPT_ON_CLEAR]
+        )
         self._assistants.clear()
         self._tools.clear()
 
