@@ -5,10 +5,16 @@ from __future__ import annotations
 import dataclasses
 import json
 
+import pytest
+from textual.widgets import Static
+
 from tests.model_server import ModelServer, text
 from tests.tui.conftest import BuildApp, server_env
 from tests.tui.helpers import settle
+from wave_tui.agent import events as ev
 from wave_tui.config.paths import WavePaths
+from wave_tui.tui.app import WaveApp
+from wave_tui.tui.widgets.background_indicator import BackgroundIndicator
 from wave_tui.tui.widgets.chat_items import NoticeLine
 from wave_tui.tui.widgets.status_line import StatusLine
 
@@ -105,3 +111,43 @@ async def test_ux6_a_broken_settings_file_is_named_first_and_its_fix_applies_nex
         await pilot.press("h", "i", "enter")
         await settle(pilot)
     assert model_server.requests
+
+
+def _indicator_text(app: WaveApp) -> str | None:
+    found = app.screen.query(BackgroundIndicator)
+    if not found or not found.first().display:
+        return None
+    return str(found.first().query_one(Static).render())
+
+
+@pytest.mark.parametrize("mode", ["chat", "memory", "settings"])
+async def test_ux13_the_extraction_indicator_shows_on_every_screen_at_80_columns(
+    build_app: BuildApp, mode: str
+) -> None:
+    app = build_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.switch_mode(mode)
+        await pilot.pause()
+        assert app.session.service is not None
+        app.session.service.publish(ev.BackgroundChanged("extraction", True, "saving"))
+        await pilot.pause()
+        assert _indicator_text(app) == "● extraction: saving"
+        indicator = app.screen.query_one(BackgroundIndicator)
+        assert indicator.region.right <= 80 and indicator.region.y == 0
+        app.session.service.publish(ev.BackgroundChanged("extraction", False))
+        await pilot.pause()
+        assert _indicator_text(app) is None
+
+
+async def test_ux13_the_indicator_follows_a_switch_to_another_screen(build_app: BuildApp) -> None:
+    app = build_app()
+    async with app.run_test(size=(120, 32)) as pilot:
+        assert app.session.service is not None
+        app.session.service.publish(ev.BackgroundChanged("extraction", True, "saving"))
+        await pilot.pause()
+        assert _indicator_text(app) is None  # wide chat: the status line shows it
+        status = str(app.chat_screen.query_one("#status", StatusLine).render())
+        assert "extraction: saving" in status
+        await pilot.press("f2")
+        await pilot.pause()
+        assert _indicator_text(app) == "● extraction: saving"

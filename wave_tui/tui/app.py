@@ -14,7 +14,7 @@ from typing import Any
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState
 
 from wave_tui.agent import events as ev
@@ -34,6 +34,8 @@ from wave_tui.tui.screens.chat import ChatScreen
 from wave_tui.tui.screens.dialogs import MemoryTargetDialog, PermissionDialog
 from wave_tui.tui.screens.memory import MemoryScreen
 from wave_tui.tui.screens.settings import SettingsScreen
+from wave_tui.tui.widgets.background_indicator import BackgroundIndicator
+from wave_tui.tui.widgets.status_line import NARROW
 
 
 class WaveApp(App[None]):
@@ -75,6 +77,7 @@ class WaveApp(App[None]):
     # -- lifecycle -----------------------------------------------------------------------------
     async def on_mount(self) -> None:
         self._unsubscribe.append(self.session.subscribe(self._forward))
+        self.screen_change_signal.subscribe(self, self._show_background)
         try:
             self.session.start()
         except FileNotFoundError as exc:
@@ -139,6 +142,27 @@ class WaveApp(App[None]):
                 screen.action_reload()
         if self.chat_screen.is_mounted:
             await self.chat_screen.apply(event)
+        if isinstance(event, ev.StatusChanged):
+            self._show_background()
+
+    def on_resize(self) -> None:
+        self._show_background()
+
+    # req: UX13
+    def _show_background(self, _screen: Screen[Any] | None = None) -> None:
+        """The background-work indicator on the active screen (the chat's status line shows
+        it itself when the terminal is wide enough)."""
+        screen = self.screen
+        if isinstance(screen, ModalScreen):
+            return
+        found = screen.query(BackgroundIndicator)
+        indicator = found.first() if found else BackgroundIndicator()
+        if not found:
+            screen.mount(indicator)
+        background = self.session.status().background
+        if screen is self.chat_screen and self.size.width >= NARROW:
+            background = None
+        indicator.show(background)
 
     def _report_extraction(self, event: ev.ExtractionFinished) -> None:
         """A toast when the extraction changed memory or failed ("memory updated: x.md")."""

@@ -110,7 +110,7 @@ class StatusLine(Static):
         if narrow:
             label = label.replace("auto memory", "mem")
         parts += [sep, (label, "" if info.auto_memory else "$text-muted")]
-        if info.background:
+        if info.background and not narrow:  # narrow: the app's indicator shows it
             # req: UX13
             parts += [sep, (f"{self._spinner()} {info.background}", "$accent")]
         self.update(Content.assemble(*parts))
