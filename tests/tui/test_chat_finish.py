@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
+import threading
+from pathlib import Path
 
 import pytest
 from textual.widgets import Static
@@ -12,10 +15,11 @@ from tests.model_server import ModelServer, text
 from tests.tui.conftest import BuildApp, server_env
 from tests.tui.helpers import settle
 from wave_tui.agent import events as ev
+from wave_tui.agent.session import AgentOptions, AgentService, AgentSession
 from wave_tui.config.paths import WavePaths
-from wave_tui.tui.app import WaveApp
+from wave_tui.tui.app import PendingAgent, Progress, WaveApp, make_app
 from wave_tui.tui.widgets.background_indicator import BackgroundIndicator
-from wave_tui.tui.widgets.chat_items import NoticeLine
+from wave_tui.tui.widgets.chat_items import ErrorLine, NoticeLine
 from wave_tui.tui.widgets.status_line import StatusLine
 
 
@@ -151,3 +155,44 @@ async def test_ux13_the_indicator_follows_a_switch_to_another_screen(build_app: 
         await pilot.press("f2")
         await pilot.pause()
         assert _indicator_text(app) == "● extraction: saving"
+
+
+async def test_ux14_the_app_opens_at_once_with_progress_while_the_model_starts(
+    model_server: ModelServer, project: Path, paths: WavePaths
+) -> None:
+    release = threading.Event()
+    progressed = threading.Event()
+
+    def start(progress: Progress) -> tuple[AgentService, str | None]:
+        progress("assembling the bundled local model…")
+        progressed.set()
+        release.wait(30)
+        options = AgentOptions(workdir=project, environ=server_env(model_server))
+        return AgentService(options), "wave: local model ready"
+
+    pending = PendingAgent("starting the local model tiny…", start)
+    app = make_app(None, AgentSession.offline(paths, environ={}), pending=pending)
+    app.animation_level = "none"
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        starting = app.chat_screen.query_one("#starting", Static)
+        assert "local model" in str(starting.render())
+        assert not app.chat_screen.query("#first-run")  # not "no model configured" help
+        await asyncio.to_thread(progressed.wait, 30)
+        await pilot.pause()
+        await pilot.pause()
+        assert "assembling" in str(starting.render())
+        await pilot.press("h", "i", "enter")
+        await pilot.pause()
+        errors = [str(e.render()) for e in app.chat_screen.query(ErrorLine)]
+        assert any("still starting" in e for e in errors)
+        release.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not app.chat_screen.query("#starting")
+        status = str(app.chat_screen.query_one("#status", StatusLine).render())
+        assert "test-model" in status
+        model_server.enqueue(text("hello from the model"))
+        await pilot.press("h", "i", "enter")
+        await settle(pilot)
+    assert model_server.requests

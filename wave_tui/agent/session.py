@@ -123,6 +123,19 @@ class AgentSession:
             self._unsubscribe.append(service.subscribe(self._on_service_event))
         self._unsubscribe.append(store.subscribe(lambda _settings: self._settings_changed()))
 
+    # req: UX14
+    def attach(self, service: AgentService) -> None:
+        """The agent that was still starting (a local model) is ready: chat from now on."""
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        self.service = service
+        self.store = service.store
+        self._unsubscribe = [
+            service.subscribe(self._on_service_event),
+            self.store.subscribe(lambda _settings: self._settings_changed()),
+        ]
+        self._status_changed()
+
     @classmethod
     def offline(
         cls,

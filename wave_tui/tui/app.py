@@ -8,7 +8,9 @@ factory used by `wave` and by every test.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -37,6 +39,18 @@ from wave_tui.tui.screens.settings import SettingsScreen
 from wave_tui.tui.widgets.background_indicator import BackgroundIndicator
 from wave_tui.tui.widgets.status_line import NARROW
 
+Progress = Callable[[str], None]
+
+
+# req: UX14
+@dataclass(frozen=True)
+class PendingAgent:
+    """An agent that needs seconds to start (a local model): the app opens at once and runs
+    `start` in a thread, showing each progress line; `start` returns the service and a notice."""
+
+    first_line: str
+    start: Callable[[Progress], tuple[AgentService, str | None]]
+
 
 class WaveApp(App[None]):
     CSS_PATH = "app.tcss"
@@ -57,8 +71,10 @@ class WaveApp(App[None]):
         startup_error: str | None = None,
         startup_notice: str | None = None,
         model_label: str | None = None,
+        pending: PendingAgent | None = None,
     ) -> None:
         super().__init__()
+        self._pending = pending
         self.model_label = model_label  # e.g. "local: gemma-3-270m (demo quality)"
         self._startup_notice = startup_notice
         self.session = session
@@ -78,6 +94,9 @@ class WaveApp(App[None]):
     async def on_mount(self) -> None:
         self._unsubscribe.append(self.session.subscribe(self._forward))
         self.screen_change_signal.subscribe(self, self._show_background)
+        if self._pending is not None:
+            self.chat_screen.show_starting(self._pending.first_line)
+            self.run_worker(self._start_pending(self._pending), group="startup")
         try:
             self.session.start()
         except FileNotFoundError as exc:
@@ -96,6 +115,47 @@ class WaveApp(App[None]):
                 exit_on_error=False,
                 name="watching settings files",
             )
+
+    @property
+    def agent_starting(self) -> bool:
+        return self._pending is not None
+
+    async def _start_pending(self, pending: PendingAgent) -> None:
+        started = time.monotonic()
+        line = pending.first_line
+
+        def show() -> None:
+            seconds = (
+                "" if self.animation_level == "none" else f" {time.monotonic() - started:.0f}s"
+            )
+            self.chat_screen.show_starting(line + seconds)
+
+        def progress(text: str) -> None:
+            nonlocal line
+            line = text
+            self.call_from_thread(show)
+
+        ticker = self.set_interval(1, show)
+        try:
+            service, notice = await asyncio.to_thread(pending.start, progress)
+        except Exception as exc:
+            ticker.stop()
+            self._pending = None
+            self.chat_screen.show_starting(None)
+            await self.chat_screen.show_error(f"The agent could not start: {exc}")
+            return
+        ticker.stop()
+        self._pending = None
+        self.session.attach(service)
+        self.chat_screen.show_starting(None)
+        try:
+            self.session.start()
+        except FileNotFoundError as exc:
+            self.exit(return_code=1, message=f"wave: {exc}")
+            return
+        await self.chat_screen.show_restored()
+        if notice:
+            self.notify(notice, markup=False, timeout=20)
 
     async def action_quit(self) -> None:
         """Quit; an extraction in flight finishes its writes first, and the user sees why (C4)."""
@@ -272,6 +332,7 @@ def make_app(
     startup_error: str | None = None,
     startup_notice: str | None = None,
     model_label: str | None = None,
+    pending: PendingAgent | None = None,
 ) -> WaveApp:
     """The one factory for `wave` and the tests. `settings` defaults to the service's store."""
     if isinstance(service, AgentSession):
@@ -284,6 +345,7 @@ def make_app(
         startup_error=startup_error,
         startup_notice=startup_notice,
         model_label=model_label,
+        pending=pending,
     )
 
 

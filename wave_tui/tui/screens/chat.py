@@ -132,6 +132,27 @@ class ChatScreen(Screen[None]):
             if problems and isinstance(line, Static):
                 line.update(text)
 
+    # req: UX14
+    def show_starting(self, text: str | None) -> None:
+        """The "starting the local model…" line at the top of the chat (None: remove it)."""
+        if not self.is_mounted:
+            return
+        found = self.query("#starting")
+        if text is None:
+            found.remove()
+            self.refresh_status()
+            return
+        if found:
+            cast(Static, found.first()).update(text)
+        else:
+            line = NoticeLine(text)
+            line.id = "starting"
+            self.query_one("#chat-log", VerticalScroll).mount(line, before=0)
+        self.refresh_status()
+
+    async def show_error(self, text: str) -> None:
+        await self._append(ErrorLine(text))
+
     def on_screen_resume(self) -> None:
         self.refresh_status()
 
@@ -139,7 +160,7 @@ class ChatScreen(Screen[None]):
     def refresh_status(self, status: AgentStatus | None = None) -> None:
         app = self.wave
         status = status or app.session.status()
-        self._show_first_run(not status.configured)
+        self._show_first_run(not status.configured and not app.agent_starting)
         self.query_one("#status", StatusLine).update_info(
             model=(app.model_label or status.model) if status.configured else None,
             context_tokens=status.context_tokens,
@@ -208,6 +229,9 @@ class ChatScreen(Screen[None]):
         if command is not None and command.name == "clear" and not command.args.strip():
             await self._clear_log()  # req: UX8
         session = self.wave.session
+        if not session.available and self.wave.agent_starting:
+            await self._append(ErrorLine("The model is still starting; send again in a moment."))
+            return
         if not session.available:
             await self._append(ErrorLine("The agent could not start; see the message above."))
             return
