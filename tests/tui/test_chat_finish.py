@@ -171,10 +171,13 @@ async def test_ux14_the_app_opens_at_once_with_progress_while_the_model_starts(
         return AgentService(options), "wave: local model ready"
 
     pending = PendingAgent("starting the local model tiny…", start)
-    app = make_app(None, AgentSession.offline(paths, environ={}), pending=pending)
+    session = AgentSession.offline(paths, environ={})
+    app = make_app(None, session, pending=pending, model_label="local: tiny")
     app.animation_level = "none"
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
+        status = str(app.chat_screen.query_one("#status", StatusLine).render())
+        assert "local: tiny (starting)" in status and "no model configured" not in status
         starting = app.chat_screen.query_one("#starting", Static)
         assert "local model" in str(starting.render())
         assert not app.chat_screen.query("#first-run")  # not "no model configured" help
@@ -191,7 +194,7 @@ async def test_ux14_the_app_opens_at_once_with_progress_while_the_model_starts(
         await pilot.pause()
         assert not app.chat_screen.query("#starting")
         status = str(app.chat_screen.query_one("#status", StatusLine).render())
-        assert "test-model" in status
+        assert "local: tiny" in status and "starting" not in status
         model_server.enqueue(text("hello from the model"))
         await pilot.press("h", "i", "enter")
         await settle(pilot)

@@ -162,7 +162,7 @@ class ChatScreen(Screen[None]):
         status = status or app.session.status()
         self._show_first_run(not status.configured and not app.agent_starting)
         self.query_one("#status", StatusLine).update_info(
-            model=(app.model_label or status.model) if status.configured else None,
+            model=self._model_label(status),
             context_tokens=status.context_tokens,
             cache_percent=status.cache_hit_percent,
             auto_memory=status.auto_memory,
@@ -174,6 +174,12 @@ class ChatScreen(Screen[None]):
             mode=status.permission_mode,
         )
         self.refresh_bindings()
+
+    def _model_label(self, status: AgentStatus) -> str | None:
+        app = self.wave
+        if app.agent_starting and app.model_label:
+            return f"{app.model_label} (starting)"  # req: UX14
+        return (app.model_label or status.model) if status.configured else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "abort_turn":
