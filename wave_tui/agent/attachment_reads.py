@@ -32,7 +32,7 @@ class AttachmentReads:
             result = ToolResult("", summary="attached", context_paths=[path], read_paths=[path])
             outcome = ToolOutcome(call, result)
             for extension in self._extensions():
-                if isinstance(extension, ToolObserver) and extension is not self:
+                if isinstance(extension, ToolObserver):
                     await extension.after_tool(outcome)
             context.extend(message.content or "" for message in outcome.follow_ups)
         return TurnStart(context=tuple(text for text in context if text))
