@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from textual import events
 from textual.widgets import Static
 
 from tests.model_server import ModelServer, text
@@ -199,3 +200,25 @@ async def test_ux14_the_app_opens_at_once_with_progress_while_the_model_starts(
         await pilot.press("h", "i", "enter")
         await settle(pilot)
     assert model_server.requests
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+async def test_ux19_a_bell_rings_when_a_turn_ends_while_the_terminal_is_unfocused(
+    build_app: BuildApp, model_server: ModelServer, paths: WavePaths, enabled: bool
+) -> None:
+    if not enabled:
+        paths.user_settings.parent.mkdir(parents=True, exist_ok=True)
+        paths.user_settings.write_text('{"notifications": false}', encoding="utf-8")
+    model_server.enqueue(text("first"), text("second"))
+    app = build_app(server_env(model_server))
+    rings: list[int] = []
+    async with app.run_test(size=(100, 32)) as pilot:
+        app.bell = lambda: rings.append(1)  # type: ignore[method-assign]
+        await pilot.press("h", "i", "enter")
+        await settle(pilot)
+        assert rings == []  # focused: no bell
+        app.post_message(events.AppBlur())
+        await pilot.pause()
+        await app.session.send("again")
+        await settle(pilot)
+    assert rings == ([1] if enabled else [])

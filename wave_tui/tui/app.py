@@ -197,6 +197,8 @@ class WaveApp(App[None]):
             return
         if isinstance(event, ev.ExtractionFinished):
             self._report_extraction(event)
+        if isinstance(event, ev.TurnEnded) and event.status != "aborted":
+            self._ring_if_away()
         if isinstance(event, ev.MemoryChanged):
             for screen in self._memory_screens():
                 screen.action_reload()
@@ -223,6 +225,13 @@ class WaveApp(App[None]):
         if screen is self.chat_screen and self.size.width >= NARROW:
             background = None
         indicator.show(background)
+
+    # req: UX19
+    def _ring_if_away(self) -> None:
+        """A terminal bell when a turn ends while the terminal is not focused (settings
+        `notifications`, on by default)."""
+        if not self.app_focus and self.session.settings().notifications:
+            self.bell()
 
     def _report_extraction(self, event: ev.ExtractionFinished) -> None:
         """A toast when the extraction changed memory or failed ("memory updated: x.md")."""
