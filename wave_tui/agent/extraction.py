@@ -217,7 +217,6 @@ class ExtractionFork:
         return ToolResult(f"{text}\n\n{note}" if note else text)
 
 
-
 def _proposed_text(name: str, args: dict[str, Any], current: str | None) -> str:
     if name == "Write":
         return str(args.get("content", ""))
@@ -234,7 +233,6 @@ def _proposed_text(name: str, args: dict[str, Any], current: str | None) -> str:
         if args.get("replace_all") is True
         else current.replace(old, new, 1)
     )
-
 
 
 class ExtractionSchedule(Protocol):
@@ -371,7 +369,12 @@ class ExtractionHook:
     async def wait(self) -> None:
         while self.running:
             assert self.task is not None
-            await asyncio.shield(self.task)
+            try:
+                await asyncio.shield(self.task)
+            except asyncio.CancelledError:
+                if not self.task.cancelled():
+                    raise  # the waiter itself was cancelled
+                # req: UX9 (the run was cancelled on purpose: quit without waiting)
 
     def on_settings(self, settings: EffectiveSettings) -> None:
         pass

@@ -165,6 +165,8 @@ class WaveApp(App[None]):
         if self._quitting:  # req: UX9
             self.session.cancel_background()
             self.notify("Quitting without waiting: the extraction is cancelled", timeout=10)
+            await self.session.close()  # the cancelled run still writes its audit record
+            self.exit()
             return
         self._quitting = True
         self.notify(
