@@ -20,7 +20,7 @@ from wave_tui.agent.session import AgentOptions, AgentService, AgentSession
 from wave_tui.config.paths import WavePaths
 from wave_tui.tui.app import PendingAgent, Progress, WaveApp, make_app
 from wave_tui.tui.widgets.background_indicator import BackgroundIndicator
-from wave_tui.tui.widgets.chat_items import ErrorLine, NoticeLine
+from wave_tui.tui.widgets.chat_items import ErrorLine, NoticeLine, UserMessage
 from wave_tui.tui.widgets.status_line import StatusLine
 
 
@@ -222,3 +222,17 @@ async def test_ux19_a_bell_rings_when_a_turn_ends_while_the_terminal_is_unfocuse
         await app.session.send("again")
         await settle(pilot)
     assert rings == ([1] if enabled else [])
+
+
+async def test_ux16_the_chat_shows_an_attachment_as_one_line_not_the_file(
+    build_app: BuildApp, model_server: ModelServer, project: Path
+) -> None:
+    (project / "notes.md").write_text("SECRET-BODY-OF-THE-FILE\n", encoding="utf-8")
+    model_server.enqueue(text("ok"))
+    app = build_app(server_env(model_server))
+    async with app.run_test(size=(100, 32)) as pilot:
+        await app.session.send("look at @notes.md please")
+        await settle(pilot)
+        shown = [str(m.render()) for m in app.chat_screen.query(UserMessage)]
+    assert shown == ["look at @notes.md please\n(attached: notes.md)"]
+    assert "SECRET-BODY-OF-THE-FILE" in str(model_server.last_request.body["messages"])

@@ -100,6 +100,19 @@ def attached_paths(message: str) -> list[Path]:
     return [Path(found) for found in ATTACHED_MARK.findall(message)]
 
 
+ATTACHED_BLOCK = re.compile(
+    r'\n\n<attached-file path="([^"\n]+)">\n.*?\n</attached-file>(?=\n\n<attached-file|\Z)',
+    re.DOTALL,
+)
+
+
+def without_attachments(message: str) -> str:
+    """The message as the user typed it, each attached file as one line (for the chat view)."""
+    names = ATTACHED_BLOCK.findall(message)
+    typed = ATTACHED_BLOCK.sub("", message)
+    return typed + "".join(f"\n(attached: {Path(name).name})" for name in names)
+
+
 def complete_path(text: str, root: Path, limit: int = 50) -> tuple[str, tuple[str, ...]] | None:
     """Tab on a trailing `@partial`: the completed text and the candidates (fuzzy: the letters
     in order), or None when the input does not end in an `@` token."""

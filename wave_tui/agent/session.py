@@ -22,7 +22,13 @@ from wave_tui.agent import events as ev
 from wave_tui.agent.commands import CommandOutput, CommandResult, parse_command
 from wave_tui.agent.extraction import ExtractionHook
 from wave_tui.agent.factory import create_service
-from wave_tui.agent.inline_input import attach_files, complete_path, run_shell, shell_command
+from wave_tui.agent.inline_input import (
+    attach_files,
+    complete_path,
+    run_shell,
+    shell_command,
+    without_attachments,
+)
 from wave_tui.agent.input_history import append_history, load_history
 from wave_tui.agent.memory_access import (
     AddResult,
@@ -80,6 +86,7 @@ __all__ = [
     "parse_command",
     "preview_body",
     "stale_reminder",
+    "without_attachments",
 ]
 
 

@@ -13,7 +13,13 @@ from textual.widget import Widget
 from textual.widgets import Footer, Markdown, Static
 
 from wave_tui.agent import events as ev
-from wave_tui.agent.session import AgentStatus, Message, key_argument, parse_command
+from wave_tui.agent.session import (
+    AgentStatus,
+    Message,
+    key_argument,
+    parse_command,
+    without_attachments,
+)
 from wave_tui.tui.format import one_line, show_key_arg
 from wave_tui.tui.widgets.chat_items import (
     AssistantMessage,
@@ -248,7 +254,7 @@ class ChatScreen(Screen[None]):
         """Show one service event. Called in order, from the app's message loop."""
         match event:
             case ev.UserMessageAdded(message=message) if not message.is_meta:
-                await self._append(UserMessage(message.content))
+                await self._append(UserMessage(without_attachments(message.content or "")))
             case ev.AssistantStarted(message_id=message_id):
                 started = AssistantMessage(message_id)
                 self._assistants[message_id] = started
@@ -305,7 +311,7 @@ class ChatScreen(Screen[None]):
             if message.is_meta:
                 continue
             if message.role == "user":
-                await self._append(UserMessage(message.content))
+                await self._append(UserMessage(without_attachments(message.content or "")))
             elif message.role == "assistant":
                 if message.content or message.reasoning:
                     reply = AssistantMessage(message.id, message.content, message.reasoning or "")
