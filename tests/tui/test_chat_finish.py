@@ -236,3 +236,23 @@ async def test_ux16_the_chat_shows_an_attachment_as_one_line_not_the_file(
         shown = [str(m.render()) for m in app.chat_screen.query(UserMessage)]
     assert shown == ["look at @notes.md please\n(attached: notes.md)"]
     assert "SECRET-BODY-OF-THE-FILE" in str(model_server.last_request.body["messages"])
+
+
+async def test_ux8_a_clear_queued_behind_a_turn_clears_the_screen_when_it_runs(
+    build_app: BuildApp, model_server: ModelServer
+) -> None:
+    model_server.enqueue(text("slow " * 100, delay=0.05), text("after clear"))
+    app = build_app(server_env(model_server))
+    async with app.run_test(size=(100, 32)) as pilot:
+        await app.session.send("first question")
+        await pilot.pause()
+        assert app.session.status().busy
+        await pilot.press(*"/clear", "enter")
+        await pilot.pause()
+        assert [str(m.render()) for m in app.chat_screen.query(UserMessage)] == ["first question"]
+        await settle(pilot)
+        assert not app.chat_screen.query(UserMessage)  # cleared once /clear ran
+        await app.session.send("next")
+        await settle(pilot)
+        shown = [str(m.render()) for m in app.chat_screen.query(UserMessage)]
+    assert shown == ["next"]

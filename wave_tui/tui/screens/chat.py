@@ -238,8 +238,6 @@ class ChatScreen(Screen[None]):
         if command is not None and command.name == "memory":
             self.wave.switch_mode("memory")  # the browser is the app's answer to /memory
             return
-        if command is not None and command.name == "clear" and not command.args.strip():
-            await self._clear_log()  # req: UX8
         session = self.wave.session
         if not session.available and self.wave.agent_starting:
             await self._append(ErrorLine("The model is still starting; send again in a moment."))
@@ -275,6 +273,9 @@ class ChatScreen(Screen[None]):
             case ev.ToolFinished(call_id=call_id, summary=summary, content=content):
                 if tool := self._tools.pop(call_id, None):
                     tool.finish(summary, content, event.is_error)
+            case ev.Notice(kind="session", text=text):  # a new conversation (/clear) began
+                await self._clear_log()  # req: UX8
+                await self._append(NoticeLine(text, "session"))
             case ev.Notice(kind=kind, text=text):
                 await self._append(NoticeLine(text, kind))
             case ev.ErrorOccurred(message=message):
