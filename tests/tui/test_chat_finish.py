@@ -256,3 +256,20 @@ async def test_ux8_a_clear_queued_behind_a_turn_clears_the_screen_when_it_runs(
         await settle(pilot)
         shown = [str(m.render()) for m in app.chat_screen.query(UserMessage)]
     assert shown == ["next"]
+
+
+async def test_ux3_a_continued_session_shows_its_context_size_before_the_first_reply(
+    model_server: ModelServer, project: Path
+) -> None:
+    model_server.enqueue(text("an earlier answer " * 100))
+    env = server_env(model_server)
+    first = AgentService(AgentOptions(workdir=project, environ=env))
+    await first.run_turn("an earlier question")
+    await first.destroy()
+    service = AgentService(AgentOptions(workdir=project, environ=env, continue_last=True))
+    app = make_app(service.store, service)
+    app.animation_level = "none"
+    async with app.run_test(size=(120, 32)) as pilot:
+        await pilot.pause()
+        info = app.chat_screen.query_one("#status", StatusLine).info
+    assert info.context_tokens is not None and info.context_tokens > 300

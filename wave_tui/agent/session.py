@@ -164,6 +164,9 @@ class AgentSession:
         """Restore the session (--continue / --resume). Raises FileNotFoundError."""
         if self.service is not None:
             self.service.start()
+            if self.service.messages and self.service.last_usage is None:
+                self._context_estimate = self._estimate_context()  # req: UX3 (resumed: ctx shown)
+                self._status_changed()
 
     async def close(self) -> None:
         """Abort the turn and wait for background work (an extraction's writes, C4)."""
