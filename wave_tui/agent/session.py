@@ -81,6 +81,7 @@ __all__ = [
     "Message",
     "SessionInfo",
     "TurnResult",
+    "create_service",
     "create_session",
     "key_argument",
     "parse_command",

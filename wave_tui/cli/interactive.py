@@ -44,7 +44,7 @@ def run_interactive(args: argparse.Namespace, workdir: Path) -> int:
 def _pending_local(
     args: argparse.Namespace, workdir: Path, plan: LocalPlan, started: list[LocalEndpoint]
 ) -> PendingAgent:
-    from wave_tui.agent.factory import create_service
+    from wave_tui.agent.session import create_service
     from wave_tui.tui.app import PendingAgent
     from wave_tui.tui.launch import agent_options
 
