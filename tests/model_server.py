@@ -59,6 +59,7 @@ class Reply:
     delay: float = 0.0
     disconnect_after: int | None = None
     usage_style: UsageStyle = "openai"
+    cut: bool = False  # finish_reason "length": the reply stopped at the output limit
 
     def with_options(
         self,
@@ -78,6 +79,8 @@ class Reply:
 
     @property
     def finish_reason(self) -> str:
+        if self.cut:
+            return "length"
         return "tool_calls" if self.tool_calls else "stop"
 
 

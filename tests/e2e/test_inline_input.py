@@ -38,3 +38,22 @@ def test_ux16_at_path_attaches_the_file_to_the_message(
     assert done.returncode == 0, done.stderr
     users = [m for m in model_server.last_request.body["messages"] if m["role"] == "user"]
     assert any("TIMEOUT = 42" in str(m["content"]) for m in users)
+
+
+def test_ux16_an_attachment_fires_matching_rules_and_loads_nested_memory_like_a_read(
+    model_server: ModelServer, project: Path
+) -> None:
+    (project / ".wave" / "rules").mkdir(parents=True)
+    (project / ".wave" / "rules" / "api.md").write_text(
+        "---\npaths: ['src/api/**/*.py']\n---\nAPI-RULE: handlers return typed responses.\n",
+        encoding="utf-8",
+    )
+    (project / "src" / "api").mkdir(parents=True)
+    (project / "src" / "api" / "AGENTS.md").write_text("NESTED-API-MEMORY\n", encoding="utf-8")
+    (project / "src" / "api" / "users.py").write_text("def get(): ...\n", encoding="utf-8")
+    model_server.enqueue(text("ok"))
+    done = run_wave("-p", "review @src/api/users.py", cwd=project, server=model_server)
+    assert done.returncode == 0, done.stderr
+    sent = str(model_server.last_request.body["messages"])
+    assert "API-RULE" in sent
+    assert "NESTED-API-MEMORY" in sent

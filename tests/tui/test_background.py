@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.extraction_helpers import is_fork, is_main
 from tests.model_server import ModelServer, text, tool_call
 from tests.tui.conftest import fixed_clock, server_env
+from wave_tui.agent.extraction import AUDIT_DIR
 from wave_tui.agent.factory import create_service
 from wave_tui.agent.service import AgentOptions
 from wave_tui.tui.app import make_app
@@ -63,3 +65,33 @@ async def test_slow_extraction_never_blocks_typing_toasts_its_writes_and_quit_wa
                 break
     assert target.exists()
     assert not service.background_busy  # quit waited for the second fork to finish
+
+
+async def test_ux9_a_second_ctrl_q_quits_without_waiting_and_the_run_is_recorded_cancelled(
+    model_server: ModelServer, project: Path
+) -> None:
+    service = create_service(AgentOptions(workdir=project, environ=server_env(model_server)))
+    model_server.enqueue(text("answer"), when=is_main)
+    model_server.enqueue(text("thinking " * 400, delay=0.05), when=is_fork)  # ~20 s of stream
+    app = make_app(service.store, service, fixed_clock)
+    app.animation_level = "none"
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.press(*"hello", "enter")
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if service.background_busy:
+                break
+        assert service.background_busy
+        await pilot.press("ctrl+q")
+        await pilot.pause(0.05)
+        toasts = [str(n.message) for n in app._notifications]
+        assert any("Ctrl+Q again: quit without waiting" in t for t in toasts)
+        await pilot.press("ctrl+q")
+        for _ in range(100):  # far less than the fork's remaining stream
+            await pilot.pause(0.02)
+            if not app.is_running:
+                break
+    assert not app.is_running
+    records = list((service.paths.project_dir / AUDIT_DIR).glob("*.json"))
+    assert len(records) == 1
+    assert json.loads(records[0].read_text(encoding="utf-8"))["cancelled"] is True

@@ -135,3 +135,46 @@ def test_wave_runs_in_a_real_terminal(
     tmux.run("send-keys", "-t", tmux.session, "C-q")
     tmux.wait_for(lambda: not tmux.alive(), "the session to end")
     assert exit_file.read_text().strip() == "0"
+
+
+def test_ux13_wave_at_80x24_keeps_f3_help_and_attachments_usable(
+    tmux: Tmux, model_server_process: str, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    project = tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    (project / "AGENTS.md").write_text("- Always run the linter\n", encoding="utf-8")
+    exit_file = tmp_path / "exit-code"
+    env = {
+        "HOME": str(home),
+        "PYTHONPATH": str(REPO_ROOT),
+        "WAVE_BASE_URL": model_server_process,
+        "WAVE_API_KEY": "k",
+        "WAVE_MODEL": "test-model",
+        "TERM": "xterm-256color",
+        "PATH": os.environ.get("PATH", ""),
+    }
+    assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+    command = (
+        f"env -i {assignments} {shlex.quote(sys.executable)} -m wave_tui "
+        f"--workdir {shlex.quote(str(project))}; echo $? > {shlex.quote(str(exit_file))}"
+    )
+    tmux.run("new-session", "-d", "-s", tmux.session, "-x", "80", "-y", "24", command)
+    tmux.wait_for_text("Message wave")
+    assert "f3 Settings" in tmux.screen()
+    tmux.run("send-keys", "-t", tmux.session, "-l", "read @AGE")
+    tmux.run("send-keys", "-t", tmux.session, "Tab")
+    tmux.wait_for_text("read @AGENTS.md")
+    tmux.run("send-keys", "-t", tmux.session, "Enter")
+    tmux.wait_for_text(REPLY)
+    assert "(attached: AGENTS.md)" in tmux.screen()
+    assert "Always run the linter" not in tmux.screen()  # the file goes to the model only
+    tmux.run("send-keys", "-t", tmux.session, "-l", "/help")
+    tmux.run("send-keys", "-t", tmux.session, "Enter")
+    tmux.wait_for_text("Keys:")
+    tmux.run("send-keys", "-t", tmux.session, "F3")
+    tmux.wait_for_text("Auto memory")
+    tmux.run("send-keys", "-t", tmux.session, "C-q")
+    tmux.wait_for(lambda: not tmux.alive(), "the session to end")
+    assert exit_file.read_text().strip() == "0"

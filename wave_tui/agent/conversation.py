@@ -26,6 +26,7 @@ from wave_tui.llm.types import Message
 from wave_tui.tools.read_state import ReadEntry, ReadState, content_hash
 
 READ_META = "read"  # tool-message meta: [{path, sha256, mtimeNs}] of files seen in full
+FORGOTTEN_META = "readForgotten"  # change-notice meta: [path] no longer in the read state
 Emit = Callable[[ev.AgentEvent], None]
 
 
@@ -131,7 +132,9 @@ class Conversation:
     # req: N7
     def _restore_read_state(self) -> None:
         for message in self.messages:
-            for seen in message.meta.get(READ_META, []) if message.role == "tool" else []:
+            for gone in message.meta.get(FORGOTTEN_META, []):  # req: UX10
+                self.read_state.forget(Path(gone))
+            for seen in message.meta.get(READ_META, []):
                 try:
                     entry = ReadEntry(
                         Path(seen["path"]),

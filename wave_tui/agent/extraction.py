@@ -377,7 +377,12 @@ class ExtractionHook:
     async def wait(self) -> None:
         while self.running:
             assert self.task is not None
-            await asyncio.shield(self.task)
+            try:
+                await asyncio.shield(self.task)
+            except asyncio.CancelledError:
+                if not self.task.cancelled():
+                    raise  # the waiter itself was cancelled
+                # req: UX9 (the run was cancelled on purpose: quit without waiting)
 
     def on_settings(self, settings: EffectiveSettings) -> None:
         pass

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 
+from wave_tui.agent.attachment_reads import AttachmentReads
 from wave_tui.agent.auto_memory_hook import AutoMemoryHook
 from wave_tui.agent.duplicate_hook import DuplicateNoteHook
 from wave_tui.agent.extensibility import Extensibility, install_extensibility
@@ -48,6 +49,7 @@ def create_service_with_extensions(
             service.notify,
         )
     )
+    service.add_extension(AttachmentReads(lambda: service.extensions))  # req: UX16
     for command in memory_commands(service):  # /init, /context
         service.commands.register(command)
     extras = install_extensibility(service, service.commands)

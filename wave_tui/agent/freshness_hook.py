@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from wave_tui.agent.conversation import FORGOTTEN_META, READ_META
 from wave_tui.llm.types import Message
 from wave_tui.memory.changes import detect_changes
 from wave_tui.tools.read_state import ReadState
@@ -46,4 +47,19 @@ class FreshnessHook:
         if message is None:
             return []
         self.notify("changed", report.summary_line())
-        return [message]
+        return [self._with_signatures(message, report.paths)]
+
+    # req: UX10
+    def _with_signatures(self, message: Message, paths: list[Path]) -> Message:
+        """The notice carries what the model now knows of each file, so a resumed session
+        (--continue) starts from it and does not send the same notice again."""
+        state = self.read_state()
+        seen, gone = [], []
+        for path in paths:
+            entry = state.get(path)
+            if entry is None or not entry.is_full:
+                gone.append(str(path))
+            else:
+                seen.append({"path": str(path), "sha256": entry.sha256, "mtimeNs": entry.mtime_ns})
+        meta = {**message.meta, READ_META: seen, FORGOTTEN_META: gone}
+        return message.model_copy(update={"meta": meta})

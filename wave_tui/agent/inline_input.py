@@ -19,6 +19,7 @@ SHELL_TIMEOUT_S = 120.0
 SHELL_OUTPUT_MAX = 30_000  # characters of output kept in the message
 ATTACH_MAX = 100_000  # characters of an attached file
 ATTACHMENT = re.compile(r"(?<![\w@])@((?:\\ |[^\s])+)")
+ATTACHED_MARK = re.compile(r'^<attached-file path="([^"\n]+)">$', re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,24 @@ def attach_files(text: str, root: Path, read_state: ReadState) -> tuple[str, lis
         shown = content if len(content) <= ATTACH_MAX else content[:ATTACH_MAX] + "\n… (cut)"
         parts.append(f'<attached-file path="{path}">\n{shown}\n</attached-file>')
     return "\n\n".join(parts), paths
+
+
+def attached_paths(message: str) -> list[Path]:
+    """The files `attach_files` appended to a message (for the observers a Read would reach)."""
+    return [Path(found) for found in ATTACHED_MARK.findall(message)]
+
+
+ATTACHED_BLOCK = re.compile(
+    r'\n\n<attached-file path="([^"\n]+)">\n.*?\n</attached-file>(?=\n\n<attached-file|\Z)',
+    re.DOTALL,
+)
+
+
+def without_attachments(message: str) -> str:
+    """The message as the user typed it, each attached file as one line (for the chat view)."""
+    names = ATTACHED_BLOCK.findall(message)
+    typed = ATTACHED_BLOCK.sub("", message)
+    return typed + "".join(f"\n(attached: {Path(name).name})" for name in names)
 
 
 def complete_path(text: str, root: Path, limit: int = 50) -> tuple[str, tuple[str, ...]] | None:

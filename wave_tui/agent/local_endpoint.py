@@ -8,8 +8,9 @@ starts it, and hands back the environment that routes the agent to it.
 from __future__ import annotations
 
 import argparse
+import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -18,6 +19,7 @@ from typing import Literal
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.settings import EffectiveSettings, SettingsStore
 from wave_tui.llm.local_server import (
+    BUNDLED_FILE_NAME,
     BUNDLED_MAX_OUTPUT_TOKENS,
     BUNDLED_MODEL_NAME,
     CUSTOM_MAX_OUTPUT_TOKENS,
@@ -27,6 +29,7 @@ from wave_tui.llm.local_server import (
     LocalModelServer,
     bundled_model_available,
     bundled_model_path,
+    cache_dir,
     engine_available,
 )
 
@@ -106,7 +109,10 @@ class LocalEndpoint:
 
 
 def local_reason(
-    args: argparse.Namespace, settings: EffectiveSettings, environ: Mapping[str, str]
+    args: argparse.Namespace,
+    settings: EffectiveSettings,
+    environ: Mapping[str, str],
+    settings_files: Iterable[Path] = (),
 ) -> Reason | None:
     """Why a local model should run, or None. Asking beats configuration beats the default."""
     env_flag = (environ.get(ENV_LOCAL) or "").strip().lower()
@@ -120,9 +126,103 @@ def local_reason(
     configured = settings.base_url or settings.model or getattr(args, "model", None)
     if configured or not engine_available():
         return None
+    if settings.problems and _unreadable_file_names_endpoint(settings_files):  # req: UX6
+        return None  # the settings error is shown instead of a demo model standing in
     if settings.local_model or bundled_model_available():
         return "default"
     return None
+
+
+ENDPOINT_KEYS = ("WAVE_BASE_URL", "WAVE_MODEL", '"model"')
+
+
+def _unreadable_file_names_endpoint(files: Iterable[Path]) -> bool:
+    """A settings file that does not parse but names an endpoint: the user configured one."""
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        try:
+            json.loads(text)
+        except ValueError:
+            if any(key in text for key in ENDPOINT_KEYS):
+                return True
+    return False
+
+
+@dataclass
+class LocalPlan:
+    """A local model that is wanted, not started yet: `start()` (blocking) runs it."""
+
+    reason: Reason
+    bundled: bool
+    model_name: str
+    context_tokens: int
+    max_output_tokens: int
+    environ: dict[str, str] = field(repr=False)
+    model_path: Path | None = None  # None: the bundled model, assembled on first use
+
+    @property
+    def status_label(self) -> str:
+        return f"local: {self.model_name}" + (" (demo quality)" if self.bundled else "")
+
+    # req: UX14
+    def first_use(self) -> bool:
+        """True when the bundled model must first be assembled (a few hundred MB, once)."""
+        return self.model_path is None and not bundled_model_cached()
+
+    def start(self) -> LocalEndpoint:
+        """Assemble the bundled model if needed, start the server (a few seconds)."""
+        path = self.model_path or bundled_model_path()
+        server = LocalModelServer(
+            path,
+            model_name=self.model_name,
+            context_tokens=self.context_tokens,
+            max_output_tokens=self.max_output_tokens,
+        )
+        server.start()
+        overrides = {
+            "WAVE_BASE_URL": server.base_url,
+            "WAVE_MODEL": self.model_name,
+            "WAVE_API_KEY": LOCAL_API_KEY,
+            # Compaction must trigger before the server's context window overflows.
+            "WAVE_MAX_INPUT_TOKENS": str(self.context_tokens),
+        }
+        return LocalEndpoint(server, self.reason, self.bundled, {**self.environ, **overrides})
+
+
+def plan_local_endpoint(
+    args: argparse.Namespace,
+    workdir: Path,
+    environ: Mapping[str, str] | None = None,
+) -> LocalPlan | None:
+    """Whether a local model is wanted and which (quick: nothing starts). Raises
+    LocalUnavailable when it was asked for but is not installed."""
+    env = dict(os.environ if environ is None else environ)
+    paths = WavePaths.for_workdir(workdir)
+    settings = SettingsStore(paths, env).current()
+    reason = local_reason(args, settings, env, paths.settings_files)
+    if reason is None:
+        return None
+    if not engine_available():
+        raise LocalUnavailable(f"--local needs the offline model engine: {INSTALL_HINT}")
+    context = settings.max_input_tokens or DEFAULT_CONTEXT_TOKENS
+    model_arg = getattr(args, "local_model", None) or settings.local_model
+    if model_arg:
+        path = Path(model_arg).expanduser()
+        if not path.is_absolute():
+            path = (workdir / path).resolve()
+        return LocalPlan(reason, False, path.stem, context, CUSTOM_MAX_OUTPUT_TOKENS, env, path)
+    if not bundled_model_available():
+        raise LocalUnavailable(
+            f"no local model: pass --local-model PATH.gguf, or {INSTALL_HINT} for the demo one"
+        )
+    return LocalPlan(reason, True, BUNDLED_MODEL_NAME, context, BUNDLED_MAX_OUTPUT_TOKENS, env)
+
+
+def bundled_model_cached() -> bool:
+    return (cache_dir() / BUNDLED_FILE_NAME).is_file()
 
 
 def prepare_local_endpoint(
@@ -136,36 +236,5 @@ def prepare_local_endpoint(
     when it fails to start. Close the result (it is a context manager) to stop the server;
     it also stops at interpreter exit, and dies with this process in any case.
     """
-    env = dict(os.environ if environ is None else environ)
-    settings = SettingsStore(WavePaths.for_workdir(workdir), env).current()
-    reason = local_reason(args, settings, env)
-    if reason is None:
-        return None
-    if not engine_available():
-        raise LocalUnavailable(f"--local needs the offline model engine: {INSTALL_HINT}")
-    model_arg = getattr(args, "local_model", None) or settings.local_model
-    if model_arg:
-        path = Path(model_arg).expanduser()
-        if not path.is_absolute():
-            path = (workdir / path).resolve()
-        name, bundled, max_output = path.stem, False, CUSTOM_MAX_OUTPUT_TOKENS
-    else:
-        if not bundled_model_available():
-            raise LocalUnavailable(
-                f"no local model: pass --local-model PATH.gguf, or {INSTALL_HINT} for the demo one"
-            )
-        path = bundled_model_path()
-        name, bundled, max_output = BUNDLED_MODEL_NAME, True, BUNDLED_MAX_OUTPUT_TOKENS
-    context = settings.max_input_tokens or DEFAULT_CONTEXT_TOKENS
-    server = LocalModelServer(
-        path, model_name=name, context_tokens=context, max_output_tokens=max_output
-    )
-    server.start()
-    overrides = {
-        "WAVE_BASE_URL": server.base_url,
-        "WAVE_MODEL": name,
-        "WAVE_API_KEY": LOCAL_API_KEY,
-        # Compaction must trigger before the server's context window overflows.
-        "WAVE_MAX_INPUT_TOKENS": str(context),
-    }
-    return LocalEndpoint(server, reason, bundled, {**env, **overrides})
+    plan = plan_local_endpoint(args, workdir, environ)
+    return plan.start() if plan is not None else None

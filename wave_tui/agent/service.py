@@ -311,6 +311,13 @@ class AgentService:
             if isinstance(extension, SessionObserver):
                 extension.on_settings(settings)
 
+    # req: UX8
+    def apply_current_settings(self) -> None:
+        """Apply the settings in force now, between turns (settings.json edited while the app
+        runs): the status, the endpoint and the permission rules follow at once."""
+        if not self.busy:
+            self._apply_settings(self.store.current())
+
     def current_settings(self) -> EffectiveSettings:
         return self.store.current()
 

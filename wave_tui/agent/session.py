@@ -23,7 +23,13 @@ from wave_tui.agent.commands import CommandOutput, CommandResult, parse_command
 from wave_tui.agent.endpoint_settings import EndpointSettings, read_endpoint, save_endpoint
 from wave_tui.agent.extraction import ExtractionHook
 from wave_tui.agent.factory import create_service
-from wave_tui.agent.inline_input import attach_files, complete_path, run_shell, shell_command
+from wave_tui.agent.inline_input import (
+    attach_files,
+    complete_path,
+    run_shell,
+    shell_command,
+    without_attachments,
+)
 from wave_tui.agent.input_history import append_history, load_history
 from wave_tui.agent.memory_access import (
     AddResult,
@@ -70,6 +76,7 @@ from wave_tui.config.settings import (
 )
 from wave_tui.config.trust import TrustRequested
 from wave_tui.llm.types import Message
+from wave_tui.llm.usage import estimate_tokens
 from wave_tui.permissions.policy import grant_label
 from wave_tui.tools.ask_user import Question, QuestionAnswer, QuestionOption
 from wave_tui.tools.plan_mode import PlanDecision
@@ -120,12 +127,14 @@ __all__ = [
     "Task",
     "TrustRequested",
     "TurnResult",
+    "create_service",
     "create_session",
     "key_argument",
     "parse_command",
     "preview_body",
     "size_text",
     "stale_reminder",
+    "without_attachments",
 ]
 
 
@@ -163,11 +172,25 @@ class AgentSession:
         self.clock = clock
         self._listeners: list[Listener] = []
         self._background: dict[str, str] = {}
+        self._context_estimate: int | None = None  # after a compaction, until the next reply
         self.memory = MemoryAccess(self.paths, clock, self._emit)
         self._unsubscribe: list[Callable[[], None]] = []
         if service is not None:
             self._unsubscribe.append(service.subscribe(self._on_service_event))
-        self._unsubscribe.append(store.subscribe(lambda _settings: self._status_changed()))
+        self._unsubscribe.append(store.subscribe(lambda _settings: self._settings_changed()))
+
+    # req: UX14
+    def attach(self, service: AgentService) -> None:
+        """The agent that was still starting (a local model) is ready: chat from now on."""
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        self.service = service
+        self.store = service.store
+        self._unsubscribe = [
+            service.subscribe(self._on_service_event),
+            self.store.subscribe(lambda _settings: self._settings_changed()),
+        ]
+        self._status_changed()
 
     @classmethod
     def offline(
@@ -190,6 +213,9 @@ class AgentSession:
         """Restore the session (--continue / --resume). Raises FileNotFoundError."""
         if self.service is not None:
             self.service.start()
+            if self.service.messages and self.service.last_usage is None:
+                self._context_estimate = self._estimate_context()  # req: UX3 (resumed: ctx shown)
+                self._status_changed()
 
     async def close(self) -> None:
         """Abort the turn and wait for background work (an extraction's writes, C4)."""
@@ -223,9 +249,26 @@ class AgentSession:
                 self._background[event.kind] = event.detail
             else:
                 self._background.pop(event.kind, None)
+        compacted = isinstance(event, ev.Notice) and event.kind == "compaction"
+        if compacted:
+            self._context_estimate = self._estimate_context()  # req: UX8
+        elif isinstance(event, ev.UsageUpdated) and event.source == "main":
+            self._context_estimate = None
         self._emit(event)
-        if isinstance(event, _STATUS_EVENTS):
+        if compacted or isinstance(event, _STATUS_EVENTS):
             self._status_changed()
+
+    def _estimate_context(self) -> int:
+        """The context after a compaction: the summary and kept rounds, counted from characters
+        (the last reported usage still counts the history that was summarised)."""
+        messages = self.service.messages if self.service is not None else []
+        return estimate_tokens(json.dumps([m.model_dump(mode="json") for m in messages]))
+
+    # req: UX8
+    def _settings_changed(self) -> None:
+        if self.service is not None:
+            self.service.apply_current_settings()
+        self._status_changed()
 
     def _status_changed(self) -> None:
         self._emit(ev.StatusChanged(self.status()))
@@ -423,9 +466,13 @@ class AgentSession:
             model=model if configured else None,
             configured=configured,
             busy=bool(service is not None and service.busy),
-            context_tokens=context_tokens(usage),
+            context_tokens=(
+                self._context_estimate
+                if self._context_estimate is not None
+                else context_tokens(usage)
+            ),
             context_window=window,
-            context_estimated=False,
+            context_estimated=self._context_estimate is not None,
             cache_hit_ratio=cache_hit_ratio(usage),
             auto_memory=settings.auto_memory_enabled,
             auto_memory_frequency=settings.auto_memory_frequency,
@@ -538,6 +585,11 @@ class AgentSession:
             api_key or current.api_key or "",
             model or self.model_in_use() or "",
         )
+
+    # req: UX6
+    def settings_problems(self) -> list[str]:
+        """What is wrong in the settings files now (one line each; empty when all is well)."""
+        return list(self.store.current().problems)
 
     def model_in_use(self) -> str | None:
         """The model the agent uses (--model / WAVE_MODEL win over the settings file)."""

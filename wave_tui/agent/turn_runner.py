@@ -49,6 +49,9 @@ class TurnResult:
     stop: StopReason = "end_turn"
 
 
+REPLY_CUT_NOTICE = "reply cut at the output limit"
+
+
 class TurnRunner:
     def __init__(
         self,
@@ -255,6 +258,8 @@ class TurnRunner:
         self.conversation.add(message)
         self.last_reply = message
         self._emit(ev.AssistantFinished(message))
+        if reply.cut:  # req: UX12
+            self._emit(ev.Notice("cut", REPLY_CUT_NOTICE))
         if reply.usage is not None:
             self.last_usage = reply.usage
             self._emit(ev.UsageUpdated(reply.usage, target.model))

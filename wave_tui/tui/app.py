@@ -8,13 +8,15 @@ factory used by `wave` and by every test.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState
 
 from wave_tui.agent import events as ev
@@ -35,7 +37,21 @@ from wave_tui.tui.screens.chat import ChatScreen
 from wave_tui.tui.screens.dialogs import MemoryTargetDialog, PermissionDialog
 from wave_tui.tui.screens.memory import MemoryScreen
 from wave_tui.tui.screens.settings import SettingsScreen
+from wave_tui.tui.widgets.background_indicator import BackgroundIndicator
+from wave_tui.tui.widgets.status_line import NARROW
 from wave_tui.tui.work_ui import WORK_EVENTS, apply_work_event
+
+Progress = Callable[[str], None]
+
+
+# req: UX14
+@dataclass(frozen=True)
+class PendingAgent:
+    """An agent that needs seconds to start (a local model): the app opens at once and runs
+    `start` in a thread, showing each progress line; `start` returns the service and a notice."""
+
+    first_line: str
+    start: Callable[[Progress], tuple[AgentService, str | None]]
 
 
 # req: U1
@@ -61,10 +77,12 @@ class WaveApp(App[None]):
         startup_notice: str | None = None,
         model_label: str | None = None,
         pick_session: bool = False,
+        pending: PendingAgent | None = None,
     ) -> None:
         super().__init__()
         self.command_screens = CommandScreens(self)
         self._pick_session = pick_session  # `wave --resume` without an id
+        self._pending = pending
         self.model_label = model_label  # e.g. "local: gemma-3-270m (demo quality)"
         self._startup_notice = startup_notice
         self.session = session
@@ -83,6 +101,10 @@ class WaveApp(App[None]):
     # -- lifecycle -----------------------------------------------------------------------------
     async def on_mount(self) -> None:
         self._unsubscribe.append(self.session.subscribe(self._forward))
+        self.screen_change_signal.subscribe(self, self._show_background)
+        if self._pending is not None:
+            self.chat_screen.show_starting(self._pending.first_line)
+            self.run_worker(self._start_pending(self._pending), group="startup")
         try:
             self.session.start()
         except FileNotFoundError as exc:
@@ -105,6 +127,47 @@ class WaveApp(App[None]):
                 name="watching settings files",
             )
 
+    @property
+    def agent_starting(self) -> bool:
+        return self._pending is not None
+
+    async def _start_pending(self, pending: PendingAgent) -> None:
+        started = time.monotonic()
+        line = pending.first_line
+
+        def show() -> None:
+            seconds = (
+                "" if self.animation_level == "none" else f" {time.monotonic() - started:.0f}s"
+            )
+            self.chat_screen.show_starting(line + seconds)
+
+        def progress(text: str) -> None:
+            nonlocal line
+            line = text
+            self.call_from_thread(show)
+
+        ticker = self.set_interval(1, show)
+        try:
+            service, notice = await asyncio.to_thread(pending.start, progress)
+        except Exception as exc:
+            ticker.stop()
+            self._pending = None
+            self.chat_screen.show_starting(None)
+            await self.chat_screen.show_error(f"The agent could not start: {exc}")
+            return
+        ticker.stop()
+        self._pending = None
+        self.session.attach(service)
+        self.chat_screen.show_starting(None)
+        try:
+            self.session.start()
+        except FileNotFoundError as exc:
+            self.exit(return_code=1, message=f"wave: {exc}")
+            return
+        await self.chat_screen.show_restored()
+        if notice:
+            self.notify(notice, markup=False, timeout=20)
+
     async def action_quit(self) -> None:
         """Quit; an extraction in flight finishes its writes first, and the user sees why (C4)."""
         if not self.session.status().background_busy:
@@ -113,6 +176,8 @@ class WaveApp(App[None]):
         if self._quitting:  # req: UX9
             self.session.cancel_background()
             self.notify("Quitting without waiting: the extraction is cancelled", timeout=10)
+            await self.session.close()  # the cancelled run still writes its audit record
+            self.exit()
             return
         self._quitting = True
         self.notify(
@@ -148,12 +213,42 @@ class WaveApp(App[None]):
             return
         if isinstance(event, ev.ExtractionFinished):
             self._report_extraction(event)
+        if isinstance(event, ev.TurnEnded) and event.status != "aborted":
+            self._ring_if_away()
         # The fork writes files without a MemoryChanged of its own: refresh on its end (UX7).
         if isinstance(event, ev.MemoryChanged | ev.ExtractionFinished):
             for screen in self._memory_screens():
                 screen.action_reload()
         if self.chat_screen.is_mounted:
             await self.chat_screen.apply(event)
+        if isinstance(event, ev.StatusChanged):
+            self._show_background()
+
+    def on_resize(self) -> None:
+        self._show_background()
+
+    # req: UX13
+    def _show_background(self, _screen: Screen[Any] | None = None) -> None:
+        """The background-work indicator on the active screen (the chat's status line shows
+        it itself when the terminal is wide enough)."""
+        screen = self.screen
+        if isinstance(screen, ModalScreen):
+            return
+        found = screen.query(BackgroundIndicator)
+        indicator = found.first() if found else BackgroundIndicator()
+        if not found:
+            screen.mount(indicator)
+        background = self.session.status().background
+        if screen is self.chat_screen and self.size.width >= NARROW:
+            background = None
+        indicator.show(background)
+
+    # req: UX19
+    def _ring_if_away(self) -> None:
+        """A terminal bell when a turn ends while the terminal is not focused (settings
+        `notifications`, on by default)."""
+        if not self.app_focus and self.session.settings().notifications:
+            self.bell()
 
     def _report_extraction(self, event: ev.ExtractionFinished) -> None:
         """A toast when the extraction changed memory or failed ("memory updated: x.md")."""
@@ -287,6 +382,7 @@ def make_app(
     startup_notice: str | None = None,
     model_label: str | None = None,
     pick_session: bool = False,
+    pending: PendingAgent | None = None,
 ) -> WaveApp:
     """The one factory for `wave` and the tests. `settings` defaults to the service's store."""
     if isinstance(service, AgentSession):
@@ -300,6 +396,7 @@ def make_app(
         startup_notice=startup_notice,
         model_label=model_label,
         pick_session=pick_session,
+        pending=pending,
     )
 
 

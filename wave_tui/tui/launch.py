@@ -8,7 +8,20 @@ from pathlib import Path
 
 from wave_tui.agent.session import AgentOptions, AgentSession, create_session
 from wave_tui.config.paths import WavePaths
-from wave_tui.tui.app import make_app
+from wave_tui.tui.app import PendingAgent, make_app
+
+
+def agent_options(
+    args: argparse.Namespace, workdir: Path, environ: Mapping[str, str] | None
+) -> AgentOptions:
+    return AgentOptions(
+        environ=environ,
+        workdir=workdir,
+        model=getattr(args, "model", None),
+        permission_mode=getattr(args, "permission_mode", None),
+        continue_last=bool(getattr(args, "continue_last", False)),
+        resume=getattr(args, "resume", None) or None,
+    )
 
 
 def launch(
@@ -18,21 +31,18 @@ def launch(
     environ: Mapping[str, str] | None = None,
     model_label: str | None = None,
     notice: str | None = None,
+    pending: PendingAgent | None = None,
 ) -> int:
-    """Run the app. `environ` overrides the process environment (e.g. a local model endpoint)."""
-    options = AgentOptions(
-        environ=environ,
-        workdir=workdir,
-        model=getattr(args, "model", None),
-        permission_mode=getattr(args, "permission_mode", None),
-        continue_last=bool(getattr(args, "continue_last", False)),
-        resume=getattr(args, "resume", None) or None,
-    )
+    """Run the app. `environ` overrides the process environment (e.g. a local model endpoint);
+    with `pending` the app opens at once and the agent joins when it has started (UX14)."""
     pick_session = getattr(args, "resume", None) == ""  # `wave --resume` without an id
     session: AgentSession
     startup_error = None
     try:
-        session = create_session(options)
+        if pending is not None:
+            session = AgentSession.offline(WavePaths.for_workdir(workdir), environ=environ)
+        else:
+            session = create_session(agent_options(args, workdir, environ))
     except Exception as exc:  # the memory browser and settings still work without an agent
         startup_error = f"The agent could not start: {exc}"
         session = AgentSession.offline(WavePaths.for_workdir(workdir), environ=environ)
@@ -44,6 +54,7 @@ def launch(
         startup_notice=notice,
         model_label=model_label,
         pick_session=pick_session,
+        pending=pending,
     )
     app.run()
     return app.return_code or 0

@@ -13,7 +13,13 @@ from textual.widget import Widget
 from textual.widgets import Footer, Markdown, Static, TextArea
 
 from wave_tui.agent import events as ev
-from wave_tui.agent.session import AgentStatus, Message, key_argument, parse_command
+from wave_tui.agent.session import (
+    AgentStatus,
+    Message,
+    key_argument,
+    parse_command,
+    without_attachments,
+)
 from wave_tui.tui.format import one_line, show_key_arg
 from wave_tui.tui.widgets.chat_items import (
     AssistantMessage,
@@ -55,6 +61,7 @@ or put them in `~/.wave/settings.json` (picked up without a restart):
 ```
 """
 
+KEPT_ON_CLEAR = frozenset({"first-run", "settings-problems"})
 PROMPT_PLACEHOLDER = (
     "Message wave  ·  Shift+Enter newline  ·  !cmd shell  ·  @file attach  ·  # saves a memory"
 )
@@ -113,14 +120,49 @@ class ChatScreen(Screen[None]):
         self.query_one("#chat-log", VerticalScroll).scroll_end(animate=False)
 
     def _show_first_run(self, show: bool) -> None:
-        """The how-to-configure panel, mounted only when needed (Markdown is costly to build)."""
+        """The how-to-configure panel, mounted only when needed (Markdown is costly to build);
+        a broken settings file is named above it (UX6)."""
+        log = self.query_one("#chat-log", VerticalScroll)
         panels = self.query("#first-run")
         if show and not panels:
-            self.query_one("#chat-log", VerticalScroll).mount(
-                Markdown(FIRST_RUN_HELP, id="first-run"), before=0
-            )
+            log.mount(Markdown(FIRST_RUN_HELP, id="first-run"), before=0)
         for panel in panels:
             panel.display = show
+        self._show_settings_problems(self.wave.session.settings_problems() if show else [])
+
+    # req: UX6
+    def _show_settings_problems(self, problems: list[str]) -> None:
+        text = "\n".join(f"Settings error: {line}" for line in problems)
+        found = self.query("#settings-problems")
+        if problems and not found:
+            error = ErrorLine(text)
+            error.id = "settings-problems"
+            self.query_one("#chat-log", VerticalScroll).mount(error, before=0)
+        for line in found:
+            line.display = bool(problems)
+            if problems and isinstance(line, Static):
+                line.update(text)
+
+    # req: UX14
+    def show_starting(self, text: str | None) -> None:
+        """The "starting the local model…" line at the top of the chat (None: remove it)."""
+        if not self.is_mounted:
+            return
+        found = self.query("#starting")
+        if text is None:
+            found.remove()
+            self.refresh_status()
+            return
+        if found:
+            cast(Static, found.first()).update(text)
+        else:
+            line = NoticeLine(text)
+            line.id = "starting"
+            self.query_one("#chat-log", VerticalScroll).mount(line, before=0)
+        self.refresh_status()
+
+    async def show_error(self, text: str) -> None:
+        await self._append(ErrorLine(text))
 
     def on_screen_resume(self) -> None:
         self.refresh_status()
@@ -129,9 +171,9 @@ class ChatScreen(Screen[None]):
     def refresh_status(self, status: AgentStatus | None = None) -> None:
         app = self.wave
         status = status or app.session.status()
-        self._show_first_run(not status.configured)
+        self._show_first_run(not status.configured and not app.agent_starting)
         self.query_one("#status", StatusLine).update_info(
-            model=(app.model_label or status.model) if status.configured else None,
+            model=self._model_label(status),
             context_tokens=status.context_tokens,
             cache_percent=status.cache_hit_percent,
             auto_memory=status.auto_memory,
@@ -143,6 +185,12 @@ class ChatScreen(Screen[None]):
             mode=status.permission_mode,
         )
         self.refresh_bindings()
+
+    def _model_label(self, status: AgentStatus) -> str | None:
+        app = self.wave
+        if app.agent_starting and app.model_label:
+            return f"{app.model_label} (starting)"  # req: UX14
+        return (app.model_label or status.model) if status.configured else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action.startswith("complete_"):
@@ -199,9 +247,10 @@ class ChatScreen(Screen[None]):
             return
         if command is not None and self.wave.open_command_screen(command.name, command.args):
             return
-        if command is not None and command.name == "clear" and not command.args.strip():
-            await self._clear_log()  # req: UX8
         session = self.wave.session
+        if not session.available and self.wave.agent_starting:
+            await self._append(ErrorLine("The model is still starting; send again in a moment."))
+            return
         if not session.available:
             await self._append(ErrorLine("The agent could not start; see the message above."))
             return
@@ -257,7 +306,7 @@ class ChatScreen(Screen[None]):
         """Show one service event. Called in order, from the app's message loop."""
         match event:
             case ev.UserMessageAdded(message=message) if not message.is_meta:
-                await self._append(UserMessage(message.content))
+                await self._append(UserMessage(without_attachments(message.content or "")))
             case ev.AssistantStarted(message_id=message_id):
                 started = AssistantMessage(message_id)
                 self._assistants[message_id] = started
@@ -278,6 +327,9 @@ class ChatScreen(Screen[None]):
             case ev.ToolFinished(call_id=call_id, summary=summary, content=content):
                 if tool := self._tools.pop(call_id, None):
                     tool.finish(summary, content, event.is_error)
+            case ev.Notice(kind="session", text=text):  # a new conversation (/clear) began
+                await self._clear_log()  # req: UX8
+                await self._append(NoticeLine(text, "session"))
             case ev.Notice(kind=kind, text=text):
                 await self._append(NoticeLine(text, kind))
             case ev.ErrorOccurred(message=message):
@@ -293,7 +345,9 @@ class ChatScreen(Screen[None]):
 
     async def _clear_log(self) -> None:
         log = self.query_one("#chat-log", VerticalScroll)
-        await log.remove_children([child for child in log.children if child.id != "first-run"])
+        await log.remove_children(
+            [child for child in log.children if child.id not in KEPT_ON_CLEAR]
+        )
         self._assistants.clear()
         self._tools.clear()
 
@@ -312,7 +366,7 @@ class ChatScreen(Screen[None]):
             if message.is_meta:
                 continue
             if message.role == "user":
-                await self._append(UserMessage(message.content))
+                await self._append(UserMessage(without_attachments(message.content or "")))
             elif message.role == "assistant":
                 if message.content or message.reasoning:
                     reply = AssistantMessage(message.id, message.content, message.reasoning or "")

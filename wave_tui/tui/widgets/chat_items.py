@@ -26,11 +26,14 @@ class UserMessage(Static):
         super().__init__(text, markup=False, classes="user-message")
 
 
+SELF_EXPLAINED_KINDS = frozenset({"info", "cut"})  # their text needs no "kind:" prefix
+
+
 class NoticeLine(Static):
     """A compact, dimmed line (freshness notices, rules loaded, interruptions...)."""
 
     def __init__(self, text: str, kind: str = "") -> None:
-        label = f"{kind}: {text}" if kind and kind != "info" else text
+        label = f"{kind}: {text}" if kind and kind not in SELF_EXPLAINED_KINDS else text
         super().__init__(label, markup=False, classes="notice-line")
 
 

@@ -97,17 +97,20 @@ class StatusLine(Static):
         else:
             parts.append(("no model configured", "$warning"))
         if info.context_tokens is not None:
+            # req: UX19
             ctx = f"ctx {short_tokens(info.context_tokens)}"
+            if not narrow:
+                ctx += " tokens"
             if info.context_window:
                 ctx += f" ({round(100 * info.context_tokens / info.context_window)}%)"
-            parts += [sep, ctx if narrow else f"{ctx} tokens"]
+            parts += [sep, ctx]
         if info.cache_percent is not None and not narrow:
             parts += [sep, f"cache {info.cache_percent}%"]
         label = auto_memory_label(info.auto_memory, info.frequency, info.turns_until_next)
         if narrow:
             label = label.replace("auto memory", "mem")
         parts += [sep, (label, "" if info.auto_memory else "$text-muted")]
-        if info.background:
+        if info.background and not narrow:  # narrow: the app's indicator shows it
             # req: UX13
             parts += [sep, (f"{self._spinner()} {info.background}", "$accent")]
         self.update(Content.assemble(*parts))
