@@ -19,8 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from wave_tui.agent import events as ev
+from wave_tui.agent import project_trust
 from wave_tui.agent.commands import CommandOutput, CommandResult, parse_command
 from wave_tui.agent.factory import create_service
+from wave_tui.agent.mcp_wiring import mcp_of
 from wave_tui.agent.memory_access import (
     AddResult,
     EntryError,
@@ -41,6 +43,7 @@ from wave_tui.config.settings import (
     resolve_max_input_tokens,
     save_user_settings,
 )
+from wave_tui.config.trust import TrustRequested
 from wave_tui.llm.types import Message
 
 Listener = Callable[[ev.AgentEvent], None]
@@ -69,6 +72,7 @@ __all__ = [
     "MemoryScope",
     "Message",
     "SessionInfo",
+    "TrustRequested",
     "TurnResult",
     "create_session",
     "key_argument",
@@ -138,6 +142,29 @@ class AgentSession:
         """Restore the session (--continue / --resume). Raises FileNotFoundError."""
         if self.service is not None:
             self.service.start()
+            mcp = mcp_of(self.service)
+            if mcp is not None:
+                mcp.start()  # req: MC2 (in the background; the app does not wait)
+
+    async def wait_tools_started(self) -> None:
+        """Until the MCP servers finished starting (`wave -p`, before the first request)."""
+        mcp = mcp_of(self.service) if self.service is not None else None
+        if mcp is not None:
+            await mcp.wait_started()
+
+    # -- trust (HK10, MC6) ---------------------------------------------------------------------
+    def trust_requests(self) -> list[TrustRequested]:
+        """The project's hook / MCP server sets that wait for the user's trust (app only)."""
+        return project_trust.trust_requests(self.service) if self.service is not None else []
+
+    def trust_request(self) -> TrustRequested | None:
+        """The first set that waits for trust (ask, grant or not, then call again)."""
+        return next(iter(self.trust_requests()), None)
+
+    async def grant_trust(self, request: TrustRequested) -> None:
+        """The user trusted `request`: remembered; hooks run / servers start from now."""
+        if self.service is not None:
+            await project_trust.grant_trust(self.service, request)
 
     async def close(self) -> None:
         """Abort the turn and wait for background work (an extraction's writes, C4)."""
