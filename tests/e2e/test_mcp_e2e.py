@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.extraction_helpers import is_fork, is_main
 from tests.mcp.conftest import DEMO, alive, pids_in
 from tests.model_server import ModelServer, text, tool_call
 from tests.wave_cli import run_wave
@@ -134,3 +135,23 @@ def test_mc1_servers_from_user_settings_mcp_servers(
     proc = run_wave("-p", "go", "--allowedTools", "mcp__mine", cwd=project, server=model_server)
     assert proc.returncode == 0, proc.stderr
     assert tool_results(chats(model_server)[1]) == ["echo: u"]
+
+
+def test_mc5_the_extraction_fork_refuses_mcp_tools_even_when_allowed(
+    model_server: ModelServer, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """F7 with MCP: the fork sees the same tools (cache prefix) but may not call a server."""
+    monkeypatch.delenv("WAVE_DISABLE_AUTO_MEMORY")
+    write_mcp_json(project, demo=demo_entry())
+    model_server.enqueue(text("main answer"), when=is_main)
+    model_server.enqueue(
+        tool_call("mcp__demo__echo", {"text": "from fork"}), text("nothing to save"), when=is_fork
+    )
+    proc = run_wave("-p", "hi", "--allowedTools", "mcp__demo", cwd=project, server=model_server)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "main answer\n"
+    forks = [b for b in chats(model_server) if is_fork(b)]
+    assert len(forks) == 2
+    assert "mcp__demo__echo" in tool_names(forks[0])  # same tools as the main request
+    (result,) = tool_results(forks[1])
+    assert "echo: from fork" not in result
