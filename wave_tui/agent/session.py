@@ -255,6 +255,9 @@ class AgentSession:
             if service is not None and model
             else None
         )
+        probed = service.runner.probed_window(model) if service is not None else None
+        if window is not None and probed:  # req: PV11 (Ollama's num_ctx is the real window)
+            window = min(window, probed)
         background = None
         if self._background:
             kind, detail = next(reversed(self._background.items()))
@@ -265,7 +268,7 @@ class AgentSession:
             busy=bool(service is not None and service.busy),
             context_tokens=context_tokens(usage),
             context_window=window,
-            context_estimated=False,
+            context_estimated=bool(usage is not None and usage.estimated),  # req: PV9
             cache_hit_ratio=cache_hit_ratio(usage),
             auto_memory=settings.auto_memory_enabled,
             auto_memory_frequency=settings.auto_memory_frequency,
