@@ -147,8 +147,11 @@ class ExtractionFork:
             if reply.usage is not None:
                 record.usage.append(reply.usage.model_dump())
                 self.emit(ev.UsageUpdated(reply.usage, record.model, source="fork"))
-            assistant = Message(
-                role="assistant", content=reply.content, tool_calls=reply.tool_calls
+            assistant = Message(  # req: PV2 (reasoning goes back with the tool calls)
+                role="assistant",
+                content=reply.content,
+                reasoning=reply.reasoning or None,
+                tool_calls=reply.tool_calls,
             )
             tail.append(message_to_wire(assistant))
             if not reply.tool_calls:
@@ -216,7 +219,6 @@ class ExtractionFork:
         return ToolResult(f"{text}\n\n{note}" if note else text)
 
 
-
 def _proposed_text(name: str, args: dict[str, Any], current: str | None) -> str:
     if name == "Write":
         return str(args.get("content", ""))
@@ -233,7 +235,6 @@ def _proposed_text(name: str, args: dict[str, Any], current: str | None) -> str:
         if args.get("replace_all") is True
         else current.replace(old, new, 1)
     )
-
 
 
 class ExtractionSchedule(Protocol):
