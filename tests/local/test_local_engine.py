@@ -34,6 +34,11 @@ REPO = Path(__file__).resolve().parents[2]
 SERVER_MODULE = "wave_tui.llm.local_server"
 # A few output tokens are enough: the base model only echoes, and decoding costs time.
 FAST = {"WAVE_MAX_OUTPUT_TOKENS": "12"}
+# A guard against a hung engine, not a speed requirement. The turn below sends the full
+# ~2.4k-token prompt (system block + every tool's schema) and the fork's requests; on a 2-core
+# machine shared with other work (load average ~10) the engine measured ~9 prompt tokens/s and
+# ~1.6 output tokens/s, so the turn took 113 s alone and ran past the former 120 s under load.
+HANG_GUARD_S = 600
 T = TypeVar("T")
 
 
@@ -56,7 +61,7 @@ def wave(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProc
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_GUARD_S,
         stdin=subprocess.DEVNULL,
     )
 
