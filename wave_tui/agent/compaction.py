@@ -224,6 +224,8 @@ def build_summary_request(
     }
     if options is None and window_tokens is None:
         return body
+    # The input budget is not the model's window: the client clamps to a window a server
+    # stated (LearnedParams), so callers pass `window_tokens` only for a known total window.
     return apply_model_options(  # req: PV10
         body, options, max_output_tokens=SUMMARY_MAX_TOKENS, window_tokens=window_tokens
     )

@@ -19,7 +19,7 @@ from wave_tui.agent.compaction import (
 )
 from wave_tui.agent.conversation import Conversation
 from wave_tui.agent.model_gateway import ModelTarget
-from wave_tui.config.settings import EffectiveSettings, resolve_max_input_tokens
+from wave_tui.config.settings import EffectiveSettings
 from wave_tui.llm.types import Usage
 
 Emit = Callable[[ev.AgentEvent], None]
@@ -99,7 +99,6 @@ class CompactionFlow:
             instructions = _join(instructions, await hooks.run_pre_compact(trigger, instructions))
         settings = self._settings() if self._settings is not None else None
         options = settings.model_config_for(model).options if settings is not None else None
-        window = resolve_max_input_tokens(settings, model, None) if settings is not None else None
         self.running = True
         self._emit(ev.BackgroundChanged("compaction", True, f"compacting with {model}"))
         try:
@@ -113,7 +112,6 @@ class CompactionFlow:
                 plan_mode=self._plan_mode(),
                 background=[],
                 options=options,
-                window_tokens=window,
             )
         except CompactionError as exc:
             self.breaker.record_failure()
