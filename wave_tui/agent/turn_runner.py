@@ -39,8 +39,8 @@ STOP_FEEDBACK = "Stop hook feedback: "
 REPLY_CUT = "reply cut at the output limit"  # req: UX12
 OVERFLOW_NOTICE = "the prompt did not fit the model's context window: compacted, retrying"
 SMALL_WINDOW = (
-    "{model}'s context window is {window} tokens (Ollama num_ctx) and this session's "
-    "instructions and memory already take about {used}: raise num_ctx "
+    "{model}'s context window is {window} tokens (Ollama num_ctx) and the first request "
+    "(instructions, AGENTS.md, rules, MEMORY.md, tools) already takes about {used}: raise num_ctx "
     "(e.g. OLLAMA_CONTEXT_LENGTH=32768) or trim AGENTS.md / MEMORY.md"
 )
 Emit = Callable[[ev.AgentEvent], None]
@@ -113,8 +113,8 @@ class TurnRunner:
             return
         window = await target.client.probe_context_limit(target.model)
         self._probed[target.model] = window
-        if window is not None and estimate_prompt_tokens(body) > window:
-            used = estimate_prompt_tokens(body)
+        used = estimate_prompt_tokens(body) if window is not None else 0
+        if window is not None and used > window:
             self._emit(
                 ev.Notice(
                     "warning", SMALL_WINDOW.format(model=target.model, window=window, used=used)
