@@ -23,7 +23,7 @@ pytest.importorskip(
 )
 
 from tests.local.proxy import RecordingProxy
-from tests.local.test_local_engine import HANG_GUARD_S, clean_env
+from tests.local.test_local_engine import HANG_GUARD_S, SLOW_ENGINE, clean_env
 from tests.wave_cli import WAVE
 from wave_tui.llm.local_server import LocalModelServer, bundled_model_path
 
@@ -60,6 +60,7 @@ def read_call(index: int, reply: bytes) -> bytes:
     )
 
 
+@SLOW_ENGINE
 def test_pv_a_read_round_trip_through_the_engines_chat_template(
     project: Path, isolated_home: Path, tmp_path: Path
 ) -> None:

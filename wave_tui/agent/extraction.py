@@ -147,7 +147,7 @@ class ExtractionFork:
             if reply.usage is not None:
                 record.usage.append(reply.usage.model_dump())
                 self.emit(ev.UsageUpdated(reply.usage, record.model, source="fork"))
-            assistant = Message(  # req: PV2 (reasoning goes back with the tool calls)
+            assistant = Message(  # req: PV2
                 role="assistant",
                 content=reply.content,
                 reasoning=reply.reasoning or None,

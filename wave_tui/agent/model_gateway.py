@@ -51,7 +51,7 @@ class ModelGateway:
                 api_key=settings.api_key,
                 headers=dict(settings.custom_headers),
             )
-            if settings.first_byte_timeout is not None:  # req: X14 (settings beat the default)
+            if settings.first_byte_timeout is not None:  # req: X14
                 config = replace(config, first_byte_timeout_s=settings.first_byte_timeout)
             self._target = ModelTarget(model, self._factory(config), key)
             if old is not None:

@@ -144,7 +144,7 @@ class AgentSession:
             self.service.start()
             mcp = mcp_of(self.service)
             if mcp is not None:
-                mcp.start()  # req: MC2 (in the background; the app does not wait)
+                mcp.start()  # req: MC2
 
     async def wait_tools_started(self) -> None:
         """Until the MCP servers finished starting (`wave -p`, before the first request)."""
@@ -256,7 +256,7 @@ class AgentSession:
             else None
         )
         probed = service.runner.probed_window(model) if service is not None else None
-        if window is not None and probed:  # req: PV11 (Ollama's num_ctx is the real window)
+        if window is not None and probed:  # req: PV11
             window = min(window, probed)
         background = None
         if self._background:

@@ -69,7 +69,7 @@ async def _run_turn(
     out = ScriptOutput(fmt, sys.stdout)
     session.subscribe(out.on_event)
     try:
-        await session.wait_tools_started()  # req: MC2 (-p: the first request sees them)
+        await session.wait_tools_started()  # req: MC2
         out.init(session.service)
         result = await session.run_turn(prompt)  # req: CS3 (commands go through the registry)
     finally:
