@@ -71,7 +71,7 @@ async def _run_turn(
     try:
         await session.wait_tools_started()  # req: MC2
         out.init(session.service)
-        result = await session.run_turn(prompt)  # req: CS3 (commands go through the registry)
+        result = await session.run_turn(prompt)  # req: CS3
     finally:
         await session.close()
     report = RunReport(result, session.service.session_id, session.service.model_requests, started)
