@@ -1,13 +1,15 @@
 """A recording HTTP proxy between `wave` and the llama.cpp server.
 
-Forwards every request unchanged, buffers the reply, and records each chat request's body
-with the usage the engine reported (the last SSE chunk carrying `usage`).
+Forwards every request (unchanged, or through `rewrite` for a chat request), buffers the reply,
+and records each chat request's body as sent with the usage the engine reported (the last SSE
+chunk carrying `usage`) and the raw reply.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -22,6 +24,7 @@ class Exchange:
     body: dict[str, Any]
     usage: dict[str, Any] | None
     elapsed_s: float
+    reply: bytes = b""
 
     @property
     def is_fork(self) -> bool:
@@ -52,8 +55,15 @@ def sse_usage(payload: bytes) -> dict[str, Any] | None:
 
 
 class RecordingProxy:
-    def __init__(self, upstream: str) -> None:
+    def __init__(
+        self,
+        upstream: str,
+        rewrite: Callable[[int, dict[str, Any]], dict[str, Any]] | None = None,
+        script: Callable[[int, bytes], bytes] | None = None,
+    ) -> None:
         self.upstream = upstream.rstrip("/")
+        self.rewrite = rewrite  # (index of the chat request, its body) -> the body to send
+        self.script = script  # (index, the engine's reply) -> the reply wave gets
         self.exchanges: list[Exchange] = []
         self._lock = threading.Lock()
         self._http = httpx.Client(timeout=600)
@@ -95,20 +105,31 @@ class RecordingProxy:
 
             def _forward(self, raw: bytes | None) -> None:
                 headers = {"content-type": "application/json"}
+                chat = bool(raw) and self.path.endswith("/chat/completions")
+                with proxy._lock:
+                    index = len(proxy.exchanges)
+                if raw and chat and proxy.rewrite:
+                    raw = json.dumps(proxy.rewrite(index, json.loads(raw))).encode()
                 reply = proxy._http.request(
                     self.command, proxy.upstream + self.path, content=raw, headers=headers
                 )
-                if raw and self.path.endswith("/chat/completions"):
+                if raw and chat:
                     exchange = Exchange(
-                        json.loads(raw), sse_usage(reply.content), reply.elapsed.total_seconds()
+                        json.loads(raw),
+                        sse_usage(reply.content),
+                        reply.elapsed.total_seconds(),
+                        reply.content,
                     )
                     with proxy._lock:
                         proxy.exchanges.append(exchange)
+                content = reply.content
+                if chat and proxy.script is not None:
+                    content = proxy.script(index, content)
                 self.send_response(reply.status_code)
                 kind = reply.headers.get("content-type", "application/json")
                 self.send_header("content-type", kind)
-                self.send_header("content-length", str(len(reply.content)))
+                self.send_header("content-length", str(len(content)))
                 self.end_headers()
-                self.wfile.write(reply.content)
+                self.wfile.write(content)
 
         return Handler

@@ -34,6 +34,13 @@ REPO = Path(__file__).resolve().parents[2]
 SERVER_MODULE = "wave_tui.llm.local_server"
 # A few output tokens are enough: the base model only echoes, and decoding costs time.
 FAST = {"WAVE_MAX_OUTPUT_TOKENS": "12"}
+# A guard against a hung engine, not a speed requirement. The turn below sends the full
+# ~2.4k-token prompt (system block + every tool's schema) and the fork's requests; on a 2-core
+# machine shared with other work (load average ~10) the engine measured ~9 prompt tokens/s and
+# ~1.6 output tokens/s, so the turn took 113 s alone and ran past the suite's 120 s
+# pytest-timeout under load. Tests that run such a turn carry `SLOW_ENGINE` (the guard + a margin).
+HANG_GUARD_S = 600
+SLOW_ENGINE = pytest.mark.timeout(HANG_GUARD_S + 60)
 T = TypeVar("T")
 # The module-scoped engine fixtures start one llama.cpp server; keep its tests on one xdist worker.
 pytestmark = pytest.mark.xdist_group("local_engine")
@@ -58,7 +65,7 @@ def wave(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProc
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_GUARD_S,
         stdin=subprocess.DEVNULL,
     )
 
@@ -116,12 +123,14 @@ def proxied_turn(gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> Proxie
         return ProxiedTurn(proc, list(proxy.exchanges))
 
 
+@SLOW_ENGINE
 def test_a_turn_on_the_local_model_completes(proxied_turn: ProxiedTurn) -> None:
     assert proxied_turn.proc.returncode == 0, proxied_turn.proc.stderr
     assert proxied_turn.proc.stdout.strip()
     assert proxied_turn.exchanges[0].usage is not None
 
 
+@SLOW_ENGINE
 def test_the_extraction_forks_first_request_reuses_the_cached_main_prefix(
     proxied_turn: ProxiedTurn,
 ) -> None:
@@ -138,6 +147,7 @@ def test_the_extraction_forks_first_request_reuses_the_cached_main_prefix(
 # -- the server never outlives wave ----------------------------------------------------------
 
 
+@SLOW_ENGINE
 def test_with_nothing_configured_wave_runs_on_the_bundled_model_and_stops_it(
     gguf: Path, project: Path, isolated_home: Path
 ) -> None:

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from wave_tui.llm.client import AssistantReply
 from wave_tui.llm.errors import ModelError
+from wave_tui.llm.options import apply_model_options
 from wave_tui.llm.types import Message, Usage
 from wave_tui.tools.read import format_line
 from wave_tui.tools.read_state import ReadState
@@ -197,9 +198,15 @@ def render_transcript(messages: Sequence[Message]) -> str:
 
 
 def build_summary_request(
-    model: str, to_summarise: Sequence[Message], instructions: str | None = None
+    model: str,
+    to_summarise: Sequence[Message],
+    instructions: str | None = None,
+    *,
+    options: Mapping[str, Any] | None = None,
+    window_tokens: int | None = None,
 ) -> dict[str, Any]:
-    """Chat-completions body for the (fast) summary model: no tools, images stripped."""
+    """Chat-completions body for the (fast) summary model: no tools, images stripped; the
+    model's `models.<name>.options` apply, the output limit under the name it takes."""
     request = (
         "Summarise the conversation transcript below.\n\n<transcript>\n"
         + render_transcript(to_summarise)
@@ -207,7 +214,7 @@ def build_summary_request(
     )
     if instructions and instructions.strip():
         request += f"\n\nAdditional instructions from the user:\n{instructions.strip()}"
-    return {
+    body = {
         "model": model,
         "messages": [
             {"role": "system", "content": SUMMARY_SYSTEM_PROMPT},
@@ -216,6 +223,13 @@ def build_summary_request(
         "max_tokens": SUMMARY_MAX_TOKENS,
         "temperature": SUMMARY_TEMPERATURE,
     }
+    if options is None and window_tokens is None:
+        return body
+    # The input budget is not the model's window: the client clamps to a window a server
+    # stated (LearnedParams), so callers pass `window_tokens` only for a known total window.
+    return apply_model_options(  # req: PV10
+        body, options, max_output_tokens=SUMMARY_MAX_TOKENS, window_tokens=window_tokens
+    )
 
 
 # -- context restoration ------------------------------------------------------------------------
@@ -370,6 +384,8 @@ async def compact(
     keep_rounds: int = KEEP_ROUNDS,
     plan_file: Path | None = None,
     skills: Sequence[tuple[str, str]] = (),
+    options: Mapping[str, Any] | None = None,
+    window_tokens: int | None = None,
 ) -> CompactionResult:
     """Summarise all but the last rounds; raises CompactionError on any failure."""
     to_summarise, kept = split_for_compaction(messages, keep_rounds)
@@ -379,7 +395,9 @@ async def compact(
         to_summarise, kept = split_for_compaction(messages, keep_rounds)
     if not to_summarise:
         raise CompactionError("nothing to compact")
-    body = build_summary_request(model, to_summarise, instructions)
+    body = build_summary_request(
+        model, to_summarise, instructions, options=options, window_tokens=window_tokens
+    )
     try:
         reply = await client.stream_chat(body)
     except ModelError as exc:

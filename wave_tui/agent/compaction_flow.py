@@ -1,9 +1,13 @@
 """Compaction as the loop runs it: `/compact`, and automatically before a request once the last
-usage crossed the limit; a failed summary leaves the conversation as it was (the breaker counts)."""
+usage crossed the limit; a failed summary leaves the conversation as it was (the breaker counts).
+
+Extensions with `run_pre_compact` / `run_post_compact` (the user hooks) see each compaction: the
+PreCompact output joins the summary instructions, PostCompact gets the summary (HK7)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Literal, Protocol, runtime_checkable
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.compaction import (
@@ -15,10 +19,24 @@ from wave_tui.agent.compaction import (
 )
 from wave_tui.agent.conversation import Conversation
 from wave_tui.agent.model_gateway import ModelTarget
+from wave_tui.config.settings import EffectiveSettings
 from wave_tui.llm.types import Usage
 
 Emit = Callable[[ev.AgentEvent], None]
 Notify = Callable[[str, str], None]
+Trigger = Literal["manual", "auto"]
+
+
+@runtime_checkable
+class CompactionHooks(Protocol):
+    async def run_pre_compact(self, trigger: Trigger, custom: str | None) -> str: ...
+
+    async def run_post_compact(self, trigger: Trigger, summary: str) -> None: ...
+
+
+def _join(instructions: str | None, extra: str) -> str | None:
+    parts = [p.strip() for p in (instructions, extra) if p and p.strip()]
+    return "\n\n".join(parts) or None
 
 
 class CompactionFlow:
@@ -32,6 +50,8 @@ class CompactionFlow:
         emit: Emit,
         notify: Notify,
         restored: Callable[[], None],
+        settings: Callable[[], EffectiveSettings] | None = None,
+        extensions: Callable[[], Sequence[object]] = lambda: (),
     ) -> None:
         self.conversation = conversation
         self._target = target
@@ -40,6 +60,8 @@ class CompactionFlow:
         self._emit = emit
         self._notify = notify
         self._restored = restored  # the history was replaced: extensions rebuild their state
+        self._settings = settings
+        self._extensions = extensions
         self.breaker = CompactionBreaker()
         self.due = False
         self.running = False
@@ -60,15 +82,24 @@ class CompactionFlow:
             if warning:
                 self._notify("warning", warning)
             return
-        await self.compact(None)
+        await self.compact(None, trigger="auto")
+
+    def _hooks(self) -> list[CompactionHooks]:
+        return [e for e in self._extensions() if isinstance(e, CompactionHooks)]
 
     # req: CP5
-    async def compact(self, instructions: str | None = None) -> bool:
+    async def compact(
+        self, instructions: str | None = None, *, trigger: Trigger = "manual"
+    ) -> bool:
         """Summarise all but the last rounds into a new, linked session. Never raises for a
         failed summary: the conversation goes on uncompacted (and the breaker counts)."""
         target = self._target()
         model = self._fast_model() or target.model
         conversation = self.conversation
+        for hooks in self._hooks():  # req: HK7
+            instructions = _join(instructions, await hooks.run_pre_compact(trigger, instructions))
+        settings = self._settings() if self._settings is not None else None
+        options = settings.model_config_for(model).options if settings is not None else None
         self.running = True
         self._emit(ev.BackgroundChanged("compaction", True, f"compacting with {model}"))
         try:
@@ -81,6 +112,7 @@ class CompactionFlow:
                 conversation.paths.project_root,
                 plan_mode=self._plan_mode(),
                 background=[],
+                options=options,
             )
         except CompactionError as exc:
             self.breaker.record_failure()
@@ -94,6 +126,8 @@ class CompactionFlow:
             self._emit(ev.UsageUpdated(result.usage, model, source="compact"))
         conversation.replace_after_compaction(result.new_messages)
         self._restored()
+        for hooks in self._hooks():
+            await hooks.run_post_compact(trigger, result.summary)  # req: HK7
         self._notify(
             "compaction",
             f"compacted {result.summarised_count} messages into a summary; "

@@ -152,8 +152,11 @@ class ExtractionFork:
             if reply.usage is not None:
                 record.usage.append(reply.usage.model_dump())
                 self.emit(ev.UsageUpdated(reply.usage, record.model, source="fork"))
-            assistant = Message(
-                role="assistant", content=reply.content, tool_calls=reply.tool_calls
+            assistant = Message(  # req: PV2
+                role="assistant",
+                content=reply.content,
+                reasoning=reply.reasoning or None,
+                tool_calls=reply.tool_calls,
             )
             tail.append(message_to_wire(assistant))
             if not reply.tool_calls:

@@ -17,6 +17,7 @@ from wave_tui.agent.extraction import (
 )
 from wave_tui.agent.freshness_hook import FreshnessHook
 from wave_tui.agent.injection_hook import MemoryInjectionHook
+from wave_tui.agent.mcp_wiring import install_mcp
 from wave_tui.agent.memory_commands import memory_commands
 from wave_tui.agent.service import AgentOptions, AgentService, Approver
 
@@ -53,6 +54,7 @@ def create_service_with_extensions(
     for command in memory_commands(service):  # /init, /context
         service.commands.register(command)
     extras = install_extensibility(service, service.commands)
+    install_mcp(service)  # req: MC1
     return service, extras
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from wave_tui.agent.prompts import NOT_CONFIGURED_HELP
@@ -42,6 +42,7 @@ class ModelGateway:
             settings.base_url,
             settings.api_key,
             tuple(sorted(settings.custom_headers.items())),
+            settings.first_byte_timeout,
         )
         if self._target is None or self._target.key != key:
             old = self._target
@@ -50,6 +51,8 @@ class ModelGateway:
                 api_key=settings.api_key,
                 headers=dict(settings.custom_headers),
             )
+            if settings.first_byte_timeout is not None:  # req: X14
+                config = replace(config, first_byte_timeout_s=settings.first_byte_timeout)
             self._target = ModelTarget(model, self._factory(config), key)
             if old is not None:
                 task = asyncio.get_running_loop().create_task(old.client.aclose())

@@ -37,6 +37,7 @@ from wave_tui.agent.model_gateway import (
     ModelTarget,
     default_client_factory,
 )
+from wave_tui.agent.permission_hooks import with_permission_hooks
 from wave_tui.agent.request import AppendedSystemPrompt, RequestBuilder, SystemPrompt
 from wave_tui.agent.sessions import cleanup_old_sessions, session_chain
 from wave_tui.agent.tool_executor import Ask, ToolExecutor
@@ -138,6 +139,8 @@ class AgentService:
             emit=self._emit,
             notify=self.notify,
             restored=self._after_compaction,
+            settings=lambda: self.settings,
+            extensions=lambda: self.extensions,
         )
         self.executor = ToolExecutor(
             conversation=self.conversation,
@@ -473,7 +476,9 @@ class AgentService:
     def _asker(self) -> Ask | None:
         if self.options.headless or (self._approver is None and not self._listeners):
             return None
-        return self._approver or self._ask_ui
+        return with_permission_hooks(
+            self._approver or self._ask_ui, lambda: self.extensions, self.notify
+        )
 
     async def _ask_ui(self, tool: str, args: dict[str, Any], reason: str) -> ev.PermissionChoice:
         future: asyncio.Future[ev.PermissionChoice] = asyncio.get_running_loop().create_future()

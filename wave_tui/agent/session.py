@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from wave_tui.agent import events as ev
+from wave_tui.agent import project_trust
 from wave_tui.agent.commands import CommandOutput, CommandResult, parse_command
 from wave_tui.agent.endpoint_settings import EndpointSettings, read_endpoint, save_endpoint
 from wave_tui.agent.extraction import ExtractionHook
@@ -31,6 +32,7 @@ from wave_tui.agent.inline_input import (
     without_attachments,
 )
 from wave_tui.agent.input_history import append_history, load_history
+from wave_tui.agent.mcp_wiring import mcp_of
 from wave_tui.agent.memory_access import (
     AddResult,
     EntryError,
@@ -63,7 +65,6 @@ from wave_tui.agent.ui_queries import (
     revoke_grant,
     session_summaries,
     size_text,
-    trust_requests,
 )
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.schema import PERMISSION_MODES, settings_fields
@@ -216,6 +217,32 @@ class AgentSession:
             if self.service.messages and self.service.last_usage is None:
                 self._context_estimate = self._estimate_context()  # req: UX3 (resumed: ctx shown)
                 self._status_changed()
+            mcp = mcp_of(self.service)
+            if mcp is not None:
+                mcp.start()  # req: MC2
+
+    async def wait_tools_started(self) -> None:
+        """Until the MCP servers finished starting (`wave -p`, before the first request)."""
+        mcp = mcp_of(self.service) if self.service is not None else None
+        if mcp is not None:
+            await mcp.wait_started()
+
+    # -- trust (HK10, MC6) ---------------------------------------------------------------------
+    # req: MC8
+    def trust_requests(self) -> list[TrustRequested]:
+        """The project's hook / MCP server sets that wait for the user's trust (app only)."""
+        return project_trust.trust_requests(self.service) if self.service is not None else []
+
+    def trust_request(self) -> TrustRequested | None:
+        """The first set that waits for trust (ask, grant or not, then call again)."""
+        return next(iter(self.trust_requests()), None)
+
+    # req: HK10
+    async def grant_trust(self, requests: list[TrustRequested]) -> None:
+        """The user trusted these sets: remembered; hooks run / servers start from now."""
+        if self.service is not None:
+            for request in requests:
+                await project_trust.grant_trust(self.service, request)
 
     async def close(self) -> None:
         """Abort the turn and wait for background work (an extraction's writes, C4)."""
@@ -357,22 +384,6 @@ class AgentSession:
         """Remove one of this session's "always allow" grants."""
         return self.service is not None and revoke_grant(self.service.policy, grant)
 
-    # req: HK10
-    def trust_requests(self) -> list[TrustRequested]:
-        """Project code (hooks, `.mcp.json` servers) waiting for the user's trust."""
-        if self.service is None:
-            return []
-        return [request for _asker, request in trust_requests(self.service.extensions)]
-
-    # req: HK10
-    async def grant_trust(self, requests: list[TrustRequested]) -> None:
-        """The user trusted these sets: remembered, and they run from now on."""
-        if self.service is None:
-            return
-        for asker, request in trust_requests(self.service.extensions):
-            if request in requests:
-                await asker.grant_trust(request)
-
     def abort(self) -> None:
         if self.service is not None:
             self.service.abort()
@@ -458,6 +469,9 @@ class AgentSession:
             if service is not None and model
             else None
         )
+        probed = service.runner.probed_window(model) if service is not None else None
+        if window is not None and probed:  # req: PV11
+            window = min(window, probed)
         background = None
         if self._background:
             kind, detail = next(reversed(self._background.items()))
@@ -472,7 +486,8 @@ class AgentSession:
                 else context_tokens(usage)
             ),
             context_window=window,
-            context_estimated=self._context_estimate is not None,
+            context_estimated=self._context_estimate is not None
+            or bool(usage is not None and usage.estimated),  # req: PV9
             cache_hit_ratio=cache_hit_ratio(usage),
             auto_memory=settings.auto_memory_enabled,
             auto_memory_frequency=settings.auto_memory_frequency,

@@ -28,13 +28,21 @@ from wave_tui.agent.request import RequestBuilder
 from wave_tui.agent.tool_executor import ToolExecutor
 from wave_tui.config.settings import EffectiveSettings, resolve_max_input_tokens
 from wave_tui.llm.client import AssistantReply, StreamDelta
-from wave_tui.llm.errors import ModelError
+from wave_tui.llm.errors import ContextLengthExceeded, ModelError
 from wave_tui.llm.types import Message, Usage
+from wave_tui.llm.usage import estimate_prompt_tokens
 from wave_tui.tools.base import Tool, spec_of
 
 MAX_ROUNDS_PER_TURN = 200
 MAX_CONTINUATIONS = 3  # Stop observers asking to go on, per turn
 STOP_FEEDBACK = "Stop hook feedback: "
+REPLY_CUT = "reply cut at the output limit"  # req: UX12
+OVERFLOW_NOTICE = "the prompt did not fit the model's context window: compacted, retrying"
+SMALL_WINDOW = (
+    "{model}'s context window is {window} tokens (Ollama num_ctx) and the first request "
+    "(instructions, AGENTS.md, rules, MEMORY.md, tools) already takes about {used}: raise num_ctx "
+    "(e.g. OLLAMA_CONTEXT_LENGTH=32768) or trim AGENTS.md / MEMORY.md"
+)
 Emit = Callable[[ev.AgentEvent], None]
 StopReason = Literal["end_turn", "max_turns"]
 
@@ -91,6 +99,30 @@ class TurnRunner:
         self.last_request: dict[str, Any] | None = None
         self.last_reply: Message | None = None
         self.last_usage: Usage | None = None
+        self._probed: dict[str, int | None] = {}  # model -> the endpoint's window (Ollama)
+
+    def probed_window(self, model: str | None) -> int | None:
+        """The input window the endpoint stated for `model` (Ollama's num_ctx), if probed."""
+        return self._probed.get(model) if model else None
+
+    def input_limit(self, model: str) -> int:
+        limit = resolve_max_input_tokens(self._settings(), model, self._max_input_tokens)
+        probed = self._probed.get(model)
+        return min(limit, probed) if probed else limit
+
+    async def _probe_window(self, target: ModelTarget, body: dict[str, Any]) -> None:
+        """Once per model and session (req: PV11): Ollama truncates silently at num_ctx."""
+        if target.model in self._probed:
+            return
+        window = await target.client.probe_context_limit(target.model)
+        self._probed[target.model] = window
+        used = estimate_prompt_tokens(body) if window is not None else 0
+        if window is not None and used > window:
+            self._emit(
+                ev.Notice(
+                    "warning", SMALL_WINDOW.format(model=target.model, window=window, used=used)
+                )
+            )
 
     def forget(self) -> None:
         """Nothing of the old conversation may be extracted again (/clear)."""
@@ -235,6 +267,7 @@ class TurnRunner:
     async def _request(self, tools: dict[str, Tool]) -> AssistantReply:
         target = self._target()
         body = self.build_request(tools)
+        await self._probe_window(target, body)
         self.last_request = body
         assistant_id = Message(role="assistant").id
         self._emit(ev.AssistantStarted(assistant_id))
@@ -245,8 +278,18 @@ class TurnRunner:
             elif delta.kind == "reasoning":
                 self._emit(ev.ReasoningDelta(assistant_id, delta.text))
 
-        reply = await target.client.stream_chat(body, on_delta)
+        try:
+            reply = await target.client.stream_chat(body, on_delta)
+        except ContextLengthExceeded:  # req: PV11
+            if not await self.compaction.compact(None, trigger="auto"):
+                raise
+            self._emit(ev.Notice("warning", OVERFLOW_NOTICE))
+            body = self.build_request(tools)
+            self.last_request = body
+            reply = await target.client.stream_chat(body, on_delta)
         self.model_requests += 1
+        if reply.cut:
+            self._emit(ev.Notice("warning", REPLY_CUT))  # req: PV12
         message = Message(
             id=assistant_id,
             role="assistant",
@@ -263,6 +306,5 @@ class TurnRunner:
         if reply.usage is not None:
             self.last_usage = reply.usage
             self._emit(ev.UsageUpdated(reply.usage, target.model))
-            limit = resolve_max_input_tokens(self._settings(), target.model, self._max_input_tokens)
-            self.compaction.after_usage(reply.usage, limit)
+            self.compaction.after_usage(reply.usage, self.input_limit(target.model))
         return reply

@@ -71,6 +71,7 @@ async def _run_turn(
     out = ScriptOutput(fmt, sys.stdout)
     session.subscribe(out.on_event)
     try:
+        await session.wait_tools_started()  # req: MC2
         out.init(service)
         # Slash commands go through the registry here too.
         result = await session.run_turn(prompt)  # req: CS3

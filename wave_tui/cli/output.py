@@ -61,6 +61,7 @@ class ScriptOutput:
         self.input_tokens = 0
         self.output_tokens = 0
         self.cache_read = 0
+        self.estimated = False
         self._service: AgentService | None = None
 
     def _line(self, obj: dict[str, Any]) -> None:
@@ -101,7 +102,9 @@ class ScriptOutput:
             self.input_tokens += usage.prompt_tokens
             self.output_tokens += usage.completion_tokens
             self.cache_read += usage.cache_read_tokens
+            self.estimated = self.estimated or usage.estimated  # req: PV9
             return
+        self.estimated = True
         request = self._service.last_request if self._service is not None else None
         self.input_tokens += _estimate(json.dumps(request)) if request else 0
         text = message.content + "".join(c.arguments for c in message.tool_calls)
@@ -131,6 +134,8 @@ class ScriptOutput:
                 "cache_read_input_tokens": self.cache_read,
             },
         }
+        if self.estimated:  # the endpoint sent no usage: counted from characters (PV9)
+            obj["usage"]["estimated"] = True  # type: ignore[index]
         if self.fmt == "json":
             self._stream.write(json.dumps(obj, ensure_ascii=False) + "\n")
             self._stream.flush()

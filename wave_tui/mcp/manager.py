@@ -76,6 +76,16 @@ class McpManager:
         for name in self._configs:
             self._launch(name)
 
+    def add(self, servers: Sequence[ServerConfig]) -> None:
+        """More servers (e.g. the project's, once trusted); started at once if the rest are."""
+        for server in servers:
+            if server.name in self._configs:
+                continue
+            self._configs[server.name] = server
+            if self._started:
+                self._launch(server.name)
+        self._changed()
+
     def _launch(self, name: str) -> None:
         from wave_tui.mcp.connection import ServerConnection
 

@@ -1,0 +1,157 @@
+"""`wave -p` with a real stdio MCP server from `.mcp.json` (MC1–MC8 end to end)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.extraction_helpers import is_fork, is_main
+from tests.mcp.conftest import DEMO, alive, pids_in
+from tests.model_server import ModelServer, text, tool_call
+from tests.wave_cli import run_wave
+
+
+@pytest.fixture(autouse=True)
+def no_auto_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WAVE_DISABLE_AUTO_MEMORY", "1")
+
+
+def write_mcp_json(project: Path, **servers: dict[str, Any]) -> None:
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+
+
+def demo_entry(**env: str) -> dict[str, Any]:
+    return {"command": sys.executable, "args": [str(DEMO)], "env": env}
+
+
+def chats(server: ModelServer) -> list[dict[str, Any]]:
+    return [r.body for r in server.requests if r.path.endswith("/chat/completions")]
+
+
+def tool_names(body: dict[str, Any]) -> list[str]:
+    return [t["function"]["name"] for t in body.get("tools", [])]
+
+
+def tool_results(body: dict[str, Any]) -> list[str]:
+    return [str(m.get("content")) for m in body["messages"] if m.get("role") == "tool"]
+
+
+def test_mc3_wave_p_calls_a_stdio_server_tool_allowed_by_server_rule(
+    model_server: ModelServer, project: Path, tmp_path: Path
+) -> None:
+    pid_file = tmp_path / "pids"
+    write_mcp_json(project, demo=demo_entry(DEMO_PID_FILE=str(pid_file)))
+    model_server.enqueue(tool_call("mcp__demo__echo", {"text": "hi"}), text("The server said hi."))
+    proc = run_wave(
+        "-p", "echo hi", "--allowedTools", "mcp__demo", cwd=project, server=model_server
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "The server said hi.\n"
+    first, second = chats(model_server)
+    assert "mcp__demo__echo" in tool_names(first)  # -p waited for the server before asking
+    system = json.dumps(first["messages"][0])
+    assert "Demo server: call echo to test the connection." in system  # MC3 instructions
+    assert tool_results(second) == ["echo: hi"]
+    # req: MC8 — no server process outlives `wave -p`
+    server_pid, guard_pid = pids_in(pid_file)
+    deadline = time.monotonic() + 15
+    while (alive(server_pid) or alive(guard_pid)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(server_pid) and not alive(guard_pid)
+
+
+def test_mc5_wave_p_refuses_an_mcp_tool_without_permission(
+    model_server: ModelServer, project: Path
+) -> None:
+    write_mcp_json(project, demo=demo_entry())
+    model_server.enqueue(tool_call("mcp__demo__echo", {"text": "hi"}), text("Refused, fine."))
+    proc = run_wave("-p", "echo hi", cwd=project, server=model_server)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "Refused, fine.\n"
+    (result,) = tool_results(chats(model_server)[1])
+    assert "echo: hi" not in result
+    assert "mcp__demo__echo" in result or "permission" in result.lower()
+
+
+def test_mc5_a_tool_rule_allows_only_that_tool(model_server: ModelServer, project: Path) -> None:
+    write_mcp_json(project, demo=demo_entry())
+    model_server.enqueue(
+        tool_call("mcp__demo__env", {"name": "HOME"}),
+        tool_call("mcp__demo__echo", {"text": "ok"}),
+        text("done"),
+    )
+    proc = run_wave(
+        "-p", "go", "--allowedTools", "mcp__demo__echo", cwd=project, server=model_server
+    )
+    assert proc.returncode == 0, proc.stderr
+    requests = chats(model_server)
+    assert tool_results(requests[2])[-1] == "echo: ok"
+    assert "echo" not in tool_results(requests[1])[0]
+
+
+def test_mc7_a_server_that_cannot_start_costs_one_line_and_the_turn_answers(
+    model_server: ModelServer, project: Path
+) -> None:
+    write_mcp_json(
+        project,
+        broken={"command": str(project / "no-such-server")},
+        demo=demo_entry(),
+    )
+    model_server.enqueue(text("still here"))
+    proc = run_wave("-p", "hi", cwd=project, server=model_server)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "still here\n"
+    lines = [line for line in proc.stderr.splitlines() if "broken" in line]
+    assert len(lines) == 1, proc.stderr
+    (request,) = chats(model_server)
+    names = tool_names(request)
+    assert "mcp__demo__echo" in names and not any("broken" in n for n in names)
+
+
+def test_mc1_a_bad_mcp_json_is_one_line_and_the_turn_answers(
+    model_server: ModelServer, project: Path
+) -> None:
+    (project / ".mcp.json").write_text("{not json")
+    model_server.enqueue(text("fine"))
+    proc = run_wave("-p", "hi", cwd=project, server=model_server)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "fine\n"
+    assert [line for line in proc.stderr.splitlines() if ".mcp.json" in line] != []
+    assert len([line for line in proc.stderr.splitlines() if ".mcp.json" in line]) == 1
+
+
+def test_mc1_servers_from_user_settings_mcp_servers(
+    model_server: ModelServer, project: Path
+) -> None:
+    settings = Path.home() / ".wave" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"mcpServers": {"mine": demo_entry()}}))
+    model_server.enqueue(tool_call("mcp__mine__echo", {"text": "u"}), text("ok"))
+    proc = run_wave("-p", "go", "--allowedTools", "mcp__mine", cwd=project, server=model_server)
+    assert proc.returncode == 0, proc.stderr
+    assert tool_results(chats(model_server)[1]) == ["echo: u"]
+
+
+def test_mc5_the_extraction_fork_refuses_mcp_tools_even_when_allowed(
+    model_server: ModelServer, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """F7 with MCP: the fork sees the same tools (cache prefix) but may not call a server."""
+    monkeypatch.delenv("WAVE_DISABLE_AUTO_MEMORY")
+    write_mcp_json(project, demo=demo_entry())
+    model_server.enqueue(text("main answer"), when=is_main)
+    model_server.enqueue(
+        tool_call("mcp__demo__echo", {"text": "from fork"}), text("nothing to save"), when=is_fork
+    )
+    proc = run_wave("-p", "hi", "--allowedTools", "mcp__demo", cwd=project, server=model_server)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "main answer\n"
+    forks = [b for b in chats(model_server) if is_fork(b)]
+    assert len(forks) == 2
+    assert "mcp__demo__echo" in tool_names(forks[0])  # same tools as the main request
+    (result,) = tool_results(forks[1])
+    assert "echo: from fork" not in result
