@@ -36,7 +36,7 @@ from wave_tui.tools.base import Tool, spec_of
 MAX_ROUNDS_PER_TURN = 200
 MAX_CONTINUATIONS = 3  # Stop observers asking to go on, per turn
 STOP_FEEDBACK = "Stop hook feedback: "
-REPLY_CUT = "reply cut at the output limit"  # req: UX12
+REPLY_CUT = "reply cut at the output limit"  # req: PV12
 OVERFLOW_NOTICE = "the prompt did not fit the model's context window: compacted, retrying"
 SMALL_WINDOW = (
     "{model}'s context window is {window} tokens (Ollama num_ctx) and the first request "
@@ -57,7 +57,6 @@ class TurnResult:
     stop: StopReason = "end_turn"
 
 
-REPLY_CUT_NOTICE = "reply cut at the output limit"
 
 
 class TurnRunner:
@@ -288,8 +287,6 @@ class TurnRunner:
             self.last_request = body
             reply = await target.client.stream_chat(body, on_delta)
         self.model_requests += 1
-        if reply.cut:
-            self._emit(ev.Notice("warning", REPLY_CUT))  # req: PV12
         message = Message(
             id=assistant_id,
             role="assistant",
@@ -302,7 +299,7 @@ class TurnRunner:
         self.last_reply = message
         self._emit(ev.AssistantFinished(message))
         if reply.cut:  # req: UX12
-            self._emit(ev.Notice("cut", REPLY_CUT_NOTICE))
+            self._emit(ev.Notice("cut", REPLY_CUT))
         if reply.usage is not None:
             self.last_usage = reply.usage
             self._emit(ev.UsageUpdated(reply.usage, target.model))

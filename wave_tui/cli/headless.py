@@ -106,5 +106,5 @@ def _finish(out: ScriptOutput, report: RunReport) -> int:
 
 
 def _print_notices(event: ev.AgentEvent) -> None:
-    if isinstance(event, ev.Notice) and event.kind in ("settings", "warning"):
+    if isinstance(event, ev.Notice) and event.kind in ("settings", "warning", "cut"):
         _stderr(f"wave: warning: {event.text}")
