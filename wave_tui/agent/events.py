@@ -9,6 +9,9 @@ from typing import Any, Literal
 
 from wave_tui.agent.status import AgentStatus
 from wave_tui.llm.types import Message, Usage
+from wave_tui.tools.ask_user import Question, QuestionAnswer
+from wave_tui.tools.plan_mode import PlanDecision
+from wave_tui.tools.tasks.store import Task
 
 TurnStatus = Literal["completed", "aborted", "error"]
 PermissionChoice = Literal["allow_once", "allow_session", "deny"]
@@ -111,6 +114,47 @@ class PermissionRequested:
     future: asyncio.Future[PermissionChoice] = field(repr=False)
 
 
+@dataclass
+class QuestionAsked:
+    """AskUserQuestion (AQ1): the tool waits on `future`; the UI resolves it with one
+    `QuestionAnswer` per question, or None when the user dismissed the dialog."""
+
+    questions: tuple[Question, ...]
+    future: asyncio.Future[tuple[QuestionAnswer, ...] | None] = field(repr=False)
+
+
+@dataclass
+class PlanApprovalRequested:
+    """ExitPlanMode (PL2): the plan (already saved to `plan_file`) waits on `future`; the UI
+    resolves it with "approve_accept_edits", "approve" or "keep_planning"."""
+
+    plan: str
+    plan_file: Path
+    future: asyncio.Future[PlanDecision] = field(repr=False)
+
+
+SubagentPhase = Literal["started", "text", "tool", "finished"]
+
+
+@dataclass(frozen=True)
+class SubagentProgress:
+    """A subagent's progress for the collapsible block (AG5): started (text: its type),
+    text (a reply's text), tool (the tool name and key argument), finished (text: the
+    final text, or the error)."""
+
+    agent_id: str
+    description: str
+    phase: SubagentPhase
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class TasksChanged:
+    """The task list changed (TK4: the task panel); deleted tasks are left out."""
+
+    tasks: tuple[Task, ...]
+
+
 @dataclass(frozen=True)
 class BackgroundChanged:
     """Background work (extraction fork, compaction) started or stopped."""
@@ -167,6 +211,10 @@ AgentEvent = (
     | QueueChanged
     | BusyChanged
     | PermissionRequested
+    | QuestionAsked
+    | PlanApprovalRequested
+    | SubagentProgress
+    | TasksChanged
     | BackgroundChanged
     | CommandAnswered
     | StatusChanged
