@@ -45,7 +45,12 @@ if TYPE_CHECKING:
     from wave_tui.agent.service import AgentService
 
 # Most permissive last: a child's mode is never later in this order than its parent's.
-MODE_STRICTNESS: tuple[PermissionMode, ...] = ("plan", "default", "acceptEdits", "bypassPermissions")
+MODE_STRICTNESS: tuple[PermissionMode, ...] = (
+    "plan",
+    "default",
+    "acceptEdits",
+    "bypassPermissions",
+)
 SUBAGENT_PROMPT_PREFIX = "Task: "  # a prompt that looks like `/command` stays a prompt
 
 
