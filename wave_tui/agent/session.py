@@ -33,6 +33,7 @@ from wave_tui.agent.memory_access import (
 from wave_tui.agent.service import AgentOptions, AgentService, Approver, TurnResult, key_argument
 from wave_tui.agent.sessions import SessionInfo, list_sessions
 from wave_tui.agent.status import AgentStatus, cache_hit_ratio, context_tokens
+from wave_tui.agent.work_features import WorkFeatures
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.schema import PERMISSION_MODES
 from wave_tui.config.settings import (
@@ -42,6 +43,9 @@ from wave_tui.config.settings import (
     save_user_settings,
 )
 from wave_tui.llm.types import Message
+from wave_tui.tools.ask_user import Question, QuestionAnswer, QuestionOption
+from wave_tui.tools.plan_mode import PlanDecision
+from wave_tui.tools.tasks.store import Task
 
 Listener = Callable[[ev.AgentEvent], None]
 Clock = Callable[[], datetime]
@@ -68,7 +72,12 @@ __all__ = [
     "MemoryEntry",
     "MemoryScope",
     "Message",
+    "PlanDecision",
+    "Question",
+    "QuestionAnswer",
+    "QuestionOption",
     "SessionInfo",
+    "Task",
     "TurnResult",
     "create_session",
     "key_argument",
@@ -214,6 +223,16 @@ class AgentSession:
     def messages(self) -> list[Message]:
         """The conversation so far (a resumed session's messages, for the chat view)."""
         return list(self.service.messages) if self.service is not None else []
+
+    # -- work that spans turns (issue 18) ---------------------------------------------------------
+    async def tasks(self) -> list[Task]:
+        """The session's task list (the task panel's first state; `TasksChanged` follows)."""
+        work = self._work()
+        return await work.store.all_tasks() if work is not None else []
+
+    def _work(self) -> WorkFeatures | None:
+        extensions = self.service.extensions if self.service is not None else []
+        return next((e for e in extensions if isinstance(e, WorkFeatures)), None)
 
     # -- status --------------------------------------------------------------------------------
     # req: U2
