@@ -399,7 +399,9 @@ def test_ag5_two_agent_calls_of_one_reply_run_concurrently(
     wait = "for i in $(seq 1 200); do [ -f b.flag ] && break; sleep 0.05; done; test -f b.flag && echo A-saw-B"
     model_server.enqueue(tool_call("Bash", {"command": wait, "timeout": 15}), when=asks("task-a"))
     model_server.enqueue(tool_call("Bash", {"command": "touch b.flag"}), when=asks("task-b"))
-    model_server.enqueue(text("A done"), when=lambda b: child(b) and "A-saw-B" in "\n".join(tool_results(b)))
+    model_server.enqueue(
+        text("A done"), when=lambda b: child(b) and "A-saw-B" in "\n".join(tool_results(b))
+    )
     model_server.enqueue(
         text("B done"),
         when=lambda b: child(b) and "task-b" in texts(b) and len(tool_results(b)) == 1,
@@ -435,5 +437,5 @@ def test_ag5_two_agent_calls_of_one_reply_run_concurrently(
     folder = WavePaths.for_workdir(project).project_dir / session / "subagents"
     assert len(list(folder.glob("agent_*.jsonl"))) == 2
     assert GENERAL_PURPOSE_PROMPT.splitlines()[0] in json.dumps(
-        [b for b in chats(model_server) if child(b)][0]["messages"][0]
+        next(b for b in chats(model_server) if child(b))["messages"][0]
     )

@@ -120,7 +120,9 @@ def install_work(service: AgentService) -> WorkFeatures:
     )
     for extension in features.extensions:
         service.add_extension(extension)
-    service.add_extension(TaskListFollower(features, service))
+    follower = TaskListFollower(features, service)
+    follower.on_messages_restored([])  # WAVE_TASK_LIST_ID as the service's environment says
+    service.add_extension(follower)
     for command in features.commands:
         service.commands.register(command)  # replaces the placeholders
     service.tools = [features.bash_tool if t.name == "Bash" else t for t in service.tools]
