@@ -17,7 +17,8 @@ from wave_tui.agent.service import AgentService
 from wave_tui.agent.sessions import session_chain
 from wave_tui.agent.subagents.runner import SubagentLoopRunner
 from wave_tui.agent.work_features import WorkBindings, WorkFeatures, build_work_features
-from wave_tui.config.settings import EffectiveSettings, PermissionMode
+from wave_tui.config.settings import EffectiveSettings, PermissionMode, resolve_max_input_tokens
+from wave_tui.llm.options import apply_model_options
 from wave_tui.llm.types import Message
 from wave_tui.tools.ask_user import Question, QuestionAnswer
 from wave_tui.tools.plan_mode import PlanDecision
@@ -72,12 +73,17 @@ class FastModelAnswer:
 
     async def __call__(self, prompt: str, markdown: str) -> str:
         service = self.service
-        model = service.settings.fast_model or service.model or ""
-        body = {
-            "model": model,
-            "messages": [{"role": "user", "content": answer_request(prompt, markdown)}],
-            "max_tokens": ANSWER_MAX_TOKENS,
-        }
+        settings = service.settings
+        model = settings.fast_model or service.model or ""
+        body = apply_model_options(
+            {
+                "model": model,
+                "messages": [{"role": "user", "content": answer_request(prompt, markdown)}],
+            },
+            settings.model_config_for(model).options,
+            max_output_tokens=ANSWER_MAX_TOKENS,
+            window_tokens=resolve_max_input_tokens(settings, model),
+        )
         reply = await service.client().stream_chat(body)
         return reply.content.strip() or "(the page reader returned no answer)"
 

@@ -65,9 +65,14 @@ async def _run_turn(
     started = time.monotonic()
     try:
         session = create_session(options)
-        session.subscribe(_print_notices)
+    except (FileNotFoundError, ValueError) as exc:
+        _stderr(f"wave: {exc}")
+        return EXIT_USAGE
+    session.subscribe(_print_notices)
+    try:
         session.start()
     except (FileNotFoundError, ValueError) as exc:
+        await session.close()  # nothing it owns may outlive the run
         _stderr(f"wave: {exc}")
         return EXIT_USAGE
     out = ScriptOutput(fmt, sys.stdout)
