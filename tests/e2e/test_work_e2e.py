@@ -439,3 +439,32 @@ def test_ag5_two_agent_calls_of_one_reply_run_concurrently(
     assert GENERAL_PURPOSE_PROMPT.splitlines()[0] in json.dumps(
         next(b for b in chats(model_server) if child(b))["messages"][0]
     )
+
+
+def test_tk2_resumed_session_keeps_its_task_list(model_server: ModelServer, project: Path) -> None:
+    """TK2: `--continue` works on the resumed session's list (its id names the folder)."""
+    model_server.enqueue(tool_call("TaskCreate", {"subject": "Carry over"}), text("made"))
+    first = session_of(
+        run_wave("-p", "make", "--output-format", "json", cwd=project, server=model_server)
+    )
+    model_server.enqueue(tool_call("TaskList", {}), text("listed"))
+    proc = run_wave(
+        "-p", "list", "--continue", "--output-format", "json", cwd=project, server=model_server
+    )
+    assert session_of(proc) == first
+    assert "Carry over" in tool_results(chats(model_server)[-1])[-1]
+
+
+def test_tk2_task_list_env_shares_one_list(model_server: ModelServer, project: Path) -> None:
+    """TK2: WAVE_TASK_LIST_ID names the list; a new session with it sees the same tasks."""
+    env = {"WAVE_TASK_LIST_ID": "team"}
+    model_server.enqueue(tool_call("TaskCreate", {"subject": "Shared"}), text("made"))
+    session_of(
+        run_wave("-p", "a", "--output-format", "json", cwd=project, server=model_server, env=env)
+    )
+    model_server.enqueue(tool_call("TaskList", {}), text("listed"))
+    session_of(
+        run_wave("-p", "b", "--output-format", "json", cwd=project, server=model_server, env=env)
+    )
+    assert "Shared" in tool_results(chats(model_server)[-1])[-1]
+    assert (WavePaths.for_workdir(project).task_list_dir("team") / "tasks.json").is_file()
