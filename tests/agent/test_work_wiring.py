@@ -137,7 +137,7 @@ async def test_pl2_keep_planning_stays_in_plan_mode(make: Any, model_server: Mod
 
 
 # -- tasks: events, facade, commands, /clear -------------------------------------------------------
-async def test_tk4_task_events_and_facade_list(make: Any, model_server: ModelServer) -> None:
+async def test_tk3_task_events_and_facade_list(make: Any, model_server: ModelServer) -> None:
     service = make()
     session = AgentSession(service)
     seen: list[ev.TasksChanged] = []
@@ -184,7 +184,7 @@ async def test_ag4_subagent_in_a_plan_mode_parent_cannot_write(
     make: Any, model_server: ModelServer, project: Path
 ) -> None:
     """The parent in plan mode: a general-purpose subagent inherits plan mode, its Write is
-    refused; progress events tell the app what the subagent does."""
+    refused (AG4); progress events tell the app what the subagent does (AG5)."""
     service = make()
     service.options.permission_mode = "plan"
     progress: list[ev.SubagentProgress] = []
@@ -223,7 +223,7 @@ async def test_ag4_subagent_in_a_plan_mode_parent_cannot_write(
     assert tool_results(chats(model_server)[-1]) == ["could not write"]
 
 
-async def test_ag3_subagent_gets_the_memory_guidance_and_agents_md(
+async def test_ag4_subagent_gets_the_memory_guidance_and_agents_md(
     make: Any, model_server: ModelServer, project: Path
 ) -> None:
     (project / "AGENTS.md").write_text("Always use tabs in this project.\n")

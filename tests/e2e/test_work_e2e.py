@@ -129,10 +129,10 @@ def test_tk1_task_create_update_list_through_wave_p(
     assert "Write docs" in last[-1] and "in_progress" in last[-1]
 
 
-def test_tk5_task_reminder_after_ten_replies_is_persisted(
+def test_tk4_task_reminder_after_ten_replies_is_persisted(
     model_server: ModelServer, project: Path
 ) -> None:
-    """TK5: an open task and ten replies without a task tool → the isMeta reminder joins the
+    """TK4: an open task and ten replies without a task tool → the isMeta reminder joins the
     next request and the transcript."""
     model_server.enqueue(
         tool_call("TaskCreate", {"subject": "Refactor parser"}),
@@ -160,10 +160,10 @@ def _poll_until_notified(body: dict[str, Any]) -> Reply:
     return tool_call("Bash", {"command": "sleep 0.1"})
 
 
-def test_bg1_background_bash_and_notification_on_next_request(
+def test_bg3_background_bash_and_notification_on_next_request(
     model_server: ModelServer, project: Path
 ) -> None:
-    """BG1, BG2: a background command answers with its id at once; when it ends, the persisted
+    """BG1, BG3: a background command answers with its id at once; when it ends, the persisted
     isMeta <task-notification> joins the next request."""
     model_server.responder = _poll_until_notified
     model_server.enqueue(
@@ -183,10 +183,10 @@ def test_bg1_background_bash_and_notification_on_next_request(
     assert output and Path(output.group(1)).read_text() == "from-bg\n"
 
 
-def test_bg3_task_stop_kills_and_sends_no_notification(
+def test_bg2_task_stop_kills_and_sends_no_notification(
     model_server: ModelServer, project: Path
 ) -> None:
-    """BG3: TaskStop ends the command's process group; a killed task is never notified."""
+    """BG2, BG3: TaskStop ends the command's process group; a killed task is never notified."""
 
     def respond(body: dict[str, Any]) -> Reply | None:
         results = tool_results(body)
@@ -283,10 +283,10 @@ def page_server() -> Iterator[str]:
         server.server_close()
 
 
-def test_wf2_web_fetch_answer_comes_from_the_fast_model(
+def test_wf1_web_fetch_answer_comes_from_the_fast_model(
     model_server: ModelServer, project: Path, page_server: str
 ) -> None:
-    """WF1, WF2: WebFetch GETs a local page, converts it to Markdown, and the fast model's answer
+    """WF1: WebFetch GETs a local page, converts it to Markdown, and the fast model's answer
     over it is the tool result."""
     model_server.enqueue(text("Version 7 adds tasks."), when=lambda b: b["model"] == "fast")
     model_server.enqueue(
@@ -341,10 +341,10 @@ def test_aq2_pl3_question_and_plan_mode_refused_in_wave_p(
 
 
 # -- subagents ----------------------------------------------------------------------------------
-def test_ag5_explore_runs_on_the_fast_model_with_its_own_transcript(
+def test_ag1_explore_runs_on_the_fast_model_with_its_own_transcript(
     model_server: ModelServer, project: Path
 ) -> None:
-    """AG3, AG5: Explore runs its own loop on the fast model, read-only tools only, writes its
+    """AG1, AG3: Explore runs its own loop on the fast model, read-only tools only, writes its
     own transcript under the session folder, and its final text is the tool result."""
     (project / "parser.py").write_text("def parse(): ...\n")
     model_server.enqueue(

@@ -135,7 +135,7 @@ class SubagentLoopRunner:
         service = self.service
         main = service.model or ""
         if definition.model == FAST_MODEL:
-            return service.settings.fast_model or main  # req: AG5
+            return service.settings.fast_model or main  # req: AG1
         if definition.model == MAIN_MODEL:
             return main
         return definition.model
@@ -144,7 +144,7 @@ class SubagentLoopRunner:
         out: list[object] = []
         for extension in self.service.extensions:
             if isinstance(extension, MemoryInjectionHook):
-                out.append(_MemoryContext(extension))  # req: AG3
+                out.append(_MemoryContext(extension))  # req: AG4
             if isinstance(extension, ToolGuard):
                 out.append(_Guard(extension))
             if isinstance(extension, ToolLock):
