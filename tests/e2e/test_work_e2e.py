@@ -468,3 +468,26 @@ def test_tk2_task_list_env_shares_one_list(model_server: ModelServer, project: P
     )
     assert "Shared" in tool_results(chats(model_server)[-1])[-1]
     assert (WavePaths.for_workdir(project).task_list_dir("team") / "tasks.json").is_file()
+
+
+def test_tk5_reminder_counter_survives_resume(model_server: ModelServer, project: Path) -> None:
+    """TK5: the replies since the last task tool are counted from the transcript, so seven in
+    one run and three after `--continue` bring the reminder."""
+    model_server.enqueue(
+        tool_call("TaskCreate", {"subject": "Long job"}),
+        *[tool_call("Glob", {"pattern": "*.none"}) for _ in range(6)],
+        text("paused"),
+    )
+    session_of(run_wave("-p", "start", "--output-format", "json", cwd=project, server=model_server))
+    assert not any(TASK_REMINDER_MARKER in texts(b) for b in chats(model_server))
+    model_server.reset()
+    model_server.enqueue(
+        *[tool_call("Glob", {"pattern": "*.none"}) for _ in range(4)],
+        text("resumed"),
+    )
+    proc = run_wave(
+        "-p", "go on", "--continue", "--output-format", "json", cwd=project, server=model_server
+    )
+    session_of(proc)
+    marked = [i for i, b in enumerate(chats(model_server)) if TASK_REMINDER_MARKER in texts(b)]
+    assert marked and marked[0] == 3
