@@ -70,7 +70,11 @@ def test_hl3_stream_json_lines_in_order(model_server: ModelServer, project: Path
     init = lines[0]
     assert init["subtype"] == "init" and init["model"] == "test-model"
     assert init["cwd"] == str(project.resolve())
-    assert init["tools"] == ["Read", "Write", "Edit", "Glob", "Grep", "Bash"]
+    assert init["tools"] == [
+        "Read", "Write", "Edit", "Glob", "Grep", "Bash",
+        "TaskCreate", "TaskGet", "TaskUpdate", "TaskList", "BashOutput", "TaskStop",
+        "AskUserQuestion", "EnterPlanMode", "ExitPlanMode", "WebFetch", "Agent",
+    ]  # fmt: skip
     assert init["session_id"] == lines[-1]["session_id"]
     use = lines[1]["message"]["content"][0]
     assert use["type"] == "tool_use" and use["name"] == "Glob" and use["id"] == "call_1"

@@ -173,16 +173,24 @@ def vllm_prompt_tokens(seen: Seen) -> int:
     return len(json.dumps([seen.messages, seen.body.get("tools") or []])) // 4
 
 
-def vllm_window(seen: Seen) -> Rejection | None:
-    prompt = vllm_prompt_tokens(seen)
-    asked = int(seen.body.get("max_tokens") or seen.body.get("max_completion_tokens") or 0)
-    if prompt + asked > VLLM_WINDOW:
-        return 400, _vllm_error(
-            f"This model's maximum context length is {VLLM_WINDOW} tokens. However, you requested "
-            f"{prompt + asked} tokens ({prompt} in the messages, {asked} in the completion). "
-            "Please reduce the length of the messages or completion."
-        )
-    return None
+def vllm_window_of(window: int) -> Rule:
+    """The max_model_len rule for a server started with `--max-model-len window`."""
+
+    def rule(seen: Seen) -> Rejection | None:
+        prompt = vllm_prompt_tokens(seen)
+        asked = int(seen.body.get("max_tokens") or seen.body.get("max_completion_tokens") or 0)
+        if prompt + asked > window:
+            return 400, _vllm_error(
+                f"This model's maximum context length is {window} tokens. However, you requested "
+                f"{prompt + asked} tokens ({prompt} in the messages, {asked} in the completion). "
+                "Please reduce the length of the messages or completion."
+            )
+        return None
+
+    return rule
+
+
+vllm_window = vllm_window_of(VLLM_WINDOW)
 
 
 def vllm_no_auto_tools(seen: Seen) -> Rejection | None:
@@ -193,8 +201,8 @@ def vllm_no_auto_tools(seen: Seen) -> Rejection | None:
     return None
 
 
-def vllm() -> Emulator:
-    return Emulator(rules=[vllm_window], style=Style(inline_think=True))
+def vllm(window: int = VLLM_WINDOW) -> Emulator:
+    return Emulator(rules=[vllm_window_of(window)], style=Style(inline_think=True))
 
 
 # -- llama.cpp server: context size, tools without --jinja --------------------------------------

@@ -24,7 +24,9 @@ CASES: dict[str, tuple[Callable[[], Emulator], dict[str, str]]] = {
         providers.openai_reasoning,
         {"WAVE_MODEL": "o3", "WAVE_MAX_OUTPUT_TOKENS": "900"},
     ),
-    "vllm": (providers.vllm, {"WAVE_MAX_OUTPUT_TOKENS": "8000"}),
+    # A 16k max_model_len: the session's full tool set (issue 18) and the extraction prompt leave
+    # an 8k window too little room for the fork's reply; the first refusal is still provoked.
+    "vllm": (lambda: providers.vllm(window=16384), {"WAVE_MAX_OUTPUT_TOKENS": "16000"}),
 }
 
 

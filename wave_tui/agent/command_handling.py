@@ -38,8 +38,6 @@ KEYS = (
 NOT_YET = {
     "hooks": "No hooks configured.",
     "mcp": "No MCP servers configured.",
-    "tasks": "No background tasks.",
-    "agents": "No subagents configured.",
 }
 
 

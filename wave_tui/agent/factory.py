@@ -20,6 +20,7 @@ from wave_tui.agent.injection_hook import MemoryInjectionHook
 from wave_tui.agent.mcp_wiring import install_mcp
 from wave_tui.agent.memory_commands import memory_commands
 from wave_tui.agent.service import AgentOptions, AgentService, Approver
+from wave_tui.agent.work_wiring import install_work
 
 
 def create_service(options: AgentOptions, *, approver: Approver | None = None) -> AgentService:
@@ -53,6 +54,7 @@ def create_service_with_extensions(
     service.add_extension(AttachmentReads(lambda: service.extensions))  # req: UX16
     for command in memory_commands(service):  # /init, /context
         service.commands.register(command)
+    install_work(service)  # tasks, plan mode, subagents, background, questions, web
     extras = install_extensibility(service, service.commands)
     install_mcp(service)  # req: MC1
     return service, extras

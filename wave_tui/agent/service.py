@@ -396,6 +396,11 @@ class AgentService:
         while self._drain_task is not None and not self._drain_task.done():
             await asyncio.shield(self._drain_task)
 
+    @property
+    def aborting(self) -> bool:
+        """The running turn was asked to stop (nothing may join the history mid-abort)."""
+        return self._abort.is_set()
+
     def abort(self) -> None:
         """Stop the running turn: the stream is cancelled and running tools are killed."""
         self._abort.set()
@@ -472,6 +477,10 @@ class AgentService:
             env=self.settings.env,
             clock=self.clock,
         )
+
+    def permission_asker(self) -> Ask | None:
+        """Who answers a permission question now (None: nobody, a refusal); subagents share it."""
+        return self._asker()
 
     def _asker(self) -> Ask | None:
         if self.options.headless or (self._approver is None and not self._listeners):

@@ -66,6 +66,7 @@ from wave_tui.agent.ui_queries import (
     session_summaries,
     size_text,
 )
+from wave_tui.agent.work_features import WorkFeatures
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.schema import PERMISSION_MODES, settings_fields
 from wave_tui.config.settings import (
@@ -455,6 +456,16 @@ class AgentSession:
         from wave_tui.agent.context_report import build_context_report
 
         return build_context_report(self.service).render()
+
+    # -- work that spans turns (issue 18) ---------------------------------------------------------
+    async def tasks(self) -> list[Task]:
+        """The session's task list (the task panel's first state; `TasksChanged` follows)."""
+        work = self._work()
+        return await work.store.all_tasks() if work is not None else []
+
+    def _work(self) -> WorkFeatures | None:
+        extensions = self.service.extensions if self.service is not None else []
+        return next((e for e in extensions if isinstance(e, WorkFeatures)), None)
 
     # -- status --------------------------------------------------------------------------------
     # req: U2

@@ -19,8 +19,22 @@ from wave_tui.permissions.policy import UNRESTRICTED, PermissionPolicy, RunProfi
 from wave_tui.permissions.tool_table import key_argument
 from wave_tui.tools.base import Tool, ToolContext, ToolResult
 
+CONCURRENT_TOOLS = frozenset({"Agent"})  # consecutive calls of these in one reply run at once
 Emit = Callable[[ev.AgentEvent], None]
 Ask = Callable[[str, dict[str, Any], str], Awaitable[ev.PermissionChoice]]
+
+
+def concurrent_batches(calls: Sequence[ToolCall]) -> list[list[ToolCall]]:
+    """The round in order: each run of consecutive Agent calls together, every other call
+    alone (their results still join the history in the order of the calls)."""
+    # req: AG5
+    batches: list[list[ToolCall]] = []
+    for call in calls:
+        if batches and call.name in CONCURRENT_TOOLS and batches[-1][-1].name in CONCURRENT_TOOLS:
+            batches[-1].append(call)
+        else:
+            batches.append([call])
+    return batches
 
 
 class ToolExecutor:
@@ -45,28 +59,33 @@ class ToolExecutor:
         self, calls: list[ToolCall], tools: dict[str, Tool], abort: asyncio.Event
     ) -> None:
         follow_ups: list[Message] = []
-        for call in calls:
-            outcome = await self._run(call, tools, abort)
-            result = outcome.result
-            meta: dict[str, Any] = {"isError": True} if result.is_error else {}
-            seen = self.conversation.read_signatures([*result.read_paths, *result.written_paths])
-            if seen:
-                meta[READ_META] = seen
-            self.conversation.add(
-                Message(
-                    role="tool",
-                    content=result.content,
-                    tool_call_id=call.id,
-                    tool_name=call.name,
-                    meta=meta,
-                )
-            )
-            self._emit(
-                ev.ToolFinished(call.id, call.name, result.summary, result.content, result.is_error)
-            )
-            follow_ups.extend(outcome.follow_ups)
+        for batch in concurrent_batches(calls):
+            outcomes = await asyncio.gather(*(self._run(call, tools, abort) for call in batch))
+            for call, outcome in zip(batch, outcomes, strict=True):
+                follow_ups.extend(self._record(call, outcome))
         for message in follow_ups:
             self.conversation.add(message)
+
+    def _record(self, call: ToolCall, outcome: ToolOutcome) -> list[Message]:
+        """The call's result into the history; its follow-ups are returned for after the round."""
+        result = outcome.result
+        meta: dict[str, Any] = {"isError": True} if result.is_error else {}
+        seen = self.conversation.read_signatures([*result.read_paths, *result.written_paths])
+        if seen:
+            meta[READ_META] = seen
+        self.conversation.add(
+            Message(
+                role="tool",
+                content=result.content,
+                tool_call_id=call.id,
+                tool_name=call.name,
+                meta=meta,
+            )
+        )
+        self._emit(
+            ev.ToolFinished(call.id, call.name, result.summary, result.content, result.is_error)
+        )
+        return outcome.follow_ups
 
     async def _run(
         self, call: ToolCall, tools: dict[str, Tool], abort: asyncio.Event

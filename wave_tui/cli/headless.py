@@ -8,9 +8,12 @@ a custom command or skill (`/name args`) is expanded through the command registr
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
+import signal
 import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from wave_tui.agent import events as ev
@@ -22,6 +25,7 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143  # 128 + SIGTERM
 
 
 def _stderr(line: str) -> None:
@@ -61,24 +65,55 @@ async def _run_turn(
     started = time.monotonic()
     try:
         session = create_session(options)
-        session.subscribe(_print_notices)
+    except (FileNotFoundError, ValueError) as exc:
+        _stderr(f"wave: {exc}")
+        return EXIT_USAGE
+    session.subscribe(_print_notices)
+    try:
         session.start()
     except (FileNotFoundError, ValueError) as exc:
+        await session.close()  # nothing it owns may outlive the run
         _stderr(f"wave: {exc}")
         return EXIT_USAGE
     service = session.service
     assert service is not None  # create_session always builds one; the facade's type allows none
     out = ScriptOutput(fmt, sys.stdout)
     session.subscribe(out.on_event)
-    try:
-        await session.wait_tools_started()  # req: MC2
-        out.init(service)
-        # Slash commands go through the registry here too.
-        result = await session.run_turn(prompt)  # req: CS3
-    finally:
-        await session.close()
+    terminated = asyncio.Event()
+
+    def terminate() -> None:
+        terminated.set()
+        session.abort()
+
+    with _on_sigterm(terminate):
+        try:
+            await session.wait_tools_started()  # req: MC2
+            out.init(service)
+            # Slash commands go through the registry here too.
+            result = await session.run_turn(prompt)  # req: CS3
+        finally:
+            await session.close()  # ends background process groups too (BG4)
+    if terminated.is_set():
+        _stderr("wave: terminated; the turn was aborted and background commands ended")
+        return EXIT_TERMINATED
     report = RunReport(result, service.session_id, service.model_requests, started)
     return _finish(out, report)
+
+
+# req: BG4
+@contextlib.contextmanager
+def _on_sigterm(handler: Callable[[], None]) -> Iterator[None]:
+    """SIGTERM aborts the turn and lets cleanup run (no orphaned background commands)."""
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGTERM, handler)
+    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or Windows
+        yield
+        return
+    try:
+        yield
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
 
 
 # req: AC5

@@ -265,10 +265,11 @@ def render_memory_section(memory_dir: Path) -> str:
         '"The memory says X exists" is not the same as "X exists now".\n\n'
         "## Memory and other forms of persistence\n\n"
         "Memory is only for what will help in future conversations. Within this conversation:\n"
+        # req: P6
         "- To align with the user on an approach before a non-trivial change, use a plan, not "
-        "memory.\n"
+        "memory: EnterPlanMode, then ExitPlanMode with the plan for the user's approval.\n"
         "- To track the steps of this session's work and your progress, use tasks, not "
-        "memory.\n"
+        "memory: TaskCreate for each step, TaskUpdate as each one starts and completes.\n"
         "- Anything that only matters to the current conversation does not belong in memory."
     )
 

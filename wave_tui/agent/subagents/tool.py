@@ -25,7 +25,7 @@ Launch a subagent to handle a self-contained task on its own: it has its own con
 works without seeing this conversation, and returns one final report as the result. Use it for \
 broad searches and research that would flood this context, or for independent pieces of work \
 (several Agent calls in one reply run concurrently). Write a complete, self-contained prompt: \
-what to do, what to return.
+what to do, what to return. The subagent cannot ask you or the user anything, and its permissions are never wider than yours (read-only types cannot change files at all). Its final message is the result you get back: tell it what that message should contain, and summarise it for the user yourself, since they do not see it.
 - description: 3-5 words for the user.
 - prompt: the full task.
 - subagent_type: one of the types below.
