@@ -31,6 +31,9 @@ class CommandScreens:
         if name == "permissions":
             self.app.push_screen(PermissionsScreen())
             return True
+        if name == "context" and not args:  # req: MX2
+            self.app.show_context()
+            return True
         return False
 
     def pick_model(self) -> None:
