@@ -35,8 +35,9 @@ SERVER_MODULE = "wave_tui.llm.local_server"
 # A few output tokens are enough: the base model only echoes, and decoding costs time.
 FAST = {"WAVE_MAX_OUTPUT_TOKENS": "12"}
 T = TypeVar("T")
-# The module-scoped engine fixtures start one llama.cpp server; keep its tests on one xdist worker.
-pytestmark = pytest.mark.xdist_group("local_engine")
+# The real engine wants both cores and its exits are timed: CI runs these alone (`-m serial`),
+# after the parallel run; the module-scoped fixtures start one llama.cpp server for them all.
+pytestmark = pytest.mark.serial
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,9 @@ from typing import Any
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.commands import CommandOutput, CommandResult, parse_command
+from wave_tui.agent.context_report import build_context_report
 from wave_tui.agent.factory import create_service
+from wave_tui.agent.local_endpoint import LocalModelError, LocalUnavailable, prepare_local_endpoint
 from wave_tui.agent.memory_access import (
     AddResult,
     EntryError,
@@ -30,6 +32,7 @@ from wave_tui.agent.memory_access import (
     preview_body,
     stale_reminder,
 )
+from wave_tui.agent.memory_review import MemoryReview, ReviewError, near_duplicates
 from wave_tui.agent.service import AgentOptions, AgentService, Approver, TurnResult, key_argument
 from wave_tui.agent.sessions import SessionInfo, list_sessions
 from wave_tui.agent.status import AgentStatus, cache_hit_ratio, context_tokens
@@ -64,15 +67,23 @@ __all__ = [
     "AgentStatus",
     "EditableSettings",
     "EntryError",
+    "LocalModelError",
+    "LocalUnavailable",
     "MemoryAccess",
     "MemoryEntry",
+    "MemoryReview",
     "MemoryScope",
     "Message",
+    "ReviewError",
     "SessionInfo",
     "TurnResult",
+    "build_context_report",
+    "create_service",
     "create_session",
     "key_argument",
+    "near_duplicates",
     "parse_command",
+    "prepare_local_endpoint",
     "preview_body",
     "stale_reminder",
 ]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 
 def run_interactive(args: argparse.Namespace, workdir: Path) -> int:
-    from wave_tui.agent.local_endpoint import (
+    from wave_tui.agent.session import (
         LocalModelError,
         LocalUnavailable,
         prepare_local_endpoint,
