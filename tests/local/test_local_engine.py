@@ -42,8 +42,9 @@ FAST = {"WAVE_MAX_OUTPUT_TOKENS": "12"}
 HANG_GUARD_S = 600
 SLOW_ENGINE = pytest.mark.timeout(HANG_GUARD_S + 60)
 T = TypeVar("T")
-# The module-scoped engine fixtures start one llama.cpp server; keep its tests on one xdist worker.
-pytestmark = pytest.mark.xdist_group("local_engine")
+# The real engine wants both cores and its exits are timed: CI runs these alone (`-m serial`),
+# after the parallel run; the module-scoped fixtures start one llama.cpp server for them all.
+pytestmark = pytest.mark.serial
 
 
 @pytest.fixture(scope="module")

@@ -21,6 +21,9 @@ import pytest
 
 from tests.mcp.conftest import DEMO, ROOT, alive, pids_in
 
+# Signals and timed exits of real process trees: CI runs these alone (`-m serial`).
+pytestmark = pytest.mark.serial
+
 PARENT = """
 import asyncio, sys, threading
 from pathlib import Path

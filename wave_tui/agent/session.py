@@ -21,6 +21,7 @@ from typing import Any
 from wave_tui.agent import events as ev
 from wave_tui.agent import project_trust
 from wave_tui.agent.commands import CommandOutput, CommandResult, parse_command
+from wave_tui.agent.context_report import build_context_report
 from wave_tui.agent.endpoint_settings import EndpointSettings, read_endpoint, save_endpoint
 from wave_tui.agent.extraction import ExtractionHook
 from wave_tui.agent.factory import create_service
@@ -32,6 +33,7 @@ from wave_tui.agent.inline_input import (
     without_attachments,
 )
 from wave_tui.agent.input_history import append_history, load_history
+from wave_tui.agent.local_endpoint import LocalModelError, LocalUnavailable, prepare_local_endpoint
 from wave_tui.agent.mcp_wiring import mcp_of
 from wave_tui.agent.memory_access import (
     AddResult,
@@ -47,6 +49,7 @@ from wave_tui.agent.memory_access import (
     preview_body,
     stale_reminder,
 )
+from wave_tui.agent.memory_review import MemoryReview, ReviewError, near_duplicates
 from wave_tui.agent.service import AgentOptions, AgentService, Approver, TurnResult, key_argument
 from wave_tui.agent.sessions import SessionInfo, list_sessions
 from wave_tui.agent.status import AgentStatus, cache_hit_ratio, context_tokens
@@ -109,8 +112,11 @@ __all__ = [
     "EndpointSettings",
     "EntryError",
     "InboxError",
+    "LocalModelError",
+    "LocalUnavailable",
     "MemoryAccess",
     "MemoryEntry",
+    "MemoryReview",
     "MemoryScope",
     "Message",
     "ModelChoice",
@@ -122,6 +128,7 @@ __all__ = [
     "QuestionAnswer",
     "QuestionOption",
     "RevertResult",
+    "ReviewError",
     "Run",
     "RunError",
     "SessionInfo",
@@ -129,10 +136,13 @@ __all__ = [
     "Task",
     "TrustRequested",
     "TurnResult",
+    "build_context_report",
     "create_service",
     "create_session",
     "key_argument",
+    "near_duplicates",
     "parse_command",
+    "prepare_local_endpoint",
     "preview_body",
     "size_text",
     "stale_reminder",

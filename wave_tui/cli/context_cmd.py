@@ -6,9 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from wave_tui.agent.context_report import build_context_report
-from wave_tui.agent.factory import create_service
-from wave_tui.agent.service import AgentOptions
+from wave_tui.agent.session import AgentOptions, build_context_report, create_service
 
 # req: MX2
 

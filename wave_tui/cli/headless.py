@@ -17,8 +17,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from wave_tui.agent import events as ev
-from wave_tui.agent.local_endpoint import LocalModelError, LocalUnavailable, prepare_local_endpoint
-from wave_tui.agent.session import AgentOptions, create_session
+from wave_tui.agent.session import (
+    AgentOptions,
+    LocalModelError,
+    LocalUnavailable,
+    create_session,
+    prepare_local_endpoint,
+)
 from wave_tui.cli.output import OutputFormat, RunReport, ScriptOutput
 
 EXIT_OK = 0

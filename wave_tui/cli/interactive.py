@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 def run_interactive(args: argparse.Namespace, workdir: Path) -> int:
-    from wave_tui.agent.local_endpoint import (
+    from wave_tui.agent.session import (
         LocalModelError,
         LocalUnavailable,
         plan_local_endpoint,

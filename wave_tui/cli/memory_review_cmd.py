@@ -7,8 +7,7 @@ import json
 import time
 from typing import Any, TextIO
 
-from wave_tui.agent.memory_review import MemoryReview, ReviewError, near_duplicates
-from wave_tui.agent.session import MemoryEntry
+from wave_tui.agent.session import MemoryEntry, MemoryReview, ReviewError, near_duplicates
 from wave_tui.config.paths import WavePaths
 
 __all__ = [

@@ -15,7 +15,7 @@ from wave_tui.agent import events as ev
 from wave_tui.agent.session import Message
 
 if TYPE_CHECKING:
-    from wave_tui.agent.service import AgentService, TurnResult
+    from wave_tui.agent.session import AgentService, TurnResult
 
 OutputFormat = Literal["text", "json", "stream-json"]
 OUTPUT_FORMATS: tuple[str, ...] = get_args(OutputFormat)
