@@ -8,11 +8,12 @@ from pathlib import Path
 from wave_tui.agent.commands import CommandRegistry, PromptExpansion
 from wave_tui.agent.custom_commands import CustomCommands
 from wave_tui.agent.custom_commands import trust_items as command_trust_items
-from wave_tui.agent.markdown_files import expand_arguments, split_rule_list
+from wave_tui.agent.markdown_files import expand_arguments
 from wave_tui.agent.skills import Skills
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.settings import EffectiveSettings
 from wave_tui.config.trust import TrustStore
+from wave_tui.permissions.rules import parse_rule_list
 
 
 def write(path: Path, content: str) -> None:
@@ -29,8 +30,8 @@ def test_cs2_expand_arguments() -> None:
     assert expand_arguments("No placeholder", "") == "No placeholder"
 
 
-def test_hl4_split_rule_list_keeps_parentheses_together() -> None:
-    assert split_rule_list("Read,Bash(git *) Edit, mcp__gh__search") == [
+def test_hl4_parse_rule_list_keeps_parentheses_together() -> None:
+    assert parse_rule_list("Read,Bash(git *) Edit, mcp__gh__search") == [
         "Read",
         "Bash(git *)",
         "Edit",

@@ -176,7 +176,9 @@ async def test_hk10_trust_prompt_lists_project_hooks_and_yes_remembers(
     async with app.run_test(size=(100, 32)) as pilot:
         dialog = await wait_for_screen(pilot, TrustDialog)
         assert isinstance(dialog, TrustDialog)
-        assert [r.items for r in dialog.requests] == [("PreToolUse Write: echo checked >> hook.log",)]
+        assert [r.items for r in dialog.requests] == [
+            ("PreToolUse Write: echo checked >> hook.log",)
+        ]
         await pilot.press("y")
         await pilot.pause()
         await app.workers.wait_for_complete()

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wave_tui.memory.frontmatter import Frontmatter, parse_frontmatter
+from wave_tui.permissions.rules import parse_rule_list
 
 MAX_FILE_BYTES = 256 * 1024
 _POSITIONAL = re.compile(r"\$(\d+)")
@@ -116,27 +117,5 @@ def str_list(value: object) -> tuple[str, ...]:
     if isinstance(value, list):
         return tuple(str(v).strip() for v in value if str(v).strip())
     if isinstance(value, str):
-        return tuple(split_rule_list(value))
+        return tuple(parse_rule_list(value))
     return ()
-
-
-def split_rule_list(text: str) -> list[str]:
-    """`Read, Bash(git *) Edit` → ["Read", "Bash(git *)", "Edit"]: commas or spaces separate
-    rules, but not inside parentheses."""
-    rules: list[str] = []
-    current: list[str] = []
-    depth = 0
-    for char in text:
-        if char == "(":
-            depth += 1
-        elif char == ")":
-            depth = max(0, depth - 1)
-        if depth == 0 and (char == "," or char.isspace()):
-            if "".join(current).strip():
-                rules.append("".join(current).strip())
-            current = []
-            continue
-        current.append(char)
-    if "".join(current).strip():
-        rules.append("".join(current).strip())
-    return rules

@@ -33,7 +33,14 @@ from wave_tui.agent.inline_input import (
     without_attachments,
 )
 from wave_tui.agent.input_history import append_history, load_history
-from wave_tui.agent.local_endpoint import LocalModelError, LocalUnavailable, prepare_local_endpoint
+from wave_tui.agent.local_endpoint import (
+    LocalEndpoint,
+    LocalModelError,
+    LocalPlan,
+    LocalUnavailable,
+    plan_local_endpoint,
+    prepare_local_endpoint,
+)
 from wave_tui.agent.mcp_wiring import mcp_of
 from wave_tui.agent.memory_access import (
     AddResult,
@@ -83,6 +90,7 @@ from wave_tui.config.trust import TrustRequested
 from wave_tui.llm.types import Message
 from wave_tui.llm.usage import estimate_tokens
 from wave_tui.permissions.policy import grant_label
+from wave_tui.permissions.rules import parse_rule_list
 from wave_tui.tools.ask_user import Question, QuestionAnswer, QuestionOption
 from wave_tui.tools.plan_mode import PlanDecision
 from wave_tui.tools.tasks.store import Task
@@ -112,7 +120,9 @@ __all__ = [
     "EndpointSettings",
     "EntryError",
     "InboxError",
+    "LocalEndpoint",
     "LocalModelError",
+    "LocalPlan",
     "LocalUnavailable",
     "MemoryAccess",
     "MemoryEntry",
@@ -142,6 +152,8 @@ __all__ = [
     "key_argument",
     "near_duplicates",
     "parse_command",
+    "parse_rule_list",
+    "plan_local_endpoint",
     "prepare_local_endpoint",
     "preview_body",
     "size_text",

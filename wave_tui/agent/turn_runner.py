@@ -57,8 +57,6 @@ class TurnResult:
     stop: StopReason = "end_turn"
 
 
-
-
 class TurnRunner:
     def __init__(
         self,

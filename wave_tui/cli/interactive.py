@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from wave_tui.agent.local_endpoint import LocalEndpoint, LocalPlan
-    from wave_tui.agent.session import AgentService
+    from wave_tui.agent.session import AgentService, LocalEndpoint, LocalPlan
     from wave_tui.tui.app import PendingAgent, Progress
 
 

@@ -123,14 +123,14 @@ def _owned_paths_problem(workdir: Path) -> str | None:
 
 def _script_options(args: argparse.Namespace) -> str | None:
     """Check and normalise the scripting flags in place; a usage problem as one line."""
-    from wave_tui.agent.markdown_files import split_rule_list
+    from wave_tui.agent.session import parse_rule_list
     from wave_tui.cli.output import OUTPUT_FORMATS
 
     if args.output_format not in OUTPUT_FORMATS:
         return f"--output-format must be one of {', '.join(OUTPUT_FORMATS)} (got {args.output_format!r})"
     # req: HL4
-    args.allowed_tools = [r for text in args.allowed_rules for r in split_rule_list(text)]
-    args.disallowed_tools = [r for text in args.disallowed_rules for r in split_rule_list(text)]
+    args.allowed_tools = [r for text in args.allowed_rules for r in parse_rule_list(text)]
+    args.disallowed_tools = [r for text in args.disallowed_rules for r in parse_rule_list(text)]
     if args.max_turns is not None:
         try:
             args.max_turns = int(args.max_turns)
