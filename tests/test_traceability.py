@@ -212,35 +212,7 @@ SHARED_IDS = (
     "X14",
 )
 
-PENDING: frozenset[str] = frozenset(
-    (
-        "UX1",
-        "UX3",
-        "UX4",
-        "UX5",
-        "UX6",
-        "UX7",
-        "UX8",
-        "UX9",
-        "UX10",
-        "UX11",
-        "UX12",
-        "UX13",
-        "UX14",
-        "UX16",
-        "UX17",
-        "UX18",
-        "UX19",
-        "UX20",
-        "MC6",
-        "TK6",
-        "AG3",
-        "AG4",
-        "AG5",
-        "AG6",
-        "X11",
-    )
-)
+PENDING: frozenset[str] = frozenset()
 
 
 def _all_ids() -> list[str]:

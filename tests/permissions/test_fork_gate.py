@@ -174,6 +174,7 @@ def test_f6_non_dict_args_refused(gate: ForkToolGate, project: Path) -> None:
 def test_f7_fork_refuses_every_restricted_tool(
     gate: ForkToolGate, mem: AutoMemoryDir, project: Path, tool: str
 ) -> None:
+    """F7, MC6, TK6, AG6: MCP, task, subagent, plan, web and question tools are refused."""
     decision = gate.check(
         tool, {"file_path": str(mem.path / "a.md"), "url": "https://x.y"}, project
     )

@@ -47,6 +47,9 @@ class ForkToolGate:
 
     # req: F7
     # req: F5
+    # req: MC6
+    # req: TK6
+    # req: AG6
     def check(self, tool_name: str, args: dict[str, Any], workdir: Path) -> GateDecision:
         info = TOOLS.get(tool_name)
         if info is None or not info.in_fork:

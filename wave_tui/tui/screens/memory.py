@@ -253,6 +253,7 @@ class MemoryScreen(Screen[None]):
     def action_show_inbox(self) -> None:
         self.app.push_screen(InboxScreen())
 
+    # req: UX7
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "memory-filter":
             if event.value.startswith("/"):

@@ -189,6 +189,7 @@ class SettingsScreen(Screen[None]):
         elif event.button.id == "test-connection":
             self.action_test_connection()
 
+    # req: UX11
     def _form(self) -> FormValues | None:
         frequency_input = self.query_one("#frequency", Input)
         result = frequency_input.validate(frequency_input.value)
