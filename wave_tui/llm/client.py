@@ -282,6 +282,7 @@ class ModelClient:
         reasoning: list[str] = []
         arg_chars = 0
         done = False
+        choices_seen = False
 
         async def emit(delta: StreamDelta) -> None:
             if on_delta is not None:
@@ -321,6 +322,7 @@ class ModelClient:
                 for choice in chunk.get("choices") or []:
                     if not isinstance(choice, dict):
                         continue
+                    choices_seen = True
                     delta = choice.get("delta") or {}
                     thought = self.adapter.read_reasoning(delta)  # req: PV1
                     if thought:
@@ -341,6 +343,8 @@ class ModelClient:
             raise StreamInterrupted(str(exc) or type(exc).__name__, "".join(content)) from exc
         if not done and reply.finish_reason is None:
             raise StreamInterrupted("connection closed before the reply finished", "".join(content))
+        if not choices_seen:  # req: X13 (a stream of no choices is no reply, not an empty answer)
+            raise ModelProtocolError("the stream ended without a reply (no choices in it)")
         await emit_text(think.flush())
         reply.content = "".join(content)
         reply.reasoning = "".join(reasoning)
