@@ -38,3 +38,25 @@ def test_x9_one_corrupt_transcript_line_names_it(tmp_path: Path) -> None:
     warnings: list[str] = []
     Transcript(path).load(warnings.append)
     assert len(warnings) == 1 and "corrupt line 2" in warnings[0]
+
+
+def test_x5_main_agent_git_behind_an_empty_dotgit_runs_no_parent_driver(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    """Adversarial round: an empty `.git/` in the project made the guard vouch for it, while git
+    skipped it and ran the parent repository's `diff.external` with no approval."""
+    import os
+    import subprocess
+
+    from tests.adversarial.test_fork_escapes import _parent_repo_behind_empty_dotgit
+    from tests.adversarial.world import make_world
+    from wave_tui.permissions.policy import PermissionPolicy
+
+    world = make_world(isolated_home, tmp_path)
+    _parent_repo_behind_empty_dotgit(world)
+    decision = PermissionPolicy(world.proj, "default").decide("Bash", {"command": "git diff"})
+    if decision.behavior == "allow":
+        env = {**os.environ, **decision.profile.env}
+        subprocess.run(["git", "diff"], cwd=world.proj, env=env, capture_output=True, check=False)
+    assert decision.behavior == "ask"
+    assert not world.pwned.exists()

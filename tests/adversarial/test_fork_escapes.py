@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.adversarial.tally import figure
-from tests.adversarial.world import World, hostile_config, make_world
+from tests.adversarial.world import World, git, hostile_config, make_world
 from wave_tui.memory.fork_gate import memory_fork_gate
 
 Setup = Callable[[World], None]
@@ -64,6 +64,22 @@ def _memory_repo_config(extra: str) -> Setup:
             f.write(w.fill(extra))
 
     return setup
+
+
+def _parent_repo_behind_empty_dotgit(w: World) -> None:
+    """An empty `.git/` in the project (git skips it) and a hostile repository above it."""
+    import shutil
+
+    parent = w.proj.parent
+    git("init", "-q", cwd=parent)
+    (parent / "b.txt").write_text("1\n")
+    git("add", "b.txt", cwd=parent)
+    git("-c", "user.email=a@b", "-c", "user.name=n", "commit", "-qm", "b", cwd=parent)
+    (parent / "b.txt").write_text("2\n")
+    with (parent / ".git" / "config").open("a") as f:
+        f.write(f"[diff]\n\texternal = {w.evil}\n")
+    shutil.rmtree(w.proj / ".git")
+    (w.proj / ".git").mkdir()
 
 
 def _project_hostile(w: World) -> None:
@@ -255,6 +271,20 @@ CASES: list[Case] = [
         B("git diff"),
         _gitfile_elsewhere,
         before=(_memory_repo_config("[diff]\n\texternal = {evil}\n"),),
+    ),
+    Case(
+        "git-parent-behind-empty-dotgit",
+        "Bash",
+        B("git diff"),
+        _parent_repo_behind_empty_dotgit,
+        may_run=True,
+    ),
+    Case(
+        "git-parent-behind-empty-dotgit-log",
+        "Bash",
+        B("git log -p"),
+        _parent_repo_behind_empty_dotgit,
+        may_run=True,
     ),
     # git in the project's own repository with every neutralisable program setting hostile: the
     # gate may allow it, but nothing may run.
