@@ -44,6 +44,10 @@ class Fault:
     answer: str = ""  # when it must answer: text expected on stdout
     check: Callable[[Path], str | None] | None = None
 
+    @property
+    def is_config_error(self) -> bool:
+        return self.codes == CONFIG
+
 
 def always(fn: Callable[[socket.socket], None]) -> Behaviour:
     return lambda n, body, conn: fn(conn)
@@ -131,7 +135,8 @@ JSON_REPLY = json.dumps({"id": "c1", "object": "chat.completion", "model": "m", 
     {"index": 0, "message": {"role": "assistant", "content": "PLAIN"}, "finish_reason": "stop"}],
     "usage": {"prompt_tokens": 1, "completion_tokens": 1}}).encode()  # fmt: skip
 FIRST_BYTE = {"WAVE_FIRST_BYTE_TIMEOUT": "1"}
-ONE, TWO, ZERO = frozenset({1}), frozenset({2}), frozenset({0})
+ONE, ZERO = frozenset({1}), frozenset({0})
+CONFIG = frozenset({1, 2})  # said at once; the contract asks for exit != 0 and one line
 FAULTS: list[Fault] = [
     Fault("500-always", status("500 Internal Server Error"), ONE),
     Fault(
@@ -237,7 +242,7 @@ FAULTS: list[Fault] = [
     Fault(
         "crlf-in-header",
         always(answer),
-        TWO,
+        CONFIG,
         env={"WAVE_CUSTOM_HEADERS": json.dumps({"X-Team": "a\r\nInjected: 1"})},
     ),
     Fault(
@@ -247,12 +252,21 @@ FAULTS: list[Fault] = [
         env={"WAVE_CUSTOM_HEADERS": "{nope"},
         answer="OK",
     ),
-    Fault("base-url-no-scheme", always(answer), TWO, env={"WAVE_BASE_URL": "127.0.0.1:9/v1"}),
-    Fault("base-url-bad-scheme", always(answer), TWO, env={"WAVE_BASE_URL": "htp://127.0.0.1/v1"}),
-    Fault("base-url-unclosed-ipv6", always(answer), TWO, env={"WAVE_BASE_URL": "http://[::1/v1"}),
-    Fault("base-url-space", always(answer), TWO, env={"WAVE_BASE_URL": "http://exa mple.com/v1"}),
+    Fault("base-url-no-scheme", always(answer), CONFIG, env={"WAVE_BASE_URL": "127.0.0.1:9/v1"}),
     Fault(
-        "base-url-bad-port", always(answer), TWO, env={"WAVE_BASE_URL": "http://127.0.0.1:99999/v1"}
+        "base-url-bad-scheme", always(answer), CONFIG, env={"WAVE_BASE_URL": "htp://127.0.0.1/v1"}
+    ),
+    Fault(
+        "base-url-unclosed-ipv6", always(answer), CONFIG, env={"WAVE_BASE_URL": "http://[::1/v1"}
+    ),
+    Fault(
+        "base-url-space", always(answer), CONFIG, env={"WAVE_BASE_URL": "http://exa mple.com/v1"}
+    ),
+    Fault(
+        "base-url-bad-port",
+        always(answer),
+        CONFIG,
+        env={"WAVE_BASE_URL": "http://127.0.0.1:99999/v1"},
     ),
     Fault(
         "connection-refused", always(answer), ONE, env={"WAVE_BASE_URL": "http://127.0.0.1:1/v1"}
@@ -260,7 +274,7 @@ FAULTS: list[Fault] = [
 ]
 
 
-def judge(fault: Fault, result: Result, proj: Path) -> str | None:
+def judge(fault: Fault, result: Result, proj: Path, requests: int) -> str | None:
     if result.code is None:
         return f"did not end within {result.elapsed_s:.0f} s"
     if "Traceback" in result.stderr:
@@ -278,6 +292,8 @@ def judge(fault: Fault, result: Result, proj: Path) -> str | None:
         return f"exit {result.code} without a line on stderr"
     if fault.answer and fault.answer not in result.stdout:
         return f"the answer {fault.answer!r} is missing: {result.stdout[:100]!r}"
+    if fault.is_config_error and requests:
+        return f"a configuration error, yet {requests} request(s) reached the server"
     if fault.check is not None:
         return fault.check(proj)
     return None
@@ -296,7 +312,8 @@ def test_x13_x14_model_fault_figure(tmp_path: Path) -> None:
                 env = {"WAVE_BASE_URL": server.base_url, "WAVE_API_KEY": "k",
                        "WAVE_MODEL": "test-model", "WAVE_DISABLE_AUTO_MEMORY": "1"}  # fmt: skip
                 spec = Run(list(fault.args), env=fault.env, timeout=BOUND_S)
-                return judge(fault, run(spec, home, proj, env), proj)
+                result = run(spec, home, proj, env)
+                return judge(fault, result, proj, server.count)
             finally:
                 server.close()
 

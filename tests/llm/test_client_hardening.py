@@ -92,3 +92,12 @@ async def test_x13_a_stream_without_choices_is_an_error_not_an_empty_answer(
             await client.stream_chat(BODY)
         await client.aclose()
         server.close()
+
+
+async def test_x14_a_port_beyond_65535_is_a_configuration_error() -> None:
+    """Adversarial round: `http://127.0.0.1:99999/v1` ended `wave -p` with "unexpected error:
+    ExceptionGroup" (the socket layer's OverflowError)."""
+    client = ModelClient(ClientConfig(base_url="http://127.0.0.1:99999/v1", max_retries=0))
+    with pytest.raises(ModelConfigError, match="port 99999"):
+        await client.stream_chat(BODY)
+    await client.aclose()

@@ -129,6 +129,8 @@ def config_problem(config: ClientConfig) -> str | None:
         return f"base URL {config.base_url!r} must start with http:// or https:// and name a host"
     if any(c.isspace() for c in config.base_url):
         return f"base URL {config.base_url!r} contains whitespace"
+    if url.port is not None and not 0 < url.port < 65536:  # req: X14 (httpx accepts any number)
+        return f"base URL {config.base_url!r} names port {url.port}, outside 1-65535"
     if config.api_key and any(c in config.api_key for c in "\r\n\0"):
         return "the API key contains a line break"
     for name, value in config.headers.items():
