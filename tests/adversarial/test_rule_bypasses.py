@@ -69,6 +69,22 @@ DENY_BYPASSES = [
     "  rm   X",
     "ls; 'rm' X",
     'ls; "rm" X',
+    # found in this round: the program by path, ANSI-C quoting, wrappers with options, -exec, sh -c
+    "ls; /bin/rm X",
+    "ls && /usr/bin/rm -rf X",
+    "./rm X",
+    "$'rm' X",
+    "find . -exec rm X ;",
+    "find . -execdir rm {} +",
+    "sh -c 'rm X'",
+    "bash -lc 'rm X'",
+    "sh -c \"sh -c 'rm X'\"",
+    "sudo -u root rm X",
+    "xargs -0 rm < list",
+    "nice -n 5 rm X",
+    "timeout 5 rm X",
+    "env -i rm X",
+    "command -p rm X",
 ]
 
 
@@ -107,4 +123,10 @@ def test_x6_rule_bypass_figure(project: Path) -> None:
 )
 def test_x6_allow_rule_still_allows_its_commands(command: str, project: Path) -> None:
     policy = PermissionPolicy(project, "default", allow=["Bash(echo *)"])
+    assert policy.decide("Bash", {"command": command}).behavior == "allow"
+
+
+@pytest.mark.parametrize("command", ["ls -la", "grep rm notes.txt", "git commit -m 'rm old'"])
+def test_x6_deny_rule_does_not_catch_the_word_elsewhere(command: str, project: Path) -> None:
+    policy = PermissionPolicy(project, "default", allow=["Bash"], deny=["Bash(rm *)"])
     assert policy.decide("Bash", {"command": command}).behavior == "allow"
