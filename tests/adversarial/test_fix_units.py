@@ -60,3 +60,25 @@ def test_x5_main_agent_git_behind_an_empty_dotgit_runs_no_parent_driver(
         subprocess.run(["git", "diff"], cwd=world.proj, env=env, capture_output=True, check=False)
     assert decision.behavior == "ask"
     assert not world.pwned.exists()
+
+
+def test_x5_allow_rule_does_not_carry_git_into_a_hostile_repository(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    """Adversarial round: under `allow: Bash(echo *)`, `echo hi; git -C <memory>/r status` was
+    allowed by the rule and ran unhardened: the memory repository's core.fsmonitor ran."""
+    import os
+    import subprocess
+
+    from tests.adversarial.world import make_world
+    from wave_tui.permissions.policy import PermissionPolicy
+
+    world = make_world(isolated_home, tmp_path)
+    command = f"echo hi; git -C {world.mem}/r status"
+    policy = PermissionPolicy(world.proj, "default", allow=["Bash(echo *)"])
+    decision = policy.decide("Bash", {"command": command})
+    if decision.behavior == "allow":
+        env = {**os.environ, **decision.profile.env}
+        subprocess.run(["bash", "-c", command], cwd=world.proj, env=env, capture_output=True)
+    assert decision.behavior == "ask"
+    assert not world.pwned.exists()

@@ -46,7 +46,8 @@ class Fault:
 
     @property
     def is_config_error(self) -> bool:
-        return self.codes == CONFIG
+        """A configuration no request can fix: said at once, nothing sent (X14)."""
+        return self.id == "crlf-in-header" or self.id.startswith("base-url")
 
 
 def always(fn: Callable[[socket.socket], None]) -> Behaviour:

@@ -39,6 +39,9 @@ ALLOW_BYPASSES = [
     "echo hi #\ntouch X",
     "echo; touch X",
     "echo hi; echo; rm -rf ~",
+    # found in this round: a read-only git next to the rule's command ran with no hardening
+    "echo hi; git -C /tmp status",
+    "echo hi | git -C .. log",
 ]
 # Under `deny: Bash(rm *)` (and a broad `allow: Bash`), each of these must be denied.
 DENY_BYPASSES = [
