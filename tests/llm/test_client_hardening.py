@@ -78,7 +78,7 @@ def test_pv7_chat_url_keeps_path_and_query() -> None:
     assert str(chat_url("http://h/v1/chat/completions")) == "http://h/v1/chat/completions"
 
 
-async def test_x13_a_stream_without_choices_is_an_error_not_an_empty_answer(
+async def test_a_stream_without_choices_is_an_error_not_an_empty_answer(
     model_server: ModelServer,
 ) -> None:
     """Adversarial round: `data: [DONE]` alone, or chunks with `choices: []`, ended `wave -p`

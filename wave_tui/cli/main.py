@@ -224,4 +224,4 @@ def _read_stdin() -> str:
     if buffer is None:
         return sys.stdin.read()
     data: bytes = buffer.read()
-    return data.decode("utf-8", errors="replace")  # req: X9
+    return data.decode("utf-8", errors="replace")

@@ -345,7 +345,7 @@ class ModelClient:
             raise StreamInterrupted(str(exc) or type(exc).__name__, "".join(content)) from exc
         if not done and reply.finish_reason is None:
             raise StreamInterrupted("connection closed before the reply finished", "".join(content))
-        if not choices_seen:  # req: X13 (a stream of no choices is no reply, not an empty answer)
+        if not choices_seen:  # a stream of no choices is no reply, not an empty answer
             raise ModelProtocolError("the stream ended without a reply (no choices in it)")
         await emit_text(think.flush())
         reply.content = "".join(content)
