@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +30,7 @@ OK, FAILED, USAGE = 0, 1, 2
 class Item:
     id: str
     setup: Callable[[Path, Path], Run]  # (home, project) -> how wave is run
-    codes: frozenset[int]
+    codes: AbstractSet[int]
     problems: int = 1  # stderr lines allowed
     names: str = ""  # what the stderr line must mention (the file, the flag)
 
@@ -38,7 +39,9 @@ def _prompt(home: Path, proj: Path) -> Run:
     return Run(["-p", "hi"])
 
 
-def _file(where: str, data: bytes | str, run: Callable[[Path, Path], Run] = _prompt):
+def _file(
+    where: str, data: bytes | str, run: Callable[[Path, Path], Run] = _prompt
+) -> Callable[[Path, Path], Run]:
     def setup(home: Path, proj: Path) -> Run:
         path = (home if where.startswith("~/") else proj) / where.removeprefix("~/")
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -67,12 +70,23 @@ def _cli(*args: str, stdin: bytes = b"") -> Callable[[Path, Path], Run]:
     return setup
 
 
-def _owned(make: Callable[[Path, WavePaths], None]) -> Callable[[Path, Path], Run]:
+def _owned(make: Callable[[Path, WavePaths], object]) -> Callable[[Path, Path], Run]:
     def setup(home: Path, proj: Path) -> Run:
         make(home, WavePaths.for_workdir(proj, home=home))
         return Run(["-p", "hi"])
 
     return setup
+
+
+def _plant_file(where: Callable[[Path, WavePaths], Path]) -> Callable[[Path, Path], Run]:
+    """A file where wave owns a folder."""
+
+    def make(home: Path, paths: WavePaths) -> None:
+        path = where(home, paths)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("not a folder")
+
+    return _owned(make)
 
 
 GOOD_LINE = {
@@ -216,27 +230,25 @@ ITEMS: list[Item] = [
     ),
     Item(
         "locks-file",
-        _owned(lambda h, p: (h / ".wave").mkdir() or (h / ".wave" / "locks").write_text("x")),
+        _plant_file(lambda h, p: h / ".wave" / "locks"),
         {USAGE},
         names="locks",
     ),
     Item(
         "projects-file",
-        _owned(lambda h, p: (h / ".wave").mkdir() or (h / ".wave" / "projects").write_text("x")),
+        _plant_file(lambda h, p: h / ".wave" / "projects"),
         {USAGE},
         names="projects",
     ),
     Item(
         "project-dir-file",
-        _owned(
-            lambda h, p: p.project_dir.parent.mkdir(parents=True) or p.project_dir.write_text("x")
-        ),
+        _plant_file(lambda h, p: p.project_dir),
         {USAGE},
         names=".wave/projects",
     ),
     Item(
         "memory-file",
-        _owned(lambda h, p: p.project_dir.mkdir(parents=True) or p.memory_dir.write_text("x")),
+        _plant_file(lambda h, p: p.memory_dir),
         {USAGE},
         names="memory",
     ),
