@@ -88,6 +88,8 @@ DENY_BYPASSES = [
     "timeout 5 rm X",
     "env -i rm X",
     "command -p rm X",
+    "eval 'ls; rm X'",
+    "eval rm X",
 ]
 
 

@@ -195,6 +195,8 @@ def _inner_commands(words: list[str], depth: int) -> list[str]:
     for i, word in enumerate(words[:-1]):
         if word in _FIND_EXEC:
             found += _inner_commands(words[i + 1 :], depth)
+    if program == "eval" and depth < _MAX_NESTING:
+        found += _deny_parts(" ".join(words[1:]), depth + 1)
     if program in _SHELLS and depth < _MAX_NESTING:
         for i, word in enumerate(words[1:-1], 1):
             if word.startswith("-") and not word.startswith("--") and "c" in word:
