@@ -9,7 +9,12 @@ import pytest
 
 from tests.model_server import ModelServer, error, text
 from wave_tui.llm.client import ClientConfig, ModelClient, chat_url
-from wave_tui.llm.errors import ModelConfigError, ModelConnectionError, ModelHTTPError
+from wave_tui.llm.errors import (
+    ModelConfigError,
+    ModelConnectionError,
+    ModelHTTPError,
+    ModelProtocolError,
+)
 
 BODY = {"model": "test-model", "messages": [{"role": "user", "content": "hi"}]}
 
@@ -71,3 +76,28 @@ def test_pv7_chat_url_keeps_path_and_query() -> None:
     )
     assert str(chat_url("http://h:1/v1/")) == "http://h:1/v1/chat/completions"
     assert str(chat_url("http://h/v1/chat/completions")) == "http://h/v1/chat/completions"
+
+
+async def test_a_stream_without_choices_is_an_error_not_an_empty_answer(
+    model_server: ModelServer,
+) -> None:
+    """Adversarial round: `data: [DONE]` alone, or chunks with `choices: []`, ended `wave -p`
+    with exit 0 and nothing on stdout."""
+    from tests.adversarial.raw_server import RawServer, respond
+
+    for body in (b"data: [DONE]\n\n", b'data: {"choices": []}\n\ndata: [DONE]\n\n'):
+        server = RawServer(lambda n, req, conn: respond(conn, "200 OK", "text/event-stream", body))  # noqa: B023
+        client = ModelClient(ClientConfig(base_url=server.base_url, max_retries=0))
+        with pytest.raises(ModelProtocolError, match="no choices"):
+            await client.stream_chat(BODY)
+        await client.aclose()
+        server.close()
+
+
+async def test_x14_a_port_beyond_65535_is_a_configuration_error() -> None:
+    """Adversarial round: `http://127.0.0.1:99999/v1` ended `wave -p` with "unexpected error:
+    ExceptionGroup" (the socket layer's OverflowError)."""
+    client = ModelClient(ClientConfig(base_url="http://127.0.0.1:99999/v1", max_retries=0))
+    with pytest.raises(ModelConfigError, match="port 99999"):
+        await client.stream_chat(BODY)
+    await client.aclose()

@@ -76,6 +76,7 @@ class Transcript:
             raw = self.path.read_bytes()
         except FileNotFoundError:
             return messages
+        skipped: list[tuple[int, str]] = []
         # Split on b"\n" only: str.splitlines would also cut at U+2028 & co inside a message.
         for number, raw_line in enumerate(raw.split(b"\n"), 1):
             line = raw_line.decode("utf-8", errors="replace")
@@ -84,9 +85,12 @@ class Transcript:
             try:
                 messages.append(Message.model_validate(json.loads(line)))
             except (ValueError, ValidationError) as exc:
-                if warn:
-                    problem = str(exc).splitlines()[0][:120]
-                    warn(f"{self.path.name}: skipped corrupt line {number}: {problem}")
+                skipped.append((number, str(exc).splitlines()[0][:120]))
+        if warn and skipped:
+            # One line per file, however many lines are corrupt (a binary file has hundreds).
+            number, problem = skipped[0]
+            many = f"{len(skipped)} corrupt lines, the first: line" if len(skipped) > 1 else ""
+            warn(f"{self.path.name}: skipped {many or 'corrupt line'} {number}: {problem}")
         return messages
 
 

@@ -177,7 +177,7 @@ def _main(argv: list[str] | None) -> int:
     if args.prompt is not None:
         prompt = args.prompt
         if prompt in ("", "-"):
-            prompt = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+            prompt = "" if sys.stdin is None or sys.stdin.isatty() else _read_stdin()
         if not prompt.strip():
             return fail("-p needs a prompt (as an argument or on standard input)", EXIT_USAGE)
         from wave_tui.cli.headless import run_headless
@@ -229,3 +229,13 @@ def _memory(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def _read_stdin() -> str:
+    """Standard input as text: bytes that are not UTF-8 become U+FFFD, never lone surrogates
+    (which no JSON encoder takes: the request and the transcript would fail)."""
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is None:
+        return sys.stdin.read()
+    data: bytes = buffer.read()
+    return data.decode("utf-8", errors="replace")

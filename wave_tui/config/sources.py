@@ -151,6 +151,11 @@ def nesting_depth(value: Any) -> int:
     return deepest
 
 
+def _not_json(constant: str) -> Any:
+    """Python's json reads NaN and Infinity; JSON has neither (an infinite timeout waits forever)."""
+    raise ValueError(f"{constant} is not a JSON value")  # req: X9
+
+
 def parse_settings_file(
     path: Path, label: str, previous: dict[str, Any]
 ) -> tuple[dict[str, Any] | None, list[str]]:
@@ -166,7 +171,7 @@ def parse_settings_file(
     if not text.strip():
         return {}, []
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_not_json)
     except json.JSONDecodeError as exc:
         return previous, [
             f"{label}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"

@@ -133,6 +133,8 @@ def config_problem(config: ClientConfig) -> str | None:
         return f"base URL {config.base_url!r} must start with http:// or https:// and name a host"
     if any(c.isspace() for c in config.base_url):
         return f"base URL {config.base_url!r} contains whitespace"
+    if url.port is not None and not 0 < url.port < 65536:  # req: X14 (httpx accepts any number)
+        return f"base URL {config.base_url!r} names port {url.port}, outside 1-65535"
     if config.api_key and any(c in config.api_key for c in "\r\n\0"):
         return "the API key contains a line break"
     for name, value in config.headers.items():
@@ -287,6 +289,7 @@ class ModelClient:
         reasoning: list[str] = []
         arg_chars = 0
         done = False
+        choices_seen = False
 
         async def emit(delta: StreamDelta) -> None:
             if on_delta is not None:
@@ -326,6 +329,7 @@ class ModelClient:
                 for choice in chunk.get("choices") or []:
                     if not isinstance(choice, dict):
                         continue
+                    choices_seen = True
                     delta = choice.get("delta") or {}
                     thought = self.adapter.read_reasoning(delta)  # req: PV1
                     if thought:
@@ -346,6 +350,8 @@ class ModelClient:
             raise StreamInterrupted(str(exc) or type(exc).__name__, "".join(content)) from exc
         if not done and reply.finish_reason is None:
             raise StreamInterrupted("connection closed before the reply finished", "".join(content))
+        if not choices_seen:  # a stream of no choices is no reply, not an empty answer
+            raise ModelProtocolError("the stream ended without a reply (no choices in it)")
         await emit_text(think.flush())
         reply.content = "".join(content)
         reply.reasoning = "".join(reasoning)

@@ -79,21 +79,39 @@ def _config_runs_programs(text: str) -> bool:
     return False
 
 
-def _git_dir_of(folder: Path) -> Path | None:
-    """The git directory git would find from `folder` (walking up), or None."""
+def _is_git_directory(folder: Path) -> bool:
+    """What git's discovery accepts as a repository: HEAD, objects/ and refs/ (is_git_directory)."""
+    return (
+        (folder / "HEAD").is_file() and (folder / "objects").is_dir() and (folder / "refs").is_dir()
+    )
+
+
+# req: X5
+def _git_dirs_of(folder: Path) -> list[Path]:
+    """Every git directory git's discovery may settle on from `folder`, walking up.
+
+    Git skips a `.git` folder that is not a valid repository (an empty `.git/`) and goes on to the
+    parents, so every such candidate is scanned up to the first valid one: stopping at the first
+    `.git` would vouch for a repository git never uses while it runs a parent's drivers.
+    """
+    found: list[Path] = []
     for candidate in (folder, *folder.parents):
         dot = candidate / ".git"
-        if dot.is_dir():
-            return dot
         if dot.is_file():
             text = _read(dot)
             if text is None or not text.startswith("gitdir:"):
-                return dot  # unreadable pointer: scanned (and found unreadable) below
+                return [*found, dot]  # unreadable pointer: scanned (and found unreadable) below
             pointed = Path(text[len("gitdir:") :].strip())
-            return real_path(candidate / pointed) or dot
-        if (candidate / "HEAD").is_file() and (candidate / "objects").is_dir():
-            return candidate
-    return None
+            return [*found, real_path(candidate / pointed) or dot]  # git stops here, valid or not
+        if dot.is_dir():
+            found.append(dot)
+            if _is_git_directory(dot):
+                return found
+        elif dot.exists() or dot.is_symlink():
+            return [*found, dot]  # a dangling link or something odd: not tame
+        if _is_git_directory(candidate):
+            return [*found, candidate]
+    return found
 
 
 def _read(path: Path) -> str | None:
@@ -146,8 +164,7 @@ def git_is_contained(command: str, workdir: Path, project_root: Path) -> bool:
         target = resolve_tool_path(directory or ".", workdir)
         if target is None or not is_inside(target, root) or _nested_repository(target, root):
             return False
-    git_dir = _git_dir_of(root)
-    return git_dir is None or _repo_config_is_tame(git_dir)
+    return all(_repo_config_is_tame(git_dir) for git_dir in _git_dirs_of(root))
 
 
 def uses_git(command: str) -> bool:

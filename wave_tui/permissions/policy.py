@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from wave_tui.config.settings import PermissionMode
-from wave_tui.permissions.git_guard import HARDENED_GIT_ENV, git_is_contained
+from wave_tui.permissions.git_guard import HARDENED_GIT_ENV, git_is_contained, uses_git
 from wave_tui.permissions.rules import PermissionRule, command_parts, deny_parts, url_host
 from wave_tui.permissions.shell import is_read_only_bash
 from wave_tui.permissions.tool_table import call_subject, is_mcp_tool, tool_info
@@ -152,7 +152,9 @@ class PermissionPolicy:
         used: PermissionRule | None = None
         for part in parts:
             rule = next((r for r in bash_rules if r.matches_text(part)), None)
-            if rule is None and not is_read_only_bash(part):
+            # req: X5 (a part let through for being read-only runs unhardened next to the rule's
+            # part, so it may not use git: `echo hi; git -C <hostile repo> status` asks)
+            if rule is None and (not is_read_only_bash(part) or uses_git(part)):
                 return None
             used = used or rule
         return used

@@ -165,6 +165,45 @@ _LEADING_WORDS = frozenset(
      "builtin", "nohup", "env", "sudo", "xargs"}
 )  # fmt: skip
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
+_KEYWORDS = frozenset({"then", "do", "else", "elif", "if", "while", "until", "!"})
+
+
+# Programs that run the rest of their arguments as a command (after their own options/values).
+_WRAPPERS = frozenset(
+    {"env", "sudo", "doas", "xargs", "nice", "ionice", "timeout", "nohup", "time", "command",
+     "builtin", "exec", "watch", "stdbuf", "setsid", "chroot", "strace", "ltrace", "unbuffer",
+     "busybox", "flock"}
+)  # fmt: skip
+_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "fish", "ash"})
+_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_MAX_NESTING = 4  # `sh -c "sh -c '…'"`: deeper than this is denied by the raw pieces only
+
+
+def _program(word: str) -> str:
+    return word.rsplit("/", 1)[-1]  # `/bin/rm`, `./rm` run rm
+
+
+def _inner_commands(words: list[str], depth: int) -> list[str]:
+    """The commands a simple command runs for itself: the program by its base name, what a
+    wrapper or `find -exec` runs, and the text of `sh -c` (split like a command line)."""
+    if not words:
+        return []
+    program = _program(words[0])
+    found = [" ".join([program, *words[1:]])]
+    if program in _WRAPPERS:
+        for i in range(1, len(words)):
+            if not words[i].startswith("-"):
+                found += _inner_commands(words[i:], depth)
+    for i, word in enumerate(words[:-1]):
+        if word in _FIND_EXEC:
+            found += _inner_commands(words[i + 1 :], depth)
+    if program == "eval" and depth < _MAX_NESTING:
+        found += _deny_parts(" ".join(words[1:]), depth + 1)
+    if program in _SHELLS and depth < _MAX_NESTING:
+        for i, word in enumerate(words[1:-1], 1):
+            if word.startswith("-") and not word.startswith("--") and "c" in word:
+                found += _deny_parts(words[i + 1], depth + 1)
+    return found
 
 
 # req: X6
@@ -172,16 +211,26 @@ def deny_parts(command: str) -> list[str]:
     """Every piece of `command` a deny rule is matched against: an over-approximation.
 
     Split at every operator, subshell, group and substitution (quoted or not: a false split can
-    only deny more), leading keywords and assignments dropped, each piece raw and unquoted.
+    only deny more), leading keywords and assignments dropped, each piece raw and unquoted; then
+    what each piece runs for itself (`/bin/rm`, `sudo -u root rm`, `find -exec rm`, `sh -c`).
     """
+    return _deny_parts(command, 0)
+
+
+def _deny_parts(command: str, depth: int) -> list[str]:
     pieces = [command.strip()]
     for chunk in _DENY_SPLIT.split(command):
+        unquoted = chunk.replace("$'", "'").replace('$"', '"')  # ANSI-C and locale quoting
         try:
-            words = shlex.split(chunk)
+            words = shlex.split(unquoted)
         except ValueError:
-            words = chunk.split()
+            words = unquoted.split()
+        runs = words  # keywords and assignments dropped, wrappers kept for _inner_commands
+        while runs and (runs[0] in _KEYWORDS or _ASSIGNMENT.match(runs[0])):
+            runs = runs[1:]
         while words and (words[0] in _LEADING_WORDS or _ASSIGNMENT.match(words[0])):
             words = words[1:]
         if words:
             pieces.extend({chunk.strip(), " ".join(words)})
-    return [p for p in pieces if p]
+        pieces.extend(_inner_commands(runs, depth))
+    return list(dict.fromkeys(p for p in pieces if p))
