@@ -71,10 +71,14 @@ async def _run_turn(
     try:
         out.init(session.service)
         result = await session.run_turn(prompt)  # req: CS3 (commands go through the registry)
+        report = RunReport(
+            result, session.service.session_id, session.service.model_requests, started
+        )
+        # The answer is out and flushed before close() waits for the extraction fork (C4:
+        # the process still exits only after it).
+        return _finish(out, report)
     finally:
         await session.close()
-    report = RunReport(result, session.service.session_id, session.service.model_requests, started)
-    return _finish(out, report)
 
 
 def _finish(out: ScriptOutput, report: RunReport) -> int:

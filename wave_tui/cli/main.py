@@ -133,12 +133,38 @@ def _script_options(args: argparse.Namespace) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run `wave`; `argv` None means run as the program (arguments from `sys.argv`)."""
     from wave_tui.config.paths import OwnedPathError
 
     try:
-        return _main(argv)
+        code = _main(argv)
     except OwnedPathError as exc:  # req: X10
         return fail(str(exc), EXIT_CONFIG)
+    if argv is None and _is_headless(sys.argv[1:]):
+        _exit_now(code)
+    return code
+
+
+def _is_headless(argv: list[str]) -> bool:
+    return any(a in ("-p", "--print") or a.startswith("--print=") for a in argv)
+
+
+def _exit_now(code: int) -> None:
+    """End a finished `-p` run without interpreter teardown (60-85 ms of freeing objects).
+
+    Only called after the run returned: the session is closed, the extraction fork awaited and
+    every file written; what is left is flushing the two output streams.
+    """
+    import logging
+    import os
+
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            code = code or EXIT_FAILED
+    os._exit(code)
 
 
 def _main(argv: list[str] | None) -> int:
