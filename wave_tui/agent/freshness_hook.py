@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wave_tui.llm.types import Message
-from wave_tui.memory.changes import detect_changes
+from wave_tui.memory.changes import ChangeDetector
 from wave_tui.tools.read_state import ReadState
 
 if TYPE_CHECKING:
@@ -25,6 +25,7 @@ class FreshnessHook:
         self.root = root
         self.home = home
         self.notify = notify
+        self.detector = ChangeDetector()
 
     def display(self, path: Path) -> str:
         text = str(path)
@@ -41,9 +42,19 @@ class FreshnessHook:
 
     # req: N1
     def before_request(self) -> list[Message]:
-        report = detect_changes(self.read_state(), self.display)
+        report = self.detector.detect(self.read_state(), self.display)
         message = report.message()
         if message is None:
             return []
         self.notify("changed", report.summary_line())
         return [message]
+
+    # SessionObserver: only `aclose` matters (the detector's inotify descriptor).
+    def on_settings(self, settings: EffectiveSettings) -> None:
+        pass
+
+    def on_messages_restored(self, messages: list[Message]) -> None:
+        pass
+
+    async def aclose(self) -> None:
+        self.detector.close()

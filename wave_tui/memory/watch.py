@@ -39,6 +39,8 @@ _MASK = (
 )
 _IN_Q_OVERFLOW = 0x00004000
 _IN_IGNORED = 0x00008000
+# The watched folder itself went away or moved: its watch no longer means its path.
+_SELF_GONE = 0x00000400 | 0x00000800 | _IN_IGNORED
 _EVENT = struct.Struct("iIII")
 _READ_BYTES = 64 * 1024
 
@@ -50,6 +52,7 @@ def _libc() -> ctypes.CDLL | None:
         lib = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
         lib.inotify_init1.argtypes = [ctypes.c_int]
         lib.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
+        lib.inotify_rm_watch.argtypes = [ctypes.c_int, ctypes.c_int]
     except (OSError, AttributeError):
         return None
     return lib
@@ -123,10 +126,16 @@ class DirWatch:
             if directory is None:
                 continue
             changed.add(directory / os.fsdecode(raw) if raw else directory)
-            if mask & _IN_IGNORED:
-                del self._dir_of[wd]
-                self._wd_of.pop(directory, None)
+            if mask & _SELF_GONE:
+                self._forget(wd, directory)
+                overflow = True  # what was below it is unknown now: the caller looks again
         return overflow
+
+    def _forget(self, wd: int, directory: Path) -> None:
+        self._dir_of.pop(wd, None)
+        self._wd_of.pop(directory, None)
+        if self._fd is not None and self._lib is not None:
+            self._lib.inotify_rm_watch(self._fd, wd)  # a moved folder keeps its watch otherwise
 
     def close(self) -> None:
         if self._fd is not None:
