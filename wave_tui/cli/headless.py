@@ -16,6 +16,7 @@ from pathlib import Path
 from wave_tui.agent import events as ev
 from wave_tui.agent.session import AgentOptions, create_session
 from wave_tui.cli.local import LocalUnavailable, prepare_local_endpoint
+from wave_tui.cli.main import startup_finished
 from wave_tui.cli.output import OutputFormat, RunReport, ScriptOutput
 from wave_tui.llm.local_server import LocalModelError
 
@@ -63,6 +64,7 @@ async def _run_turn(
         session = create_session(options)
         session.subscribe(_print_notices)
         session.start()
+        startup_finished()
     except (FileNotFoundError, ValueError) as exc:
         _stderr(f"wave: {exc}")
         return EXIT_USAGE

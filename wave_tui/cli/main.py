@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import sys
 from pathlib import Path
 
 from wave_tui import __version__
-from wave_tui.config.schema import PERMISSION_MODES
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -17,6 +17,8 @@ EXIT_CONFIG = 2  # a settings problem that stops the start, or a path wave owns 
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from wave_tui.config.schema import PERMISSION_MODES
+
     parser = argparse.ArgumentParser(
         prog="wave",
         description="A terminal coding agent whose heart is memory.",
@@ -134,12 +136,18 @@ def _script_options(args: argparse.Namespace) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run `wave`; `argv` None means run as the program (arguments from `sys.argv`)."""
-    from wave_tui.config.paths import OwnedPathError
-
+    # Start-up builds ~100k objects and frees almost none: cyclic collections there are pure
+    # cost. Collection resumes once the session is up (`startup_finished`) or here at the end.
+    gc.disable()
     try:
-        code = _main(argv)
-    except OwnedPathError as exc:  # req: X10
-        return fail(str(exc), EXIT_CONFIG)
+        from wave_tui.config.paths import OwnedPathError
+
+        try:
+            code = _main(argv)
+        except OwnedPathError as exc:  # req: X10
+            return fail(str(exc), EXIT_CONFIG)
+    finally:
+        gc.enable()
     if argv is None and _is_headless(sys.argv[1:]):
         _exit_now(code)
     return code
@@ -200,7 +208,13 @@ def _main(argv: list[str] | None) -> int:
             return fail("interrupted", 130)
     from wave_tui.cli.interactive import run_interactive
 
+    startup_finished()
     return run_interactive(args, workdir)
+
+
+def startup_finished() -> None:
+    """Collect cycles again (the run's own garbage is worth collecting)."""
+    gc.enable()
 
 
 def _context(argv: list[str]) -> int:
