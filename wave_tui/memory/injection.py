@@ -168,7 +168,7 @@ class MemoryInjector:
         """
         changed = self._watch.drain()
         if self._reminder_fresh and changed is not None and not changed:
-            return self._reminder  # req: R2 (nothing on disk moved since the last build)
+            return self._reminder  # req: R2
         imported: list[Path] = []
         rules = self.rules()
         text = build_memory_reminder(reminder_parts(self.paths, rules, self._warn_once, imported))
