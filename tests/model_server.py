@@ -209,13 +209,28 @@ def tokenize(body: dict[str, Any]) -> list[str]:
     return _TOKEN_RE.findall(canonical)
 
 
-def _common_prefix(a: list[str], b: list[str]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
+class _PrefixTrie:
+    """Every earlier token sequence of one model; the longest shared prefix in O(its length)."""
+
+    def __init__(self) -> None:
+        self._root: dict[str, Any] = {}
+
+    def longest_prefix(self, tokens: list[str]) -> int:
+        node, n = self._root, 0
+        for tok in tokens:
+            nxt = node.get(tok)
+            if nxt is None:
+                break
+            node, n = nxt, n + 1
+        return n
+
+    def insert(self, tokens: list[str]) -> None:
+        node = self._root
+        for tok in tokens:
+            nxt = node.get(tok)
+            if nxt is None:
+                nxt = node[tok] = {}
+            node = nxt
 
 
 def _split_words(s: str) -> list[str]:
@@ -441,7 +456,7 @@ class ModelServer:
     def __post_init__(self) -> None:
         self.requests: list[RecordedRequest] = []
         self._queue: list[_Queued] = []
-        self._history: list[tuple[Any, list[str]]] = []
+        self._history: dict[Any, _PrefixTrie] = {}
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._call_ids = itertools.count(1)
@@ -549,13 +564,9 @@ class ModelServer:
                     for c in reply.tool_calls
                 )
                 reply = dataclasses.replace(reply, tool_calls=calls)
-            cached = 0
-            if self.caching:
-                cached = max(
-                    (_common_prefix(tokens, old) for m, old in self._history if m == model),
-                    default=0,
-                )
-            self._history.append((model, tokens))
+            trie = self._history.setdefault(model, _PrefixTrie())
+            cached = trie.longest_prefix(tokens) if self.caching else 0
+            trie.insert(tokens)
             record = RecordedRequest(path, headers, body, len(tokens), cached, reply)
             self.requests.append(record)
             self._changed.notify_all()

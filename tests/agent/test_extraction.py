@@ -262,3 +262,21 @@ async def test_clear_and_compact_are_not_turns_and_never_re_extract_the_old_conv
     await extraction(service).wait()
     assert len(fork_requests(model_server)) == 1
     await service.destroy()
+
+
+async def test_p8_p9_fork_request_carries_the_typology_once(
+    service_for, model_server: ModelServer
+) -> None:
+    """Issue 20 item 7: the typology rides in the shared (cached) system prompt only; the fork's
+    own prompt refers to it instead of repeating ~1,300 tokens."""
+    from wave_tui.memory.prompts import FRONTMATTER_TEMPLATE, TYPOLOGY_IN_PREFIX, render_typology
+
+    service = service_for()
+    await service.run_turn("I am a Go developer")
+    await extraction(service).wait()
+    fork = fork_requests(model_server)[0].body
+    texts = [str(m.get("content")) for m in fork["messages"]]
+    assert sum(render_typology() in t for t in texts) == 1
+    assert render_typology() in texts[0]  # in the system prompt, the cached prefix
+    assert TYPOLOGY_IN_PREFIX in texts[-1] and FRONTMATTER_TEMPLATE not in texts[-1]
+    await service.destroy()

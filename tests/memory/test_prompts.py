@@ -12,12 +12,15 @@ from wave_tui.memory.prompts import (
     FRONTMATTER_TEMPLATE,
     MEMORY_TYPES,
     NOT_SAVE_KEYWORDS,
+    TYPOLOGY_IN_PREFIX,
     WHAT_NOT_TO_SAVE,
     forbidden_save_terms,
     render_extraction_prompt,
     render_manual_memory_guidance,
     render_memory_index_block,
     render_memory_section,
+    render_standalone_extraction_prompt,
+    render_typology,
     split_typology,
 )
 
@@ -33,6 +36,17 @@ def section() -> str:
 @pytest.fixture
 def extraction() -> str:
     return render_extraction_prompt(MEM, MANIFEST)
+
+
+@pytest.fixture
+def fork_request(section: str, extraction: str) -> str:
+    """What one fork request holds (P8): the main system prompt, then the extraction prompt."""
+    return f"{section}\n\n{extraction}"
+
+
+@pytest.fixture
+def standalone() -> str:
+    return render_standalone_extraction_prompt(MEM, MANIFEST)
 
 
 def test_p1_four_types_with_all_fields(section: str) -> None:
@@ -122,11 +136,11 @@ def _save_sentences(text: str, not_save: str) -> list[str]:
     return [s for s in sentences if verbs.search(s)]
 
 
-@pytest.mark.parametrize("which", ["section", "extraction"])
+@pytest.mark.parametrize("which", ["section", "fork_request", "standalone"])
 def test_p8_no_save_instruction_names_a_forbidden_category(
-    which: str, section: str, extraction: str
+    which: str, section: str, fork_request: str, standalone: str
 ) -> None:
-    text = section if which == "section" else extraction
+    text = {"section": section, "fork_request": fork_request, "standalone": standalone}[which]
     parts = split_typology(text)
     assert parts.save and parts.not_save
     assert forbidden_save_terms(parts.save) == []
@@ -134,9 +148,15 @@ def test_p8_no_save_instruction_names_a_forbidden_category(
     assert offending == []
 
 
-def test_p8_both_prompts_share_one_typology(section: str, extraction: str) -> None:
-    main, fork = split_typology(section), split_typology(extraction)
-    assert main == fork
+def test_p8_both_prompts_share_one_typology(
+    section: str, extraction: str, fork_request: str, standalone: str
+) -> None:
+    # The fork's request carries the typology once, in the shared system prompt; a standalone
+    # extraction prompt (no auto-memory section in the prefix) carries the same one itself.
+    assert render_typology() not in extraction and TYPOLOGY_IN_PREFIX in extraction
+    assert fork_request.count(render_typology()) == 1
+    main, fork = split_typology(section), split_typology(standalone)
+    assert main == fork == split_typology(fork_request)
     for item in WHAT_NOT_TO_SAVE:
         assert item in main.not_save and item in fork.not_save
     # every forbidden category is actually named in the do-not-save part of both
@@ -152,14 +172,17 @@ def test_p8_checker_catches_a_contradiction() -> None:
     assert forbidden_save_terms(split_typology(bad).save) == ["architecture", "debugging"]
 
 
-def test_p9_same_frontmatter_in_both(section: str, extraction: str) -> None:
+def test_p9_same_frontmatter_in_both(section: str, fork_request: str, standalone: str) -> None:
     assert FRONTMATTER_TEMPLATE in section
-    assert FRONTMATTER_TEMPLATE in extraction
+    assert fork_request.count(FRONTMATTER_TEMPLATE) == 1
+    assert FRONTMATTER_TEMPLATE in standalone
 
 
-def test_f12_extraction_prompt_manifest_first(extraction: str) -> None:
+def test_f12_extraction_prompt_manifest_first(extraction: str, standalone: str) -> None:
     assert extraction.startswith("## Existing memory files\n\n" + MANIFEST + "\n")
-    assert extraction.index(MANIFEST) < extraction.index("## Types of memory")
+    assert standalone.startswith("## Existing memory files\n\n" + MANIFEST + "\n")
+    assert standalone.index(MANIFEST) < standalone.index("## Types of memory")
+    assert extraction.index(MANIFEST) < extraction.index(TYPOLOGY_IN_PREFIX)
     assert f"`{MEM}`" in extraction
     for tool in ("Read", "Grep", "Glob", "read-only Bash", "Write and Edit only"):
         assert tool in extraction

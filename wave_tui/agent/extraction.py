@@ -32,7 +32,11 @@ from wave_tui.memory.duplicates import duplicate_note
 from wave_tui.memory.fork_gate import memory_fork_gate
 from wave_tui.memory.inbox import Inbox, InboxError, review_enabled
 from wave_tui.memory.manifest import build_manifest
-from wave_tui.memory.prompts import render_extraction_prompt
+from wave_tui.memory.prompts import (
+    render_extraction_prompt,
+    render_standalone_extraction_prompt,
+    render_typology,
+)
 from wave_tui.memory.runs import ChangeRecorder, run_id_for
 from wave_tui.permissions.tool_table import key_argument, writes_paths
 from wave_tui.tools.base import Tool, ToolContext, ToolResult
@@ -124,7 +128,11 @@ class ExtractionFork:
         caching = "cache_control" in json.dumps(base["messages"][0])
         if manifest is None:
             manifest = build_manifest(self.memory.path, project_root=self.workdir)
-        prompt = render_extraction_prompt(self.memory.path, manifest)
+        # The typology rides in the shared system prompt when auto memory was on for it.
+        system = json.dumps(base["messages"][0], ensure_ascii=False)
+        shared = json.dumps(render_typology(), ensure_ascii=False)[1:-1] in system
+        render = render_extraction_prompt if shared else render_standalone_extraction_prompt
+        prompt = render(self.memory.path, manifest)
         tail = [
             message_to_wire(self.snapshot.final_reply),
             {"role": "user", "content": prompt},

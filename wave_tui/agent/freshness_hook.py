@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from wave_tui.agent.conversation import FORGOTTEN_META, READ_META
 from wave_tui.llm.types import Message
-from wave_tui.memory.changes import detect_changes
+from wave_tui.memory.changes import ChangeDetector
 from wave_tui.tools.read_state import ReadState
 
 if TYPE_CHECKING:
@@ -26,6 +26,7 @@ class FreshnessHook:
         self.root = root
         self.home = home
         self.notify = notify
+        self.detector = ChangeDetector()
 
     def display(self, path: Path) -> str:
         text = str(path)
@@ -42,7 +43,7 @@ class FreshnessHook:
 
     # req: N1
     def before_request(self) -> list[Message]:
-        report = detect_changes(self.read_state(), self.display)
+        report = self.detector.detect(self.read_state(), self.display)
         message = report.message()
         if message is None:
             return []
@@ -63,3 +64,13 @@ class FreshnessHook:
                 seen.append({"path": str(path), "sha256": entry.sha256, "mtimeNs": entry.mtime_ns})
         meta = {**message.meta, READ_META: seen, FORGOTTEN_META: gone}
         return message.model_copy(update={"meta": meta})
+
+    # SessionObserver: only `aclose` matters (the detector's inotify descriptor).
+    def on_settings(self, settings: EffectiveSettings) -> None:
+        pass
+
+    def on_messages_restored(self, messages: list[Message]) -> None:
+        pass
+
+    async def aclose(self) -> None:
+        self.detector.close()

@@ -67,7 +67,7 @@ class MemoryInjectionHook:
         self.injector.restore(messages)
 
     async def aclose(self) -> None:
-        pass
+        self.injector.close()
 
     def _display(self, raw: str) -> str:
         try:

@@ -11,15 +11,19 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
-
-from filelock import FileLock, Timeout
+from typing import TYPE_CHECKING
 
 from wave_tui.config.fileio import LOCK_TIMEOUT_S, lock_path_for
+
+if TYPE_CHECKING:
+    from filelock import FileLock
 
 RETRY_S = 0.05
 
 
 def _try_acquire(lock: FileLock) -> bool:
+    from filelock import Timeout
+
     try:
         lock.acquire(timeout=0)
     except Timeout:
@@ -33,6 +37,8 @@ async def async_file_lock(path: Path, patience_s: float = LOCK_TIMEOUT_S) -> Asy
     target = lock_path_for(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     # thread_local=False: acquired and released on the loop's thread, whatever runs between.
+    from filelock import FileLock  # on first use: a run that takes no lock does not load it
+
     lock = FileLock(str(target), thread_local=False)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + patience_s

@@ -24,6 +24,7 @@ from wave_tui.agent.session import (
     create_session,
     prepare_local_endpoint,
 )
+from wave_tui.cli.main import startup_finished
 from wave_tui.cli.output import OutputFormat, RunReport, ScriptOutput
 
 EXIT_OK = 0
@@ -80,6 +81,7 @@ async def _run_turn(
         await session.close()  # nothing it owns may outlive the run
         _stderr(f"wave: {exc}")
         return EXIT_USAGE
+    startup_finished()
     service = session.service
     assert service is not None  # create_session always builds one; the facade's type allows none
     out = ScriptOutput(fmt, sys.stdout)
@@ -90,19 +92,24 @@ async def _run_turn(
         terminated.set()
         session.abort()
 
+    code = EXIT_FAILED
     with _on_sigterm(terminate):
         try:
             await session.wait_tools_started()  # req: MC2
             out.init(service)
             # Slash commands go through the registry here too.
             result = await session.run_turn(prompt)  # req: CS3
+            if not terminated.is_set():
+                report = RunReport(result, service.session_id, service.model_requests, started)
+                # The answer is out and flushed before close() waits for the extraction fork
+                # (C4: the process still exits only after it).
+                code = _finish(out, report)
         finally:
             await session.close()  # ends background process groups too (BG4)
     if terminated.is_set():
         _stderr("wave: terminated; the turn was aborted and background commands ended")
         return EXIT_TERMINATED
-    report = RunReport(result, service.session_id, service.model_requests, started)
-    return _finish(out, report)
+    return code
 
 
 # req: BG4

@@ -40,7 +40,8 @@ def encode_project_id(path: str) -> str:
     return encoded
 
 
-def _git(workdir: Path, *args: str) -> str | None:
+def _git_lines(workdir: Path, *args: str) -> list[str]:
+    """git's output lines, also those printed before it failed; [] when git cannot run."""
     try:
         out = subprocess.run(
             ["git", *args],
@@ -51,10 +52,8 @@ def _git(workdir: Path, *args: str) -> str | None:
             check=False,
         )
     except (OSError, subprocess.SubprocessError):
-        return None
-    if out.returncode != 0:
-        return None
-    return out.stdout.strip() or None
+        return []
+    return [line.strip() for line in out.stdout.splitlines()]
 
 
 @dataclass(frozen=True)
@@ -125,9 +124,18 @@ class WavePaths:
         return [self.project_root / ".wave" / "rules", self.project_root / ".claude" / "rules"]
 
     @cached_property
+    def _git_dirs(self) -> tuple[str | None, str | None]:
+        """(`--show-toplevel`, `--git-common-dir`) from one git process."""
+        # git prints the common dir before it fails on a missing work tree (a bare repository).
+        lines = _git_lines(self.project_root, "rev-parse", "--git-common-dir", "--show-toplevel")
+        common = lines[0] if lines else None
+        top = lines[1] if len(lines) > 1 else None
+        return top or None, common or None
+
+    @cached_property
     def repo_top(self) -> Path | None:
         """The top level of the git work tree containing the project root, if any."""
-        top = _git(self.project_root, "rev-parse", "--show-toplevel")
+        top = self._git_dirs[0]
         return Path(top).resolve() if top else None
 
     # req: A3
@@ -135,7 +143,7 @@ class WavePaths:
     @cached_property
     def main_repo_root(self) -> Path | None:
         """The main repository root shared by every work tree (from `--git-common-dir`)."""
-        common = _git(self.project_root, "rev-parse", "--git-common-dir")
+        common = self._git_dirs[1]
         if not common:
             return None
         common_path = (self.project_root / common).resolve()

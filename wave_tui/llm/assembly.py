@@ -7,8 +7,6 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-import json_repair
-
 from wave_tui.llm.types import ToolCall
 
 THINK_OPEN = "<think>"
@@ -92,6 +90,8 @@ def repair_arguments(fragments: list[str] | str) -> str:
         return raw
     except ValueError:
         pass
+    import json_repair  # only broken arguments pay for loading the repairer
+
     try:
         repaired = json_repair.loads(raw)
     except Exception:  # the repairer is best-effort; any failure means "keep the raw text"

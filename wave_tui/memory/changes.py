@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Literal
 
 from wave_tui.llm.types import Message
+from wave_tui.memory.watch import DirWatch
 from wave_tui.tools.read_state import ReadEntry, ReadState, content_hash
 from wave_tui.tools.text_files import SNIFF_BYTES, split_lines
 
@@ -110,14 +111,18 @@ class _Detected:
 
 # req: N3
 def detect_changes(
-    read_state: ReadState, display: Callable[[Path], str] | None = None
+    read_state: ReadState,
+    display: Callable[[Path], str] | None = None,
+    only: Iterable[Path] | None = None,
 ) -> ChangeReport:
-    """Compare every fully read entry with the disk; update the read state so nothing repeats.
+    """Compare every fully read entry (or those at `only`) with the disk; update the read state
+    so nothing repeats.
 
     Unchanged files cost one `os.stat` each; a file is opened only when its mtime moved.
     """
+    entries = list(read_state) if only is None else [e for p in only if (e := read_state.get(p))]
     detected: list[_Detected] = []
-    for entry in read_state:
+    for entry in entries:
         if not entry.is_full:
             continue  # N3: a partial read gives no reliable baseline to diff against
         found = _check(read_state, entry)
@@ -125,6 +130,44 @@ def detect_changes(
             detected.append(found)
     detected.sort(key=lambda d: str(d.path))
     return _build_report(detected, display or str)
+
+
+class ChangeDetector:
+    """`detect_changes` that looks only at files an inotify watch saw change (issue 20, item 5).
+
+    An entry is covered once its folder was watched before it was last checked; from then on a
+    change shows as an event. New entries are watched first and then checked by stat, so an edit
+    between the read and the watch is not lost. No watch (or an overflow): every entry, by stat.
+    """
+
+    def __init__(self) -> None:
+        self._watch: DirWatch | None = None
+        self._state: ReadState | None = None
+        self._covered: set[Path] = set()
+
+    def detect(
+        self, read_state: ReadState, display: Callable[[Path], str] | None = None
+    ) -> ChangeReport:
+        if self._watch is None:
+            self._watch = DirWatch()
+        changed = self._watch.drain()
+        paths = read_state.paths()
+        if changed is None or read_state is not self._state:
+            self._state, self._covered = read_state, set()
+            changed = None
+        new = paths - self._covered
+        for folder in {p.parent for p in new}:
+            self._watch.watch(folder)
+        if not self._watch.available:
+            self._covered = set()
+            return detect_changes(read_state, display)
+        self._covered = paths
+        only = paths if changed is None else new | (changed & paths)
+        return detect_changes(read_state, display, only)
+
+    def close(self) -> None:
+        if self._watch is not None:
+            self._watch.close()
 
 
 # req: N2

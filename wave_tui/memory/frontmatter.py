@@ -7,10 +7,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: ~5x faster
-
 FENCE = "---"
 # Characters that make a plain YAML scalar fail (`*` alias, `{` flow mapping, `&` anchor, …).
 # Claude Code quotes values holding them and parses again; teams' rule files rely on it (MX4).
@@ -67,14 +63,17 @@ def quote_special_values(raw: str) -> str:
 
 
 def _load(raw: str) -> Any:
+    import yaml  # on first use: a run that reads no frontmatter never loads the parser
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: ~5x faster
     try:
-        return yaml.load(raw, Loader=_Loader)
+        return yaml.load(raw, Loader=loader)
     except yaml.YAMLError as first:
         retry = quote_special_values(raw)  # req: MX4
         if retry == raw:
             raise
         try:
-            return yaml.load(retry, Loader=_Loader)
+            return yaml.load(retry, Loader=loader)
         except yaml.YAMLError:
             raise first from None  # the file's own error is the one worth reporting
 
@@ -90,6 +89,8 @@ def parse_frontmatter(text: str) -> Frontmatter:
             return Frontmatter(body=text, error="frontmatter has no closing '---' line")
         return Frontmatter(body=text)
     raw, body = split
+    import yaml
+
     try:
         data = _load(raw) if raw.strip() else {}
     except yaml.YAMLError as exc:

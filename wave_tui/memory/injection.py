@@ -29,7 +29,8 @@ from wave_tui.memory.agents_md import (
 )
 from wave_tui.memory.imports import expand_imports
 from wave_tui.memory.nested import nested_memory_chain
-from wave_tui.memory.rules import Rule, RuleCache, RuleSet, discover_rules
+from wave_tui.memory.rules import Rule, RuleCache, RuleSet, discover_rules, rule_roots
+from wave_tui.memory.watch import DirWatch, nearest_existing, tree_dirs
 from wave_tui.tools.base import ToolResult
 
 REMINDER_OPEN = "<system-reminder>"
@@ -91,15 +92,19 @@ def nested_memory_text(path: Path, content: str) -> str:
 
 # req: R2
 # req: I1
-def reminder_parts(paths: WavePaths, rules: RuleSet, warn: Warn) -> list[ReminderPart]:
-    """Project memory (far to near), user memory, then unconditional rules in rule order."""
+def reminder_parts(
+    paths: WavePaths, rules: RuleSet, warn: Warn, imported: list[Path] | None = None
+) -> list[ReminderPart]:
+    """Project memory (far to near), user memory, then unconditional rules in rule order.
+
+    `imported` collects the files the `@path` imports loaded (None for a missing one)."""
     parts: list[ReminderPart] = []
     for memory_file in project_memory_files(paths):
         shown = _relative_label(memory_file, paths.project_root)
-        text = _expanded(memory_file, shown, paths, warn)
+        text = _expanded(memory_file, shown, paths, warn, imported)
         if text:
             parts.append(ReminderPart(PROJECT_LABEL.format(path=shown), text, "agents_md", shown))
-    user_text = _expanded(user_memory_file(paths), "~/.wave/AGENTS.md", paths, warn)
+    user_text = _expanded(user_memory_file(paths), "~/.wave/AGENTS.md", paths, warn, imported)
     if user_text:
         parts.append(ReminderPart(USER_LABEL, user_text, "user_agents_md", "~/.wave/AGENTS.md"))
     for rule in rules.unconditional():
@@ -108,12 +113,18 @@ def reminder_parts(paths: WavePaths, rules: RuleSet, warn: Warn) -> list[Reminde
     return parts
 
 
-def _expanded(path: Path, shown: str, paths: WavePaths, warn: Warn) -> str | None:
+def _expanded(
+    path: Path, shown: str, paths: WavePaths, warn: Warn, imported: list[Path] | None
+) -> str | None:
     """The memory file's text with its `@path` imports loaded in place (MX3)."""
     text = read_memory_text(path, warn)
     if not text:
         return text
     expanded = expand_imports(path, text, paths.home, warn)
+    if imported is not None:
+        imported.extend(f.path for f in expanded.imported)
+        if expanded.problems:
+            imported.append(_UNWATCHABLE)
     problem = expanded.problem_line(shown)
     if problem is not None:
         warn(problem)
@@ -136,6 +147,9 @@ class MemoryInjector:
         self.activations: dict[str, tuple[str, str]] = {}
         self._current: RuleSet | None = None
         self._told: set[str] = set()
+        self._watch = DirWatch()
+        self._reminder: str | None = None
+        self._reminder_fresh = False  # the cached reminder is what the disk holds now
 
     def rules(self) -> RuleSet:
         """Rules as they are on disk now (parsed files are cached by path, mtime and size)."""
@@ -151,8 +165,49 @@ class MemoryInjector:
         return reminder_parts(self.paths, self.rules(), self._warn_once)
 
     def reminder_text(self) -> str | None:
-        """The transient `<system-reminder>` to prepend to this request's messages (I1, R2)."""
-        return build_memory_reminder(reminder_parts(self.paths, self.rules(), self._warn_once))
+        """The transient `<system-reminder>` to prepend to this request's messages (I1, R2).
+
+        Rebuilt from disk unless the watch saw no change in any folder it was built from.
+        """
+        changed = self._watch.drain()
+        if self._reminder_fresh and changed is not None and not changed:
+            return self._reminder  # req: R2
+        imported: list[Path] = []
+        rules = self.rules()
+        text = build_memory_reminder(reminder_parts(self.paths, rules, self._warn_once, imported))
+        added = self._watch_inputs(rules, imported)
+        self._reminder = text
+        # A folder first watched now may have changed between its read and its watch: the next
+        # request builds once more; from then on every change shows as an event.
+        self._reminder_fresh = self._watch.available and not added and _UNWATCHABLE not in imported
+        return text
+
+    def _watch_inputs(self, rules: RuleSet, imported: list[Path]) -> bool:
+        """Watch every folder the reminder was read from; True if one was not watched yet."""
+        folders: list[Path] = []
+        for root, _scope in rule_roots(self.paths):
+            folders += tree_dirs(root)
+        for rule in rules.all:
+            if os.path.islink(rule.path):  # its target's folder holds what it says
+                folders.append(rule.path.resolve().parent)
+        top = self.paths.repo_top or self.paths.project_root
+        folder = self.paths.project_root
+        while True:  # the AGENTS.md chain: project root up to the repository top
+            folders += [folder, nearest_existing(folder / ".claude")]
+            if folder == top or folder.parent == folder or not folder.is_relative_to(top):
+                break
+            folder = folder.parent
+        folders.append(nearest_existing(self.paths.user_agents_md.parent))
+        for path in imported:
+            if path is not _UNWATCHABLE:
+                folders += [path.parent, path.resolve().parent]
+        added = False
+        for folder in folders:
+            added |= self._watch.watch(folder)
+        return added
+
+    def close(self) -> None:
+        self._watch.close()
 
     def _warn_once(self, message: str) -> None:
         # The reminder is rebuilt before every request: the same problem is told once.
@@ -243,6 +298,9 @@ class MemoryInjector:
 
     def reset_nested(self) -> None:
         self.injected_nested.clear()
+
+
+_UNWATCHABLE = Path("\0missing-import")  # an import that did not load: its creation is unseen
 
 
 def _resolve(path: Path) -> Path:

@@ -292,8 +292,28 @@ def render_memory_index_block(index_text: str, warning: str | None) -> str:
     return block
 
 
+TYPOLOGY_IN_PREFIX = (
+    "What to save, what never to save and how to save it (types, frontmatter, the two-step "
+    "save with its MEMORY.md pointer) are exactly as in the `# auto memory` section of your "
+    "system prompt above."
+)
+
+
 def render_extraction_prompt(memory_dir: Path, manifest: str) -> str:
-    """The extraction fork's final user message: existing memories first (F12), then the task."""
+    """The extraction fork's final user message when its request starts with the main system
+    prompt (the fork's cached prefix): the typology is there already, and one copy in the
+    request is the P8/P9 guarantee; repeating it would be ~1,300 uncached tokens per fork."""
+    return f"{_extraction_task(memory_dir, manifest)}\n\n{TYPOLOGY_IN_PREFIX}"
+
+
+def render_standalone_extraction_prompt(memory_dir: Path, manifest: str) -> str:
+    """The extraction prompt for a request whose system prompt lacks the `# auto memory`
+    section (auto memory switched on after the last main request): typology included."""
+    return f"{_extraction_task(memory_dir, manifest)}\n\n{render_typology()}"
+
+
+def _extraction_task(memory_dir: Path, manifest: str) -> str:
+    """Existing memories first (F12), then the task."""
     listing = manifest.rstrip("\n") if manifest.strip() else "(none yet: no memory files exist)"
     return (
         "## Existing memory files\n\n"
@@ -313,8 +333,7 @@ def render_extraction_prompt(memory_dir: Path, manifest: str) -> str:
         "together.\n"
         "- Prefer updating an existing memory file over creating a new one; never write "
         "duplicates.\n"
-        "- If nothing is worth saving, reply with one short sentence and no tool calls.\n\n"
-        f"{render_typology()}"
+        "- If nothing is worth saving, reply with one short sentence and no tool calls."
     )
 
 

@@ -29,13 +29,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from pathlib import Path
-from typing import Any, Literal
-
-import pathspec
+from typing import TYPE_CHECKING, Any, Literal
 
 from wave_tui.config.paths import WavePaths
 from wave_tui.memory.decoding import decode_memory_bytes
 from wave_tui.memory.frontmatter import parse_frontmatter
+
+if TYPE_CHECKING:
+    import pathspec
 
 Scope = Literal["project", "user"]
 Status = Literal["always", "conditional", "inactive"]
@@ -480,6 +481,8 @@ def _compile(pattern: str) -> pathspec.RegexPattern:
     global _PATTERN_FACTORY
     hit = _compiled.get(pattern)
     if hit is None:
+        import pathspec  # only a run with conditional rules pays for it
+
         try:
             factory = pathspec.util.lookup_pattern(_PATTERN_FACTORY)
         except KeyError:  # pathspec < 1.0 only knows the older name
@@ -592,6 +595,8 @@ class _Matcher:
         for index, rule in enumerate(rules):
             compiled = [_compile(p) for p in rule.patterns]
             if any(c.include is False for c in compiled):
+                import pathspec
+
                 # Gitignore negation needs ordered evaluation: keep a per-rule spec for these.
                 self._negating[index] = pathspec.PathSpec(compiled)
                 continue

@@ -8,10 +8,9 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
-from typing import Any
-
-import pathspec
+from typing import TYPE_CHECKING, Any
 
 from wave_tui.tools.base import (
     BaseTool,
@@ -22,6 +21,9 @@ from wave_tui.tools.base import (
     arg_str,
     resolve_path,
 )
+
+if TYPE_CHECKING:
+    import pathspec
 
 DEFAULT_LIMIT = 100
 VCS_DIRS = frozenset({".git", ".hg", ".svn"})
@@ -37,16 +39,16 @@ matches file names at any depth).
 - Use Grep to search file contents."""
 
 
+@cache
 def _gitignore_style() -> str:
+    import pathspec  # on first use: a run that never globs does not load it
+
     # pathspec 1.x renamed the gitignore pattern style and deprecated the old name.
     try:
         pathspec.util.lookup_pattern("gitignore")
     except KeyError:
         return "gitwildmatch"
     return "gitignore"
-
-
-PATTERN_STYLE = _gitignore_style()
 
 
 def find_ripgrep() -> str | None:
@@ -154,8 +156,10 @@ def expand_braces(pattern: str) -> list[str]:
 def compile_glob(*patterns: str) -> pathspec.PathSpec[pathspec.Pattern]:
     """A matcher with ripgrep's --glob semantics (gitignore-style, relative to the search root,
     `{a,b}` alternation)."""
+    import pathspec
+
     expanded = [alt for pattern in patterns for alt in expand_braces(pattern)]
-    return pathspec.PathSpec.from_lines(PATTERN_STYLE, expanded)
+    return pathspec.PathSpec.from_lines(_gitignore_style(), expanded)
 
 
 class _IgnoreRules:
@@ -182,8 +186,10 @@ def _load_rules(directory: Path) -> _IgnoreRules | None:
             lines += (directory / name).read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError:
             continue
+    import pathspec
+
     return (
-        _IgnoreRules(directory, pathspec.PathSpec.from_lines(PATTERN_STYLE, lines))
+        _IgnoreRules(directory, pathspec.PathSpec.from_lines(_gitignore_style(), lines))
         if lines
         else None
     )

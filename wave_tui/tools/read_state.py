@@ -97,6 +97,10 @@ class ReadState:
     def clone(self) -> ReadState:
         return ReadState(self._entries)
 
+    def paths(self) -> set[Path]:
+        """The paths with an entry (a copy)."""
+        return set(self._entries)
+
     def __iter__(self) -> Iterator[ReadEntry]:
         return iter(list(self._entries.values()))
 

@@ -5,7 +5,9 @@ Everything that came from the model, a tool or a file is shown with markup off.
 
 from __future__ import annotations
 
-from markdown_it import MarkdownIt
+from functools import cache
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
@@ -14,10 +16,18 @@ from textual.widgets.markdown import MarkdownStream
 
 from wave_tui.tui.format import clip_output
 
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+
 
 # req: UX4
+@cache
 def plain_html_parser() -> MarkdownIt:
-    """Markdown as the model wrote it: HTML-like text (`List<String>`, `<div>`) stays text."""
+    """Markdown as the model wrote it: HTML-like text (`List<String>`, `<div>`) stays text.
+    One parser for every reply: Textual builds a new one (linkify regexes and all) for each
+    streamed append otherwise; parsing keeps no state in the parser, so sharing it is safe."""
+    from markdown_it import MarkdownIt
+
     return MarkdownIt("gfm-like", {"html": False})
 
 
@@ -60,6 +70,8 @@ class AssistantMessage(Vertical):
         self._content = content
         self._reasoning = reasoning
         self._stream: MarkdownStream | None = None
+        self._pending: list[str] = []  # text deltas not yet handed to the stream
+        self._flush_scheduled = False
 
     def compose(self) -> ComposeResult:
         with Collapsible(title="Thinking", collapsed=bool(self._content), classes="reasoning"):
@@ -76,14 +88,28 @@ class AssistantMessage(Vertical):
         self.query_one(".reasoning-text", Static).update(self._reasoning)
 
     async def append_text(self, text: str) -> None:
+        # Deltas arrive one token per event: they are gathered and handed to the Markdown
+        # stream once per batch of queued events, not re-parsed per token (issue 20, item 3).
+        self._content += text
+        self._pending.append(text)
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            self.call_later(self._flush)
+
+    async def _flush(self) -> None:
+        self._flush_scheduled = False
+        if not self._pending:
+            return
         if self._stream is None:
             markdown = self.query_one(".reply", Markdown)
             markdown.display = True
             self._stream = Markdown.get_stream(markdown)
-        self._content += text
+        text = "".join(self._pending)
+        self._pending.clear()
         await self._stream.write(text)
 
     async def finish(self, content: str) -> None:
+        await self._flush()
         if self._stream is not None:
             await self._stream.stop()
             self._stream = None

@@ -1,0 +1,103 @@
+"""Memory inputs invalidated by inotify, with the stat walk as fallback (issue 20, item 5; R2).
+
+The race that matters: a file edited right before a request (no pause, no event loop turn)
+must be in that request. inotify queues the event inside the writing syscall, so draining at
+request time cannot miss it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from wave_tui.config.paths import WavePaths
+from wave_tui.memory import watch
+from wave_tui.memory.injection import MemoryInjector
+from wave_tui.memory.watch import DirWatch
+
+
+def _injector(project: Path) -> MemoryInjector:
+    rules = project / ".wave" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "style.md").write_text("Use tabs.\n")
+    (project / "AGENTS.md").write_text("Project notes.\n")
+    injector = MemoryInjector(WavePaths.for_workdir(project))
+    for _ in range(3):  # first build, the verifying build, then served from the watch
+        injector.reminder_text()
+    return injector
+
+
+def _steady(injector: MemoryInjector) -> str:
+    text = injector.reminder_text()
+    assert text is not None
+    return text
+
+
+def test_r2_rule_edited_right_before_the_request_is_in_it(project: Path) -> None:
+    injector = _injector(project)
+    rule = project / ".wave" / "rules" / "style.md"
+    for i in range(50):  # edit, then build at once: every edit must show
+        rule.write_text(f"Use tabs, version {i}.\n")
+        assert f"version {i}." in _steady(injector)
+
+
+def test_r2_rule_in_a_new_subfolder_and_a_deleted_rule_show_next_request(project: Path) -> None:
+    injector = _injector(project)
+    deep = project / ".wave" / "rules" / "a" / "b"
+    deep.mkdir(parents=True)
+    (deep / "deep.md").write_text("Deep rule.\n")
+    assert "Deep rule." in _steady(injector)
+    (deep / "deep.md").write_text("Deep rule, edited.\n")  # the new folder is watched now
+    assert "Deep rule, edited." in _steady(injector)
+    (project / ".wave" / "rules" / "style.md").unlink()
+    assert "Use tabs." not in _steady(injector)
+
+
+def test_i1_agents_md_and_import_edits_show_next_request(project: Path) -> None:
+    docs = project / "docs"
+    docs.mkdir()
+    (docs / "api.md").write_text("API v1.\n")
+    injector = _injector(project)
+    (project / "AGENTS.md").write_text("Project notes.\n@docs/api.md\n")
+    assert "API v1." in _steady(injector)
+    _steady(injector)
+    (docs / "api.md").write_text("API v2.\n")
+    assert "API v2." in _steady(injector)
+
+
+def test_rules_folder_created_mid_session_is_seen(project: Path) -> None:
+    injector = MemoryInjector(WavePaths.for_workdir(project))
+    for _ in range(3):
+        assert injector.reminder_text() is None
+    rules = project / ".claude" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "new.md").write_text("Brand new rule.\n")
+    assert "Brand new rule." in _steady(injector)
+
+
+def test_without_inotify_every_request_walks_the_disk(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(watch, "_libc", lambda: None)
+    injector = _injector(project)
+    rule = project / ".wave" / "rules" / "style.md"
+    rule.write_text("Same size 1\n")
+    assert "Same size 1" in _steady(injector)
+    rule.write_text("Same size 2\n")
+    os.utime(rule, ns=(1, 1))  # an mtime that moved backwards still differs
+    assert "Same size 2" in _steady(injector)
+
+
+def test_dir_watch_names_what_changed(tmp_path: Path) -> None:
+    w = DirWatch()
+    assert w.available  # the test machine is Linux
+    assert w.watch(tmp_path) and not w.watch(tmp_path)
+    assert w.drain() == set()
+    (tmp_path / "a.md").write_text("x")
+    os.utime(tmp_path / "a.md", ns=(5, 5))
+    assert w.drain() == {tmp_path / "a.md"}
+    assert w.drain() == set()
+    w.close()
+    assert w.drain() is None

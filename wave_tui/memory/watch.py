@@ -1,0 +1,173 @@
+"""Change invalidation for memory inputs without polling (issue 20, item 5).
+
+`DirWatch` is a Linux inotify instance over a set of directories, read without blocking at the
+moment a request is built. The kernel queues an event inside the write/rename/unlink/utime
+syscall itself, so every change that finished before the request is already in the queue when it
+is drained: there is no window in which an edit is missed (unlike a watcher thread with a debounce,
+which would need its own barrier). Draining an empty queue is one failed `read`: per request the
+cost is O(changed files), not O(watched files).
+
+Where inotify is unavailable (not Linux, no free watches, a queue overflow) `drain()` returns None
+and callers fall back to their stat walk, with identical results. A file changed through a path
+the kernel does not see (a network file system written by another host) is also only found by
+that walk; memory inputs live on local disks.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import struct
+import sys
+import weakref
+from pathlib import Path
+
+_IN_NONBLOCK = 0o4000
+_IN_CLOEXEC = 0o2000000
+# Everything that can change what a file holds or which files a directory holds.
+_MASK = (
+    0x00000002  # IN_MODIFY
+    | 0x00000004  # IN_ATTRIB (utime, chmod: an mtime moved)
+    | 0x00000008  # IN_CLOSE_WRITE
+    | 0x00000040  # IN_MOVED_FROM
+    | 0x00000080  # IN_MOVED_TO
+    | 0x00000100  # IN_CREATE
+    | 0x00000200  # IN_DELETE
+    | 0x00000400  # IN_DELETE_SELF
+    | 0x00000800  # IN_MOVE_SELF
+)
+_IN_Q_OVERFLOW = 0x00004000
+_IN_IGNORED = 0x00008000
+# The watched folder itself went away or moved: its watch no longer means its path.
+_SELF_GONE = 0x00000400 | 0x00000800 | _IN_IGNORED
+_EVENT = struct.Struct("iIII")
+_READ_BYTES = 64 * 1024
+
+
+def _libc() -> ctypes.CDLL | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        lib = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        lib.inotify_init1.argtypes = [ctypes.c_int]
+        lib.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
+        lib.inotify_rm_watch.argtypes = [ctypes.c_int, ctypes.c_int]
+    except (OSError, AttributeError):
+        return None
+    return lib
+
+
+class DirWatch:
+    """Directories watched by one inotify instance; `drain()` says what changed since last time."""
+
+    def __init__(self) -> None:
+        self._lib = _libc()
+        self._fd: int | None = None
+        if self._lib is not None:
+            fd = self._lib.inotify_init1(_IN_NONBLOCK | _IN_CLOEXEC)
+            self._fd = fd if fd >= 0 else None
+        if self._fd is not None:
+            self._finalizer = weakref.finalize(self, os.close, self._fd)
+        self._dir_of: dict[int, Path] = {}
+        self._wd_of: dict[Path, int] = {}
+        self._lost = self._fd is None  # a watch could not be added: changes may go unseen
+
+    @property
+    def available(self) -> bool:
+        return self._fd is not None and not self._lost
+
+    def watch(self, directory: Path) -> bool:
+        """Watch `directory` (not its subfolders); True when it was not watched before."""
+        if self._fd is None or self._lib is None or directory in self._wd_of:
+            return False
+        wd = self._lib.inotify_add_watch(self._fd, os.fsencode(directory), _MASK)
+        if wd < 0:
+            if ctypes.get_errno() != 2:  # ENOENT: gone already; its parent's event says so
+                self._lost = True
+            return True
+        self._dir_of[wd] = directory
+        self._wd_of[directory] = wd
+        return True
+
+    def drain(self) -> set[Path] | None:
+        """Paths changed since the last drain (a directory's own path for its own events);
+        None when that cannot be known, and the caller must look at everything."""
+        if self._fd is None:
+            return None
+        changed: set[Path] = set()
+        overflow = False
+        while True:
+            try:
+                data = os.read(self._fd, _READ_BYTES)
+            except BlockingIOError:
+                break
+            except OSError:
+                return None
+            if not data:
+                break
+            overflow |= self._parse(data, changed)
+        if overflow or self._lost:
+            self._lost = False  # the caller's full look re-adds what is missing
+            return None
+        return changed
+
+    def _parse(self, data: bytes, changed: set[Path]) -> bool:
+        overflow = False
+        offset = 0
+        while offset + _EVENT.size <= len(data):
+            wd, mask, _cookie, size = _EVENT.unpack_from(data, offset)
+            raw = data[offset + _EVENT.size : offset + _EVENT.size + size].rstrip(b"\0")
+            offset += _EVENT.size + size
+            if mask & _IN_Q_OVERFLOW:
+                overflow = True
+                continue
+            directory = self._dir_of.get(wd)
+            if directory is None:
+                continue
+            changed.add(directory / os.fsdecode(raw) if raw else directory)
+            if mask & _SELF_GONE:
+                self._forget(wd, directory)
+                overflow = True  # what was below it is unknown now: the caller looks again
+        return overflow
+
+    def _forget(self, wd: int, directory: Path) -> None:
+        self._dir_of.pop(wd, None)
+        self._wd_of.pop(directory, None)
+        if self._fd is not None and self._lib is not None:
+            self._lib.inotify_rm_watch(self._fd, wd)  # a moved folder keeps its watch otherwise
+
+    def close(self) -> None:
+        if self._fd is not None:
+            self._finalizer()
+            self._fd = None
+        self._dir_of.clear()
+        self._wd_of.clear()
+
+
+def nearest_existing(path: Path) -> Path:
+    """The folder itself, or its closest ancestor that exists (whose events show its creation)."""
+    current = path
+    while not current.is_dir() and current.parent != current:
+        current = current.parent
+    return current
+
+
+def tree_dirs(root: Path) -> list[Path]:
+    """`root` and every folder below it (symlinked folders followed once), or `root`'s nearest
+    existing ancestor when it does not exist."""
+    if not root.is_dir():
+        return [nearest_existing(root)]
+    out = [root]
+    seen = {os.path.realpath(root)}
+    for folder, subdirs, _files in os.walk(root, followlinks=True):
+        keep = []
+        for name in subdirs:
+            path = os.path.join(folder, name)
+            real = os.path.realpath(path)
+            if real not in seen:
+                seen.add(real)
+                keep.append(name)
+                out.append(Path(path))
+        subdirs[:] = keep
+    return out
