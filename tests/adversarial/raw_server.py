@@ -103,7 +103,12 @@ class RawServer:
                 if not piece:
                     return
                 rest += piece
-            if not header.startswith(b"POST"):
+            # Only chat requests are scripted and counted (a probe such as Ollama's /api/show
+            # gets a 404, as from any server that is not Ollama).
+            if (
+                not header.startswith(b"POST")
+                or b"/chat/completions" not in header.split(b"\r\n")[0]
+            ):
                 respond(conn, "404 Not Found", "application/json", b"{}")
                 conn.close()
                 return

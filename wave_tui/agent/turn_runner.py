@@ -264,7 +264,12 @@ class TurnRunner:
     async def _request(self, tools: dict[str, Tool]) -> AssistantReply:
         target = self._target()
         body = self.build_request(tools)
-        await self._probe_window(target, body)
+        # The window probe runs beside the first request, so no turn waits a round trip for it.
+        probing = (
+            asyncio.get_running_loop().create_task(self._probe_window(target, body))
+            if target.model not in self._probed
+            else None
+        )
         self.last_request = body
         assistant_id = Message(role="assistant").id
         self._emit(ev.AssistantStarted(assistant_id))
@@ -276,14 +281,18 @@ class TurnRunner:
                 self._emit(ev.ReasoningDelta(assistant_id, delta.text))
 
         try:
-            reply = await target.client.stream_chat(body, on_delta)
-        except ContextLengthExceeded:  # req: PV11
-            if not await self.compaction.compact(None, trigger="auto"):
-                raise
-            self._emit(ev.Notice("warning", OVERFLOW_NOTICE))
-            body = self.build_request(tools)
-            self.last_request = body
-            reply = await target.client.stream_chat(body, on_delta)
+            try:
+                reply = await target.client.stream_chat(body, on_delta)
+            except ContextLengthExceeded:  # req: PV11
+                if not await self.compaction.compact(None, trigger="auto"):
+                    raise
+                self._emit(ev.Notice("warning", OVERFLOW_NOTICE))
+                body = self.build_request(tools)
+                self.last_request = body
+                reply = await target.client.stream_chat(body, on_delta)
+        finally:
+            if probing is not None:
+                await probing  # never raises: a failed probe is "not Ollama"
         self.model_requests += 1
         message = Message(
             id=assistant_id,
