@@ -30,8 +30,14 @@ from wave_tui.permissions.policy import PermissionPolicy
 KEYS = (
     ("F1 / F2 / F3", "chat, memory browser, settings"),
     ("/", "commands: Tab completes, Enter runs, Esc closes the list"),
-    ("Esc", "stop the running turn"),
+    ("Enter", "send; Shift+Enter or Ctrl+J: a new line"),
+    ("↑ / ↓, Ctrl+R", "input history; search it"),
+    ("Shift+Tab", "cycle the mode: default, accept edits, plan"),
+    ("Esc", "stop the running turn (empty input: drop the queue)"),
+    ("Ctrl+O", "expand or collapse the last tool output"),
+    ("Ctrl+C", "clear the input; twice on an empty one: quit"),
     ("ctrl+l", "focus the prompt"),
+    ("!cmd, @path", "run a shell command; attach a file (Tab completes)"),
     ("# text", "save a memory to AGENTS.md"),
     ("ctrl+q", "quit (waits for a memory extraction in flight)"),
 )

@@ -14,8 +14,8 @@ from wave_tui.memory.prompts import render_init_prompt
 if TYPE_CHECKING:
     from wave_tui.agent.service import AgentService
 
-INIT_DESCRIPTION = "study the repository and write AGENTS.md (or improve the existing one)"
-CONTEXT_DESCRIPTION = "what the next request costs, per memory source and block"
+INIT_DESCRIPTION = "Study the repository and write AGENTS.md (or improve the existing one)"
+CONTEXT_DESCRIPTION = "What the next request costs, per memory source and block"
 
 
 def init_command(paths: WavePaths) -> Command:
