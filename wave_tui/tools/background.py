@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import signal
 import subprocess
 import uuid
@@ -25,7 +24,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from wave_tui.tools.base import BaseTool, Tool, ToolContext, ToolError, ToolResult, arg_str
-from wave_tui.tools.bash import GROUP_GRACE_S, KILL_GRACE_S, truncate_output
+from wave_tui.tools.bash import (
+    GROUP_GRACE_S,
+    KILL_GRACE_S,
+    group_alive,
+    signal_group,
+    truncate_output,
+)
 
 BackgroundStatus = Literal["running", "completed", "failed", "killed"]
 OUTPUT_READ_LIMIT = 30_000  # characters BashOutput returns per call
@@ -53,26 +58,11 @@ class BackgroundTask:
 BackgroundListener = Callable[[list[BackgroundTask]], None]
 
 
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
 def _kill_groups_now(pgids: set[int]) -> None:
     """Last resort at interpreter exit: no event loop to wait on, so straight to SIGKILL."""
     for pgid in list(pgids):
-        _signal_group(pgid, signal.SIGKILL)
+        signal_group(pgid, signal.SIGKILL)
     pgids.clear()
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 async def _wait_groups_gone(pgids: set[int]) -> None:
@@ -80,7 +70,7 @@ async def _wait_groups_gone(pgids: set[int]) -> None:
     that the container's init never reaps keep a group "alive", hence the bound.)"""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + GROUP_GRACE_S
-    while any(_group_alive(g) for g in pgids) and loop.time() < deadline:
+    while any(group_alive(g) for g in pgids) and loop.time() < deadline:
         await asyncio.sleep(0.02)
 
 
@@ -180,7 +170,7 @@ class BackgroundManager:
         task = self._tasks[task_id]
         if task.status == "killed":
             return
-        if not _group_alive(task.pid):
+        if not group_alive(task.pid):
             self._pgids.discard(task.pid)  # nothing left to end; never signal a reused id later
         status: BackgroundStatus = "completed" if code == 0 else "failed"
         self._tasks[task_id] = replace(task, status=status, exit_code=code)
@@ -202,11 +192,11 @@ class BackgroundManager:
     async def _kill(self, task_id: str) -> None:
         pgid = self._tasks[task_id].pid
         proc = self._procs[task_id]
-        _signal_group(pgid, signal.SIGTERM)
+        signal_group(pgid, signal.SIGTERM)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(self._watchers[task_id]), KILL_GRACE_S)
         await asyncio.sleep(GROUP_GRACE_S if proc.returncode is None else 0)
-        _signal_group(pgid, signal.SIGKILL)  # whatever of the group is left, grandchildren too
+        signal_group(pgid, signal.SIGKILL)  # whatever of the group is left, grandchildren too
         await _wait_groups_gone({pgid})
         self._pgids.discard(pgid)
         with contextlib.suppress(asyncio.CancelledError):
@@ -223,7 +213,7 @@ class BackgroundManager:
                 self._tasks[task_id] = replace(task, status="killed")
                 await self._kill(task_id)
             elif task.pid in self._pgids:
-                _signal_group(task.pid, signal.SIGKILL)  # a finished leader's stray children
+                signal_group(task.pid, signal.SIGKILL)  # a finished leader's stray children
         await _wait_groups_gone(self._pgids)
         self._pgids.clear()
         for watcher in self._watchers.values():

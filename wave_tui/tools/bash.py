@@ -52,12 +52,12 @@ def _log_dir() -> Path:
     return path
 
 
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
+def signal_group(pgid: int, sig: signal.Signals) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
 
 
-def _group_alive(pgid: int) -> bool:
+def group_alive(pgid: int) -> bool:
     try:
         os.killpg(pgid, 0)
     except ProcessLookupError:
@@ -69,14 +69,14 @@ def _group_alive(pgid: int) -> bool:
 
 async def kill_process_group(pgid: int, proc: asyncio.subprocess.Process) -> None:
     """SIGTERM the group, then SIGKILL whatever is still there after a grace period."""
-    _signal_group(pgid, signal.SIGTERM)
+    signal_group(pgid, signal.SIGTERM)
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(proc.wait(), KILL_GRACE_S)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + GROUP_GRACE_S
-    while _group_alive(pgid) and loop.time() < deadline:
+    while group_alive(pgid) and loop.time() < deadline:
         await asyncio.sleep(0.05)
-    _signal_group(pgid, signal.SIGKILL)
+    signal_group(pgid, signal.SIGKILL)
     await proc.wait()
 
 
@@ -285,4 +285,4 @@ class BashTool(BaseTool):
     def stop_background(self) -> None:
         """Kill every background command still running (call when the session ends)."""
         for pid in list(self.background):
-            _signal_group(pid, signal.SIGTERM)
+            signal_group(pid, signal.SIGTERM)
