@@ -11,12 +11,16 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from tests.tui.conftest import FIXED_NOW, SIZE, BuildApp
+from tests.extraction_helpers import is_fork, is_main
+from tests.model_server import ModelServer, text, tool_call
+from tests.tui.conftest import FIXED_NOW, SIZE, BuildApp, fixed_clock, server_env
 from tests.tui.helpers import open_memory
 from wave_tui.agent import events as ev
+from wave_tui.agent.service import AgentOptions, AgentService
 from wave_tui.agent.session import Question, QuestionOption, Task
 from wave_tui.config.paths import WavePaths
 from wave_tui.memory.inbox import Inbox
+from wave_tui.tui.app import make_app
 
 # An endpoint that is never called: the chat shows its normal face, not the first-run panel.
 CONFIGURED = {"WAVE_BASE_URL": "http://127.0.0.1:9/v1", "WAVE_API_KEY": "k", "WAVE_MODEL": "m"}
@@ -135,6 +139,38 @@ def test_mx2_context_view(snap_compare: Any, build_app: BuildApp, paths: WavePat
     async def run_before(pilot: Pilot[None]) -> None:
         await pilot.pause()
         app.show_context()
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_ux3_chat_with_the_restored_conversation(
+    snap_compare: Any, model_server: ModelServer, project: Path
+) -> None:
+    """UX3: `--continue` shows the restored conversation (user messages, answers, tool blocks
+    collapsed), scrolled to the end."""
+    (project / "notes.txt").write_text("the secret is 42\n")
+    model_server.enqueue(
+        tool_call("Read", {"file_path": "notes.txt"}), text("The secret is **42**."), when=is_main
+    )
+    model_server.enqueue(text("Nothing new to save."), when=is_fork)
+    environ = server_env(model_server)
+
+    async def first_session() -> None:
+        service = AgentService(AgentOptions(workdir=project, environ=environ, clock=fixed_clock))
+        await service.run_turn("what is the secret in notes.txt?")
+        await service.destroy()
+
+    asyncio.run(first_session())
+    resumed = AgentService(
+        AgentOptions(workdir=project, environ=environ, clock=fixed_clock, continue_last=True)
+    )
+    app = make_app(resumed.store, resumed, fixed_clock)
+    app.animation_level = "none"
+
+    async def run_before(pilot: Pilot[None]) -> None:
         await pilot.pause()
         await app.workers.wait_for_complete()
         await pilot.pause()
