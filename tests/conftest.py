@@ -13,7 +13,11 @@ def isolated_home(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> Path:
     """Every test runs with HOME in a fresh temporary folder and no WAVE_* variables set."""
-    home = tmp_path_factory.mktemp("home")
+    return isolate_home(tmp_path_factory.mktemp("home"), monkeypatch)
+
+
+def isolate_home(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """HOME (and the XDG folders) in `home`, no WAVE_* variables, no NO_COLOR."""
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))

@@ -18,6 +18,7 @@ import pytest
 import pytest_textual_snapshot
 from textual.widgets import Input, TextArea
 
+from tests.conftest import isolate_home
 from wave_tui.agent import prompts
 from wave_tui.agent import request as request_module
 from wave_tui.agent.service import AgentOptions, AgentService
@@ -71,14 +72,7 @@ def isolated_home(short_tmp: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """HOME in the fixed-length folder (overrides the root conftest's, same isolation)."""
     home = short_tmp / "home"
     home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
-    for key in list(os.environ):
-        if key.startswith("WAVE_"):
-            monkeypatch.delenv(key, raising=False)
-    monkeypatch.delenv("NO_COLOR", raising=False)
-    return home
+    return isolate_home(home, monkeypatch)
 
 
 @pytest.fixture
