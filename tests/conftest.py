@@ -37,3 +37,11 @@ def project(tmp_path: Path) -> Path:
 
 
 from tests.model_server import model_server  # noqa: E402, F401
+
+
+def default_sigint() -> None:
+    """For a child that is sent SIGINT: a run started in the background inherits SIGINT ignored
+    (POSIX shells do that for `&` jobs), and Python then never installs its handler."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -21,6 +21,7 @@ pytest.importorskip(
     "xllamacpp", reason="the offline engine is not installed (pip install 'wave-tui[local]')"
 )
 
+from tests.conftest import default_sigint
 from tests.local.proxy import Exchange, RecordingProxy
 from tests.wave_cli import WAVE
 from wave_tui.llm.local_server import (
@@ -182,6 +183,7 @@ def test_the_server_dies_with_wave_mid_turn(
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        preexec_fn=default_sigint,
     )
     try:
         wait_for(lambda: server_pids(str(model)), 30, "the local server to start")
@@ -228,6 +230,7 @@ def test_a_server_started_from_a_worker_thread_still_dies_with_its_parent(
         env=clean_env(tmp_path),
         stdout=subprocess.PIPE,
         text=True,
+        preexec_fn=default_sigint,
     )
     try:
         assert parent.stdout is not None and parent.stdout.readline().strip() == "up"

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import default_sigint
 from tests.mcp.conftest import DEMO, ROOT, alive, pids_in
 
 # Signals and timed exits of real process trees: CI runs these alone (`-m serial`).
@@ -80,6 +81,7 @@ def test_mc8_no_server_outlives_its_parent(
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         stdout=subprocess.PIPE,
         text=True,
+        preexec_fn=default_sigint,
     )
     try:
         assert parent.stdout is not None and parent.stdout.readline().strip() == "up"
@@ -107,6 +109,7 @@ def test_mc8_the_guard_ends_the_servers_own_children(tmp_path: Path) -> None:
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         stdout=subprocess.PIPE,
         text=True,
+        preexec_fn=default_sigint,
     )
     try:
         assert parent.stdout is not None and parent.stdout.readline().strip() == "up"
