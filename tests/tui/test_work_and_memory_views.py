@@ -141,3 +141,22 @@ async def test_mx7_runs_view_reverts_a_run(build_app: BuildApp, paths: WavePaths
         await app.workers.wait_for_complete()
         assert target.read_text() == "before\n"
         assert len(list(audit.glob("*.json"))) == 2  # the revert is recorded
+
+
+async def test_ux7_the_browser_shows_files_edited_elsewhere_when_shown_again(
+    build_app: BuildApp, seeded_memory: WavePaths
+) -> None:
+    """UX7: an AGENTS.md item added by an editor appears when the user comes back to the browser."""
+    app = build_app()
+    async with app.run_test(size=(100, 32)) as pilot:
+        table = await open_memory(pilot)
+        before = len(table.keys)
+        agents = seeded_memory.project_agents_md
+        agents.write_text(agents.read_text() + "- Added in an editor\n")
+        await pilot.press("f1")
+        await pilot.pause()
+        await pilot.press("f2")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert len(table.keys) == before + 1

@@ -72,6 +72,7 @@ class MemoryScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__(id="memory")
         self.entries: list[MemoryEntry] = []
+        self._shown_before = False  # the first showing is loaded by on_mount
         self._by_id: dict[str, MemoryEntry] = {}
         self._shown: str | None = None
         self._refs_checked = False
@@ -103,6 +104,13 @@ class MemoryScreen(Screen[None]):
         self.query_one("#preview-stale").display = False
         self.query_one("#preview-missing").display = False
         self.action_reload()
+
+    # req: UX7
+    def on_screen_resume(self) -> None:
+        """Back on the browser: files edited elsewhere since (an editor, another agent) show."""
+        if self._shown_before:
+            self.action_reload()
+        self._shown_before = True
 
     # -- loading -------------------------------------------------------------------------------
     def action_reload(self) -> None:
