@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from tests.extraction_helpers import is_fork, is_main
-from tests.mcp.conftest import DEMO, alive, pids_in
+from tests.mcp.conftest import DEMO, pids_in
 from tests.model_server import ModelServer, text, tool_call
+from tests.processes import alive
 from tests.wave_cli import run_wave
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ import pytest
 from tests.e2e.hook_helpers import configure, contents, project_settings, script
 from tests.extraction_helpers import is_fork, is_main
 from tests.model_server import ModelServer, text, tool_call
+from tests.processes import alive as _alive
 from tests.wave_cli import run_wave
 
 
@@ -69,15 +69,6 @@ def test_hk2_a_matcher_that_does_not_match_lets_the_call_run_and_post_gets_the_r
     assert line["hook_event_name"] == "PostToolUse" and line["tool_name"] == "Write"
     assert line["tool_response"]["is_error"] is False
     assert "out.txt" in line["tool_response"]["content"]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    stat = Path(f"/proc/{pid}/stat")
-    return not (stat.exists() and stat.read_text().split(")")[-1].split()[0] == "Z")
 
 
 def test_hk5_timeout_kills_the_whole_process_group(

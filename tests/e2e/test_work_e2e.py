@@ -4,7 +4,6 @@ AskUserQuestion / plan mode refused, subagents — each against the scripted mod
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
@@ -18,6 +17,7 @@ from typing import Any
 import pytest
 
 from tests.model_server import ModelServer, Reply, text, tool_call, tool_calls
+from tests.processes import alive
 from tests.wave_cli import WAVE, run_wave
 from wave_tui.agent.subagents.definitions import EXPLORE_PROMPT, GENERAL_PURPOSE_PROMPT
 from wave_tui.agent.task_reminder import TASK_REMINDER_MARKER
@@ -66,14 +66,7 @@ def transcript_lines(project: Path, session_id: str) -> list[dict[str, Any]]:
 
 
 def _gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    try:  # a zombie still answers kill(0): its state says whether it runs
-        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1].startswith("Z")
-    except (OSError, IndexError):
-        return True
+    return not alive(pid)
 
 
 def wait_gone(pid: int) -> bool:

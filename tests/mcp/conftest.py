@@ -22,15 +22,6 @@ def stdio_demo(name: str = "demo", **env: str) -> StdioServer:
     return StdioServer(name, sys.executable, (str(DEMO),), env, Path("test"), "user")
 
 
-def alive(pid: int) -> bool:
-    """A process that exists and is not a zombie."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
 def pids_in(path: Path) -> list[int]:
     return [int(x) for x in path.read_text().split()] if path.exists() else []
 

@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import default_sigint
-from tests.mcp.conftest import DEMO, ROOT, alive, pids_in
+from tests.mcp.conftest import DEMO, ROOT, pids_in
+from tests.processes import alive
 
 # Signals and timed exits of real process trees: CI runs these alone (`-m serial`).
 pytestmark = pytest.mark.serial

@@ -7,20 +7,12 @@ import os
 import re
 from pathlib import Path
 
+from tests.processes import alive as _alive
 from wave_tui.agent.background_notices import NOTIFICATION_HEADER, BackgroundNotifier
 from wave_tui.config.paths import WavePaths
 from wave_tui.tools.background import BackgroundManager, BackgroundToolProvider
 from wave_tui.tools.base import ToolContext
 from wave_tui.tools.bash import BashTool
-
-
-def _alive(pid: int) -> bool:
-    """A zombie (reparented to an init that never reaps) counts as gone."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return False
-    return state != "Z"
 
 
 def _manager(project: Path) -> BackgroundManager:

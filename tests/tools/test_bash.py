@@ -1,29 +1,19 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import time
 from pathlib import Path
 
 import pytest
 
+from tests.processes import alive
 from wave_tui.tools.base import ToolContext
 from wave_tui.tools.bash import MAX_OUTPUT_CHARS, BashTool
 
 
 async def bash(ctx: ToolContext, command: str, **args: object):
     return await BashTool().run({"command": command, **args}, ctx)
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie still answers kill(0); it is dead for our purposes.
-    stat = Path(f"/proc/{pid}/stat")
-    return not (stat.exists() and stat.read_text().split(") ")[-1].startswith("Z"))
 
 
 async def test_runs_in_the_work_dir_and_returns_output(ctx: ToolContext) -> None:
