@@ -42,6 +42,7 @@ class Tmux:
     def __init__(self) -> None:
         self.socket = f"wave-test-{uuid.uuid4().hex[:8]}"
         self.session = "wave"
+        self.exit_file: Path | None = None  # where the app's exit code lands when it ends
 
     def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -55,15 +56,21 @@ class Tmux:
     def alive(self) -> bool:
         return self.run("has-session", "-t", self.session, check=False).returncode == 0
 
-    def wait_for(self, predicate: Callable[[], bool], what: str, timeout: float = 20) -> None:
+    def wait_for(self, predicate: Callable[[], bool], what: str, timeout: float = 45) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if predicate():
                 return
             time.sleep(0.1)
-        pytest.fail(f"timed out waiting for {what}; screen:\n{self.screen()}")
+        ended = (
+            self.exit_file.read_text().strip()
+            if self.exit_file and self.exit_file.exists()
+            else None
+        )
+        why = f" (the app ended with exit code {ended})" if ended is not None else ""
+        pytest.fail(f"timed out waiting for {what}{why}; screen:\n{self.screen()}")
 
-    def wait_for_text(self, text: str, timeout: float = 20) -> None:
+    def wait_for_text(self, text: str, timeout: float = 45) -> None:
         self.wait_for(lambda: text in self.screen(), repr(text), timeout)
 
 
@@ -100,6 +107,7 @@ def test_wave_runs_in_a_real_terminal(
         f"--workdir {shlex.quote(str(project))}; echo $? > {shlex.quote(str(exit_file))}"
     )
     tmux.run("new-session", "-d", "-s", tmux.session, "-x", "120", "-y", "40", command)
+    tmux.exit_file = exit_file
 
     tmux.wait_for_text("Message wave")
     tmux.run("send-keys", "-t", tmux.session, "-l", "hi there")
