@@ -83,9 +83,9 @@ def tmux() -> Iterator[Tmux]:
         session.run("kill-server", check=False)
 
 
-def test_wave_runs_in_a_real_terminal(
-    tmux: Tmux, model_server_process: str, tmp_path: Path
-) -> None:
+def start_wave(tmux: Tmux, base_url: str, tmp_path: Path, size: tuple[int, int]) -> Path:
+    """`wave` in a fresh HOME and project (one AGENTS.md item) inside tmux at `size`; returns
+    the file its exit code lands in."""
     home = tmp_path / "home"
     project = tmp_path / "project"
     home.mkdir()
@@ -95,7 +95,7 @@ def test_wave_runs_in_a_real_terminal(
     env = {
         "HOME": str(home),
         "PYTHONPATH": str(REPO_ROOT),
-        "WAVE_BASE_URL": model_server_process,
+        "WAVE_BASE_URL": base_url,
         "WAVE_API_KEY": "k",
         "WAVE_MODEL": "test-model",
         "TERM": "xterm-256color",
@@ -106,8 +106,16 @@ def test_wave_runs_in_a_real_terminal(
         f"env -i {assignments} {shlex.quote(sys.executable)} -m wave_tui "
         f"--workdir {shlex.quote(str(project))}; echo $? > {shlex.quote(str(exit_file))}"
     )
-    tmux.run("new-session", "-d", "-s", tmux.session, "-x", "120", "-y", "40", command)
+    width, height = size
+    tmux.run("new-session", "-d", "-s", tmux.session, "-x", str(width), "-y", str(height), command)
     tmux.exit_file = exit_file
+    return exit_file
+
+
+def test_wave_runs_in_a_real_terminal(
+    tmux: Tmux, model_server_process: str, tmp_path: Path
+) -> None:
+    exit_file = start_wave(tmux, model_server_process, tmp_path, (120, 40))
 
     tmux.wait_for_text("Message wave")
     tmux.run("send-keys", "-t", tmux.session, "-l", "hi there")
@@ -148,27 +156,7 @@ def test_wave_runs_in_a_real_terminal(
 def test_ux13_wave_at_80x24_keeps_f3_help_and_attachments_usable(
     tmux: Tmux, model_server_process: str, tmp_path: Path
 ) -> None:
-    home = tmp_path / "home"
-    project = tmp_path / "project"
-    home.mkdir()
-    project.mkdir()
-    (project / "AGENTS.md").write_text("- Always run the linter\n", encoding="utf-8")
-    exit_file = tmp_path / "exit-code"
-    env = {
-        "HOME": str(home),
-        "PYTHONPATH": str(REPO_ROOT),
-        "WAVE_BASE_URL": model_server_process,
-        "WAVE_API_KEY": "k",
-        "WAVE_MODEL": "test-model",
-        "TERM": "xterm-256color",
-        "PATH": os.environ.get("PATH", ""),
-    }
-    assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-    command = (
-        f"env -i {assignments} {shlex.quote(sys.executable)} -m wave_tui "
-        f"--workdir {shlex.quote(str(project))}; echo $? > {shlex.quote(str(exit_file))}"
-    )
-    tmux.run("new-session", "-d", "-s", tmux.session, "-x", "80", "-y", "24", command)
+    exit_file = start_wave(tmux, model_server_process, tmp_path, (80, 24))
     tmux.wait_for_text("Message wave")
     assert "f3 Settings" in tmux.screen()
     tmux.run("send-keys", "-t", tmux.session, "-l", "read @AGE")
