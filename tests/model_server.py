@@ -60,6 +60,9 @@ class Reply:
     disconnect_after: int | None = None
     usage_style: UsageStyle = "openai"
     cut: bool = False  # finish_reason "length": the reply stopped at the output limit
+    # The stream stops after its first chunk until this is set: a test sees "still streaming"
+    # without racing a delay against the machine's load.
+    hold: threading.Event | None = dataclasses.field(default=None, compare=False, repr=False)
 
     def with_options(
         self,
@@ -91,6 +94,7 @@ def text(
     delay: float = 0.0,
     disconnect_after: int | None = None,
     usage_style: UsageStyle = "openai",
+    hold: threading.Event | None = None,
 ) -> Reply:
     return Reply(
         content=content,
@@ -98,6 +102,7 @@ def text(
         delay=delay,
         disconnect_after=disconnect_after,
         usage_style=usage_style,
+        hold=hold,
     )
 
 
@@ -111,6 +116,7 @@ def tool_call(
     delay: float = 0.0,
     disconnect_after: int | None = None,
     usage_style: UsageStyle = "openai",
+    hold: threading.Event | None = None,
 ) -> Reply:
     return Reply(
         content=content,
@@ -119,6 +125,7 @@ def tool_call(
         delay=delay,
         disconnect_after=disconnect_after,
         usage_style=usage_style,
+        hold=hold,
     )
 
 
@@ -360,6 +367,10 @@ class _Handler(BaseHTTPRequestHandler):
                 self._abort()
             if i and reply.delay and owner._stopping.wait(reply.delay):
                 self._abort()
+            if i == 1 and reply.hold is not None:
+                while not reply.hold.wait(0.05):
+                    if owner._stopping.is_set():
+                        self._abort()
             self._write_chunk(f"data: {json.dumps(chunk)}\n\n".encode())
         self._write_chunk(b"data: [DONE]\n\n")
         self._write_chunk(b"")

@@ -168,3 +168,46 @@ def seeded_memory(paths: WavePaths) -> WavePaths:
         2,
     )
     return paths
+
+
+@pytest.fixture(autouse=True)
+def _explain_screen_timeouts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When Pilot gives up waiting for the screen, say which widgets did not answer and where
+    every task of the loop stood (a bare WaitForScreenTimeout names nothing), then wait once more
+    over the screen's current widgets. Why the retry: about one full TUI run in ten, on a loaded
+    2-core machine, a wait counted a widget that never answered while the app itself went on
+    (the next wait passes); a hung app fails the second wait too, with the report attached."""
+    import asyncio
+    import io
+    import warnings
+
+    from textual.pilot import Pilot, WaitForScreenTimeout
+
+    original = Pilot._wait_for_screen
+
+    def report(pilot: Pilot[Any]) -> str:
+        out = io.StringIO()
+        for node in [pilot.app, *pilot.app.screen.walk_children(with_self=True)]:
+            queued = node._message_queue.qsize()
+            if queued:
+                print(f"busy: {node!r} queued={queued} closed={node._closed}", file=out)
+        for task in asyncio.all_tasks():
+            print(f"--- {task.get_name()}", file=out)
+            task.print_stack(limit=12, file=out)
+        return out.getvalue()
+
+    async def explained(self: Pilot[Any], timeout: float = 30.0) -> bool:
+        try:
+            return await original(self, timeout)
+        except WaitForScreenTimeout as exc:
+            first = report(self)
+            try:
+                done = await original(self, timeout)
+            except WaitForScreenTimeout:
+                raise WaitForScreenTimeout(f"{exc} (twice)\n{first}\n{report(self)}") from None
+            warnings.warn(
+                f"Pilot waited {timeout:.0f} s for the screen once:\n{first}", stacklevel=1
+            )
+            return done
+
+    monkeypatch.setattr(Pilot, "_wait_for_screen", explained)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 from tests.extraction_helpers import is_fork, is_main
@@ -20,12 +21,13 @@ async def test_slow_extraction_never_blocks_typing_toasts_its_writes_and_quit_wa
 ) -> None:
     service = create_service(AgentOptions(workdir=project, environ=server_env(model_server)))
     target = service.paths.memory_dir / "from_fork.md"
+    first_fork = threading.Event()
     model_server.enqueue(text("answer"), when=is_main)
     model_server.enqueue(
         tool_call(
             "Write",
             {"file_path": str(target), "content": "---\nname: f\ntype: user\n---\nx\n"},
-            delay=0.1,
+            hold=first_fork,
         ),
         text("saved"),
         when=is_fork,
@@ -41,6 +43,7 @@ async def test_slow_extraction_never_blocks_typing_toasts_its_writes_and_quit_wa
         assert service.background_busy  # the fork is running in the background
         await pilot.press(*"still typing")
         assert app.chat_screen.query_one("#prompt", HistoryInput).value == "still typing"
+        first_fork.set()
         for _ in range(300):  # let the fork finish: its write shows as a toast
             await pilot.pause(0.02)
             if not service.background_busy:
@@ -49,7 +52,8 @@ async def test_slow_extraction_never_blocks_typing_toasts_its_writes_and_quit_wa
         toasts = [str(n.message) for n in app._notifications]
         assert "memory updated: from_fork.md" in toasts
         model_server.enqueue(text("again"), when=is_main)
-        model_server.enqueue(text("thinking " * 40, delay=0.05), when=is_fork)
+        second_fork = threading.Event()
+        model_server.enqueue(text("thinking " * 40, hold=second_fork), when=is_fork)
         await pilot.press("ctrl+a", "ctrl+k", *"more", "enter")
         for _ in range(200):
             await pilot.pause(0.02)
@@ -59,6 +63,7 @@ async def test_slow_extraction_never_blocks_typing_toasts_its_writes_and_quit_wa
         await pilot.press("ctrl+q")
         await pilot.pause(0.05)
         assert any("Finishing the memory extraction" in str(n.message) for n in app._notifications)
+        second_fork.set()
         for _ in range(300):
             await pilot.pause(0.02)
             if not app.is_running:
@@ -72,7 +77,7 @@ async def test_ux9_a_second_ctrl_q_quits_without_waiting_and_the_run_is_recorded
 ) -> None:
     service = create_service(AgentOptions(workdir=project, environ=server_env(model_server)))
     model_server.enqueue(text("answer"), when=is_main)
-    model_server.enqueue(text("thinking " * 400, delay=0.05), when=is_fork)  # ~20 s of stream
+    model_server.enqueue(text("thinking " * 400, hold=threading.Event()), when=is_fork)  # endless
     app = make_app(service.store, service, fixed_clock)
     app.animation_level = "none"
     async with app.run_test(size=(100, 32)) as pilot:

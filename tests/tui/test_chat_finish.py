@@ -241,7 +241,8 @@ async def test_ux16_the_chat_shows_an_attachment_as_one_line_not_the_file(
 async def test_ux8_a_clear_queued_behind_a_turn_clears_the_screen_when_it_runs(
     build_app: BuildApp, model_server: ModelServer
 ) -> None:
-    model_server.enqueue(text("slow " * 100, delay=0.05), text("after clear"))
+    streaming = threading.Event()
+    model_server.enqueue(text("slow " * 100, hold=streaming), text("after clear"))
     app = build_app(server_env(model_server))
     async with app.run_test(size=(100, 32)) as pilot:
         await app.session.send("first question")
@@ -250,6 +251,7 @@ async def test_ux8_a_clear_queued_behind_a_turn_clears_the_screen_when_it_runs(
         await pilot.press(*"/clear", "enter")
         await pilot.pause()
         assert [str(m.render()) for m in app.chat_screen.query(UserMessage)] == ["first question"]
+        streaming.set()
         await settle(pilot)
         assert not app.chat_screen.query(UserMessage)  # cleared once /clear ran
         await app.session.send("next")

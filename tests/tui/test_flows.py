@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 
 from textual.widgets import Input, Static, Switch
 
@@ -103,7 +104,8 @@ async def test_saved_settings_change_the_next_turn(
 async def test_typing_works_while_the_agent_is_busy(
     build_app: BuildApp, model_server: ModelServer
 ) -> None:
-    model_server.enqueue(text("one two three four five six seven eight", delay=0.15))
+    streaming = threading.Event()
+    model_server.enqueue(text("one two three four five six seven eight", hold=streaming))
     model_server.enqueue(text("second answer"))
     app = build_app(server_env(model_server))
     async with app.run_test(size=(100, 32)) as pilot:
@@ -120,6 +122,7 @@ async def test_typing_works_while_the_agent_is_busy(
         assert queue.display and "second" in str(queue.content)
         await pilot.press(*"draft")
         assert app.chat_screen.query_one("#prompt", HistoryInput).value == "draft"
+        streaming.set()
         await settle(pilot)
         users = [str(u.content) for u in app.chat_screen.query(UserMessage)]
         assert users == ["first", "second"]
@@ -127,7 +130,7 @@ async def test_typing_works_while_the_agent_is_busy(
 
 
 async def test_escape_aborts_the_turn(build_app: BuildApp, model_server: ModelServer) -> None:
-    model_server.enqueue(text(" ".join(["word"] * 60), delay=0.1))
+    model_server.enqueue(text(" ".join(["word"] * 60), hold=threading.Event()))  # never ends
     app = build_app(server_env(model_server))
     async with app.run_test(size=(100, 32)) as pilot:
         await pilot.press(*"go", "enter")

@@ -51,10 +51,7 @@ class Tmux:
 
     def screen(self) -> str:
         result = self.run("capture-pane", "-p", "-t", self.session, check=False)
-        return result.stdout
-
-    def alive(self) -> bool:
-        return self.run("has-session", "-t", self.session, check=False).returncode == 0
+        return result.stdout if result.returncode == 0 else f"(no screen: {result.stderr.strip()})"
 
     def wait_for(self, predicate: Callable[[], bool], what: str, timeout: float = 45) -> None:
         deadline = time.monotonic() + timeout
@@ -104,7 +101,8 @@ def start_wave(tmux: Tmux, base_url: str, tmp_path: Path, size: tuple[int, int])
     assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
     command = (
         f"env -i {assignments} {shlex.quote(sys.executable)} -m wave_tui "
-        f"--workdir {shlex.quote(str(project))}; echo $? > {shlex.quote(str(exit_file))}"
+        f"--workdir {shlex.quote(str(project))}; echo $? > {shlex.quote(str(exit_file))}; "
+        "exec sleep 600"  # the pane stays: a failure shows what the app printed when it ended
     )
     width, height = size
     tmux.run("new-session", "-d", "-s", tmux.session, "-x", str(width), "-y", str(height), command)
@@ -149,7 +147,7 @@ def test_wave_runs_in_a_real_terminal(
     assert "Always run the linter" in tmux.screen()
 
     tmux.run("send-keys", "-t", tmux.session, "C-q")
-    tmux.wait_for(lambda: not tmux.alive(), "the session to end")
+    tmux.wait_for(exit_file.exists, "the app to end")
     assert exit_file.read_text().strip() == "0"
 
 
@@ -172,5 +170,5 @@ def test_ux13_wave_at_80x24_keeps_f3_help_and_attachments_usable(
     tmux.run("send-keys", "-t", tmux.session, "F3")
     tmux.wait_for_text("Auto memory")
     tmux.run("send-keys", "-t", tmux.session, "C-q")
-    tmux.wait_for(lambda: not tmux.alive(), "the session to end")
+    tmux.wait_for(exit_file.exists, "the app to end")
     assert exit_file.read_text().strip() == "0"
