@@ -3,7 +3,9 @@
 Parts (one job each): `Conversation` (messages, transcript, restore, read state),
 `ModelGateway` (the client, from an injected factory), `RequestBuilder` (system prompt and
 request body), `ToolExecutor` (one round of tool calls), `CompactionFlow`, `TurnRunner` (the
-loop) and the `CommandRegistry` with the built-in commands. Features plug in as extensions
+loop), `TurnQueue` (turns one after another, abort), `ConversationSwitch` (restore, resume,
+clear), `SettingsApplication` (what the settings in force change) and the `CommandRegistry`
+with the built-in commands. Features plug in as extensions
 (`add_extension`), discovered by the protocols of `agent.extensions` — never in the loop's body.
 
 UI-free: the front ends drive it through `AgentSession` and listen to its events.
@@ -13,13 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from wave_tui.agent import events as ev
+from wave_tui.agent.agent_options import AgentOptions
 from wave_tui.agent.command_handling import register_builtin_commands
 from wave_tui.agent.commands import CommandRegistry
 from wave_tui.agent.compaction import CompactionBreaker
@@ -39,9 +39,11 @@ from wave_tui.agent.model_gateway import (
 )
 from wave_tui.agent.permission_hooks import with_permission_hooks
 from wave_tui.agent.request import AppendedSystemPrompt, RequestBuilder, SystemPrompt
-from wave_tui.agent.sessions import cleanup_old_sessions, session_chain
+from wave_tui.agent.resume import ConversationSwitch, start_cleanup
+from wave_tui.agent.settings_apply import SettingsApplication
 from wave_tui.agent.tool_executor import Ask, ToolExecutor
-from wave_tui.agent.transcript import Transcript, transcript_for
+from wave_tui.agent.transcript import Transcript
+from wave_tui.agent.turn_queue import AgentDestroyed, TurnQueue
 from wave_tui.agent.turn_runner import (
     MAX_CONTINUATIONS,
     MAX_ROUNDS_PER_TURN,
@@ -54,7 +56,7 @@ from wave_tui.llm.client import ModelClient
 from wave_tui.llm.types import Message, Usage
 from wave_tui.permissions.policy import PermissionMode, PermissionPolicy, SafeZones
 from wave_tui.permissions.tool_table import key_argument
-from wave_tui.tools.base import Clock, Tool, ToolContext, system_clock
+from wave_tui.tools.base import Tool, ToolContext
 from wave_tui.tools.read_state import ReadState
 from wave_tui.tools.registry import builtin_tools
 
@@ -72,30 +74,6 @@ __all__ = [
     "TurnResult",
     "key_argument",
 ]
-
-
-class AgentDestroyed(RuntimeError):
-    def __init__(self) -> None:
-        super().__init__("Agent destroyed")
-
-
-@dataclass
-class AgentOptions:
-    workdir: Path
-    model: str | None = None
-    permission_mode: PermissionMode | None = None
-    continue_last: bool = False
-    resume: str | None = None
-    headless: bool = False
-    environ: Mapping[str, str] | None = None
-    clock: Clock = system_clock
-    max_input_tokens: int | None = None
-    # Headless scripting (HL4–HL6): rules added to permissions.allow / deny for the whole run,
-    # text appended to the dynamic system block, and a bound on main-agent model requests.
-    allowed_tools: tuple[str, ...] = ()
-    disallowed_tools: tuple[str, ...] = ()
-    append_system_prompt: str | None = None
-    max_turns: int | None = None
 
 
 class AgentService:
@@ -117,15 +95,10 @@ class AgentService:
         self.safe_zones = SafeZones()
         self.policy = PermissionPolicy(self.paths.project_root, safe_zones=self.safe_zones)
         self.extensions: list[object] = []
-        self.queue: list[str] = []
         self.settings: EffectiveSettings = self.store.current()
         self._approver = approver
         self._listeners: list[Listener] = []
-        self._abort = asyncio.Event()
-        self._turn_task: asyncio.Task[TurnResult] | None = None
-        self._drain_task: asyncio.Task[None] | None = None
         self._cleanup_task: asyncio.Task[object] | None = None
-        self._destroyed = False
         self._started = False
         self._model_override: str | None = None
         self.conversation = Conversation(self.paths, self._emit)
@@ -138,7 +111,7 @@ class AgentService:
             plan_mode=lambda: self.policy.mode == "plan",
             emit=self._emit,
             notify=self.notify,
-            restored=self._after_compaction,
+            restored=lambda: self.switch.after_compaction(),
             settings=lambda: self.settings,
             extensions=lambda: self.extensions,
         )
@@ -166,6 +139,22 @@ class AgentService:
             builtin_tools=lambda: self.tools,
             max_input_tokens=options.max_input_tokens,
             max_requests=options.max_turns,
+        )
+        self.settings_application = SettingsApplication(
+            options=options,
+            store=self.store,
+            policy=self.policy,
+            turn_rules=lambda: self.runner.turn_rules,
+            emit=self._emit,
+            extensions=lambda: self.extensions,
+        )
+        self.turns = TurnQueue(self.runner, self._emit, before_turn=self.start)
+        self.switch = ConversationSwitch(
+            conversation=self.conversation,
+            runner=self.runner,
+            compaction=self.compaction,
+            requests=self.requests,
+            extensions=lambda: self.extensions,
         )
         if options.append_system_prompt:  # req: HL5
             self.add_extension(AppendedSystemPrompt(options.append_system_prompt))
@@ -233,31 +222,11 @@ class AgentService:
         if self._started:
             return
         self._started = True
-        session = self.conversation.find_session(self.options.resume, self.options.continue_last)
-        if session is not None:
-            self.conversation.restore(session)
-            self._messages_restored()
+        self.switch.restore_at_start(self.options.resume, self.options.continue_last)
         self._apply_settings(self.store.current())
-        self._start_cleanup()
-
-    # req: F8
-    def _start_cleanup(self) -> None:
-        """Delete transcripts older than cleanupPeriodDays in the background (never memory/).
-        An owned `to_thread` task when a loop runs (awaited on destroy); else done inline."""
-        period = self.settings.cleanup_period_days
-        if period <= 0:
-            return
-        keep = frozenset(
-            transcript_for(self.paths, sid).path
-            for sid in session_chain(self.paths, self.session_id)
+        self._cleanup_task = start_cleanup(
+            self.paths, self.settings.cleanup_period_days, self.session_id
         )
-        args = (self.paths, period, time.time(), keep)
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            cleanup_old_sessions(*args)
-            return
-        self._cleanup_task = loop.create_task(asyncio.to_thread(cleanup_old_sessions, *args))
 
     def full_thread(self) -> list[Message]:
         """Every message of this conversation across compactions, oldest first."""
@@ -265,14 +234,12 @@ class AgentService:
 
     async def destroy(self) -> None:
         """Abort the turn, await background work (e.g. an extraction fork), release resources."""
-        if self._destroyed:
+        if self.turns.closed:
             return
-        self._destroyed = True
-        self.abort()
-        for task in (self._turn_task, self._drain_task, self._cleanup_task):
-            if task is not None:
-                with contextlib.suppress(BaseException):
-                    await task
+        await self.turns.close()
+        if self._cleanup_task is not None:
+            with contextlib.suppress(BaseException):
+                await self._cleanup_task
         for extension in self.extensions:
             if isinstance(extension, SessionObserver):
                 await extension.aclose()
@@ -301,18 +268,8 @@ class AgentService:
 
     # -- settings and status -------------------------------------------------------------------
     def _apply_settings(self, settings: EffectiveSettings) -> None:
-        self.settings = settings
-        mode = self.options.permission_mode or settings.permissions.default_mode or "default"
-        self.policy.mode = mode
-        self.policy.set_rules(
-            [*settings.permissions.allow, *self.options.allowed_tools, *self.runner.turn_rules],
-            [*settings.permissions.deny, *self.options.disallowed_tools],
-        )
-        for problem in self.store.new_problems():
-            self._emit(ev.Notice("settings", problem))
-        for extension in self.extensions:
-            if isinstance(extension, SessionObserver):
-                extension.on_settings(settings)
+        self.settings = settings  # first: observers told below read it from the service
+        self.settings_application.apply(settings)
 
     # req: UX8
     def apply_current_settings(self) -> None:
@@ -374,99 +331,63 @@ class AgentService:
     # -- public API ----------------------------------------------------------------------------
     @property
     def busy(self) -> bool:
-        return self._turn_task is not None and not self._turn_task.done()
+        return self.turns.busy
 
-    # req: AC9
+    @property
+    def queue(self) -> list[str]:
+        """Messages waiting for the running turn to end, oldest first."""
+        return self.turns.waiting
+
     async def send(self, text: str) -> None:
         """Queue a user message; turns run one after another in the background."""
-        if self._destroyed:
-            raise AgentDestroyed()
-        self.queue.append(text)
-        self._emit(ev.QueueChanged(tuple(self.queue)))
-        if self._drain_task is None or self._drain_task.done():
-            self._drain_task = asyncio.get_running_loop().create_task(self._drain())
+        await self.turns.send(text)
 
-    async def _drain(self) -> None:
-        while self.queue and not self._destroyed:
-            text = self.queue.pop(0)
-            self._emit(ev.QueueChanged(tuple(self.queue)))
-            await self.run_turn(text)
+    def unqueue_last(self) -> str | None:
+        """Take back the last queued message (to edit it); None when nothing waits."""
+        return self.turns.take_last()
+
+    def clear_queue(self) -> bool:
+        """Drop every queued message; False when nothing waited."""
+        return self.turns.drop_all()
 
     async def wait_idle(self) -> None:
-        while self._drain_task is not None and not self._drain_task.done():
-            await asyncio.shield(self._drain_task)
+        await self.turns.wait_idle()
 
     @property
     def aborting(self) -> bool:
         """The running turn was asked to stop (nothing may join the history mid-abort)."""
-        return self._abort.is_set()
+        return self.turns.aborting
 
     def abort(self) -> None:
         """Stop the running turn: the stream is cancelled and running tools are killed."""
-        self._abort.set()
-        if self._turn_task is not None and not self._turn_task.done():
-            self._turn_task.cancel()
+        self.turns.abort()
 
     async def run_turn(self, text: str) -> TurnResult:
         """Run one message (or command); Stop observers may continue it a bounded number of
         times, each continuation a turn of its own with the observer's reason as prompt."""
-        result = await self._run_one(self.runner.turn, text)
-        continued = 0
-        while not result.command:
-            continuation = await self.runner.turn_ended(result)
-            if (
-                continuation is None
-                or result.status != "completed"
-                or continued >= MAX_CONTINUATIONS
-                or self._destroyed
-            ):
-                break
-            continued += 1
-            result = await self._run_one(self.runner.go_on, continuation.reason)
-        return result
-
-    async def _run_one(
-        self, work: Callable[[str, asyncio.Event], Coroutine[Any, Any, TurnResult]], text: str
-    ) -> TurnResult:
-        if self._destroyed:
-            raise AgentDestroyed()
-        self.start()
-        self._abort = asyncio.Event()
-        self._turn_task = asyncio.get_running_loop().create_task(work(text, self._abort))
-        self._emit(ev.BusyChanged(True))
-        try:
-            result = await asyncio.shield(self._turn_task)
-        except asyncio.CancelledError:
-            if not self._turn_task.done():
-                self._turn_task.cancel()
-            with contextlib.suppress(BaseException):
-                await self._turn_task
-            result = TurnResult("aborted")
-        finally:
-            self._emit(ev.BusyChanged(False))
-        return result
+        return await self.turns.run_turn(text)
 
     def clear(self) -> None:
         """Start a new, empty session (the old transcript stays on disk)."""
-        self.conversation.clear()
-        self.runner.forget()
-        self.compaction.reset()
-        self._messages_restored()
+        self.switch.clear()
         self.notify("session", f"new conversation: session {self.session_id}")
+
+    def resume(self, session_id: str) -> None:
+        """Switch to another of the project's conversations (the resume picker). Raises
+        FileNotFoundError for an unknown id, RuntimeError while a turn runs."""
+        if self.busy:
+            raise RuntimeError("wait for the turn to finish (or press Esc) before resuming")
+        self.switch.resume(session_id)
+
+    def set_permission_mode(self, mode: PermissionMode) -> None:
+        """The mode for the rest of the session (settings reloads keep it)."""
+        self.options.permission_mode = mode
+        self.policy.mode = mode
 
     async def compact(self, instructions: str | None = None) -> bool:
         """Summarise all but the last rounds into a new, linked session (never raises for a
         failed summary)."""
         return await self.compaction.compact(instructions)
-
-    def _after_compaction(self) -> None:
-        self.requests.invalidate()  # AGENTS.md / MEMORY.md are read again
-        self._messages_restored()
-
-    def _messages_restored(self) -> None:
-        for extension in self.extensions:
-            if isinstance(extension, SessionObserver):
-                extension.on_messages_restored(self.messages)
 
     # -- tools ---------------------------------------------------------------------------------
     def _tool_context(self, abort: asyncio.Event) -> ToolContext:

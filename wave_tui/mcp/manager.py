@@ -1,10 +1,11 @@
 """All MCP servers of a session: started together in the background, offered as tools.
 
-`McpManager` is one extension object for the agent (`service.add_extension(manager)`):
-- `ToolProvider.tools()`: the tools of every ready server, asked before each request, so a
-  server that became ready or changed its list counts from the next request;
-- `ContextSource.system_sections()`: the servers' `instructions` in the dynamic system block;
-- `SessionObserver.aclose()`: every server ended, every child process gone.
+`McpManager` does the work behind the agent's one MCP extension (`agent/mcp_wiring.py`, which
+answers the loop's protocols and delegates here):
+- `tools()` (a `ToolProvider`): the tools of every ready server, asked before each request, so
+  a server that became ready or changed its list counts from the next request;
+- `system_sections()`: the servers' `instructions` for the dynamic system block;
+- `aclose()`: every server ended, every child process gone.
 The `mcp` SDK is imported only when there is a server to start (`start()` with servers).
 """
 
@@ -17,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from wave_tui.llm.types import Message
 from wave_tui.mcp.config import ServerConfig
 from wave_tui.mcp.tools import McpTool, qualified_name
 from wave_tui.tools.base import Tool, ToolResult, error_result
@@ -186,7 +186,7 @@ class McpManager:
             return error_result(f"MCP server {server!r} is not running.")
         return await conn.call(tool, args, f"{server}/{tool}")
 
-    # -- ContextSource ---------------------------------------------------------------------
+    # -- the dynamic system block -----------------------------------------------------------
 
     def system_sections(self, settings: EffectiveSettings) -> list[str]:
         blocks = [
@@ -195,17 +195,3 @@ class McpManager:
             if conn.state == "ready" and conn.instructions and conn.instructions.strip()
         ]
         return ["\n\n".join([INSTRUCTIONS_HEADER, *blocks])] if blocks else []
-
-    def prepend_reminder(self) -> str | None:
-        return None
-
-    def before_request(self) -> list[Message]:
-        return []
-
-    # -- SessionObserver -------------------------------------------------------------------
-
-    def on_settings(self, settings: EffectiveSettings) -> None:
-        return None
-
-    def on_messages_restored(self, messages: list[Message]) -> None:
-        return None

@@ -184,12 +184,14 @@ class BackgroundManager:
             raise ToolError(f"No background task with id {task_id}.")
         if task.status != "running":
             raise ToolError(f"Background task {task_id} is not running ({task.status}).")
-        self._tasks[task_id] = replace(task, status="killed")
         await self._kill(task_id)
         self._emit()
         return self._tasks[task_id]
 
     async def _kill(self, task_id: str) -> None:
+        """Mark a running command stopped (never announced as finished), then end its group:
+        SIGTERM, a grace period, SIGKILL."""
+        self._tasks[task_id] = replace(self._tasks[task_id], status="killed")
         pgid = self._tasks[task_id].pid
         proc = self._procs[task_id]
         signal_group(pgid, signal.SIGTERM)
@@ -210,7 +212,6 @@ class BackgroundManager:
         self._closed = True
         for task_id, task in list(self._tasks.items()):
             if task.status == "running":
-                self._tasks[task_id] = replace(task, status="killed")
                 await self._kill(task_id)
             elif task.pid in self._pgids:
                 signal_group(task.pid, signal.SIGKILL)  # a finished leader's stray children

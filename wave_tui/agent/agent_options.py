@@ -1,0 +1,29 @@
+"""How one agent runs: the options the front ends pass (command line, app, tests)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from wave_tui.permissions.policy import PermissionMode
+from wave_tui.tools.base import Clock, system_clock
+
+
+@dataclass
+class AgentOptions:
+    workdir: Path
+    model: str | None = None
+    permission_mode: PermissionMode | None = None
+    continue_last: bool = False
+    resume: str | None = None
+    headless: bool = False
+    environ: Mapping[str, str] | None = None
+    clock: Clock = system_clock
+    max_input_tokens: int | None = None
+    # Headless scripting (HL4–HL6): rules added to permissions.allow / deny for the whole run,
+    # text appended to the dynamic system block, and a bound on main-agent model requests.
+    allowed_tools: tuple[str, ...] = ()
+    disallowed_tools: tuple[str, ...] = ()
+    append_system_prompt: str | None = None
+    max_turns: int | None = None

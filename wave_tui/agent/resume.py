@@ -1,0 +1,96 @@
+"""Which conversation the service holds, and what switching to another one resets.
+
+The one at start (`--continue` / `--resume`), another of the project's sessions picked later
+(the resume picker), a new empty one (`/clear`), the summary after a compaction. Every switch
+tells the extensions (`SessionObserver.on_messages_restored`); leaving a conversation also
+forgets the turn runner's last request and resets the compaction breaker. Old transcripts are
+cleaned up in the background, never the chain of the conversation in use (F8).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+from wave_tui.agent.compaction_flow import CompactionFlow
+from wave_tui.agent.conversation import Conversation
+from wave_tui.agent.extensions import SessionObserver
+from wave_tui.agent.request import RequestBuilder
+from wave_tui.agent.sessions import cleanup_old_sessions, session_chain
+from wave_tui.agent.transcript import transcript_for
+from wave_tui.agent.turn_runner import TurnRunner
+from wave_tui.config.paths import WavePaths
+
+
+class ConversationSwitch:
+    def __init__(
+        self,
+        *,
+        conversation: Conversation,
+        runner: TurnRunner,
+        compaction: CompactionFlow,
+        requests: RequestBuilder,
+        extensions: Callable[[], list[object]],
+    ) -> None:
+        self._conversation = conversation
+        self._runner = runner
+        self._compaction = compaction
+        self._requests = requests
+        self._extensions = extensions
+
+    def restore_at_start(self, resume: str | None, continue_last: bool) -> None:
+        """The session `--resume ID` / `--continue` names, if any. Raises FileNotFoundError."""
+        session = self._conversation.find_session(resume, continue_last)
+        if session is not None:
+            self._conversation.restore(session)
+            self.messages_restored()
+
+    # req: UX15
+    def resume(self, session_id: str) -> None:
+        """Switch to another of the project's conversations (a compacted one continues in its
+        newest descendant). Raises FileNotFoundError for an unknown id."""
+        target = self._conversation.find_session(session_id, False)
+        assert target is not None  # an id always names a session or raises
+        self._forget()
+        self._conversation.restore(target)
+        self._requests.invalidate()
+        self.messages_restored()
+
+    def clear(self) -> None:
+        """A new, empty conversation (the old transcript stays on disk)."""
+        self._conversation.clear()
+        self._forget()
+        self.messages_restored()
+
+    def after_compaction(self) -> None:
+        self._requests.invalidate()  # AGENTS.md / MEMORY.md are read again
+        self.messages_restored()
+
+    def _forget(self) -> None:
+        self._runner.forget()
+        self._compaction.reset()
+
+    def messages_restored(self) -> None:
+        for extension in self._extensions():
+            if isinstance(extension, SessionObserver):
+                extension.on_messages_restored(self._conversation.messages)
+
+
+# req: F8
+def start_cleanup(
+    paths: WavePaths, period_days: int, session_id: str
+) -> asyncio.Task[object] | None:
+    """Delete transcripts older than cleanupPeriodDays in the background (never memory/).
+    A `to_thread` task when a loop runs (the caller owns it and awaits it on close); else
+    done inline."""
+    if period_days <= 0:
+        return None
+    keep = frozenset(transcript_for(paths, sid).path for sid in session_chain(paths, session_id))
+    args = (paths, period_days, time.time(), keep)
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        cleanup_old_sessions(*args)
+        return None
+    return loop.create_task(asyncio.to_thread(cleanup_old_sessions, *args))

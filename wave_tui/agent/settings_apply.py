@@ -1,0 +1,53 @@
+"""What the settings in force change in a running agent.
+
+The permission mode (`--permission-mode` and `/`-cycled modes win over `defaultMode`), the
+allow / deny rules (with `--allowedTools` / `--disallowedTools` and a running command's
+`allowed-tools`), one notice per new problem in the settings files, and every
+`SessionObserver` (the endpoint, auto memory, hooks read their settings from there).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from wave_tui.agent import events as ev
+from wave_tui.agent.agent_options import AgentOptions
+from wave_tui.agent.extensions import SessionObserver
+from wave_tui.config.settings import EffectiveSettings, SettingsStore
+from wave_tui.permissions.policy import PermissionPolicy
+
+Emit = Callable[[ev.AgentEvent], None]
+
+
+class SettingsApplication:
+    def __init__(
+        self,
+        *,
+        options: AgentOptions,
+        store: SettingsStore,
+        policy: PermissionPolicy,
+        turn_rules: Callable[[], tuple[str, ...]],
+        emit: Emit,
+        extensions: Callable[[], list[object]],
+    ) -> None:
+        self._options = options
+        self._store = store
+        self._policy = policy
+        self._turn_rules = turn_rules
+        self._emit = emit
+        self._extensions = extensions
+
+    def apply(self, settings: EffectiveSettings) -> None:
+        options = self._options
+        self._policy.mode = (
+            options.permission_mode or settings.permissions.default_mode or "default"
+        )
+        self._policy.set_rules(
+            [*settings.permissions.allow, *options.allowed_tools, *self._turn_rules()],
+            [*settings.permissions.deny, *options.disallowed_tools],
+        )
+        for problem in self._store.new_problems():
+            self._emit(ev.Notice("settings", problem))
+        for extension in self._extensions():
+            if isinstance(extension, SessionObserver):
+                extension.on_settings(settings)
