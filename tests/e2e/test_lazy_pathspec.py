@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.model_server import ModelServer, text, tool_call
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,24 +37,19 @@ def write(path: Path, content: str) -> None:
     path.write_text(content, encoding="utf-8")
 
 
-def test_r3_turn_without_conditional_rules_does_not_import_pathspec(
-    model_server: ModelServer, project: Path
+@pytest.mark.parametrize(
+    ("rule", "loads_pathspec"),
+    [("RULE-BODY\n", False), ("---\npaths: '*.txt'\n---\nRULE-BODY\n", True)],
+    ids=["unconditional", "paths"],
+)
+def test_r3_pathspec_is_imported_only_to_match_a_paths_rule(
+    model_server: ModelServer, project: Path, rule: str, loads_pathspec: bool
 ) -> None:
-    """R3: matching is lazy, so a Read with only an unconditional rule never loads pathspec."""
-    write(project / ".wave" / "rules" / "style.md", "Use tabs.\n")
+    """R3: matching is lazy, so a turn whose rules have no `paths` never loads pathspec."""
+    write(project / ".wave" / "rules" / "rule.md", rule)
     write(project / "a.txt", "alpha\n")
     model_server.enqueue(tool_call("Read", {"file_path": "a.txt"}), text("ok"))
     modules = imported_by_turn(model_server, project)
     assert "wave_tui.memory.rule_match" in modules  # the probe sees wave's own imports
-    assert "pathspec" not in modules
-
-
-def test_r3_conditional_rule_match_imports_pathspec(
-    model_server: ModelServer, project: Path
-) -> None:
-    """R3: the same turn with a `paths` rule matching the file read does load it."""
-    write(project / ".wave" / "rules" / "txt.md", "---\npaths: '*.txt'\n---\nTXT-RULE\n")
-    write(project / "a.txt", "alpha\n")
-    model_server.enqueue(tool_call("Read", {"file_path": "a.txt"}), text("ok"))
-    assert "pathspec" in imported_by_turn(model_server, project)
-    assert "TXT-RULE" in str(model_server.requests[1].body["messages"])
+    assert ("pathspec" in modules) is loads_pathspec
+    assert "RULE-BODY" in str(model_server.requests[1].body["messages"])
