@@ -10,6 +10,8 @@ is imported on first use: a run that never matches a pattern does not load it.
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from functools import cache
 from itertools import islice
@@ -21,6 +23,10 @@ if TYPE_CHECKING:
 MAX_BRACE_DEPTH = 32
 
 Groups = dict[int, int]  # index of each alternating `{` -> index of its matching `}`
+
+# Where scanning has something to decide; everything between is plain text.
+_GROUP_CHARS = re.compile(r"[\\\[{}]")
+_COMMA_CHARS = re.compile(r"[\\\[{,]")
 
 
 class BraceLimitError(ValueError):
@@ -70,9 +76,12 @@ def _literal_end(pattern: str, i: int) -> int:
 def _balanced_groups(pattern: str) -> Groups:
     """Every balanced `{...}`; unmatched braces are left out (literal)."""
     pairs: Groups = {}
+    if "{" not in pattern:
+        return pairs
     stack: list[int] = []
     i = 0
-    while i < len(pattern):
+    while (found := _GROUP_CHARS.search(pattern, i)) is not None:
+        i = found.start()
         if (end := _literal_end(pattern, i)) > 0:
             i = end
             continue
@@ -87,7 +96,8 @@ def _balanced_groups(pattern: str) -> Groups:
 def _comma_ranges(pattern: str, groups: Groups, lo: int, hi: int) -> list[tuple[int, int]]:
     """The ranges between the commas of `pattern[lo:hi]` that lie outside every group."""
     ranges, start, i = [], lo, lo
-    while i < hi:
+    while (found := _COMMA_CHARS.search(pattern, i, hi)) is not None:
+        i = found.start()
         if (end := _literal_end(pattern, i)) > 0:
             i = end
         elif i in groups:
@@ -96,7 +106,7 @@ def _comma_ranges(pattern: str, groups: Groups, lo: int, hi: int) -> list[tuple[
             ranges.append((start, i))
             start = i = i + 1
         else:
-            i += 1
+            i += 1  # an unclosed `[` or a brace of no group: literal
     ranges.append((start, hi))
     return ranges
 
@@ -114,23 +124,32 @@ def _expand(pattern: str, groups: Groups, limit: int) -> list[str]:
     """All alternatives in order, cut after `limit` + 1 (enough to tell that there are too many:
     the first n of a product need only the first n of each factor)."""
 
+    if not groups:
+        return [pattern]
+    starts = sorted(groups)
+
     def expand(lo: int, hi: int, depth: int) -> list[str]:
         if depth > MAX_BRACE_DEPTH:
             raise BracesTooDeep(pattern, f"nests braces more than {MAX_BRACE_DEPTH} deep")
+        k = bisect_left(starts, lo)
+        if k == len(starts) or starts[k] >= hi:
+            return [pattern[lo:hi]]  # no group inside: the common case, kept cheap
         results = [""]
         i = lo
         while i < hi:
-            if (end := _literal_end(pattern, i)) > 0:
-                parts, i = [pattern[i:end]], end
-            elif i in groups:
-                close = groups[i]
-                ranges = _comma_ranges(pattern, groups, i + 1, close)
-                alts = (alt for a, b in ranges for alt in expand(a, b, depth + 1))
-                parts = list(islice(alts, limit + 1))
-                i = close + 1
-            else:
-                parts, i = [pattern[i]], i + 1
+            # Everything up to the next group is literal (escapes and classes hold no group).
+            k = bisect_left(starts, i)
+            literal_end = min(starts[k], hi) if k < len(starts) else hi
+            if literal_end > i:
+                chunk, i = pattern[i:literal_end], literal_end
+                results = [r + chunk for r in results]
+                continue
+            close = groups[i]
+            ranges = _comma_ranges(pattern, groups, i + 1, close)
+            alts = (alt for a, b in ranges for alt in expand(a, b, depth + 1))
+            parts = list(islice(alts, limit + 1))
             results = list(islice((r + part for r in results for part in parts), limit + 1))
+            i = close + 1
         return results
 
     expanded = expand(0, len(pattern), 0)
