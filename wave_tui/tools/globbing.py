@@ -123,7 +123,6 @@ def split_top_level_commas(text: str) -> list[str]:
 def _expand(pattern: str, groups: Groups, limit: int) -> list[str]:
     """All alternatives in order, cut after `limit` + 1 (enough to tell that there are too many:
     the first n of a product need only the first n of each factor)."""
-
     if not groups:
         return [pattern]
     starts = sorted(groups)
