@@ -144,6 +144,39 @@ def test_r9_brace_expansion_including_nested() -> None:
     assert expand_braces("broken/{a,b") == ["broken/{a,b"]
 
 
+def test_r9_escaped_and_class_braces_stay_literal() -> None:
+    assert expand_braces("\\{a,b}/*.md") == ["\\{a,b}/*.md"]
+    assert expand_braces("docs/[{,}]*.md") == ["docs/[{,}]*.md"]
+    patterns, error = parse_paths_value("docs/[,]x.md, src/*.ts")
+    assert error is None and patterns == ["docs/[,]x.md", "src/*.ts"]
+
+
+def test_r9_braced_bang_names_a_file_not_a_negation(paths: WavePaths, warnings: list[str]) -> None:
+    write(rules_dir(paths) / "bang.md", "---\npaths: '{!gen,src}/*.ts'\n---\nBang.\n")
+    rules = discover(paths, warnings)
+    root = paths.project_root
+    assert [p for _, p in rules.match(root / "!gen/a.ts")] == ["\\!gen/*.ts"]
+    assert [p for _, p in rules.match(root / "src/a.ts")] == ["src/*.ts"]
+    assert rules.match(root / "lib/a.ts") == []
+
+
+def test_r9_brace_bomb_keeps_the_first_alternatives(paths: WavePaths, warnings: list[str]) -> None:
+    write(rules_dir(paths) / "bomb.md", "---\npaths: '" + "{a,b}" * 20 + "'\n---\nBomb.\n")
+    (rule,) = discover(paths, warnings).active
+    assert rule.status == "conditional" and len(rule.patterns) == 256
+    assert rule.patterns[:2] == ["a" * 20, "a" * 19 + "b"]
+    assert warnings == []
+
+
+def test_r9_braces_nested_too_deep_are_reported(paths: WavePaths, warnings: list[str]) -> None:
+    deep = "{a," * 40 + "b" + "}" * 40
+    write(rules_dir(paths) / "deep.md", f"---\npaths: '{deep}'\n---\nDeep.\n")
+    (rule,) = discover(paths, warnings).all
+    problem = f"'paths' pattern '{deep}' nests braces more than 32 deep"
+    assert rule.status == "inactive" and rule.reason == problem
+    assert warnings == [f".wave/rules/deep.md: {problem}; rule not loaded"]
+
+
 def test_r9_brace_rule_matches_both_expansions(paths: WavePaths, warnings: list[str]) -> None:
     write(rules_dir(paths) / "ts.md", "---\npaths: '{src,lib}/**/*.ts'\n---\nTS.\n")
     rules = discover(paths, warnings)

@@ -264,7 +264,7 @@ def _any_project_folder_broken(projects_dir: Path) -> bool:
                 memory = os.path.join(entry.path, "memory")
                 if os.path.lexists(memory) and not os.path.isdir(memory):
                     return True
-                if os.path.isdir(os.path.join(memory, "MEMORY.md")):
+                if os.path.isdir(os.path.join(memory, MEMORY_INDEX_FILENAME)):
                     return True
             except OSError:
                 continue

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from wave_tui.config.paths import WavePaths
+from wave_tui.config.paths import MEMORY_INDEX_FILENAME, WavePaths
 from wave_tui.memory.agents_md import (
     Warn,
     project_memory_files,
@@ -165,7 +165,7 @@ def _imported_items(
 def _topic_files(memory_dir: Path) -> list[Path]:
     if not memory_dir.is_dir():
         return []
-    index = memory_dir / "MEMORY.md"
+    index = memory_dir / MEMORY_INDEX_FILENAME
     return sorted(p for p in memory_dir.rglob("*.md") if p != index and p.is_file())
 
 

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from wave_tui.config.paths import MEMORY_INDEX_FILENAME
 from wave_tui.memory.frontmatter import read_frontmatter_head
 from wave_tui.memory.references import missing_references
 
 MANIFEST_LIMIT = 200
-INDEX_FILENAME = "MEMORY.md"
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ def iso_utc(mtime_s: float) -> str:
 
 
 def _skip(name: str) -> bool:
-    return name.startswith(".") or name == INDEX_FILENAME or not name.endswith(".md")
+    return name.startswith(".") or name == MEMORY_INDEX_FILENAME or not name.endswith(".md")
 
 
 # req: X4

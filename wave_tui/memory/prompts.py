@@ -11,9 +11,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from wave_tui.config.paths import MEMORY_INDEX_FILENAME
 from wave_tui.memory.index import INDEX_MAX_LINES, POINTER_MAX_CHARS
-
-INDEX_FILENAME = "MEMORY.md"
 
 
 @dataclass(frozen=True)
@@ -208,11 +207,11 @@ def render_how_to_save() -> str:
         "**Step 1**: write the memory to its own topic file in the memory directory (for "
         "example `user_role.md` or `feedback_testing.md`), starting with this frontmatter:\n\n"
         f"```markdown\n{FRONTMATTER_TEMPLATE}```\n\n"
-        f"**Step 2**: add a one-line pointer to that file in `{INDEX_FILENAME}`, under "
+        f"**Step 2**: add a one-line pointer to that file in `{MEMORY_INDEX_FILENAME}`, under "
         f"~{POINTER_MAX_CHARS} characters: `{POINTER_LINE_EXAMPLE}`.\n\n"
-        f"`{INDEX_FILENAME}` is an index, not a memory: one line per entry, no frontmatter, and "
-        "never the content of a memory itself. It is loaded into every conversation and cut off "
-        f"after {INDEX_MAX_LINES} lines, so keep it short.\n\n"
+        f"`{MEMORY_INDEX_FILENAME}` is an index, not a memory: one line per entry, no "
+        "frontmatter, and never the content of a memory itself. It is loaded into every "
+        f"conversation and cut off after {INDEX_MAX_LINES} lines, so keep it short.\n\n"
         "- Keep `name`, `description` and `type` in each file in step with its content.\n"
         "- Organise memories by topic, not by date.\n"
         "- Never write duplicates: first check whether an existing memory can be updated.\n"
@@ -276,13 +275,13 @@ def render_memory_section(memory_dir: Path) -> str:
 
 def render_memory_index_block(index_text: str, warning: str | None) -> str:
     """The MEMORY.md index as shown in the system prompt's dynamic block (A2)."""
-    heading = f"## {INDEX_FILENAME}"
+    heading = f"## {MEMORY_INDEX_FILENAME}"
     if not index_text.strip() and warning:
-        body = f"Nothing of your {INDEX_FILENAME} could be loaded (see the warning below)."
+        body = f"Nothing of your {MEMORY_INDEX_FILENAME} could be loaded (see the warning below)."
     elif not index_text.strip():
         body = (
-            f"Your {INDEX_FILENAME} is currently empty. When you save new memories, they will "
-            "appear here."
+            f"Your {MEMORY_INDEX_FILENAME} is currently empty. When you save new memories, "
+            "they will appear here."
         )
     else:
         body = index_text.rstrip("\n")

@@ -8,10 +8,10 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from wave_tui.tools import globbing
 from wave_tui.tools.base import (
     BaseTool,
     ToolContext,
@@ -21,6 +21,7 @@ from wave_tui.tools.base import (
     arg_str,
     resolve_path,
 )
+from wave_tui.tools.globbing import BraceLimitError, gitignore_spec
 
 if TYPE_CHECKING:
     import pathspec
@@ -39,18 +40,6 @@ matches file names at any depth).
 - Use Grep to search file contents."""
 
 
-@cache
-def _gitignore_style() -> str:
-    import pathspec  # on first use: a run that never globs does not load it
-
-    # pathspec 1.x renamed the gitignore pattern style and deprecated the old name.
-    try:
-        pathspec.util.lookup_pattern("gitignore")
-    except KeyError:
-        return "gitwildmatch"
-    return "gitignore"
-
-
 def find_ripgrep() -> str | None:
     """The `rg` binary: on PATH, or installed next to this Python (the `ripgrep` wheel's venv bin)."""
     found = shutil.which("rg")
@@ -61,105 +50,21 @@ def find_ripgrep() -> str | None:
 
 
 MAX_BRACE_EXPANSIONS = 1000
-MAX_BRACE_DEPTH = 32
-
-
-def _class_end(pattern: str, start: int) -> int:
-    """Index just past the `[...]` class opening at `start`, or -1 if it is not closed."""
-    j = start + 1
-    if j < len(pattern) and pattern[j] in "!^":
-        j += 1
-    if j < len(pattern) and pattern[j] == "]":
-        j += 1  # a leading `]` is part of the class
-    close = pattern.find("]", j)
-    return -1 if close < 0 else close + 1
-
-
-def _literal_end(pattern: str, i: int) -> int:
-    """If an escape or a character class starts at `i`, the index after it; else -1."""
-    if pattern[i] == "\\" and i + 1 < len(pattern):
-        return i + 2
-    if pattern[i] == "[":
-        return _class_end(pattern, i)
-    return -1
-
-
-def _brace_pairs(pattern: str) -> dict[int, int]:
-    """Index of each `{` -> index of its matching `}`; unmatched braces are left out (literal)."""
-    pairs: dict[int, int] = {}
-    stack: list[int] = []
-    i = 0
-    while i < len(pattern):
-        if (end := _literal_end(pattern, i)) > 0:
-            i = end
-            continue
-        if pattern[i] == "{":
-            stack.append(i)
-        elif pattern[i] == "}" and stack:
-            pairs[stack.pop()] = i
-        i += 1
-    return pairs
 
 
 def expand_braces(pattern: str) -> list[str]:
-    """`**/*.{ts,py}` -> `**/*.ts`, `**/*.py`: ripgrep's glob alternation, for matchers (pathspec)
-    that lack it. Nested groups expand too; braces escaped or inside `[...]`, and unmatched ones,
-    stay literal."""
-    pairs = _brace_pairs(pattern)
-
-    def expand(lo: int, hi: int, depth: int) -> list[str]:
-        if depth > MAX_BRACE_DEPTH:
-            raise ToolError(f"Glob {pattern!r} nests braces more than {MAX_BRACE_DEPTH} deep.")
-        results = [""]
-        i = lo
-        while i < hi:
-            if (end := _literal_end(pattern, i)) > 0:
-                parts, i = [pattern[i:end]], end
-            elif i in pairs:
-                close = pairs[i]
-                parts = [
-                    alt for a, b in alternatives(i + 1, close) for alt in expand(a, b, depth + 1)
-                ]
-                i = close + 1
-            else:
-                parts, i = [pattern[i]], i + 1
-            results = [r + part for r in results for part in parts]
-            if len(results) > MAX_BRACE_EXPANSIONS:
-                raise ToolError(
-                    f"Glob {pattern!r} expands to more than {MAX_BRACE_EXPANSIONS} alternatives."
-                )
-        return results
-
-    def alternatives(lo: int, hi: int) -> list[tuple[int, int]]:
-        """The comma-separated ranges of a group's contents (commas in nested groups excluded)."""
-        ranges, start, i = [], lo, lo
-        while i < hi:
-            if (end := _literal_end(pattern, i)) > 0:
-                i = end
-            elif i in pairs:
-                i = pairs[i] + 1
-            elif pattern[i] == ",":
-                ranges.append((start, i))
-                start = i = i + 1
-            else:
-                i += 1
-        ranges.append((start, hi))
-        return ranges
-
-    expanded = expand(0, len(pattern), 0)
-    if not pattern.startswith("!"):
-        # `{!a,b}` means a file named "!a", not a negated glob.
-        expanded = ["\\" + alt if alt.startswith("!") else alt for alt in expanded]
-    return list(dict.fromkeys(expanded))
+    """`**/*.{ts,py}` -> `**/*.ts`, `**/*.py` (ripgrep's alternation, nested groups too); a
+    pattern past the brace limits is a ToolError for the model."""
+    try:
+        return globbing.expand_braces(pattern, limit=MAX_BRACE_EXPANSIONS)
+    except BraceLimitError as exc:
+        raise ToolError(f"Glob {exc.pattern!r} {exc}.") from exc
 
 
 def compile_glob(*patterns: str) -> pathspec.PathSpec[pathspec.Pattern]:
     """A matcher with ripgrep's --glob semantics (gitignore-style, relative to the search root,
     `{a,b}` alternation)."""
-    import pathspec
-
-    expanded = [alt for pattern in patterns for alt in expand_braces(pattern)]
-    return pathspec.PathSpec.from_lines(_gitignore_style(), expanded)
+    return gitignore_spec(alt for pattern in patterns for alt in expand_braces(pattern))
 
 
 class _IgnoreRules:
@@ -186,13 +91,7 @@ def _load_rules(directory: Path) -> _IgnoreRules | None:
             lines += (directory / name).read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError:
             continue
-    import pathspec
-
-    return (
-        _IgnoreRules(directory, pathspec.PathSpec.from_lines(_gitignore_style(), lines))
-        if lines
-        else None
-    )
+    return _IgnoreRules(directory, gitignore_spec(lines)) if lines else None
 
 
 def _ignored(path: Path, is_dir: bool, rules: list[_IgnoreRules]) -> bool:

@@ -1,0 +1,180 @@
+"""Discovered rules and which of them a file path activates (R3, R4, R8).
+
+Order of active rules (and of unconditional rules in the reminder): priority descending (higher
+priority first), then project rules before user rules, then rule id.
+
+Paths are matched with gitignore semantics (pathspec, through tools/globbing.py) against the file
+path relative to the project root; files outside the project root match no rule.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from wave_tui.tools.globbing import gitignore_pattern, ordered_spec
+
+if TYPE_CHECKING:
+    import pathspec
+
+Scope = Literal["project", "user"]
+Status = Literal["always", "conditional", "inactive"]
+
+_SCOPE_RANK: dict[str, int] = {"project": 0, "user": 1}
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    path: Path  # where the rule was found (below its root; symlinks not resolved)
+    scope: Scope
+    root: Path
+    body: str
+    patterns: list[str] = field(default_factory=list)
+    priority: int = 0
+    status: Status = "always"
+    reason: str = ""
+    name: str = ""
+    description: str = ""
+
+    @property
+    def is_active(self) -> bool:
+        return self.status != "inactive"
+
+
+# req: R8
+def _sort_key(rule: Rule) -> tuple[int, int, str]:
+    return (-rule.priority, _SCOPE_RANK[rule.scope], rule.id)
+
+
+class RuleSet:
+    """Discovered rules: `.all` is the catalog (inactive included), `.active` the loaded ones."""
+
+    def __init__(self, rules: list[Rule], project_root: Path) -> None:
+        self.project_root = project_root
+        self.active: list[Rule] = sorted((r for r in rules if r.is_active), key=_sort_key)
+        inactive = sorted((r for r in rules if not r.is_active), key=_sort_key)
+        self.all: list[Rule] = self.active + inactive
+        self._conditional = [r for r in self.active if r.status == "conditional"]
+        self._matcher: _Matcher | None = None
+
+    def unconditional(self) -> list[Rule]:
+        return [r for r in self.active if r.status == "always"]
+
+    def conditional(self) -> list[Rule]:
+        return list(self._conditional)
+
+    def get(self, rule_id: str) -> Rule | None:
+        return next((r for r in self.active if r.id == rule_id), None)
+
+    def relative(self, path: Path) -> str | None:
+        """The path relative to the project root (posix), or None when outside it."""
+        p = path if path.is_absolute() else self.project_root / path
+        rel = _relative_to(p, self.project_root) if ".." not in p.parts else None
+        if rel is None:  # maybe reached through a symlink
+            resolved = _safe_resolve(p)
+            rel = _relative_to(resolved, self.project_root) if resolved else None
+        return rel if rel != "." else None
+
+    # req: R4
+    def match(self, path: Path) -> list[tuple[Rule, str]]:
+        """Conditional rules whose `paths` match the file, each with the pattern that matched."""
+        rel = self.relative(path)
+        if rel is None or not self._conditional:
+            return []
+        if self._matcher is None:
+            self._matcher = _Matcher(self._conditional)
+        return self._matcher.match(rel)
+
+
+def _relative_to(path: Path, root: Path) -> str | None:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return None
+
+
+def _safe_resolve(path: Path) -> Path | None:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return None
+
+
+_GLOB_CHARS = frozenset("*?[\\")
+
+
+def literal_prefix(pattern: str) -> tuple[str, ...]:
+    """The leading literal folders of an anchored gitignore pattern; () when it floats.
+
+    Gitignore anchors a pattern to the root when it has a `/` before its last character; such a
+    pattern can only match paths that start with its literal leading segments.
+    """
+    body = pattern.rstrip("/")
+    if body.startswith("/"):
+        body = body[1:]
+    elif "/" not in body:
+        return ()
+    prefix: list[str] = []
+    for segment in body.split("/"):
+        if not segment or any(ch in _GLOB_CHARS for ch in segment):
+            break
+        prefix.append(segment)
+    return tuple(prefix)
+
+
+@dataclass
+class _Node:
+    patterns: list[str] = field(default_factory=list)
+    children: dict[str, _Node] = field(default_factory=dict)
+
+
+class _Matcher:
+    """Each distinct pattern is compiled once and filed in a trie under its literal leading
+    folders, so a path is only tested against patterns that could match it."""
+
+    def __init__(self, rules: list[Rule]) -> None:
+        self._rules = rules
+        self._regex: dict[str, re.Pattern[str]] = {}
+        self._negating: dict[int, pathspec.PathSpec[pathspec.RegexPattern]] = {}
+        self._trie = _Node()
+        self._rules_of: dict[str, list[int]] = {}
+        for index, rule in enumerate(rules):
+            compiled = [gitignore_pattern(p) for p in rule.patterns]
+            if any(c.include is False for c in compiled):
+                # Gitignore negation needs ordered evaluation: keep a per-rule spec for these.
+                self._negating[index] = ordered_spec(compiled)
+                continue
+            for pattern, c in zip(rule.patterns, compiled, strict=True):
+                if not c.include or c.regex is None:
+                    continue
+                if pattern not in self._regex:
+                    self._regex[pattern] = c.regex
+                    node = self._trie
+                    for segment in literal_prefix(pattern):
+                        node = node.children.setdefault(segment, _Node())
+                    node.patterns.append(pattern)
+                self._rules_of.setdefault(pattern, []).append(index)
+
+    def _candidates(self, rel: str) -> list[str]:
+        node = self._trie
+        found = list(node.patterns)
+        for segment in rel.split("/"):
+            child = node.children.get(segment)
+            if child is None:
+                break
+            node = child
+            found += node.patterns
+        return found
+
+    def match(self, rel: str) -> list[tuple[Rule, str]]:
+        matched = {p for p in self._candidates(rel) if self._regex[p].match(rel)}
+        hit = {i for p in matched for i in self._rules_of[p]}
+        first = {i: next(p for p in self._rules[i].patterns if p in matched) for i in hit}
+        for index, spec in self._negating.items():
+            result = spec.check_file(rel)
+            if result.include and result.index is not None:
+                first[index] = self._rules[index].patterns[result.index]
+        return [(self._rules[i], first[i]) for i in sorted(first)]

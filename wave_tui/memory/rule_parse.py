@@ -1,0 +1,168 @@
+"""Rule files' content: frontmatter keys, `paths` values and their braces (R6, R9, R10, MX4).
+
+Frontmatter keys: `paths` (list, or a comma-separated string; `{a,b}` braces expand), `priority`
+(int, default 0), `name`, `description`. A file without frontmatter or without `paths` is
+unconditional (X4). A file is reported and does not load when its YAML does not parse, when
+`paths`/`priority` has an unusable value, or when it uses a scope key of another tool (`globs`,
+`applyTo`, `alwaysApply`, …) — loading such a rule everywhere would silently ignore its intended
+scope. Other unknown keys are reported, and the rule still loads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from wave_tui.memory.decoding import decode_memory_bytes
+from wave_tui.memory.frontmatter import parse_frontmatter
+from wave_tui.tools.globbing import (
+    BracesTooDeep,
+    TooManyAlternatives,
+    expand_comma_braces,
+    split_top_level_commas,
+)
+
+KNOWN_KEYS = frozenset({"paths", "priority", "name", "description"})
+# Scope keys of other agents: a rule using one meant to be conditional, so it must not load blind.
+SCOPE_KEY_HINTS: dict[str, str] = {
+    "globs": "paths",
+    "glob": "paths",
+    "applyto": "paths",
+    "path": "paths",
+    "files": "paths",
+    "include": "paths",
+    "patterns": "paths",
+    "pattern": "paths",
+    "match": "paths",
+    "alwaysapply": "omit 'paths' for an always-on rule",
+}
+MAX_BRACE_EXPANSIONS = 256
+
+
+# req: R9
+def expand_braces(pattern: str) -> list[str]:
+    """`{src,lib}/**/*.ts` -> `src/**/*.ts`, `lib/**/*.ts` (nested braces too, R9).
+
+    Braces without a top-level comma, escaped ones, those in a `[...]` class and unbalanced ones
+    stay literal. Past MAX_BRACE_EXPANSIONS the first ones count; nesting deeper than the brace
+    depth limit raises BracesTooDeep.
+    """
+    try:
+        return expand_comma_braces(pattern, limit=MAX_BRACE_EXPANSIONS)
+    except TooManyAlternatives as exc:
+        return list(exc.first)
+
+
+# req: R6
+def parse_paths_value(value: Any) -> tuple[list[str], str | None]:
+    """Patterns from a `paths` value, or an error. Strings split on commas outside braces."""
+    if value is None:
+        return [], None
+    if isinstance(value, str):
+        raw = [part.strip() for part in split_top_level_commas(value) if part.strip()]
+    elif isinstance(value, list):
+        raw = []
+        for item in value:
+            if not isinstance(item, str | int | float):
+                return [], "'paths' entries must be strings"
+            text = str(item).strip()
+            if text:
+                raw.append(text)
+    else:
+        return [], "'paths' must be a list or a comma-separated string"
+    patterns: list[str] = []
+    for item in raw:
+        if "\n" in item:  # req: MX4
+            # A `|` block without commas folds into one pattern holding a newline: no path has one.
+            shown = item.replace("\n", "\\n")
+            return [], (
+                f"'paths' pattern '{shown}' spans lines and can never match "
+                "(separate patterns with commas or write a YAML list)"
+            )
+        cleaned = item[2:] if item.startswith("./") else item
+        try:
+            alternatives = expand_braces(cleaned)
+        except BracesTooDeep as exc:
+            return [], f"'paths' pattern '{item}' {exc}"
+        for expanded in alternatives:
+            if expanded not in patterns:
+                patterns.append(expanded)
+    return patterns, None
+
+
+# -- parsing of one rule file ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ParsedRuleFile:
+    """What a rule file's content says, independent of where it was found."""
+
+    body: str
+    patterns: tuple[str, ...]
+    priority: int
+    name: str
+    description: str
+    problems: tuple[str, ...]  # reported; the rule still loads
+    fatal: str | None  # reported; the rule does not load
+
+
+def _unknown_key_problem(key: str) -> tuple[str, bool]:
+    hint = SCOPE_KEY_HINTS.get(key.lower())
+    if hint is None:
+        return f"unknown frontmatter key '{key}' (ignored)", False
+    if hint.startswith("omit"):
+        return f"unknown frontmatter key '{key}' ({hint})", True
+    return f"unknown frontmatter key '{key}' (did you mean '{hint}'?)", True
+
+
+# req: R10
+def parse_rule_text(text: str) -> ParsedRuleFile:
+    fm = parse_frontmatter(text)
+    body = fm.body
+    if fm.error is not None:
+        return ParsedRuleFile(body, (), 0, "", "", (), fm.error)
+    problems: list[str] = []
+    fatal: str | None = None
+    for key in fm.data:
+        if key in KNOWN_KEYS:
+            continue
+        problem, is_fatal = _unknown_key_problem(key)
+        if is_fatal and fatal is None:
+            fatal = problem
+        elif not is_fatal:
+            problems.append(problem)
+    patterns, paths_error = parse_paths_value(fm.data.get("paths"))
+    if paths_error and fatal is None:
+        fatal = paths_error
+    priority = 0
+    raw_priority = fm.data.get("priority", 0)
+    if raw_priority is not None:
+        if isinstance(raw_priority, bool) or not isinstance(raw_priority, int | str):
+            problems.append("'priority' must be an integer (using 0)")
+        else:
+            try:
+                priority = int(raw_priority)
+            except ValueError:
+                problems.append("'priority' must be an integer (using 0)")
+    return ParsedRuleFile(
+        body=body,
+        patterns=tuple(patterns),
+        priority=priority,
+        name=fm.get_str("name"),
+        description=fm.get_str("description"),
+        problems=tuple(problems),
+        fatal=fatal,
+    )
+
+
+def parse_rule_file(path: Path) -> ParsedRuleFile:
+    """The rule file's content, decoded as every memory source is (X11): a binary file does not
+    load (the rule is inactive with the reason), undecodable bytes are reported."""
+    decoded = decode_memory_bytes(path.read_bytes())
+    if decoded.text is None:
+        return ParsedRuleFile("", (), 0, "", "", (), decoded.problem)
+    parsed = parse_rule_text(decoded.text)
+    if decoded.problem is None:
+        return parsed
+    return replace(parsed, problems=(*parsed.problems, decoded.problem))
