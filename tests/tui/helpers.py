@@ -21,7 +21,8 @@ async def select_entry(pilot: Pilot[None], entry_id: str) -> None:
     table = pilot.app.screen.query_one("#memory-table", RowList)
     table.focus()
     table.move_cursor(table.get_row_index(entry_id))
-    await pilot.pause()
+    await pilot.pause()  # the list handles the move and posts Highlighted ...
+    await pilot.pause()  # ... which bubbles to the screen: the preview shows the entry
 
 
 def row_texts(table: RowList, index: int) -> list[str]:
