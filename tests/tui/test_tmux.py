@@ -91,8 +91,7 @@ def start_wave(tmux: Tmux, base_url: str, tmp_path: Path, size: tuple[int, int])
     exit_file = tmp_path / "exit-code"
     env = {
         "HOME": str(home),
-        "PYTHONPATH": f"/tmp/diag:{REPO_ROOT}",
-        "WAVE_DIAG_LOG": str(tmp_path / "diag.log"),
+        "PYTHONPATH": str(REPO_ROOT),
         "WAVE_BASE_URL": base_url,
         "WAVE_API_KEY": "k",
         "WAVE_MODEL": "test-model",
