@@ -51,18 +51,24 @@ class ToolError(Exception):
 class Tool(Protocol):
     name: str
     description: str
-    parameters: dict[str, Any]
     read_only: bool  # True when the tool can never change anything
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """The JSON schema of the arguments (a plain attribute satisfies it too)."""
+        ...
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
 
 
 class BaseTool:
-    """Shared `run`: a ToolError raised anywhere in `_run` becomes a clean error result."""
+    """Shared `run`: a ToolError raised anywhere in `_run` becomes a clean error result.
+
+    A subclass gives `parameters` itself (MCP, Skill) or derives it from a typed arguments
+    class (`arguments.TypedTool`)."""
 
     name: str
     description: str
-    parameters: dict[str, Any]
     read_only: bool
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
