@@ -101,6 +101,11 @@ def _without_none(hint: Any) -> tuple[Any, bool]:
     return hint, False
 
 
+@dataclass(frozen=True)
+class NoArgs:
+    """The arguments of a tool that takes none."""
+
+
 # -- the schema -------------------------------------------------------------------------------
 
 
