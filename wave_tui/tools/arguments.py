@@ -54,8 +54,7 @@ class Arg:
 class _Field:
     attr: str  # the dataclass field
     key: str  # the wire name
-    kind: Any  # the type without None and Annotated
-    optional: bool  # None is a valid value
+    kind: Any  # the type without `| None` and Annotated (None always means "not given")
     arg: Arg
     default: object  # dataclasses.MISSING when required
 
@@ -82,23 +81,23 @@ def _read_fields(cls: type[Any]) -> tuple[_Field, ...]:
         if typing.get_origin(hint) is typing.Annotated:
             hint, *extras = typing.get_args(hint)
             arg = next((x for x in extras if isinstance(x, Arg)), arg)
-        kind, optional = _without_none(hint)
+        kind = _without_none(hint)
         if f.default is not dataclasses.MISSING:
             default: object = f.default
         elif f.default_factory is not dataclasses.MISSING:
             default = f.default_factory()
         else:
             default = dataclasses.MISSING
-        fields.append(_Field(f.name, arg.name or f.name, kind, optional, arg, default))
+        fields.append(_Field(f.name, arg.name or f.name, kind, arg, default))
     return tuple(fields)
 
 
-def _without_none(hint: Any) -> tuple[Any, bool]:
+def _without_none(hint: Any) -> Any:
     if typing.get_origin(hint) in (Union, types.UnionType):
         rest = [a for a in typing.get_args(hint) if a is not type(None)]
         if len(rest) == 1:
-            return rest[0], True
-    return hint, False
+            return rest[0]
+    return hint
 
 
 @dataclass(frozen=True)
