@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import pytest
 
-from wave_tui.tools.arguments import Arg, NoArgs, parse_args, schema_of
+from wave_tui.tools.arguments import Arg, NoArgs, parse_args, schema_of, tool_arguments
 from wave_tui.tools.base import ToolContext, ToolError
 from wave_tui.tools.bash import BashTool
 from wave_tui.tools.grep import GrepTool
@@ -22,13 +22,13 @@ def _upper(key: str, value: object) -> object:
     return value.upper() if isinstance(value, str) else value
 
 
-@dataclass(frozen=True)
+@tool_arguments
 class Point:
     x: Annotated[int, Arg("Across.")]
     y: int = 0
 
 
-@dataclass(frozen=True)
+@tool_arguments
 class Sample:
     name: Annotated[str, Arg("The name.")]
     count: Annotated[int | None, Arg("How many.", minimum=1)] = None
@@ -93,6 +93,22 @@ def test_a_tool_without_arguments_has_an_empty_object_schema() -> None:
 def test_the_schema_is_built_once_per_class() -> None:
     assert schema_of(Sample) is schema_of(Sample)
     assert ReadTool().parameters is ReadTool().parameters
+
+
+def test_an_arguments_class_becomes_a_frozen_dataclass_on_first_use() -> None:
+    @tool_arguments
+    class Fresh:
+        a: int
+        b: str = "x"
+
+    assert not dataclasses.is_dataclass(Fresh)  # nothing built at definition (import) time
+    made = Fresh(1)
+    assert dataclasses.is_dataclass(Fresh)
+    assert made == Fresh(a=1, b="x")
+    assert repr(made).endswith("Fresh(a=1, b='x')")
+    assert hash(made) == hash(Fresh(1))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.a = 2  # type: ignore[misc]
 
 
 def test_defaults_fill_what_is_missing_or_null_and_unknown_keys_are_ignored() -> None:

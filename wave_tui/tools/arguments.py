@@ -3,7 +3,7 @@
 A tool's arguments are a frozen dataclass whose fields carry their wire facts in `Annotated`
 metadata::
 
-    @dataclass(frozen=True)
+    @tool_arguments
     class ReadArgs:
         file_path: Annotated[str, Arg("Path of the file to read.")]
         offset: Annotated[int | None, Arg("1-based line number …", minimum=1)] = None
@@ -50,6 +50,38 @@ class Arg:
     normalize: Normalize | None = None
 
 
+_LAZY_MARK = "__wave_tool_arguments__"
+
+
+@typing.dataclass_transform(frozen_default=True)
+def tool_arguments(cls: type[A]) -> type[A]:
+    """Declare an arguments class: a frozen dataclass, made one on first use.
+
+    Building a dataclass costs about 0.4 ms and `wave -p` imports every tool module, so the work waits
+    for the first schema, parse or instance."""
+    setattr(cls, _LAZY_MARK, True)
+
+    def first_init(self: object, *args: object, **kwargs: object) -> None:
+        made = _as_dataclass(type(self))
+        made.__init__(self, *args, **kwargs)
+
+    setattr(cls, "__init__", first_init)  # noqa: B010 - mypy refuses assigning to a method
+    return cls
+
+
+def _as_dataclass(cls: type[A]) -> type[A]:
+    if getattr(cls, _LAZY_MARK, False) and not dataclasses.is_dataclass(cls):
+        delattr(cls, "__init__")  # else the dataclass would keep the stand-in
+        dataclasses.dataclass(frozen=True)(cls)
+    return cls
+
+
+def _is_arguments_class(kind: Any) -> bool:
+    return isinstance(kind, type) and (
+        dataclasses.is_dataclass(kind) or getattr(kind, _LAZY_MARK, False)
+    )
+
+
 @dataclass(frozen=True)
 class _Field:
     attr: str  # the dataclass field
@@ -73,6 +105,7 @@ def _fields(cls: type[Any]) -> tuple[_Field, ...]:
 
 
 def _read_fields(cls: type[Any]) -> tuple[_Field, ...]:
+    _as_dataclass(cls)
     hints = typing.get_type_hints(cls, include_extras=True)
     fields: list[_Field] = []
     for f in dataclasses.fields(cls):
@@ -100,7 +133,7 @@ def _without_none(hint: Any) -> Any:
     return hint
 
 
-@dataclass(frozen=True)
+@tool_arguments
 class NoArgs:
     """The arguments of a tool that takes none."""
 
@@ -160,7 +193,7 @@ def _type_schema(kind: Any) -> dict[str, Any]:
         return {"type": "string", "enum": list(typing.get_args(kind))}
     if typing.get_origin(kind) is tuple:
         return {"type": "array", "items": _type_schema(_item_type(kind))}
-    if dataclasses.is_dataclass(kind) and isinstance(kind, type):
+    if _is_arguments_class(kind):
         return schema_of(kind)
     raise TypeError(f"no JSON schema for argument type {kind!r}")
 
@@ -215,7 +248,7 @@ def _checked(f: _Field, kind: Any, value: object) -> object:
         return value
     if typing.get_origin(kind) is tuple:
         return _array(f, _item_type(kind), value)
-    if dataclasses.is_dataclass(kind) and isinstance(kind, type):
+    if _is_arguments_class(kind):
         if isinstance(value, kind):
             return value
         if not isinstance(value, dict):

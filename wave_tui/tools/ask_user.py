@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from wave_tui.tools.arguments import Arg, TypedTool
+from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
 from wave_tui.tools.base import ToolContext, ToolError, ToolResult
 
 MAX_QUESTIONS = 4
@@ -114,7 +114,7 @@ def format_answers(answers: Sequence[QuestionAnswer]) -> str:
     return "The user answered your questions:\n" + "\n".join(lines)
 
 
-@dataclass(frozen=True)
+@tool_arguments
 class AskUserQuestionArgs:
     questions: Annotated[
         tuple[Question, ...], Arg(min_items=1, max_items=MAX_QUESTIONS, normalize=parse_questions)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Literal
 
-from wave_tui.tools.arguments import Arg, TypedTool
+from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
 from wave_tui.tools.base import Tool, ToolContext, ToolError, ToolResult
 from wave_tui.tools.bash import (
     GROUP_GRACE_S,
@@ -229,7 +229,7 @@ def _read_from(path: Path, offset: int) -> tuple[str, int]:
     return data.decode("utf-8", "replace"), offset + len(data)
 
 
-@dataclass(frozen=True)
+@tool_arguments
 class BackgroundTaskArgs:
     task_id: Annotated[str, Arg("The background task id.")]
 

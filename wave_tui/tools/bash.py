@@ -12,11 +12,10 @@ import subprocess
 import tempfile
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Annotated, Protocol
 
-from wave_tui.tools.arguments import Arg, TypedTool
+from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
 from wave_tui.tools.base import ToolContext, ToolError, ToolResult
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -147,7 +146,7 @@ class BackgroundLauncher(Protocol):
     ) -> ToolResult: ...
 
 
-@dataclass(frozen=True)
+@tool_arguments
 class BashArgs:
     command: Annotated[str, Arg("The command to run.")]
     timeout: Annotated[

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from typing import Annotated
 
-from wave_tui.tools.arguments import Arg, TypedTool
+from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
 from wave_tui.tools.base import (
     ToolContext,
     ToolError,
@@ -40,7 +39,7 @@ def _snippet(text: str, start_char: int, new_len: int) -> str:
     return "\n".join(format_line(i + 1, lines[i]) for i in range(lo, hi))
 
 
-@dataclass(frozen=True)
+@tool_arguments
 class EditArgs:
     file_path: Annotated[str, Arg("Path of the file to edit.")]
     old_string: Annotated[str, Arg("The exact text to replace.")]

@@ -8,12 +8,11 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-from wave_tui.tools.arguments import Arg, TypedTool
+from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
 from wave_tui.tools.base import ToolContext, ToolError, ToolResult, resolve_path
 
 if TYPE_CHECKING:
@@ -270,7 +269,7 @@ def _newest_first(paths: list[Path]) -> list[Path]:
     return sorted(paths, key=key)
 
 
-@dataclass(frozen=True)
+@tool_arguments
 class GlobArgs:
     pattern: Annotated[str, Arg('Glob pattern, e.g. "**/*.py".')]
     path: Annotated[str | None, Arg("Directory to search in (default: the working directory).")] = (

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from wave_tui.tools.arguments import Arg, TypedTool
+from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
 from wave_tui.tools.base import ToolContext, ToolError, ToolResult, resolve_path
 from wave_tui.tools.glob_tool import (
     VCS_DIRS,
@@ -338,7 +338,7 @@ def _empty_is_absent(key: str, value: object) -> object:
     return None if value == "" else value
 
 
-@dataclass(frozen=True)
+@tool_arguments
 class GrepArgs:
     pattern: Annotated[str, Arg("Regular expression to search for.")]
     path: Annotated[

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, Protocol
 
 from wave_tui.config.fileio import atomic_write_text
 from wave_tui.config.settings import PermissionMode
-from wave_tui.tools.arguments import Arg, NoArgs, TypedTool
+from wave_tui.tools.arguments import Arg, NoArgs, TypedTool, tool_arguments
 from wave_tui.tools.base import ToolContext, ToolError, ToolResult
 
 PlanDecision = Literal["approve_accept_edits", "approve", "keep_planning"]
@@ -71,7 +70,7 @@ class EnterPlanModeTool(TypedTool[NoArgs]):
         return ToolResult(content=ENTERED, summary="Entered plan mode")
 
 
-@dataclass(frozen=True)
+@tool_arguments
 class ExitPlanModeArgs:
     plan: Annotated[str, Arg("The plan, in Markdown.")]
 

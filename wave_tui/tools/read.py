@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
-from wave_tui.tools.arguments import Arg, TypedTool
+from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
 from wave_tui.tools.base import ToolContext, ToolError, ToolResult, resolve_path
 from wave_tui.tools.read_state import content_hash
 from wave_tui.tools.text_files import load_text, split_lines
@@ -46,7 +45,7 @@ def format_read_result(path: Path, lines: list[str], start: int, total: int) -> 
     return body
 
 
-@dataclass(frozen=True)
+@tool_arguments
 class ReadArgs:
     file_path: Annotated[str, Arg("Path of the file to read.")]
     offset: Annotated[

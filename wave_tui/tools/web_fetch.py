@@ -7,11 +7,10 @@ injected `answer(prompt, markdown)` the integrator binds to the fast model.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Annotated
 
 from wave_tui.llm.web_fetch import CrossHostRedirect, FetchError, WebFetcher
-from wave_tui.tools.arguments import Arg, TypedTool
+from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
 from wave_tui.tools.base import ToolContext, ToolError, ToolResult
 
 Answer = Callable[[str, str], Awaitable[str]]
@@ -42,7 +41,7 @@ def answer_request(prompt: str, markdown: str) -> str:
     return ANSWER_INSTRUCTIONS.format(content=markdown, prompt=prompt)
 
 
-@dataclass(frozen=True)
+@tool_arguments
 class WebFetchArgs:
     url: Annotated[str, Arg("The URL to fetch.")]
     prompt: Annotated[str, Arg("What to find out from the page.")]

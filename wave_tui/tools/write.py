@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from typing import Annotated
 
-from wave_tui.tools.arguments import Arg, TypedTool
+from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
 from wave_tui.tools.base import (
     ToolContext,
     ToolError,
@@ -24,7 +23,7 @@ if it changed on disk since you read it.
 - Do not create documentation or README files unless asked."""
 
 
-@dataclass(frozen=True)
+@tool_arguments
 class WriteArgs:
     file_path: Annotated[str, Arg("Path of the file to write.")]
     content: Annotated[str, Arg("The complete new content of the file.")]

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Annotated, Generic, TypeVar
 
-from wave_tui.tools.arguments import Arg, NoArgs, TypedTool
+from wave_tui.tools.arguments import Arg, NoArgs, TypedTool, tool_arguments
 from wave_tui.tools.base import Tool, ToolContext, ToolError, ToolResult
 from wave_tui.tools.tasks.store import (
     Task,
@@ -60,7 +59,7 @@ def _task_id(key: str, value: object) -> object:
 TaskId = Annotated[str, Arg("The task id.", name="taskId", normalize=_task_id)]
 
 
-@dataclass(frozen=True)
+@tool_arguments
 class TaskCreateArgs:
     subject: Annotated[str, Arg("Short imperative title.")]
     # The schema asks for it; without one the task has no description.
@@ -68,12 +67,12 @@ class TaskCreateArgs:
     active_form: Annotated[str, Arg("Shown while in progress.", name="activeForm")] = ""
 
 
-@dataclass(frozen=True)
+@tool_arguments
 class TaskGetArgs:
     task_id: TaskId
 
 
-@dataclass(frozen=True)
+@tool_arguments
 class TaskUpdateArgs:
     task_id: TaskId
     status: TaskStatus | None = None
