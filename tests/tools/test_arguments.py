@@ -102,6 +102,8 @@ def test_an_arguments_class_becomes_a_frozen_dataclass_on_first_use() -> None:
         b: str = "x"
 
     assert not dataclasses.is_dataclass(Fresh)  # nothing built at definition (import) time
+    assert schema_of(Fresh)["required"] == ["a"]
+    assert not dataclasses.is_dataclass(Fresh)  # nor for the schema
     made = Fresh(1)
     assert dataclasses.is_dataclass(Fresh)
     assert made == Fresh(a=1, b="x")

@@ -21,8 +21,7 @@ import dataclasses
 import types
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypeVar, Union
+from typing import Any, Generic, Literal, NamedTuple, TypeVar, Union
 
 from wave_tui.tools.base import BaseTool, ToolContext, ToolError, ToolResult
 
@@ -32,9 +31,10 @@ A = TypeVar("A")
 Normalize = Callable[[str, object], object]
 
 
-@dataclass(frozen=True)
-class Arg:
-    """The wire facts of one argument; every field is optional."""
+class Arg(NamedTuple):
+    """The wire facts of one argument; every field is optional.
+
+    A NamedTuple, not a dataclass: built at import, and one costs an eighth of a dataclass."""
 
     description: str | None = None
     name: str | None = None  # the wire name, when it is no Python identifier ("-A", "type")
@@ -82,8 +82,7 @@ def _is_arguments_class(kind: Any) -> bool:
     )
 
 
-@dataclass(frozen=True)
-class _Field:
+class _Field(NamedTuple):
     attr: str  # the dataclass field
     key: str  # the wire name
     kind: Any  # the type without `| None` and Annotated (None always means "not given")
@@ -105,23 +104,20 @@ def _fields(cls: type[Any]) -> tuple[_Field, ...]:
 
 
 def _read_fields(cls: type[Any]) -> tuple[_Field, ...]:
-    _as_dataclass(cls)
-    hints = typing.get_type_hints(cls, include_extras=True)
+    # From the annotations and class attributes, not dataclasses.fields: a schema needs no
+    # dataclass built (that waits for the first parse), and the defaults are plain values.
     fields: list[_Field] = []
-    for f in dataclasses.fields(cls):
-        hint = hints[f.name]
+    for attr, hint in typing.get_type_hints(cls, include_extras=True).items():
         arg = Arg()
         if typing.get_origin(hint) is typing.Annotated:
             hint, *extras = typing.get_args(hint)
             arg = next((x for x in extras if isinstance(x, Arg)), arg)
-        kind = _without_none(hint)
-        if f.default is not dataclasses.MISSING:
-            default: object = f.default
-        elif f.default_factory is not dataclasses.MISSING:
-            default = f.default_factory()
-        else:
-            default = dataclasses.MISSING
-        fields.append(_Field(f.name, arg.name or f.name, kind, arg, default))
+        default = cls.__dict__.get(attr, dataclasses.MISSING)
+        fields.append(_Field(attr, arg.name or attr, _without_none(hint), arg, default))
+    if dataclasses.is_dataclass(cls) and any(
+        f.default_factory is not dataclasses.MISSING for f in dataclasses.fields(cls)
+    ):
+        raise TypeError(f"{cls.__name__}: arguments take plain defaults, not default_factory")
     return tuple(fields)
 
 
