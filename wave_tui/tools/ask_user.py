@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
-from wave_tui.tools.base import BaseTool, ToolContext, ToolError, ToolResult
+from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
+from wave_tui.tools.base import ToolContext, ToolError, ToolResult
 
 MAX_QUESTIONS = 4
 MIN_OPTIONS = 2
@@ -29,18 +30,25 @@ NO_USER = (
 )
 
 
+# The wire shape of a question is these dataclasses' schema; `parse_questions` checks it (its own
+# messages, and the rules a schema cannot say: non-empty, distinct labels, the header's length).
 @dataclass(frozen=True)
 class QuestionOption:
-    label: str
-    description: str = ""
+    label: Annotated[str, Arg("1-5 words shown as the choice.")]
+    description: Annotated[str, Arg("What choosing it means.")] = ""
 
 
 @dataclass(frozen=True)
 class Question:
-    question: str
-    header: str
-    options: tuple[QuestionOption, ...]
-    multi_select: bool = False
+    question: Annotated[str, Arg("The full question.")]
+    header: Annotated[str, Arg("A tag of at most 12 characters.")]
+    options: Annotated[
+        tuple[QuestionOption, ...], Arg(min_items=MIN_OPTIONS, max_items=MAX_OPTIONS)
+    ]
+    # The schema asks for it; a model that leaves it out gets single choice.
+    multi_select: Annotated[
+        bool, Arg("Allow several answers.", name="multiSelect", schema_required=True)
+    ] = False
 
 
 @dataclass(frozen=True)
@@ -53,44 +61,6 @@ class QuestionAnswer:
 # None: the user dismissed the dialog without answering.
 Asker = Callable[[Sequence[Question]], Awaitable[Sequence[QuestionAnswer] | None]]
 
-_OPTION_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "label": {"type": "string", "description": "1-5 words shown as the choice."},
-        "description": {"type": "string", "description": "What choosing it means."},
-    },
-    "required": ["label"],
-    "additionalProperties": False,
-}
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "questions": {
-            "type": "array",
-            "minItems": 1,
-            "maxItems": MAX_QUESTIONS,
-            "items": {
-                "type": "object",
-                "properties": {
-                    "question": {"type": "string", "description": "The full question."},
-                    "header": {"type": "string", "description": "A tag of at most 12 characters."},
-                    "options": {
-                        "type": "array",
-                        "minItems": MIN_OPTIONS,
-                        "maxItems": MAX_OPTIONS,
-                        "items": _OPTION_SCHEMA,
-                    },
-                    "multiSelect": {"type": "boolean", "description": "Allow several answers."},
-                },
-                "required": ["question", "header", "options", "multiSelect"],
-                "additionalProperties": False,
-            },
-        }
-    },
-    "required": ["questions"],
-    "additionalProperties": False,
-}
-
 
 def _text(raw: dict[str, Any], key: str, where: str, *, required: bool = True) -> str:
     value = raw.get(key)
@@ -101,9 +71,8 @@ def _text(raw: dict[str, Any], key: str, where: str, *, required: bool = True) -
     return value.strip()
 
 
-def parse_questions(args: dict[str, Any]) -> list[Question]:
-    """Validate the arguments; every problem is one model-facing line."""
-    raw = args.get("questions")
+def parse_questions(key: str, raw: object) -> tuple[Question, ...]:
+    """Validate the questions; every problem is one model-facing line."""
     if not isinstance(raw, list) or not 1 <= len(raw) <= MAX_QUESTIONS:
         raise ToolError(f"`questions` must be a list of 1 to {MAX_QUESTIONS} questions.")
     questions: list[Question] = []
@@ -132,7 +101,7 @@ def parse_questions(args: dict[str, Any]) -> list[Question]:
         questions.append(Question(text, header, tuple(parsed), multi))
     if len({q.question for q in questions}) != len(questions):
         raise ToolError("Questions must differ.")
-    return questions
+    return tuple(questions)
 
 
 def format_answers(answers: Sequence[QuestionAnswer]) -> str:
@@ -145,17 +114,24 @@ def format_answers(answers: Sequence[QuestionAnswer]) -> str:
     return "The user answered your questions:\n" + "\n".join(lines)
 
 
-class AskUserQuestionTool(BaseTool):
+@tool_arguments
+class AskUserQuestionArgs:
+    questions: Annotated[
+        tuple[Question, ...], Arg(min_items=1, max_items=MAX_QUESTIONS, normalize=parse_questions)
+    ]
+
+
+class AskUserQuestionTool(TypedTool[AskUserQuestionArgs]):
     name = "AskUserQuestion"
     description = DESCRIPTION
-    parameters = PARAMETERS
     read_only = True
+    arguments = AskUserQuestionArgs
 
     def __init__(self, asker: Asker | None) -> None:
         self.asker = asker
 
-    async def _run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        questions = parse_questions(args)
+    async def call(self, args: AskUserQuestionArgs, ctx: ToolContext) -> ToolResult:
+        questions = args.questions
         if self.asker is None:
             # req: AQ2
             return ToolResult(content=NO_USER, is_error=True, summary="No user to ask (-p)")

@@ -21,9 +21,10 @@ import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Literal
 
-from wave_tui.tools.base import BaseTool, Tool, ToolContext, ToolError, ToolResult, arg_str
+from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
+from wave_tui.tools.base import Tool, ToolContext, ToolError, ToolResult
 from wave_tui.tools.bash import (
     GROUP_GRACE_S,
     KILL_GRACE_S,
@@ -229,26 +230,26 @@ def _read_from(path: Path, offset: int) -> tuple[str, int]:
     return data.decode("utf-8", "replace"), offset + len(data)
 
 
-class BashOutputTool(BaseTool):
+@tool_arguments
+class BackgroundTaskArgs:
+    task_id: Annotated[str, Arg("The background task id.")]
+
+
+class BashOutputTool(TypedTool[BackgroundTaskArgs]):
     name = "BashOutput"
     description = (
         "Read the output a background command (Bash with run_in_background) wrote since the last "
         "BashOutput call for it, with its status. Takes task_id as returned by Bash."
     )
     read_only = True
-    parameters: dict[str, Any] = {
-        "type": "object",
-        "properties": {"task_id": {"type": "string", "description": "The background task id."}},
-        "required": ["task_id"],
-        "additionalProperties": False,
-    }
+    arguments = BackgroundTaskArgs
 
     def __init__(self, manager: BackgroundManager) -> None:
         self.manager = manager
         self._offsets: dict[str, int] = {}
 
-    async def _run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        task_id = (arg_str(args, "task_id") or "").strip()
+    async def call(self, args: BackgroundTaskArgs, ctx: ToolContext) -> ToolResult:
+        task_id = args.task_id.strip()
         task = self.manager.get(task_id)
         if task is None:
             raise ToolError(f"No background task with id {task_id}.")
@@ -262,22 +263,17 @@ class BashOutputTool(BaseTool):
         )
 
 
-class TaskStopTool(BaseTool):
+class TaskStopTool(TypedTool[BackgroundTaskArgs]):
     name = "TaskStop"
     description = "Stop a background command by its task_id (its whole process tree is ended)."
     read_only = False
-    parameters: dict[str, Any] = {
-        "type": "object",
-        "properties": {"task_id": {"type": "string", "description": "The background task id."}},
-        "required": ["task_id"],
-        "additionalProperties": False,
-    }
+    arguments = BackgroundTaskArgs
 
     def __init__(self, manager: BackgroundManager) -> None:
         self.manager = manager
 
-    async def _run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        task = await self.manager.stop((arg_str(args, "task_id") or "").strip())
+    async def call(self, args: BackgroundTaskArgs, ctx: ToolContext) -> ToolResult:
+        task = await self.manager.stop(args.task_id.strip())
         return ToolResult(content=f"Stopped background task {task.id}.", summary=task.summary)
 
 

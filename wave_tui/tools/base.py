@@ -51,18 +51,24 @@ class ToolError(Exception):
 class Tool(Protocol):
     name: str
     description: str
-    parameters: dict[str, Any]
     read_only: bool  # True when the tool can never change anything
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """The JSON schema of the arguments (a plain attribute satisfies it too)."""
+        ...
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
 
 
 class BaseTool:
-    """Shared `run`: a ToolError raised anywhere in `_run` becomes a clean error result."""
+    """Shared `run`: a ToolError raised anywhere in `_run` becomes a clean error result.
+
+    A subclass gives `parameters` itself (MCP, Skill) or derives it from a typed arguments
+    class (`arguments.TypedTool`)."""
 
     name: str
     description: str
-    parameters: dict[str, Any]
     read_only: bool
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -107,7 +113,10 @@ _MISSING = object()
 
 
 def arg_str(args: dict[str, Any], key: str, *, required: bool = True) -> str | None:
-    """A string argument; raises ToolError with a model-facing message when missing or mistyped."""
+    """A string argument; raises ToolError with a model-facing message when missing or mistyped.
+
+    For the tools outside this package that still read their arguments by hand (Skill, Agent);
+    a tool here declares a typed arguments class instead (`tools/arguments.py`)."""
     value = args.get(key, _MISSING)
     if value is _MISSING or value is None:
         if required:
@@ -116,34 +125,3 @@ def arg_str(args: dict[str, Any], key: str, *, required: bool = True) -> str | N
     if not isinstance(value, str):
         raise ToolError(f"Parameter `{key}` must be a string, got {type(value).__name__}.")
     return value
-
-
-def arg_int(
-    args: dict[str, Any], key: str, *, minimum: int | None = None, default: int | None = None
-) -> int | None:
-    """An optional integer argument (integral floats and digit strings are accepted: models send them)."""
-    value = args.get(key)
-    if value is None:
-        return default
-    if isinstance(value, bool):
-        raise ToolError(f"Parameter `{key}` must be an integer, got a boolean.")
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    elif isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        value = int(value.strip())
-    if not isinstance(value, int):
-        raise ToolError(f"Parameter `{key}` must be an integer, got {value!r}.")
-    if minimum is not None and value < minimum:
-        raise ToolError(f"Parameter `{key}` must be at least {minimum}, got {value}.")
-    return value
-
-
-def arg_bool(args: dict[str, Any], key: str, *, default: bool = False) -> bool:
-    value = args.get(key)
-    if value is None:
-        return default
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.lower() in ("true", "false"):
-        return value.lower() == "true"
-    raise ToolError(f"Parameter `{key}` must be a boolean, got {value!r}.")

@@ -13,16 +13,10 @@ import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO, Annotated, Protocol
 
-from wave_tui.tools.base import (
-    BaseTool,
-    ToolContext,
-    ToolError,
-    ToolResult,
-    arg_bool,
-    arg_str,
-)
+from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
+from wave_tui.tools.base import ToolContext, ToolError, ToolResult
 
 DEFAULT_TIMEOUT_S = 120.0
 MAX_TIMEOUT_S = 600.0
@@ -117,15 +111,12 @@ def _file_size_cap(limit: int | None) -> Callable[[], None] | None:
     return cap
 
 
-def _parse_timeout(args: dict[str, Any]) -> float:
-    value = args.get("timeout")
+def _timeout(value: float | None) -> float:
     if value is None:
         return DEFAULT_TIMEOUT_S
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ToolError(f"Parameter `timeout` must be a number of seconds, got {value!r}.")
     if math.isnan(value) or value <= 0:
         raise ToolError("Parameter `timeout` must be a positive number of seconds.")
-    return min(float(value), MAX_TIMEOUT_S)
+    return min(value, MAX_TIMEOUT_S)
 
 
 def _status_line(returncode: int) -> str:
@@ -155,48 +146,42 @@ class BackgroundLauncher(Protocol):
     ) -> ToolResult: ...
 
 
-class BashTool(BaseTool):
+@tool_arguments
+class BashArgs:
+    command: Annotated[str, Arg("The command to run.")]
+    timeout: Annotated[
+        float | None, Arg("Timeout in seconds (default 120, max 600).", unit="seconds")
+    ] = None
+    description: Annotated[
+        str | None, Arg("Short description of what the command does (5-10 words).")
+    ] = None
+    run_in_background: Annotated[
+        bool, Arg("Start the command in the background and return immediately.")
+    ] = False
+
+
+class BashTool(TypedTool[BashArgs]):
     name = "Bash"
     description = DESCRIPTION
     read_only = False
-    parameters: dict[str, Any] = {
-        "type": "object",
-        "properties": {
-            "command": {"type": "string", "description": "The command to run."},
-            "timeout": {
-                "type": "number",
-                "description": "Timeout in seconds (default 120, max 600).",
-            },
-            "description": {
-                "type": "string",
-                "description": "Short description of what the command does (5-10 words).",
-            },
-            "run_in_background": {
-                "type": "boolean",
-                "description": "Start the command in the background and return immediately.",
-            },
-        },
-        "required": ["command"],
-        "additionalProperties": False,
-    }
+    arguments = BashArgs
 
     def __init__(self, launcher: BackgroundLauncher | None = None) -> None:
         self.launcher = launcher
         self.background: dict[int, Path] = {}  # pid -> log file of commands started in background
 
-    async def _run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        command = arg_str(args, "command")
-        assert command is not None
+    async def call(self, args: BashArgs, ctx: ToolContext) -> ToolResult:
+        command = args.command
         if not command.strip():
             raise ToolError("command must not be empty.")
         if "\0" in command:
             raise ToolError("command must not contain NUL bytes.")
-        timeout = _parse_timeout(args)
-        label = _label(arg_str(args, "description", required=False), command)
+        timeout = _timeout(args.timeout)
+        label = _label(args.description, command)
         env = {**os.environ, **(ctx.env or {})}
         if not ctx.workdir.is_dir():
             raise ToolError(f"Working directory does not exist: {ctx.workdir}")
-        if arg_bool(args, "run_in_background"):
+        if args.run_in_background:
             if self.launcher is not None:
                 return await self.launcher.launch(command, ctx.workdir, env, label)
             return self._start_background(command, ctx.workdir, env, label)

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Annotated
 
+from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
 from wave_tui.tools.base import (
-    BaseTool,
     ToolContext,
     ToolError,
     ToolResult,
-    arg_bool,
-    arg_str,
     resolve_path,
     write_text_and_stat,
 )
@@ -41,37 +39,30 @@ def _snippet(text: str, start_char: int, new_len: int) -> str:
     return "\n".join(format_line(i + 1, lines[i]) for i in range(lo, hi))
 
 
-class EditTool(BaseTool):
+@tool_arguments
+class EditArgs:
+    file_path: Annotated[str, Arg("Path of the file to edit.")]
+    old_string: Annotated[str, Arg("The exact text to replace.")]
+    new_string: Annotated[str, Arg("The replacement text.")]
+    replace_all: Annotated[
+        bool,
+        Arg("Replace every occurrence of old_string (default false).", schema_default=True),
+    ] = False
+
+
+class EditTool(TypedTool[EditArgs]):
     name = "Edit"
     description = DESCRIPTION
     read_only = False
-    parameters: dict[str, Any] = {
-        "type": "object",
-        "properties": {
-            "file_path": {"type": "string", "description": "Path of the file to edit."},
-            "old_string": {"type": "string", "description": "The exact text to replace."},
-            "new_string": {"type": "string", "description": "The replacement text."},
-            "replace_all": {
-                "type": "boolean",
-                "default": False,
-                "description": "Replace every occurrence of old_string (default false).",
-            },
-        },
-        "required": ["file_path", "old_string", "new_string"],
-        "additionalProperties": False,
-    }
+    arguments = EditArgs
 
-    async def _run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        raw = arg_str(args, "file_path")
-        old = arg_str(args, "old_string")
-        new = arg_str(args, "new_string")
-        assert raw is not None and old is not None and new is not None
-        replace_all = arg_bool(args, "replace_all")
+    async def call(self, args: EditArgs, ctx: ToolContext) -> ToolResult:
+        old, new = args.old_string, args.new_string
         if old == "":
             raise ToolError("old_string must not be empty. To create a file, use Write.")
         if old == new:
             raise ToolError("old_string and new_string are identical; there is nothing to change.")
-        path = resolve_path(raw, ctx.workdir)
+        path = resolve_path(args.file_path, ctx.workdir)
         if not path.exists():
             raise ToolError(f"File does not exist: {path}. To create it, use Write.")
         current = await asyncio.to_thread(ensure_fresh, path, ctx.read_state.get(path))
@@ -87,14 +78,14 @@ class EditTool(BaseTool):
                 f"old_string was not found in {path}. It must match the file exactly, including "
                 "whitespace and indentation; Read the file again if unsure."
             )
-        if count > 1 and not replace_all:
+        if count > 1 and not args.replace_all:
             raise ToolError(
                 f"old_string occurs {count} times in {path}. Add surrounding context to make it "
                 "unique, or set replace_all to true to replace every occurrence."
             )
 
         start = text.index(old)
-        updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
+        updated = text.replace(old, new) if args.replace_all else text.replace(old, new, 1)
         try:
             mtime_ns = await asyncio.to_thread(write_text_and_stat, path, updated)
         except OSError as exc:
@@ -102,7 +93,7 @@ class EditTool(BaseTool):
         # req: N4
         ctx.read_state.record_text(path, updated, mtime_ns, written_by_agent=True)
 
-        replaced = count if replace_all else 1
+        replaced = count if args.replace_all else 1
         what = f"{replaced} replacement{'s' if replaced != 1 else ''}"
         return ToolResult(
             content=(

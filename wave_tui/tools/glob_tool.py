@@ -9,18 +9,11 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated
 
 from wave_tui.tools import globbing
-from wave_tui.tools.base import (
-    BaseTool,
-    ToolContext,
-    ToolError,
-    ToolResult,
-    arg_int,
-    arg_str,
-    resolve_path,
-)
+from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
+from wave_tui.tools.base import ToolContext, ToolError, ToolResult, resolve_path
 from wave_tui.tools.globbing import BraceLimitError, gitignore_spec
 
 if TYPE_CHECKING:
@@ -175,40 +168,32 @@ def _newest_first(paths: list[Path]) -> list[Path]:
     return sorted(paths, key=key)
 
 
-class GlobTool(BaseTool):
+@tool_arguments
+class GlobArgs:
+    pattern: Annotated[str, Arg('Glob pattern, e.g. "**/*.py".')]
+    path: Annotated[str | None, Arg("Directory to search in (default: the working directory).")] = (
+        None
+    )
+    limit: Annotated[
+        int, Arg(f"Maximum number of paths to return (default {DEFAULT_LIMIT}).", minimum=1)
+    ] = DEFAULT_LIMIT
+
+
+class GlobTool(TypedTool[GlobArgs]):
     name = "Glob"
     description = DESCRIPTION
     read_only = True
-    parameters: dict[str, Any] = {
-        "type": "object",
-        "properties": {
-            "pattern": {"type": "string", "description": 'Glob pattern, e.g. "**/*.py".'},
-            "path": {
-                "type": "string",
-                "description": "Directory to search in (default: the working directory).",
-            },
-            "limit": {
-                "type": "integer",
-                "minimum": 1,
-                "description": f"Maximum number of paths to return (default {DEFAULT_LIMIT}).",
-            },
-        },
-        "required": ["pattern"],
-        "additionalProperties": False,
-    }
+    arguments = GlobArgs
 
     def __init__(self, *, use_ripgrep: bool = True, rg_path: str | None = None) -> None:
         self.rg_path = (rg_path or find_ripgrep()) if use_ripgrep else None
 
-    async def _run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        pattern = arg_str(args, "pattern")
-        raw_path = arg_str(args, "path", required=False)
-        limit = arg_int(args, "limit", minimum=1, default=DEFAULT_LIMIT)
-        assert pattern is not None and limit is not None
-        if not pattern.strip():
+    async def call(self, args: GlobArgs, ctx: ToolContext) -> ToolResult:
+        limit = args.limit
+        if not args.pattern.strip():
             raise ToolError("pattern must not be empty.")
-        abs_root, pattern = _split_absolute_pattern(pattern)
-        root = abs_root or resolve_path(raw_path or ".", ctx.workdir)
+        abs_root, pattern = _split_absolute_pattern(args.pattern)
+        root = abs_root or resolve_path(args.path or ".", ctx.workdir)
         if not root.exists():
             raise ToolError(f"Directory does not exist: {root}")
         if not root.is_dir():

@@ -14,18 +14,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from wave_tui.tools.base import (
-    BaseTool,
-    ToolContext,
-    ToolError,
-    ToolResult,
-    arg_bool,
-    arg_int,
-    arg_str,
-    resolve_path,
-)
+from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
+from wave_tui.tools.base import ToolContext, ToolError, ToolResult, resolve_path
 from wave_tui.tools.glob_tool import (
     VCS_DIRS,
     compile_glob,
@@ -36,7 +28,6 @@ from wave_tui.tools.glob_tool import (
 from wave_tui.tools.text_files import split_lines
 
 OutputMode = Literal["files_with_matches", "content", "count"]
-OUTPUT_MODES: tuple[OutputMode, ...] = ("files_with_matches", "content", "count")
 MAX_OUTPUT_CHARS = 30_000
 MAX_LINE_CHARS = 1000
 RG_TIMEOUT_S = 60.0
@@ -342,98 +333,76 @@ def format_grep(
     return ToolResult(content=content, summary=summary, context_paths=context_paths)
 
 
-class GrepTool(BaseTool):
+def _empty_is_absent(key: str, value: object) -> object:
+    """Models send "" for an optional choice they mean to leave out."""
+    return None if value == "" else value
+
+
+@tool_arguments
+class GrepArgs:
+    pattern: Annotated[str, Arg("Regular expression to search for.")]
+    path: Annotated[
+        str | None, Arg("File or directory to search (default: the working directory).")
+    ] = None
+    glob: Annotated[str | None, Arg('Only search files matching this glob, e.g. "*.py".')] = None
+    file_type: Annotated[
+        str | None, Arg('Only search this file type, e.g. "py", "js".', name="type")
+    ] = None
+    output_mode: Annotated[
+        OutputMode,
+        Arg('What to return (default "files_with_matches").', normalize=_empty_is_absent),
+    ] = "files_with_matches"
+    after: Annotated[
+        int | None, Arg("Lines of context after each match (content mode).", name="-A", minimum=0)
+    ] = None
+    before: Annotated[
+        int | None,
+        Arg("Lines of context before each match (content mode).", name="-B", minimum=0),
+    ] = None
+    around: Annotated[
+        int | None,
+        Arg("Lines of context around each match (content mode).", name="-C", minimum=0),
+    ] = None
+    ignore_case: Annotated[bool, Arg("Case-insensitive search.", name="-i")] = False
+    line_numbers: Annotated[
+        bool, Arg("Show line numbers (content mode; default true).", name="-n")
+    ] = True
+    head_limit: Annotated[
+        int | None, Arg("Keep only the first N output lines/entries.", minimum=1)
+    ] = None
+    multiline: Annotated[bool, Arg('Let the pattern span lines; "." matches newlines.')] = False
+
+
+class GrepTool(TypedTool[GrepArgs]):
     name = "Grep"
     description = DESCRIPTION
     read_only = True
-    parameters: dict[str, Any] = {
-        "type": "object",
-        "properties": {
-            "pattern": {"type": "string", "description": "Regular expression to search for."},
-            "path": {
-                "type": "string",
-                "description": "File or directory to search (default: the working directory).",
-            },
-            "glob": {
-                "type": "string",
-                "description": 'Only search files matching this glob, e.g. "*.py".',
-            },
-            "type": {
-                "type": "string",
-                "description": 'Only search this file type, e.g. "py", "js".',
-            },
-            "output_mode": {
-                "type": "string",
-                "enum": list(OUTPUT_MODES),
-                "description": 'What to return (default "files_with_matches").',
-            },
-            "-A": {
-                "type": "integer",
-                "minimum": 0,
-                "description": "Lines of context after each match (content mode).",
-            },
-            "-B": {
-                "type": "integer",
-                "minimum": 0,
-                "description": "Lines of context before each match (content mode).",
-            },
-            "-C": {
-                "type": "integer",
-                "minimum": 0,
-                "description": "Lines of context around each match (content mode).",
-            },
-            "-i": {"type": "boolean", "description": "Case-insensitive search."},
-            "-n": {
-                "type": "boolean",
-                "description": "Show line numbers (content mode; default true).",
-            },
-            "head_limit": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "Keep only the first N output lines/entries.",
-            },
-            "multiline": {
-                "type": "boolean",
-                "description": 'Let the pattern span lines; "." matches newlines.',
-            },
-        },
-        "required": ["pattern"],
-        "additionalProperties": False,
-    }
+    arguments = GrepArgs
 
     def __init__(self, *, use_ripgrep: bool = True, rg_path: str | None = None) -> None:
         self.rg_path = (rg_path or find_ripgrep()) if use_ripgrep else None
 
-    async def _run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        pattern = arg_str(args, "pattern")
-        assert pattern is not None
-        if pattern == "":
+    async def call(self, args: GrepArgs, ctx: ToolContext) -> ToolResult:
+        if args.pattern == "":
             raise ToolError("pattern must not be empty.")
-        mode = arg_str(args, "output_mode", required=False) or "files_with_matches"
-        if mode not in OUTPUT_MODES:
-            raise ToolError(f"output_mode must be one of {', '.join(OUTPUT_MODES)}; got {mode!r}.")
-        root = resolve_path(arg_str(args, "path", required=False) or ".", ctx.workdir)
+        root = resolve_path(args.path or ".", ctx.workdir)
         if not root.exists():
             raise ToolError(f"Path does not exist: {root}")
-        around = arg_int(args, "-C", minimum=0)
-        before = arg_int(args, "-B", minimum=0)
-        after = arg_int(args, "-A", minimum=0)
-        in_content = mode == "content"
+        around, before, after = args.around, args.before, args.after
+        in_content = args.output_mode == "content"
         query = GrepQuery(
-            pattern=pattern,
+            pattern=args.pattern,
             root=root,
-            mode=mode,
-            glob=arg_str(args, "glob", required=False) or None,
-            file_type=arg_str(args, "type", required=False) or None,
-            ignore_case=arg_bool(args, "-i"),
-            multiline=arg_bool(args, "multiline"),
+            mode=args.output_mode,
+            glob=args.glob or None,
+            file_type=args.file_type or None,
+            ignore_case=args.ignore_case,
+            multiline=args.multiline,
             before=(before if before is not None else around or 0) if in_content else 0,
             after=(after if after is not None else around or 0) if in_content else 0,
         )
-        numbers = arg_bool(args, "-n", default=True)
-        head_limit = arg_int(args, "head_limit", minimum=1)
         if self.rg_path:
             hits = await _run_rg(self.rg_path, query)
         else:
             hits = await asyncio.to_thread(_run_python, query)
-        return format_grep(hits, query, numbers, head_limit)
+        return format_grep(hits, query, args.line_numbers, args.head_limit)

@@ -10,11 +10,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
 from wave_tui.config.fileio import atomic_write_text
 from wave_tui.config.settings import PermissionMode
-from wave_tui.tools.base import BaseTool, ToolContext, ToolError, ToolResult, arg_str
+from wave_tui.tools.arguments import Arg, NoArgs, TypedTool, tool_arguments
+from wave_tui.tools.base import ToolContext, ToolError, ToolResult
 
 PlanDecision = Literal["approve_accept_edits", "approve", "keep_planning"]
 
@@ -49,16 +50,16 @@ class PlanModeController(Protocol):
         ...
 
 
-class EnterPlanModeTool(BaseTool):
+class EnterPlanModeTool(TypedTool[NoArgs]):
     name = "EnterPlanMode"
     description = ENTER_DESCRIPTION
     read_only = True
-    parameters: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
+    arguments = NoArgs
 
     def __init__(self, controller: PlanModeController | None) -> None:
         self.controller = controller
 
-    async def _run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    async def call(self, args: NoArgs, ctx: ToolContext) -> ToolResult:
         # req: PL3
         if self.controller is None:
             return ToolResult(content=NO_CONTROLLER, is_error=True, summary="No plan mode in -p")
@@ -69,16 +70,16 @@ class EnterPlanModeTool(BaseTool):
         return ToolResult(content=ENTERED, summary="Entered plan mode")
 
 
-class ExitPlanModeTool(BaseTool):
+@tool_arguments
+class ExitPlanModeArgs:
+    plan: Annotated[str, Arg("The plan, in Markdown.")]
+
+
+class ExitPlanModeTool(TypedTool[ExitPlanModeArgs]):
     name = "ExitPlanMode"
     description = EXIT_DESCRIPTION
     read_only = True  # writes only its own plan file under ~/.wave/plans
-    parameters: dict[str, Any] = {
-        "type": "object",
-        "properties": {"plan": {"type": "string", "description": "The plan, in Markdown."}},
-        "required": ["plan"],
-        "additionalProperties": False,
-    }
+    arguments = ExitPlanModeArgs
 
     def __init__(
         self, controller: PlanModeController | None, plan_file: Callable[[], Path]
@@ -88,9 +89,14 @@ class ExitPlanModeTool(BaseTool):
         self.plan_file = plan_file
 
     async def _run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        # Without a controller there is nothing to check the arguments for.
         if self.controller is None:
             return ToolResult(content=NO_CONTROLLER, is_error=True, summary="No plan mode in -p")
-        plan = (arg_str(args, "plan") or "").strip()
+        return await super()._run(args, ctx)
+
+    async def call(self, args: ExitPlanModeArgs, ctx: ToolContext) -> ToolResult:
+        assert self.controller is not None  # `_run` answered without one
+        plan = args.plan.strip()
         if not plan:
             raise ToolError("plan must not be empty.")
         if self.controller.permission_mode() != "plan":

@@ -3,17 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated
 
-from wave_tui.tools.base import (
-    BaseTool,
-    ToolContext,
-    ToolError,
-    ToolResult,
-    arg_int,
-    arg_str,
-    resolve_path,
-)
+from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
+from wave_tui.tools.base import ToolContext, ToolError, ToolResult, resolve_path
 from wave_tui.tools.read_state import content_hash
 from wave_tui.tools.text_files import load_text, split_lines
 
@@ -52,35 +45,27 @@ def format_read_result(path: Path, lines: list[str], start: int, total: int) -> 
     return body
 
 
-class ReadTool(BaseTool):
+@tool_arguments
+class ReadArgs:
+    file_path: Annotated[str, Arg("Path of the file to read.")]
+    offset: Annotated[
+        int | None, Arg("1-based line number to start reading from (default 1).", minimum=1)
+    ] = None
+    limit: Annotated[
+        int | None,
+        Arg(f"Maximum number of lines to read (default {DEFAULT_LIMIT}).", minimum=1),
+    ] = None
+
+
+class ReadTool(TypedTool[ReadArgs]):
     name = "Read"
     description = DESCRIPTION
     read_only = True
-    parameters: dict[str, Any] = {
-        "type": "object",
-        "properties": {
-            "file_path": {"type": "string", "description": "Path of the file to read."},
-            "offset": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "1-based line number to start reading from (default 1).",
-            },
-            "limit": {
-                "type": "integer",
-                "minimum": 1,
-                "description": f"Maximum number of lines to read (default {DEFAULT_LIMIT}).",
-            },
-        },
-        "required": ["file_path"],
-        "additionalProperties": False,
-    }
+    arguments = ReadArgs
 
-    async def _run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        raw = arg_str(args, "file_path")
-        assert raw is not None
-        offset = arg_int(args, "offset", minimum=1)
-        limit = arg_int(args, "limit", minimum=1)
-        path = resolve_path(raw, ctx.workdir)
+    async def call(self, args: ReadArgs, ctx: ToolContext) -> ToolResult:
+        offset, limit = args.offset, args.limit
+        path = resolve_path(args.file_path, ctx.workdir)
         loaded = await load_text(path)
 
         previous = ctx.read_state.get(path)

@@ -7,10 +7,11 @@ injected `answer(prompt, markdown)` the integrator binds to the fast model.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Annotated
 
 from wave_tui.llm.web_fetch import CrossHostRedirect, FetchError, WebFetcher
-from wave_tui.tools.base import BaseTool, ToolContext, ToolError, ToolResult, arg_str
+from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
+from wave_tui.tools.base import ToolContext, ToolError, ToolResult
 
 Answer = Callable[[str, str], Awaitable[str]]
 
@@ -40,27 +41,25 @@ def answer_request(prompt: str, markdown: str) -> str:
     return ANSWER_INSTRUCTIONS.format(content=markdown, prompt=prompt)
 
 
-class WebFetchTool(BaseTool):
+@tool_arguments
+class WebFetchArgs:
+    url: Annotated[str, Arg("The URL to fetch.")]
+    prompt: Annotated[str, Arg("What to find out from the page.")]
+
+
+class WebFetchTool(TypedTool[WebFetchArgs]):
     name = "WebFetch"
     description = DESCRIPTION
     read_only = True
-    parameters: dict[str, Any] = {
-        "type": "object",
-        "properties": {
-            "url": {"type": "string", "description": "The URL to fetch."},
-            "prompt": {"type": "string", "description": "What to find out from the page."},
-        },
-        "required": ["url", "prompt"],
-        "additionalProperties": False,
-    }
+    arguments = WebFetchArgs
 
     def __init__(self, fetcher: WebFetcher, answer: Answer) -> None:
         self.fetcher = fetcher
         self.answer = answer
 
-    async def _run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        url = (arg_str(args, "url") or "").strip()
-        prompt = (arg_str(args, "prompt") or "").strip()
+    async def call(self, args: WebFetchArgs, ctx: ToolContext) -> ToolResult:
+        url = args.url.strip()
+        prompt = args.prompt.strip()
         if not prompt:
             raise ToolError("prompt must not be empty.")
         try:

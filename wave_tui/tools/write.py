@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Annotated
 
+from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
 from wave_tui.tools.base import (
-    BaseTool,
     ToolContext,
     ToolError,
     ToolResult,
-    arg_str,
     resolve_path,
     write_text_and_stat,
 )
@@ -24,25 +23,21 @@ if it changed on disk since you read it.
 - Do not create documentation or README files unless asked."""
 
 
-class WriteTool(BaseTool):
+@tool_arguments
+class WriteArgs:
+    file_path: Annotated[str, Arg("Path of the file to write.")]
+    content: Annotated[str, Arg("The complete new content of the file.")]
+
+
+class WriteTool(TypedTool[WriteArgs]):
     name = "Write"
     description = DESCRIPTION
     read_only = False
-    parameters: dict[str, Any] = {
-        "type": "object",
-        "properties": {
-            "file_path": {"type": "string", "description": "Path of the file to write."},
-            "content": {"type": "string", "description": "The complete new content of the file."},
-        },
-        "required": ["file_path", "content"],
-        "additionalProperties": False,
-    }
+    arguments = WriteArgs
 
-    async def _run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        raw = arg_str(args, "file_path")
-        content = arg_str(args, "content")
-        assert raw is not None and content is not None
-        path = resolve_path(raw, ctx.workdir)
+    async def call(self, args: WriteArgs, ctx: ToolContext) -> ToolResult:
+        content = args.content
+        path = resolve_path(args.file_path, ctx.workdir)
         if path.is_dir():
             raise ToolError(f"{path} is a directory; give the path of a file.")
         existed = path.exists()

@@ -101,3 +101,22 @@ def test_tk2_damaged_file_is_rebuilt(project: Path, isolated_home: Path) -> None
     store.file.parent.mkdir(parents=True)
     store.file.write_text("{not json")
     assert store.read_now() == []
+
+
+async def test_tk1_task_ids_may_be_numbers_and_a_single_id_stands_for_a_list(
+    project: Path, ctx: ToolContext
+) -> None:
+    tools = {t.name: t for t in task_tools(_store(project))}
+    await tools["TaskCreate"].run({"subject": "a"}, ctx)
+    await tools["TaskCreate"].run({"subject": "b", "description": "", "activeForm": None}, ctx)
+    upd = await tools["TaskUpdate"].run({"taskId": 2, "addBlockedBy": 1}, ctx)
+    assert not upd.is_error, upd.content
+    assert upd.content == "Updated #2 [pending] b (blocked by #1)"
+    got = await tools["TaskGet"].run({"taskId": " 1 "}, ctx)
+    assert got.content.splitlines() == ["#1 [pending] a", "Blocks: #2"]
+    bad = await tools["TaskUpdate"].run({"taskId": "1", "addBlocks": [True]}, ctx)
+    assert bad.content == "Parameter `addBlocks` must be a list of task ids."
+    wrong = await tools["TaskGet"].run({"taskId": 1.5}, ctx)
+    assert wrong.content == "Parameter `taskId` must be a string, got float."
+    missing = await tools["TaskGet"].run({}, ctx)
+    assert missing.content == "Missing required parameter `taskId`."

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Annotated, Generic, TypeVar
 
-from wave_tui.tools.base import BaseTool, Tool, ToolContext, ToolError, ToolResult, arg_str
+from wave_tui.tools.arguments import Arg, NoArgs, TypedTool, tool_arguments
+from wave_tui.tools.base import Tool, ToolContext, ToolError, ToolResult
 from wave_tui.tools.tasks.store import (
-    TASK_STATUSES,
     Task,
     TaskNotFound,
     TaskPatch,
+    TaskStatus,
     TaskStore,
 )
+
+A = TypeVar("A")
 
 TASK_TOOL_NAMES = frozenset({"TaskCreate", "TaskGet", "TaskUpdate", "TaskList"})
 
@@ -36,26 +39,48 @@ time while working."""
 _LIST_DESCRIPTION = "List every task of the task list: id, status, subject, and what blocks it."
 
 
-def _id_list(args: dict[str, Any], key: str) -> tuple[str, ...]:
-    value = args.get(key)
-    if value is None:
-        return ()
+# Models send task ids as numbers as well as strings, and one id where a list is asked for.
+def _id_list(key: str, value: object) -> list[str]:
     if isinstance(value, str | int) and not isinstance(value, bool):
         value = [value]
     if not isinstance(value, list) or not all(
         isinstance(x, str | int) and not isinstance(x, bool) for x in value
     ):
         raise ToolError(f"Parameter `{key}` must be a list of task ids.")
-    return tuple(str(x) for x in value)
+    return [str(x) for x in value]
 
 
-def _task_id(args: dict[str, Any]) -> str:
-    value = args.get("taskId")
+def _task_id(key: str, value: object) -> object:
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
-    text = arg_str(args, "taskId")
-    assert text is not None
-    return text.strip()
+    return value.strip() if isinstance(value, str) else value
+
+
+TaskId = Annotated[str, Arg("The task id.", name="taskId", normalize=_task_id)]
+
+
+@tool_arguments
+class TaskCreateArgs:
+    subject: Annotated[str, Arg("Short imperative title.")]
+    # The schema asks for it; without one the task has no description.
+    description: Annotated[str, Arg("What to do, in detail.", schema_required=True)] = ""
+    active_form: Annotated[str, Arg("Shown while in progress.", name="activeForm")] = ""
+
+
+@tool_arguments
+class TaskGetArgs:
+    task_id: TaskId
+
+
+@tool_arguments
+class TaskUpdateArgs:
+    task_id: TaskId
+    status: TaskStatus | None = None
+    subject: str | None = None
+    description: str | None = None
+    active_form: Annotated[str | None, Arg(name="activeForm")] = None
+    add_blocks: Annotated[tuple[str, ...], Arg(name="addBlocks", normalize=_id_list)] = ()
+    add_blocked_by: Annotated[tuple[str, ...], Arg(name="addBlockedBy", normalize=_id_list)] = ()
 
 
 def format_task_line(task: Task) -> str:
@@ -82,109 +107,76 @@ def format_task_list(tasks: Sequence[Task]) -> str:
     return "\n".join(format_task_line(t) for t in tasks)
 
 
-class _TaskTool(BaseTool):
+class _TaskTool(TypedTool[A], Generic[A]):
     read_only = False  # they change the task list, never the project
 
     def __init__(self, store: TaskStore) -> None:
         self.store = store
 
-    async def _run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    async def call(self, args: A, ctx: ToolContext) -> ToolResult:
         try:
             return await self._act(args)
         except TaskNotFound as exc:
             raise ToolError(f"Task #{exc.args[0]} not found.") from exc
 
-    async def _act(self, args: dict[str, Any]) -> ToolResult:
+    async def _act(self, args: A) -> ToolResult:
         raise NotImplementedError
 
 
-class TaskCreateTool(_TaskTool):
+class TaskCreateTool(_TaskTool[TaskCreateArgs]):
     name = "TaskCreate"
     description = _CREATE_DESCRIPTION
-    parameters: dict[str, Any] = {
-        "type": "object",
-        "properties": {
-            "subject": {"type": "string", "description": "Short imperative title."},
-            "description": {"type": "string", "description": "What to do, in detail."},
-            "activeForm": {"type": "string", "description": "Shown while in progress."},
-        },
-        "required": ["subject", "description"],
-        "additionalProperties": False,
-    }
+    arguments = TaskCreateArgs
 
-    async def _act(self, args: dict[str, Any]) -> ToolResult:
-        subject = (arg_str(args, "subject") or "").strip()
+    async def _act(self, args: TaskCreateArgs) -> ToolResult:
+        subject = args.subject.strip()
         if not subject:
             raise ToolError("subject must not be empty.")
-        description = arg_str(args, "description", required=False) or ""
-        active = arg_str(args, "activeForm", required=False) or ""
-        task = await self.store.create(subject, description, active)
+        task = await self.store.create(subject, args.description, args.active_form)
         return ToolResult(
             content=f"Task #{task.id} created: {task.subject}",
             summary=f"Task #{task.id}: {task.subject}",
         )
 
 
-class TaskGetTool(_TaskTool):
+class TaskGetTool(_TaskTool[TaskGetArgs]):
     name = "TaskGet"
     description = _GET_DESCRIPTION
     read_only = True
-    parameters: dict[str, Any] = {
-        "type": "object",
-        "properties": {"taskId": {"type": "string", "description": "The task id."}},
-        "required": ["taskId"],
-        "additionalProperties": False,
-    }
+    arguments = TaskGetArgs
 
-    async def _act(self, args: dict[str, Any]) -> ToolResult:
-        task = await self.store.get(_task_id(args))
+    async def _act(self, args: TaskGetArgs) -> ToolResult:
+        task = await self.store.get(args.task_id)
         return ToolResult(content=format_task(task), summary=f"Task #{task.id}")
 
 
-class TaskUpdateTool(_TaskTool):
+class TaskUpdateTool(_TaskTool[TaskUpdateArgs]):
     name = "TaskUpdate"
     description = _UPDATE_DESCRIPTION
-    parameters: dict[str, Any] = {
-        "type": "object",
-        "properties": {
-            "taskId": {"type": "string", "description": "The task id."},
-            "status": {"type": "string", "enum": list(TASK_STATUSES)},
-            "subject": {"type": "string"},
-            "description": {"type": "string"},
-            "activeForm": {"type": "string"},
-            "addBlocks": {"type": "array", "items": {"type": "string"}},
-            "addBlockedBy": {"type": "array", "items": {"type": "string"}},
-        },
-        "required": ["taskId"],
-        "additionalProperties": False,
-    }
+    arguments = TaskUpdateArgs
 
-    async def _act(self, args: dict[str, Any]) -> ToolResult:
-        task_id = _task_id(args)
-        status = arg_str(args, "status", required=False)
-        if status is not None and status not in TASK_STATUSES:
-            raise ToolError(f"status must be one of {', '.join(TASK_STATUSES)}; got {status!r}.")
+    async def _act(self, args: TaskUpdateArgs) -> ToolResult:
         patch = TaskPatch(
-            status=status,
-            subject=arg_str(args, "subject", required=False),
-            description=arg_str(args, "description", required=False),
-            active_form=arg_str(args, "activeForm", required=False),
-            add_blocks=_id_list(args, "addBlocks"),
-            add_blocked_by=_id_list(args, "addBlockedBy"),
+            status=args.status,
+            subject=args.subject,
+            description=args.description,
+            active_form=args.active_form,
+            add_blocks=args.add_blocks,
+            add_blocked_by=args.add_blocked_by,
         )
-        task = await self.store.update(task_id, patch)
+        task = await self.store.update(args.task_id, patch)
         return ToolResult(
             content=f"Updated {format_task_line(task)}", summary=f"Task #{task.id}: {task.status}"
         )
 
 
-class TaskListTool(_TaskTool):
+class TaskListTool(_TaskTool[NoArgs]):
     name = "TaskList"
     description = _LIST_DESCRIPTION
     read_only = True
-    parameters: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
+    arguments = NoArgs
 
-    async def _act(self, args: dict[str, Any]) -> ToolResult:
+    async def _act(self, args: NoArgs) -> ToolResult:
         tasks = await self.store.all_tasks()
         return ToolResult(content=format_task_list(tasks), summary=f"{len(tasks)} tasks")
 
