@@ -43,6 +43,7 @@ class Tmux:
         self.socket = f"wave-test-{uuid.uuid4().hex[:8]}"
         self.session = "wave"
         self.exit_file: Path | None = None  # where the app's exit code lands when it ends
+        self.log_file: Path | None = None  # Textual's own log of the app (TEXTUAL_LOG)
 
     def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -65,7 +66,21 @@ class Tmux:
             else None
         )
         why = f" (the app ended with exit code {ended})" if ended is not None else ""
-        pytest.fail(f"timed out waiting for {what}{why}; screen:\n{self.screen()}")
+        pytest.fail(
+            f"timed out waiting for {what}{why}; screen:\n{self.screen()}\n{self.log_tail()}"
+        )
+
+    def log_tail(self, lines: int = 40) -> str:
+        """The keys, actions and errors at the end of the app's log: what it was doing."""
+        if self.log_file is None or not self.log_file.exists():
+            return "(no app log)"
+        markers = ("Key(", "action", "Exit", "exit", "Error", "Traceback", "Paste(")
+        kept = [
+            line[:200]
+            for line in self.log_file.read_text(errors="replace").splitlines()
+            if any(marker in line for marker in markers)
+        ]
+        return "app log (keys, actions, errors):\n" + "\n".join(kept[-lines:])
 
     def wait_for_text(self, text: str, timeout: float = 45) -> None:
         self.wait_for(lambda: text in self.screen(), repr(text), timeout)
@@ -96,6 +111,7 @@ def start_wave(tmux: Tmux, base_url: str, tmp_path: Path, size: tuple[int, int])
         "WAVE_API_KEY": "k",
         "WAVE_MODEL": "test-model",
         "TERM": "xterm-256color",
+        "TEXTUAL_LOG": str(tmp_path / "textual.log"),
         "PATH": os.environ.get("PATH", ""),
     }
     assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
@@ -107,6 +123,7 @@ def start_wave(tmux: Tmux, base_url: str, tmp_path: Path, size: tuple[int, int])
     width, height = size
     tmux.run("new-session", "-d", "-s", tmux.session, "-x", str(width), "-y", str(height), command)
     tmux.exit_file = exit_file
+    tmux.log_file = tmp_path / "textual.log"
     return exit_file
 
 
