@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Markdown, Static, TextArea
+from textual.widgets import Markdown, Static, TextArea
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.session import (
@@ -30,6 +30,7 @@ from wave_tui.tui.widgets.chat_items import (
     UserMessage,
 )
 from wave_tui.tui.widgets.command_popup import COMPLETION_BINDINGS, CommandPopup, command_word
+from wave_tui.tui.widgets.footer import Footer
 from wave_tui.tui.widgets.history_input import Completion, HistoryInput
 from wave_tui.tui.widgets.status_line import StatusLine
 from wave_tui.tui.widgets.task_panel import TaskPanel
