@@ -69,7 +69,6 @@ PROMPT_PLACEHOLDER = (
 
 
 class ChatScreen(Screen[None]):
-    CSS_PATH = "chat.tcss"
     BINDINGS = [
         Binding("escape", "abort_turn", "Stop turn", id="abort-turn"),
         Binding("ctrl+l", "focus_prompt", "Prompt", id="focus-prompt"),

@@ -33,7 +33,6 @@ FormValues = EditableSettings
 
 # req: U4
 class SettingsScreen(Screen[None]):
-    CSS_PATH = "settings.tcss"
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="save-settings"),
         Binding("ctrl+r", "revert", "Revert", id="revert-settings"),
