@@ -20,6 +20,8 @@ class Footer(TextualFooter):
         self._composed: tuple[Shown, bool, bool] | None = None
 
     async def recompose(self) -> None:
+        if not self.is_attached:  # a dialog closed before its queued recompose ran
+            return
         palette = self.app.COMMAND_PALETTE_BINDING
         shown = (
             tuple(
