@@ -130,12 +130,16 @@ class WaveApp(App[None]):
         if self._pick_session:
             self.command_screens.pick_session()
         if self._watch_settings:
-            self.run_worker(
-                self._watch(),
-                group="settings-watch",
-                exit_on_error=False,
-                name="watching settings files",
-            )
+            # The watcher (watchfiles, anyio) starts after the first frame: nothing there waits.
+            self.call_after_refresh(self._start_watching_settings)
+
+    def _start_watching_settings(self) -> None:
+        self.run_worker(
+            self._watch(),
+            group="settings-watch",
+            exit_on_error=False,
+            name="watching settings files",
+        )
 
     def refresh_css(self, animate: bool = True) -> None:
         state = css_state(self)
