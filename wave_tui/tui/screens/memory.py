@@ -129,7 +129,8 @@ class MemoryScreen(Screen[None]):
         # The reference check reads project files: it follows the list, it does not delay it.
         checked = await session.with_missing_refs(self.entries)
         self._refs_checked = True
-        self.show_entries(checked)
+        if checked != self.entries:  # usually nothing cites what is gone: no second fill
+            self.show_entries(checked)
 
     def show_entries(self, entries: list[MemoryEntry]) -> None:
         self.entries = entries
