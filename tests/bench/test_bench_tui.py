@@ -1,12 +1,18 @@
-"""TUI benchmarks (no timed asserts): first frame of `wave` vs a bare Textual app, and the memory
-browser with 10,000 entries vs a bare DataTable with the same rows.
+"""TUI benchmarks (no timed asserts): first frame of `wave` vs a bare Textual app (an Input and a
+Footer; issue 20 item 4), and the memory browser with 10,000 entries vs a bare DataTable with the
+same rows (the item 6 figures with their floor: `test_bench_memory_browser.py`).
 
-Run with `pytest tests/bench/test_bench_tui.py -m bench --benchmark-enable -s` for the comparison table.
+`pytest tests/bench/test_bench_tui.py::test_report_tui_timings -m bench -s` prints the first-frame
+medians, in process and imports excluded, then the imports before the first frame in a fresh
+interpreter, each against the bare app in the same run; `--benchmark-enable` gives the tables.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -14,18 +20,23 @@ from pathlib import Path
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 from textual.app import App, ComposeResult
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Footer, Input
 
+from tests.bench.costs import Cost, alternate, clock, show, since
 from wave_tui.agent.service import AgentOptions, AgentService
 from wave_tui.tui.app import WaveApp, make_app
 from wave_tui.tui.widgets.row_list import RowList
 
 ENTRIES = 10_000
+RUNS = 7
+# What `wave` imports before its first frame, and what the bare app needs.
+WAVE_IMPORTS = "import wave_tui.tui.launch"
+BARE_IMPORTS = "from textual.app import App; from textual.widgets import Footer, Input"
 
 
 class BareApp(App[None]):
     def compose(self) -> ComposeResult:
-        yield Static("hello")
+        yield Input(placeholder="Message")
         yield Footer()
 
 
@@ -52,13 +63,13 @@ def wave_app(project: Path) -> WaveApp:
     return app
 
 
-def first_frame(build: Callable[[], App[None]]) -> float:
-    async def run() -> float:
-        start = time.perf_counter()
+def first_frame(build: Callable[[], App[None]]) -> Cost:
+    async def run() -> Cost:
+        start = clock()
         app = build()
         async with app.run_test(size=(100, 32)) as pilot:
             await pilot.pause()
-            return time.perf_counter() - start
+            return since(start)
 
     return asyncio.run(run())
 
@@ -117,15 +128,29 @@ def test_bench_bare_datatable_10k(benchmark: BenchmarkFixture) -> None:
     benchmark(bare_table, rows)
 
 
-def test_report_tui_timings(project: Path, big_project: Path) -> None:
-    """Prints the four timings side by side (`-s` to see them); nothing is asserted on time."""
-    timings = {
-        "first frame: wave": first_frame(lambda: wave_app(project)),
-        "first frame: bare App": first_frame(BareApp),
-        "memory browser, 10k entries": open_memory_browser(big_project),
-        "bare DataTable, 10k rows": bare_table(
-            [(f"Memory entry number {i}", "—", "project", "today", "") for i in range(ENTRIES)]
-        ),
-    }
-    for name, seconds in timings.items():
-        print(f"{name:32} {seconds * 1000:8.1f} ms")
+def imports(statement: str) -> Cost:
+    """A fresh interpreter that runs only `statement` (bytecode cached)."""
+    environ = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    start = clock()
+    subprocess.run([sys.executable, "-c", statement], check=True, env=environ)
+    return since(start)
+
+
+def test_report_tui_timings(project: Path) -> None:
+    """Prints wave's first frame, the bare app's and the ratio (`-s` to see them), in process and
+    for the imports before it; nothing is asserted on time."""
+    imports(WAVE_IMPORTS)  # bytecode written once, outside the figures
+    figures = alternate(
+        {
+            "wave": lambda: first_frame(lambda: wave_app(project)),
+            "bare": lambda: first_frame(BareApp),
+            "wave imports": lambda: imports(WAVE_IMPORTS),
+            "bare imports": lambda: imports(BARE_IMPORTS),
+        },
+        RUNS,
+    )
+    print()
+    show("first frame, in process: wave", figures["wave"], figures["bare"])
+    show("  baseline: bare Input + Footer app", figures["bare"])
+    show("imports, fresh interpreter: wave", figures["wave imports"], figures["bare imports"])
+    show("  baseline: textual.app, Input, Footer", figures["bare imports"])

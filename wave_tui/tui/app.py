@@ -31,6 +31,7 @@ from wave_tui.agent.session import (
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.settings import SettingsStore
 from wave_tui.tui.command_screens import CommandScreens
+from wave_tui.tui.css_state import CssState, css_state
 from wave_tui.tui.format import one_line, show_key_arg, show_path
 from wave_tui.tui.messages import AgentEventPosted
 from wave_tui.tui.screens.chat import ChatScreen
@@ -56,9 +57,17 @@ class PendingAgent:
 
 # req: U1
 class WaveApp(App[None]):
-    # Screen stylesheets load with the app: a screen's own CSS_PATH re-parses the whole sheet
-    # and restyles every node when it first opens (issue 20 item 6).
-    CSS_PATH = ["app.tcss", "screens/memory.tcss", "screens/memory_runs.tcss"]
+    # The screens' stylesheets load with the app: a screen's own CSS_PATH re-parses the whole
+    # sheet and restyles every node when it first opens (issue 20 items 4 and 6). dialogs.tcss
+    # stays with the dialogs: the context view and the plan and question dialogs use its classes
+    # without loading it, and loading it first would restyle them (their snapshots pin that).
+    CSS_PATH = [
+        "app.tcss",
+        "screens/memory.tcss",
+        "screens/memory_runs.tcss",
+        "screens/chat.tcss",
+        "screens/settings.tcss",
+    ]
     TITLE = "wave"
     DEFAULT_MODE = "chat"
     BINDINGS = [
@@ -96,6 +105,7 @@ class WaveApp(App[None]):
         self._startup_error = startup_error
         self._unsubscribe: list[Callable[[], None]] = []
         self._quitting = False
+        self._css_applied: CssState | None = None
         self.sub_title = self.paths.project_root.name
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -120,12 +130,23 @@ class WaveApp(App[None]):
         if self._pick_session:
             self.command_screens.pick_session()
         if self._watch_settings:
-            self.run_worker(
-                self._watch(),
-                group="settings-watch",
-                exit_on_error=False,
-                name="watching settings files",
-            )
+            # The watcher (watchfiles, anyio) starts after the first frame: nothing there waits.
+            self.call_after_refresh(self._start_watching_settings)
+
+    def _start_watching_settings(self) -> None:
+        self.run_worker(
+            self._watch(),
+            group="settings-watch",
+            exit_on_error=False,
+            name="watching settings files",
+        )
+
+    def refresh_css(self, animate: bool = True) -> None:
+        state = css_state(self)
+        if state == self._css_applied:
+            return  # nothing changed since the last restyle: see css_state.py
+        super().refresh_css(animate)
+        self._css_applied = state
 
     @property
     def agent_starting(self) -> bool:

@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Markdown, Static, TextArea
+from textual.widgets import Static, TextArea
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.session import (
@@ -30,6 +30,7 @@ from wave_tui.tui.widgets.chat_items import (
     UserMessage,
 )
 from wave_tui.tui.widgets.command_popup import COMPLETION_BINDINGS, CommandPopup, command_word
+from wave_tui.tui.widgets.footer import Footer
 from wave_tui.tui.widgets.history_input import Completion, HistoryInput
 from wave_tui.tui.widgets.status_line import StatusLine
 from wave_tui.tui.widgets.task_panel import TaskPanel
@@ -68,7 +69,6 @@ PROMPT_PLACEHOLDER = (
 
 
 class ChatScreen(Screen[None]):
-    CSS_PATH = "chat.tcss"
     BINDINGS = [
         Binding("escape", "abort_turn", "Stop turn", id="abort-turn"),
         Binding("ctrl+l", "focus_prompt", "Prompt", id="focus-prompt"),
@@ -103,6 +103,9 @@ class ChatScreen(Screen[None]):
         prompt.completer = self._complete
         self.refresh_status()
         prompt.focus()
+        self.call_after_refresh(self._start_loading_history)  # not shown in the first frame
+
+    def _start_loading_history(self) -> None:
         self.run_worker(self._load_history(), group="history", exit_on_error=False)
 
     def _complete(self, text: str) -> Completion | None:
@@ -125,6 +128,8 @@ class ChatScreen(Screen[None]):
         log = self.query_one("#chat-log", VerticalScroll)
         panels = self.query("#first-run")
         if show and not panels:
+            from textual.widgets import Markdown  # with the panel: see chat_items.py
+
             log.mount(Markdown(FIRST_RUN_HELP, id="first-run"), before=0)
         for panel in panels:
             panel.display = show

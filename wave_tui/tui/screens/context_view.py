@@ -7,7 +7,9 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
+
+from wave_tui.tui.widgets.footer import Footer
 
 
 # req: MX2

@@ -7,10 +7,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Static
 
 from wave_tui.agent.events import PermissionChoice
 from wave_tui.agent.session import MemoryScope, PermissionPreview
+from wave_tui.tui.widgets.footer import Footer
 
 
 class ConfirmDelete(ModalScreen[bool]):

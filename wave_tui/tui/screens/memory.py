@@ -16,7 +16,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 from textual.worker import Worker
 
 from wave_tui.agent.session import EntryError, MemoryEntry
@@ -36,6 +36,7 @@ from wave_tui.tui.memory_view import (
 )
 from wave_tui.tui.screens.dialogs import ConfirmDelete
 from wave_tui.tui.screens.memory_runs import InboxScreen, RunsScreen
+from wave_tui.tui.widgets.footer import Footer
 from wave_tui.tui.widgets.row_list import Column, ListRow, RowList
 
 if TYPE_CHECKING:
@@ -128,7 +129,8 @@ class MemoryScreen(Screen[None]):
         # The reference check reads project files: it follows the list, it does not delay it.
         checked = await session.with_missing_refs(self.entries)
         self._refs_checked = True
-        self.show_entries(checked)
+        if checked != self.entries:  # usually nothing cites what is gone: no second fill
+            self.show_entries(checked)
 
     def show_entries(self, entries: list[MemoryEntry]) -> None:
         self.entries = entries

@@ -10,11 +10,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Static
 from textual.worker import Worker
 
 from wave_tui.agent.session import InboxError, PendingWrite, Run, RunError
 from wave_tui.tui.format import show_path
+from wave_tui.tui.widgets.footer import Footer
 from wave_tui.tui.widgets.row_list import Column, ListRow, RowList
 
 if TYPE_CHECKING:

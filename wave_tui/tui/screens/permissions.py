@@ -10,8 +10,10 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
+
+from wave_tui.tui.widgets.footer import Footer
 
 if TYPE_CHECKING:
     from wave_tui.tui.app import WaveApp

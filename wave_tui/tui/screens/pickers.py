@@ -10,10 +10,11 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from wave_tui.agent.session import ModelChoice, SessionSummary, size_text
+from wave_tui.tui.widgets.footer import Footer
 
 PROMPT_WIDTH = 48
 PICKER_WIDTH = 96  # .picker in dialogs.tcss

@@ -12,12 +12,13 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
 from textual.validation import Integer
-from textual.widgets import Button, Footer, Input, Label, Static, Switch
+from textual.widgets import Button, Input, Label, Static, Switch
 from textual.worker import Worker
 
 from wave_tui.agent.session import EditableSettings, EndpointSettings
 from wave_tui.config.settings import AUTO_MEMORY_FREQUENCY_MAX, AUTO_MEMORY_FREQUENCY_MIN
 from wave_tui.tui.format import show_path
+from wave_tui.tui.widgets.footer import Footer
 
 if TYPE_CHECKING:
     from wave_tui.tui.app import WaveApp
@@ -32,7 +33,6 @@ FormValues = EditableSettings
 
 # req: U4
 class SettingsScreen(Screen[None]):
-    CSS_PATH = "settings.tcss"
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="save-settings"),
         Binding("ctrl+r", "revert", "Revert", id="revert-settings"),

@@ -10,9 +10,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Static
 
 from wave_tui.agent.session import TrustRequested
+from wave_tui.tui.widgets.footer import Footer
 
 KIND_TITLES = {
     "hooks": "Hooks (run on agent events)",

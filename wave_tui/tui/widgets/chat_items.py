@@ -11,13 +11,17 @@ from typing import TYPE_CHECKING
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import Collapsible, Markdown, Static
-from textual.widgets.markdown import MarkdownStream
+from textual.widgets import Collapsible, Static
 
 from wave_tui.tui.format import clip_output
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
+    from textual.widgets import Markdown
+    from textual.widgets.markdown import MarkdownStream
+
+# Textual's Markdown (markdown-it, linkify) is imported with the first reply, not before the
+# first frame (issue 20 item 4).
 
 
 # req: UX4
@@ -74,6 +78,8 @@ class AssistantMessage(Vertical):
         self._flush_scheduled = False
 
     def compose(self) -> ComposeResult:
+        from textual.widgets import Markdown
+
         with Collapsible(title="Thinking", collapsed=bool(self._content), classes="reasoning"):
             yield Static(self._reasoning, markup=False, classes="reasoning-text")
         yield Markdown(self._content, classes="reply", parser_factory=plain_html_parser)
@@ -86,6 +92,11 @@ class AssistantMessage(Vertical):
         self._reasoning += text
         self.query_one(".reasoning").display = True
         self.query_one(".reasoning-text", Static).update(self._reasoning)
+
+    def _reply(self) -> Markdown:
+        from textual.widgets import Markdown
+
+        return self.query_one(".reply", Markdown)
 
     async def append_text(self, text: str) -> None:
         # Deltas arrive one token per event: they are gathered and handed to the Markdown
@@ -101,9 +112,9 @@ class AssistantMessage(Vertical):
         if not self._pending:
             return
         if self._stream is None:
-            markdown = self.query_one(".reply", Markdown)
+            markdown = self._reply()
             markdown.display = True
-            self._stream = Markdown.get_stream(markdown)
+            self._stream = markdown.get_stream(markdown)
         text = "".join(self._pending)
         self._pending.clear()
         await self._stream.write(text)
@@ -113,7 +124,7 @@ class AssistantMessage(Vertical):
         if self._stream is not None:
             await self._stream.stop()
             self._stream = None
-        markdown = self.query_one(".reply", Markdown)
+        markdown = self._reply()
         if content and content != self._content:
             self._content = content
             await markdown.update(content)

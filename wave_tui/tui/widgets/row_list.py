@@ -75,6 +75,8 @@ class RowList(ScrollView, can_focus=True):
     def __init__(self, columns: Sequence[Column], *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.columns = tuple(columns)
+        self._column_index = {column.key: n for n, column in enumerate(self.columns)}
+        self._layouts: dict[int, list[tuple[Column, int]]] = {}  # by width: painted per line
         self._rows: list[ListRow] = []
         self._index: dict[str, int] = {}
         self.cursor_row = 0
@@ -149,6 +151,11 @@ class RowList(ScrollView, can_focus=True):
     # -- rendering -----------------------------------------------------------------------------
     def _widths(self, total: int) -> list[tuple[Column, int]]:
         """The columns that fit in `total` cells, with their widths (the flex one stretches)."""
+        if total not in self._layouts:
+            self._layouts[total] = self._fit(total)
+        return self._layouts[total]
+
+    def _fit(self, total: int) -> list[tuple[Column, int]]:
         shown = list(self.columns)
         while True:
             fixed = sum(c.width for c in shown if not c.flex) + GAP * (len(shown) - 1)
@@ -190,10 +197,7 @@ class RowList(ScrollView, can_focus=True):
         flag = self.get_component_rich_style("row-list--flag", partial=True)
         cells = []
         for column, _w in layout:
-            n = self._column_index(column.key)
+            n = self._column_index[column.key]
             text = row.cells[n] if n < len(row.cells) else ""
             cells.append((text, flag if column.key == row.flag_column else Style()))
         return self._line(cells, widths, style).extend_cell_length(width, style)
-
-    def _column_index(self, key: str) -> int:
-        return next(i for i, c in enumerate(self.columns) if c.key == key)
