@@ -59,14 +59,15 @@ class PendingAgent:
 class WaveApp(App[None]):
     # The screens' stylesheets load with the app: a screen's own CSS_PATH re-parses the whole
     # sheet and restyles every node when it first opens (issue 20 items 4 and 6). dialogs.tcss
-    # stays with the dialogs: the context view and the plan and question dialogs use its classes
-    # without loading it, and loading it first would restyle them (their snapshots pin that).
+    # too: the context view and the plan and question dialogs use its classes without a
+    # CSS_PATH of their own, so they were unstyled until some other dialog had been opened.
     CSS_PATH = [
         "app.tcss",
         "screens/memory.tcss",
         "screens/memory_runs.tcss",
         "screens/chat.tcss",
         "screens/settings.tcss",
+        "screens/dialogs.tcss",
     ]
     TITLE = "wave"
     DEFAULT_MODE = "chat"

@@ -17,7 +17,6 @@ from wave_tui.tui.widgets.footer import Footer
 class ConfirmDelete(ModalScreen[bool]):
     """Asks before a memory entry is removed from its file (M3)."""
 
-    CSS_PATH = "dialogs.tcss"
     BINDINGS = [
         Binding("y", "confirm", "Delete", id="confirm-delete"),
         Binding("n,escape", "cancel", "Keep", id="cancel-delete"),
@@ -65,7 +64,6 @@ class PermissionDialog(ModalScreen[PermissionChoice]):
     """The agent wants to run a tool that needs approval: what it will do (the diff of an
     Edit/Write, the full Bash command) and what "always" would allow (UX2, UX18)."""
 
-    CSS_PATH = "dialogs.tcss"
     BINDINGS = [
         Binding("y", "choose('allow_once')", "Allow once", id="allow-once"),
         Binding("a", "choose('allow_session')", "Always this session", id="allow-session"),
@@ -144,7 +142,6 @@ def _preview_text(preview: PermissionPreview) -> Content:
 class MemoryTargetDialog(ModalScreen[MemoryScope | None]):
     """`# text` in the chat: save it to the project or the user AGENTS.md."""
 
-    CSS_PATH = "dialogs.tcss"
     BINDINGS = [
         Binding("p", "choose('project')", "Project", id="save-project"),
         Binding("u", "choose('user')", "User", id="save-user"),

@@ -56,7 +56,6 @@ def diff_content(diff: str) -> Content:
 class ConfirmAction(ModalScreen[bool]):
     """Yes / no before a change to memory files (revert a run)."""
 
-    CSS_PATH = "dialogs.tcss"
     BINDINGS = [
         Binding("y", "answer(True)", "Yes", id="confirm-action"),
         Binding("n,escape", "answer(False)", "No", id="cancel-action"),

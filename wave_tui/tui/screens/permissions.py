@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 
 
 class PermissionsScreen(ModalScreen[None]):
-    CSS_PATH = "dialogs.tcss"
     BINDINGS = [
         Binding("d,delete", "remove_grant", "Remove grant", id="remove-grant"),
         Binding("escape,q", "close", "Close", id="close-permissions"),

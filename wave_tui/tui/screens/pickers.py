@@ -25,7 +25,6 @@ ROLE_LABELS = {"main": "model", "fast": "fast model", "configured": "models.*"}
 class Picker(ModalScreen[str | None]):
     """A list to choose one id from; Enter picks, Esc cancels."""
 
-    CSS_PATH = "dialogs.tcss"
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="cancel-pick")]
 
     def __init__(self, title: str, options: Sequence[Option], empty: str, hint: str = "") -> None:

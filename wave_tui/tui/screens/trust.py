@@ -23,7 +23,6 @@ KIND_TITLES = {
 
 
 class TrustDialog(ModalScreen[bool]):
-    CSS_PATH = "dialogs.tcss"
     BINDINGS = [
         Binding("y", "answer(True)", "Trust", id="trust-project"),
         Binding("n,escape", "answer(False)", "Keep off", id="distrust-project"),
