@@ -16,7 +16,7 @@ that walk; memory inputs live on local disks.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
+import functools
 import os
 import struct
 import sys
@@ -45,11 +45,14 @@ _EVENT = struct.Struct("iIII")
 _READ_BYTES = 64 * 1024
 
 
+@functools.cache
 def _libc() -> ctypes.CDLL | None:
     if not sys.platform.startswith("linux"):
         return None
     try:
-        lib = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        # The interpreter's own symbols include libc's: `ctypes.util.find_library` would run
+        # `ldconfig -p` in a subprocess at every start.
+        lib = ctypes.CDLL(None, use_errno=True)
         lib.inotify_init1.argtypes = [ctypes.c_int]
         lib.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
         lib.inotify_rm_watch.argtypes = [ctypes.c_int, ctypes.c_int]
