@@ -16,13 +16,11 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wave_tui.agent import events as ev
 from wave_tui.agent import project_trust
 from wave_tui.agent.commands import CommandOutput, CommandResult, parse_command
-from wave_tui.agent.context_report import build_context_report
-from wave_tui.agent.endpoint_settings import EndpointSettings, read_endpoint, save_endpoint
 from wave_tui.agent.extraction import ExtractionHook
 from wave_tui.agent.factory import create_service
 from wave_tui.agent.inline_input import (
@@ -32,7 +30,6 @@ from wave_tui.agent.inline_input import (
     shell_command,
     without_attachments,
 )
-from wave_tui.agent.input_history import append_history, load_history
 from wave_tui.agent.local_endpoint import (
     LocalEndpoint,
     LocalModelError,
@@ -56,29 +53,12 @@ from wave_tui.agent.memory_access import (
     preview_body,
     stale_reminder,
 )
-from wave_tui.agent.memory_review import MemoryReview, ReviewError, near_duplicates
 from wave_tui.agent.service import AgentOptions, AgentService, Approver, TurnResult, key_argument
 from wave_tui.agent.sessions import SessionInfo, list_sessions
 from wave_tui.agent.status import AgentStatus, cache_hit_ratio, context_tokens
-from wave_tui.agent.ui_queries import (
-    CommandChoice,
-    ConnectionCheck,
-    ModelChoice,
-    PermissionPreview,
-    PermissionState,
-    SessionSummary,
-    check_connection,
-    command_choices,
-    model_choices,
-    permission_preview,
-    permission_state,
-    revoke_grant,
-    session_summaries,
-    size_text,
-)
 from wave_tui.agent.work_features import WorkFeatures
 from wave_tui.config.paths import WavePaths
-from wave_tui.config.schema import PERMISSION_MODES, settings_fields
+from wave_tui.config.schema import PERMISSION_MODES
 from wave_tui.config.settings import (
     EffectiveSettings,
     PermissionMode,
@@ -94,6 +74,48 @@ from wave_tui.permissions.rules import parse_rule_list
 from wave_tui.tools.ask_user import Question, QuestionAnswer, QuestionOption
 from wave_tui.tools.plan_mode import PlanDecision
 from wave_tui.tools.tasks.store import Task
+
+if TYPE_CHECKING:
+    from wave_tui.agent.context_report import build_context_report
+    from wave_tui.agent.endpoint_settings import EndpointSettings
+    from wave_tui.agent.memory_review import MemoryReview, ReviewError, near_duplicates
+    from wave_tui.agent.ui_queries import (
+        CommandChoice,
+        ConnectionCheck,
+        ModelChoice,
+        PermissionPreview,
+        PermissionState,
+        SessionSummary,
+        size_text,
+    )
+
+# What only the app's screens use loads when a screen asks for it, not with `wave -p`.
+_LAZY = {
+    "build_context_report": "wave_tui.agent.context_report",
+    "EndpointSettings": "wave_tui.agent.endpoint_settings",
+    "MemoryReview": "wave_tui.agent.memory_review",
+    "ReviewError": "wave_tui.agent.memory_review",
+    "near_duplicates": "wave_tui.agent.memory_review",
+    "CommandChoice": "wave_tui.agent.ui_queries",
+    "ConnectionCheck": "wave_tui.agent.ui_queries",
+    "ModelChoice": "wave_tui.agent.ui_queries",
+    "PermissionPreview": "wave_tui.agent.ui_queries",
+    "PermissionState": "wave_tui.agent.ui_queries",
+    "SessionSummary": "wave_tui.agent.ui_queries",
+    "size_text": "wave_tui.agent.ui_queries",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 Listener = Callable[[ev.AgentEvent], None]
 Clock = Callable[[], datetime]
@@ -384,10 +406,14 @@ class AgentSession:
         """Commands starting with `prefix`, with descriptions (the `/` completion popup)."""
         if self.service is None:
             return []
+        from wave_tui.agent.ui_queries import command_choices
+
         return command_choices(self.service.commands.complete(prefix))
 
     def model_choices(self) -> list[ModelChoice]:
         """The configured models (`model`, `fastModel`, `models.*`) for the `/model` picker."""
+        from wave_tui.agent.ui_queries import model_choices
+
         return model_choices(self.model_in_use(), self.store.current())
 
     # req: UX2
@@ -398,13 +424,19 @@ class AgentSession:
     # req: UX18
     async def permission_preview(self, tool: str, args: dict[str, Any]) -> PermissionPreview:
         """What the call will do: the diff of an Edit/Write, the full Bash command."""
+        from wave_tui.agent.ui_queries import permission_preview
+
         return await asyncio.to_thread(permission_preview, tool, args, self.paths.project_root)
 
     def permission_state(self) -> PermissionState | None:
+        from wave_tui.agent.ui_queries import permission_state
+
         return permission_state(self.service.policy) if self.service is not None else None
 
     def revoke_grant(self, grant: str) -> bool:
         """Remove one of this session's "always allow" grants."""
+        from wave_tui.agent.ui_queries import revoke_grant
+
         return self.service is not None and revoke_grant(self.service.policy, grant)
 
     def abort(self) -> None:
@@ -457,11 +489,15 @@ class AgentSession:
     # req: UX19
     async def input_history(self) -> list[str]:
         """What was typed in this project before (oldest first), for Up / Down and Ctrl+R."""
+        from wave_tui.agent.input_history import load_history
+
         return await asyncio.to_thread(
             load_history, self.paths.input_history, self.paths.project_root
         )
 
     async def remember_input(self, text: str) -> None:
+        from wave_tui.agent.input_history import append_history
+
         await asyncio.to_thread(
             append_history, self.paths.input_history, self.paths.project_root, text
         )
@@ -601,6 +637,8 @@ class AgentSession:
     @staticmethod
     def setting_help(name: str) -> str:
         """The schema's description of a settings key or WAVE_* variable (the settings form)."""
+        from wave_tui.config.schema import settings_fields
+
         for item in settings_fields():
             if name in (item.key, item.env):
                 return item.description
@@ -614,11 +652,15 @@ class AgentSession:
         self._status_changed()
 
     async def read_endpoint(self) -> EndpointSettings:
+        from wave_tui.agent.endpoint_settings import read_endpoint
+
         return await asyncio.to_thread(read_endpoint, self.paths)
 
     # req: UX20
     async def save_endpoint(self, endpoint: EndpointSettings) -> None:
         """Base URL and API key into `env`, the models into `model`/`fastModel`; mode 0600."""
+        from wave_tui.agent.endpoint_settings import save_endpoint
+
         await asyncio.to_thread(save_endpoint, self.paths, endpoint)
         self.store.refresh()
         self._status_changed()
@@ -627,6 +669,8 @@ class AgentSession:
     async def test_connection(self, base_url: str, api_key: str, model: str) -> ConnectionCheck:
         """One small real request to the endpoint with these (unsaved) values; an empty field
         falls back to the value in force (environment or settings)."""
+        from wave_tui.agent.ui_queries import check_connection
+
         current = self.store.current()
         return await check_connection(
             base_url or current.base_url or "",
@@ -659,6 +703,8 @@ class AgentSession:
         """The resume picker's rows: first prompt, age, size, most recent first."""
         current = self.service.session_id if self.service is not None else None
         now = self.clock().timestamp()
+
+        from wave_tui.agent.ui_queries import session_summaries
 
         def rows() -> list[SessionSummary]:
             return session_summaries(list_sessions(self.paths), current, now)

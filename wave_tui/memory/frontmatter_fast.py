@@ -18,10 +18,10 @@ from typing import Any
 
 _KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?")
 _ITEM_LINE = re.compile(r"( *)- +(.*)")
-# YAML's printable set minus the characters YAML and `str.splitlines` read as line breaks or
-# that this path does not handle (tab, carriage return, byte-order mark).
-_PLAIN_TEXT = re.compile(
-    "[\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]*"
+# Outside YAML's printable set, or read as a line break by YAML or `str.splitlines`, or not
+# handled here (tab, carriage return, byte-order mark). A small class: cheap to compile.
+_NOT_PLAIN_TEXT = re.compile(
+    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]"
 )
 _DECIMAL = re.compile(r"0|[1-9][0-9]*")
 # The first characters of YAML indicators, and of the implicit float, int, timestamp, merge and
@@ -59,7 +59,7 @@ def parse_simple_yaml(raw: str) -> dict[str, Any] | None:
     """The mapping `yaml.safe_load(raw)` gives when `raw` is in the simple subset, else None."""
     if "\r" in raw:
         raw = raw.replace("\r\n", "\n")
-    if not _PLAIN_TEXT.fullmatch(raw):
+    if _NOT_PLAIN_TEXT.search(raw):
         return None
     data: dict[str, Any] = {}
     items: list[Any] | None = None  # the list being filled under the last `key:`
