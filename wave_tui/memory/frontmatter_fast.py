@@ -18,11 +18,6 @@ from typing import Any
 
 _KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?")
 _ITEM_LINE = re.compile(r"( *)- +(.*)")
-# Outside YAML's printable set, or read as a line break by YAML or `str.splitlines`, or not
-# handled here (tab, carriage return, byte-order mark). A small class: cheap to compile.
-_NOT_PLAIN_TEXT = re.compile(
-    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]"
-)
 _DECIMAL = re.compile(r"0|[1-9][0-9]*")
 # The first characters of YAML indicators, and of the implicit float, int, timestamp, merge and
 # value types that this path does not resolve itself (a plain decimal integer is handled).
@@ -59,7 +54,9 @@ def parse_simple_yaml(raw: str) -> dict[str, Any] | None:
     """The mapping `yaml.safe_load(raw)` gives when `raw` is in the simple subset, else None."""
     if "\r" in raw:
         raw = raw.replace("\r\n", "\n")
-    if _NOT_PLAIN_TEXT.search(raw):
+    # Printable (in Python's stricter sense) leaves out every character YAML rejects or reads as a
+    # line break, and those `str.splitlines` splits on; also tabs, no-break spaces and a BOM.
+    if not raw.replace("\n", "").isprintable():
         return None
     data: dict[str, Any] = {}
     items: list[Any] | None = None  # the list being filled under the last `key:`
