@@ -20,6 +20,7 @@ import functools
 import os
 import struct
 import sys
+import threading
 import weakref
 from pathlib import Path
 
@@ -142,7 +143,10 @@ class DirWatch:
 
     def close(self) -> None:
         if self._fd is not None:
-            self._finalizer()
+            self._finalizer.detach()
+            # Closing an inotify instance waits for a kernel grace period (~20 ms): off the
+            # caller's thread (the event loop), and two watches close side by side.
+            threading.Thread(target=os.close, args=(self._fd,), daemon=True).start()
             self._fd = None
         self._dir_of.clear()
         self._wd_of.clear()
