@@ -6,7 +6,8 @@ them, three AGENTS.md on the chain from the repository top to the project root. 
 - the same with the stat walk (what every request cost before; inotify off);
 - one `os.stat` per rule file and tracked file (the floor any polling design pays);
 - encode + send of the request's reminder over loopback (what the bigger request costs anyway);
-- cold first request (new session: every rule parsed, every folder watched).
+- cold first request (new session: every rule parsed, every folder watched), and its floor: one
+  `os.stat` + read of every rule file and one `os.stat` of every tracked file.
 Run: `pytest tests/bench/test_bench_memory_scale.py -s` (`WAVE_BENCH_SCALE=10000` for 10k).
 """
 
@@ -115,6 +116,17 @@ def test_bench_memory_per_request_at_scale(tmp_path: Path, monkeypatch: pytest.M
     request()  # the verifying build after the first watch
     steady_ms = _median_ms(request)
     stat_floor_ms = _median_ms(lambda: [os.stat(f) for f in files], 20)
+    rule_names, tracked_names = [str(f) for f in files[:SCALE]], [str(f) for f in files[SCALE:]]
+
+    def stat_and_read() -> None:
+        for name in rule_names:
+            os.stat(name)
+            with open(name, "rb") as fh:
+                fh.read()
+        for name in tracked_names:
+            os.stat(name)
+
+    cold_floor_ms = _median_ms(stat_and_read, 5)
     send_ms = _send_floor_ms(reminder.encode())
 
     monkeypatch.setattr(watch, "_libc", lambda: None)
@@ -132,7 +144,8 @@ def test_bench_memory_per_request_at_scale(tmp_path: Path, monkeypatch: pytest.M
         f"watched {steady_ms:.3f} ms; stat walk {walk_ms:.2f} ms; "
         f"stat floor {stat_floor_ms:.2f} ms (ratio watched/floor {steady_ms / stat_floor_ms:.3f}); "
         f"encode+send of the {len(reminder) / 1e3:.0f} kB reminder {send_ms:.2f} ms; "
-        f"cold first request {cold_ms:.0f} ms"
+        f"cold first request {cold_ms:.0f} ms (floor: stat + read {cold_floor_ms:.0f} ms; "
+        f"ratio {cold_ms / cold_floor_ms:.1f}x)"
     )
     injector.close()
     detector.close()

@@ -1,9 +1,11 @@
 """`wave -p` one turn against its floor, paired in the same run (issue 20, item 1).
 
 The floor (`bench/floor_request.py`) is the interpreter + asyncio + httpx + one streamed request
-printing the answer. Runs alternate floor, wave, floor, wave ... and the ratio is taken pair by
-pair (the machine's speed drifts). Printed, never asserted: run with `-s` to see the figures;
-`WAVE_BENCH_ROUNDS=15` for a steadier median.
+printing the answer; the engine floor (`bench/floor_request_settings.py`) adds pydantic-settings,
+the settings engine the design names, with one small settings class built and read. Runs
+alternate floor, engine floor, wave, ... and each ratio is taken round by round (the machine's
+speed drifts). CPU is the child's user + system time. Printed, never asserted: run with `-s` to
+see the figures; `WAVE_BENCH_ROUNDS=15` for a steadier median.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import statistics
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -21,6 +24,7 @@ from tests.model_server import ModelServer
 
 ROOT = Path(__file__).resolve().parents[2]
 FLOOR = ROOT / "bench" / "floor_request.py"
+ENGINE_FLOOR = ROOT / "bench" / "floor_request_settings.py"
 ROUNDS = int(os.environ.get("WAVE_BENCH_ROUNDS", "3"))
 
 
@@ -30,29 +34,58 @@ def _env(server: ModelServer) -> dict[str, str]:
     return env
 
 
-def _timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
+@dataclass(frozen=True)
+class Timing:
+    wall: float
+    cpu: float  # user + system of the child
+
+
+def _timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> Timing:
+    before = os.times()
     started = time.perf_counter()
     done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - started
+    after = os.times()
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "OK"
-    return elapsed
+    cpu = (after.children_user - before.children_user) + (
+        after.children_system - before.children_system
+    )
+    return Timing(elapsed, cpu)
+
+
+def _median_ratio(a: list[float], b: list[float]) -> float:
+    return statistics.median(x / y for x, y in zip(a, b, strict=True))
 
 
 @pytest.mark.bench
 def test_bench_wave_print_vs_floor(model_server: ModelServer, project: Path) -> None:
     env = _env(model_server)
-    floor_cmd = [sys.executable, str(FLOOR), model_server.base_url]
-    wave_cmd = [sys.executable, "-m", "wave_tui", "-p", "hi"]
-    _timed(wave_cmd, project, env)  # warm-up: bytecode written, page cache filled
-    _timed(floor_cmd, project, env)
-    floors, waves = [], []
+    commands = {
+        "floor": [sys.executable, str(FLOOR), model_server.base_url],
+        "engine floor": [sys.executable, str(ENGINE_FLOOR), model_server.base_url],
+        "wave": [sys.executable, "-m", "wave_tui", "-p", "hi"],
+    }
+    for cmd in commands.values():  # warm-up: bytecode written, page cache filled
+        _timed(cmd, project, env)
+    runs: dict[str, list[Timing]] = {name: [] for name in commands}
     for _ in range(ROUNDS):
-        floors.append(_timed(floor_cmd, project, env))
-        waves.append(_timed(wave_cmd, project, env))
-    ratios = [w / f for w, f in zip(waves, floors, strict=True)]
-    print(
-        f"\nwave -p one turn: {statistics.median(waves) * 1e3:.0f} ms wall; "
-        f"floor {statistics.median(floors) * 1e3:.0f} ms; "
-        f"ratio {statistics.median(ratios):.2f}x (median of {ROUNDS} pairs)"
+        for name, cmd in commands.items():
+            runs[name].append(_timed(cmd, project, env))
+    wall = {name: [t.wall for t in timings] for name, timings in runs.items()}
+    cpu = {name: [t.cpu for t in timings] for name, timings in runs.items()}
+    lines = [f"\nwave -p one turn (median of {ROUNDS} rounds):"]
+    for name in commands:
+        lines.append(
+            f"  {name}: CPU {statistics.median(cpu[name]) * 1e3:.0f} ms, "
+            f"wall {statistics.median(wall[name]) * 1e3:.0f} ms"
+        )
+    for base in ("floor", "engine floor"):
+        lines.append(
+            f"  wave / {base}: {_median_ratio(cpu['wave'], cpu[base]):.2f}x CPU, "
+            f"{_median_ratio(wall['wave'], wall[base]):.2f}x wall"
+        )
+    lines.append(
+        f"  engine floor / floor: {_median_ratio(cpu['engine floor'], cpu['floor']):.2f}x CPU"
     )
+    print("\n".join(lines))

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from wave_tui.agent.commands import Command, CommandOutput, CommandResult, PromptExpansion
-from wave_tui.agent.context_report import build_context_report
 from wave_tui.config.paths import WavePaths
 from wave_tui.memory.agents_md import folder_memory_file
 from wave_tui.memory.prompts import render_init_prompt
@@ -34,6 +33,8 @@ def context_command(service: AgentService) -> Command:
 
     async def run(args: str) -> CommandResult:
         # req: MX2
+        from wave_tui.agent.context_report import build_context_report
+
         return CommandOutput(build_context_report(service).render())
 
     return Command("context", CONTEXT_DESCRIPTION, run)

@@ -12,12 +12,11 @@ service's internals nor writes a file itself. The types a front end needs are re
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.agent_options import AgentOptions
 from wave_tui.agent.commands import parse_command
-from wave_tui.agent.context_report import build_context_report
-from wave_tui.agent.endpoint_settings import EndpointSettings
 from wave_tui.agent.extraction import ExtractionHook
 from wave_tui.agent.factory import create_service
 from wave_tui.agent.inline_input import shell_command, without_attachments
@@ -44,23 +43,12 @@ from wave_tui.agent.memory_access import (
     preview_body,
     stale_reminder,
 )
-from wave_tui.agent.memory_review import MemoryReview, ReviewError, near_duplicates
 from wave_tui.agent.service import AgentService, Approver, TurnResult, key_argument
 from wave_tui.agent.session_core import Clock, SessionCore, utc_now
 from wave_tui.agent.session_parts import SessionParts
-from wave_tui.agent.session_settings import EditableSettings
 from wave_tui.agent.session_status import StatusTracker
 from wave_tui.agent.sessions import SessionInfo
 from wave_tui.agent.status import AgentStatus
-from wave_tui.agent.ui_queries import (
-    CommandChoice,
-    ConnectionCheck,
-    ModelChoice,
-    PermissionPreview,
-    PermissionState,
-    SessionSummary,
-    size_text,
-)
 from wave_tui.agent.work_features import WorkFeatures
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.schema import PERMISSION_MODES
@@ -71,6 +59,50 @@ from wave_tui.permissions.rules import parse_rule_list
 from wave_tui.tools.ask_user import Question, QuestionAnswer, QuestionOption
 from wave_tui.tools.plan_mode import PlanDecision
 from wave_tui.tools.tasks.store import Task
+
+if TYPE_CHECKING:
+    from wave_tui.agent.context_report import build_context_report
+    from wave_tui.agent.endpoint_settings import EndpointSettings
+    from wave_tui.agent.session_settings import EditableSettings
+    from wave_tui.agent.memory_review import MemoryReview, ReviewError, near_duplicates
+    from wave_tui.agent.ui_queries import (
+        CommandChoice,
+        ConnectionCheck,
+        ModelChoice,
+        PermissionPreview,
+        PermissionState,
+        SessionSummary,
+        size_text,
+    )
+
+# What only the app's screens use loads when a screen asks for it, not with `wave -p`.
+_LAZY = {
+    "build_context_report": "wave_tui.agent.context_report",
+    "EndpointSettings": "wave_tui.agent.endpoint_settings",
+    "EditableSettings": "wave_tui.agent.session_settings",
+    "MemoryReview": "wave_tui.agent.memory_review",
+    "ReviewError": "wave_tui.agent.memory_review",
+    "near_duplicates": "wave_tui.agent.memory_review",
+    "CommandChoice": "wave_tui.agent.ui_queries",
+    "ConnectionCheck": "wave_tui.agent.ui_queries",
+    "ModelChoice": "wave_tui.agent.ui_queries",
+    "PermissionPreview": "wave_tui.agent.ui_queries",
+    "PermissionState": "wave_tui.agent.ui_queries",
+    "SessionSummary": "wave_tui.agent.ui_queries",
+    "size_text": "wave_tui.agent.ui_queries",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 Listener = Callable[[ev.AgentEvent], None]
 

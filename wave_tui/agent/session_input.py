@@ -4,15 +4,17 @@ commands, and the project's input history (UX16, UX19)."""
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.commands import CommandOutput, CommandResult, parse_command
 from wave_tui.agent.inline_input import attach_files, complete_path, run_shell
-from wave_tui.agent.input_history import append_history, load_history
 from wave_tui.agent.session_core import SessionCore
 from wave_tui.agent.turn_runner import TurnResult
-from wave_tui.agent.ui_queries import CommandChoice, command_choices
 from wave_tui.llm.types import Message
+
+if TYPE_CHECKING:
+    from wave_tui.agent.ui_queries import CommandChoice
 
 
 class InputAccess:
@@ -54,14 +56,20 @@ class InputAccess:
     def command_choices(self, prefix: str = "") -> list[CommandChoice]:
         """Commands starting with `prefix`, with descriptions (the `/` completion popup)."""
         service = self._core.service
+        from wave_tui.agent.ui_queries import command_choices
+
         return command_choices(service.commands.complete(prefix)) if service is not None else []
 
     # req: UX19
     async def history(self) -> list[str]:
         """What was typed in this project before (oldest first), for Up / Down and Ctrl+R."""
         paths = self._core.paths
+        from wave_tui.agent.input_history import load_history
+
         return await asyncio.to_thread(load_history, paths.input_history, paths.project_root)
 
     async def remember(self, text: str) -> None:
         paths = self._core.paths
+        from wave_tui.agent.input_history import append_history
+
         await asyncio.to_thread(append_history, paths.input_history, paths.project_root, text)

@@ -9,46 +9,72 @@ picker). The methods below only delegate: the behaviour and its documentation li
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from wave_tui.agent.commands import CommandResult
-from wave_tui.agent.endpoint_settings import EndpointSettings
-from wave_tui.agent.memory_access import (
-    AddResult,
-    MemoryEntry,
-    MemoryScope,
-    PendingWrite,
-    RevertResult,
-    Run,
-)
 from wave_tui.agent.session_core import SessionCore
 from wave_tui.agent.session_input import InputAccess
-from wave_tui.agent.session_memory import MemoryBrowserAccess
-from wave_tui.agent.session_permissions import PermissionAccess
-from wave_tui.agent.session_picker import SessionPicker
-from wave_tui.agent.session_settings import EditableSettings, SettingsAccess
-from wave_tui.agent.sessions import SessionInfo
-from wave_tui.agent.ui_queries import (
-    CommandChoice,
-    ConnectionCheck,
-    ModelChoice,
-    PermissionPreview,
-    PermissionState,
-    SessionSummary,
-)
-from wave_tui.config.settings import EffectiveSettings, PermissionMode
-from wave_tui.config.trust import TrustRequested
+
+if TYPE_CHECKING:
+    from wave_tui.agent.commands import CommandResult
+    from wave_tui.agent.endpoint_settings import EndpointSettings
+    from wave_tui.agent.memory_access import (
+        AddResult,
+        MemoryEntry,
+        MemoryScope,
+        PendingWrite,
+        RevertResult,
+        Run,
+    )
+    from wave_tui.agent.session_memory import MemoryBrowserAccess
+    from wave_tui.agent.session_permissions import PermissionAccess
+    from wave_tui.agent.session_picker import SessionPicker
+    from wave_tui.agent.session_settings import EditableSettings, SettingsAccess
+    from wave_tui.agent.sessions import SessionInfo
+    from wave_tui.agent.ui_queries import (
+        CommandChoice,
+        ConnectionCheck,
+        ModelChoice,
+        PermissionPreview,
+        PermissionState,
+        SessionSummary,
+    )
+    from wave_tui.config.settings import EffectiveSettings, PermissionMode
+    from wave_tui.config.trust import TrustRequested
 
 
 class SessionParts:
+    """The parts a screen uses are made (and their modules imported) when first asked for:
+    `wave -p` runs a turn with the input part only (issue 20, item 1)."""
+
     def __init__(self, core: SessionCore) -> None:
         self._core = core
-        self.memory = MemoryBrowserAccess(core)
-        self.settings_access = SettingsAccess(core)
-        self.permissions = PermissionAccess(core)
         self.inputs = InputAccess(core)
-        self.picker = SessionPicker(core)
+
+    @cached_property
+    def memory(self) -> MemoryBrowserAccess:
+        from wave_tui.agent.session_memory import MemoryBrowserAccess
+
+        return MemoryBrowserAccess(self._core)
+
+    @cached_property
+    def settings_access(self) -> SettingsAccess:
+        from wave_tui.agent.session_settings import SettingsAccess
+
+        return SettingsAccess(self._core)
+
+    @cached_property
+    def permissions(self) -> PermissionAccess:
+        from wave_tui.agent.session_permissions import PermissionAccess
+
+        return PermissionAccess(self._core)
+
+    @cached_property
+    def picker(self) -> SessionPicker:
+        from wave_tui.agent.session_picker import SessionPicker
+
+        return SessionPicker(self._core)
 
     async def list_memories(self) -> list[MemoryEntry]:
         return await self.memory.entries()
@@ -90,12 +116,16 @@ class SessionParts:
         return self.memory.knows_rule_activations()
 
     def settings(self) -> EffectiveSettings:
-        return self.settings_access.current()
+        return self._core.store.current()
 
     async def read_settings(self) -> EditableSettings:
         return await self.settings_access.read()
 
-    setting_help = staticmethod(SettingsAccess.help)
+    @staticmethod
+    def setting_help(name: str) -> str:
+        from wave_tui.agent.session_settings import SettingsAccess
+
+        return SettingsAccess.help(name)
 
     async def save_settings(self, **changes: Any) -> None:
         await self.settings_access.save(**changes)

@@ -15,7 +15,6 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import httpx
 from cachetools import TTLCache
-from markdownify import MarkdownConverter
 
 CACHE_TTL_S = 15 * 60
 CACHE_MAX_CHARS = 50_000_000  # the cache holds at most this many characters of Markdown
@@ -97,22 +96,12 @@ def same_host(a: str, b: str) -> bool:
     return _bare(pa.hostname or "") == _bare(pb.hostname or "") and pa.port == pb.port
 
 
-class _PageConverter(MarkdownConverter):
-    """Markdown of what a reader sees: scripts and styles dropped with their content."""
-
-    def _drop(self, *args: object, **kwargs: object) -> str:
-        return ""
-
-    convert_script = convert_style = convert_noscript = convert_template = _drop
-
-    def convert_title(self, *args: object, **kwargs: object) -> str:
-        text = args[1] if len(args) > 1 else kwargs.get("text", "")
-        return f"{str(text).strip()}\n\n"
-
-
 def html_to_markdown(html: str) -> str:
     # req: WF1
-    text = _PageConverter(heading_style="ATX").convert(html)
+    # markdownify (with bs4 and soupsieve) costs ~60 ms to import: only a fetched page needs it.
+    from wave_tui.llm.page_markdown import PageConverter
+
+    text = PageConverter(heading_style="ATX").convert(html)
     lines = [line.rstrip() for line in text.splitlines()]
     out: list[str] = []
     for line in lines:
@@ -130,12 +119,14 @@ def _page_size(page: FetchedPage) -> int:
 
 
 class WebFetcher:
-    """Owns one HTTP client and the page cache; `aclose` when the session ends."""
+    """Owns its HTTP clients and the page cache; `aclose` when the session ends.
+
+    The clients are made at the first fetch: each loads the CA bundle (~25 ms), and most
+    sessions never fetch a page."""
 
     def __init__(self, client: httpx.AsyncClient | None = None) -> None:
-        self._client = client or _new_client(trust_env=True)
-        # Loopback pages never go through HTTP(S)_PROXY (as for model endpoints).
-        self._local = client or _new_client(trust_env=False)
+        self._given = client
+        self._clients: dict[bool, httpx.AsyncClient] = {}  # trust_env -> client
         # req: WF2
         self._cache: TTLCache[str, FetchedPage] = TTLCache(
             maxsize=CACHE_MAX_CHARS, ttl=CACHE_TTL_S, getsizeof=_page_size
@@ -163,7 +154,7 @@ class WebFetcher:
 
     async def _get(self, url: str) -> FetchOutcome:
         host = urlsplit(url).hostname or ""
-        client = self._local if is_loopback_host(host) else self._client
+        client = self._client_for(host)
         async with client.stream("GET", url) as response:
             if response.is_redirect and "location" in response.headers:
                 location = urljoin(url, response.headers["location"])
@@ -186,9 +177,22 @@ class WebFetcher:
             url, response.status_code, content_type, text[:MAX_CONTENT_CHARS], truncated
         )
 
+    def _client_for(self, host: str) -> httpx.AsyncClient:
+        if self._given is not None:
+            return self._given
+        # Loopback pages never go through HTTP(S)_PROXY (as for model endpoints).
+        trust_env = not is_loopback_host(host)
+        client = self._clients.get(trust_env)
+        if client is None:
+            client = self._clients[trust_env] = _new_client(trust_env=trust_env)
+        return client
+
     async def aclose(self) -> None:
-        await self._client.aclose()
-        await self._local.aclose()
+        if self._given is not None:
+            await self._given.aclose()
+        for client in self._clients.values():
+            await client.aclose()
+        self._clients.clear()
 
 
 def _new_client(*, trust_env: bool) -> httpx.AsyncClient:

@@ -10,7 +10,6 @@ the model to keep anything from the user.
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -307,6 +306,8 @@ def _opcodes(a: list[str], b: list[str]) -> tuple[list[_Opcode], bool]:
     elif coarse:
         codes.append(("replace", head, head + len(a_mid), head, head + len(b_mid)))
     else:
+        import difflib  # only when something is compared: not on every start
+
         matcher = difflib.SequenceMatcher(None, a_mid, b_mid, autojunk=False)
         codes.extend(
             (tag, i1 + head, i2 + head, j1 + head, j2 + head)

@@ -8,7 +8,6 @@ which catches reworded punctuation, case and small edits but not merely related 
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,6 +56,8 @@ def similarity(a: str, b: str) -> float:
         return 1.0
     if min(len(a), len(b)) < MIN_COMPARED_CHARS:
         return 0.0
+    import difflib  # only when something is compared: not on every start
+
     return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
 
 

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wave_tui.memory.frontmatter_fast import parse_simple_yaml
+
 FENCE = "---"
 # Characters that make a plain YAML scalar fail (`*` alias, `{` flow mapping, `&` anchor, …).
 # Claude Code quotes values holding them and parses again; teams' rule files rely on it (MX4).
@@ -63,7 +65,7 @@ def quote_special_values(raw: str) -> str:
 
 
 def _load(raw: str) -> Any:
-    import yaml  # on first use: a run that reads no frontmatter never loads the parser
+    import yaml  # on first use: a run that reads only simple frontmatter never loads the parser
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: ~5x faster
     try:
@@ -78,6 +80,22 @@ def _load(raw: str) -> Any:
             raise first from None  # the file's own error is the one worth reporting
 
 
+def _parse_yaml(raw: str) -> tuple[Any, str | None]:
+    """(the data, None), or (None, one line saying why the YAML does not parse)."""
+    simple = parse_simple_yaml(raw)  # what nearly every rule file holds, ~20x faster than YAML
+    if simple is not None:
+        return simple, None
+    import yaml
+
+    try:
+        return _load(raw), None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        where = f" (line {mark.line + 2})" if mark is not None else ""
+        return None, f"invalid YAML{where}: {problem}"
+
+
 # req: F13
 # req: R6
 # req: X4
@@ -89,15 +107,9 @@ def parse_frontmatter(text: str) -> Frontmatter:
             return Frontmatter(body=text, error="frontmatter has no closing '---' line")
         return Frontmatter(body=text)
     raw, body = split
-    import yaml
-
-    try:
-        data = _load(raw) if raw.strip() else {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        where = f" (line {mark.line + 2})" if mark is not None else ""
-        return Frontmatter(body=body, has_frontmatter=True, error=f"invalid YAML{where}: {problem}")
+    data, error = _parse_yaml(raw) if raw.strip() else ({}, None)
+    if error is not None:
+        return Frontmatter(body=body, has_frontmatter=True, error=error)
     if data is None:
         data = {}
     if not isinstance(data, dict):

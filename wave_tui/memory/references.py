@@ -9,6 +9,7 @@ bounded scan of the project's text files when `rg` is not installed.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -27,9 +28,7 @@ _EXTENSIONS = (
     "py|pyi|ts|tsx|js|jsx|mjs|cjs|json|toml|yaml|yml|md|rs|go|java|kt|c|h|cc|cpp|hpp|cs|rb|php|"
     "swift|sh|sql|html|css|scss|vue|svelte|lock|cfg|ini|txt"
 )
-_PATH_RE = re.compile(
-    rf"(?<![\w/.:@-])((?:\.{{1,2}}/)?(?:[\w.-]+/)*[\w-][\w.-]*\.(?:{_EXTENSIONS}))(?::(\d+))?(?![\w/])"
-)
+_PATH_PATTERN = rf"(?<![\w/.:@-])((?:\.{{1,2}}/)?(?:[\w.-]+/)*[\w-][\w.-]*\.(?:{_EXTENSIONS}))(?::(\d+))?(?![\w/])"
 _CODE_SPAN_RE = re.compile(r"`([^`\n]+)`")
 _SYMBOL_RE = re.compile(
     r"^(?P<name>[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(?:\(\))?$",
@@ -52,10 +51,16 @@ def _looks_like_code(name: str) -> bool:
     return "_" in last or "." in name or any(c.isupper() for c in last[1:])
 
 
+@functools.cache
+def _path_re() -> re.Pattern[str]:
+    """Compiled when a memory's references are first checked, not at every start."""
+    return re.compile(_PATH_PATTERN)
+
+
 def find_references(text: str) -> list[Reference]:
     """Files, `file:line`s and symbols a memory's text cites, each once, in order."""
     found: dict[str, Reference] = {}
-    for match in _PATH_RE.finditer(text):
+    for match in _path_re().finditer(text):
         before = text[max(0, match.start() - 3) : match.start()]
         if before.endswith("://") or "://" in match.group(0):
             continue
@@ -68,7 +73,7 @@ def find_references(text: str) -> list[Reference]:
     for span in _CODE_SPAN_RE.finditer(text):
         inner = span.group(1).strip()
         symbol = _SYMBOL_RE.match(inner)
-        if symbol is None or _PATH_RE.fullmatch(inner) or not _looks_like_code(symbol["name"]):
+        if symbol is None or _path_re().fullmatch(inner) or not _looks_like_code(symbol["name"]):
             continue
         name = symbol["name"].split(".")[-1]
         found.setdefault(inner, Reference(inner, "symbol", symbol=name))

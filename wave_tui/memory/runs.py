@@ -9,7 +9,6 @@ the same way.
 
 from __future__ import annotations
 
-import difflib
 import json
 import time
 from dataclasses import dataclass, field
@@ -39,6 +38,8 @@ class FileChange:
         after = (self.after or "").splitlines(keepends=True)
         old = "/dev/null" if self.before is None else f"a/{self.path.name}"
         new = "/dev/null" if self.after is None else f"b/{self.path.name}"
+        import difflib  # only when something is compared: not on every start
+
         return "".join(difflib.unified_diff(before, after, old, new))
 
     def to_json(self) -> dict[str, Any]:

@@ -5,32 +5,32 @@ folder, and `wave memory add` / `# text`."""
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
 # (kind, pattern). Specific formats only: a false positive blocks a legitimate save.
-_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("private key", re.compile(r"-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----")),
-    ("AWS access key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
-    (
-        "GitHub token",
-        re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{60,})\b"),
-    ),
-    ("API key", re.compile(r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{24,}\b")),
-    ("Slack token", re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}\b")),
-    ("Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
-    (
-        "JSON web token",
-        re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
-    ),
+_PATTERNS: tuple[tuple[str, str], ...] = (
+    ("private key", r"-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----"),
+    ("AWS access key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
+    ("GitHub token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{60,})\b"),
+    ("API key", r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{24,}\b"),
+    ("Slack token", r"\bxox[abprs]-[A-Za-z0-9-]{10,}\b"),
+    ("Google API key", r"\bAIza[0-9A-Za-z_-]{35}\b"),
+    ("JSON web token", r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
     (
         "password or secret assignment",
-        re.compile(
-            r"(?i)\b(?:password|passwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token)"
-            r"\s*[:=]\s*[\"']?(?=[^\s\"']*[0-9])(?=[^\s\"']*[A-Za-z])[^\s\"'<>]{12,}"
-        ),
+        r"(?i)\b(?:password|passwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token)"
+        r"\s*[:=]\s*[\"']?(?=[^\s\"']*[0-9])(?=[^\s\"']*[A-Za-z])[^\s\"'<>]{12,}",
     ),
 )
+
+
+@functools.cache
+def _compiled() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """Compiled at the first memory write, not at every start."""
+    return tuple((kind, re.compile(pattern)) for kind, pattern in _PATTERNS)
+
 
 REFUSAL = (
     "Not saved: this looks like it contains a secret ({kinds}). Memory is plain text that every "
@@ -47,7 +47,7 @@ class SecretFinding:
 
 def find_secrets(text: str) -> list[SecretFinding]:
     findings: list[SecretFinding] = []
-    for kind, pattern in _PATTERNS:
+    for kind, pattern in _compiled():
         for match in pattern.finditer(text):
             value = match.group(0)
             findings.append(SecretFinding(kind, f"{value[:4]}…{value[-2:]}"))

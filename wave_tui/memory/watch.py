@@ -16,10 +16,11 @@ that walk; memory inputs live on local disks.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
+import functools
 import os
 import struct
 import sys
+import threading
 import weakref
 from pathlib import Path
 
@@ -45,11 +46,14 @@ _EVENT = struct.Struct("iIII")
 _READ_BYTES = 64 * 1024
 
 
+@functools.cache
 def _libc() -> ctypes.CDLL | None:
     if not sys.platform.startswith("linux"):
         return None
     try:
-        lib = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        # The interpreter's own symbols include libc's: `ctypes.util.find_library` would run
+        # `ldconfig -p` in a subprocess at every start.
+        lib = ctypes.CDLL(None, use_errno=True)
         lib.inotify_init1.argtypes = [ctypes.c_int]
         lib.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
         lib.inotify_rm_watch.argtypes = [ctypes.c_int, ctypes.c_int]
@@ -139,7 +143,10 @@ class DirWatch:
 
     def close(self) -> None:
         if self._fd is not None:
-            self._finalizer()
+            self._finalizer.detach()
+            # Closing an inotify instance waits for a kernel grace period (~20 ms): off the
+            # caller's thread (the event loop), and two watches close side by side.
+            threading.Thread(target=os.close, args=(self._fd,), daemon=True).start()
             self._fd = None
         self._dir_of.clear()
         self._wd_of.clear()

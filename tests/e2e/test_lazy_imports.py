@@ -1,0 +1,58 @@
+"""A plain `wave -p` turn loads only what it runs (AC1; issue 20, item 1).
+
+Modules for features the turn does not use — a fetched page, YAML beyond simple frontmatter,
+gitignore matching, file locks, the app's screens and their queries — load on first use. Read
+from `PYTHONPROFILEIMPORTTIME`, so the check sees every import of the real process.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.model_server import ModelServer, text
+from tests.wave_cli import run_wave
+
+NOT_ON_A_PLAIN_TURN = (
+    "markdownify",  # WebFetch's HTML to Markdown (with bs4 and soupsieve)
+    "bs4",
+    "soupsieve",
+    "wave_tui.llm.page_markdown",
+    "yaml",  # simple frontmatter takes the fast path; here there is none at all
+    "pathspec",  # conditional rules' path matching
+    "filelock",
+    "json_repair",  # only for a tool call whose arguments do not parse
+    "difflib",  # comparing memories or file versions
+    "mcp",  # no MCP server configured (MC2)
+    "textual",
+    "wave_tui.tui",
+    "wave_tui.agent.ui_queries",  # the app's pickers, previews and connection check
+    "wave_tui.agent.context_report",  # /context
+    "wave_tui.agent.memory_review",  # the app's inbox and runs
+    "wave_tui.agent.endpoint_settings",
+    "wave_tui.agent.input_history",
+)
+
+
+def imported_modules(stderr: str) -> set[str]:
+    """Module names from `PYTHONPROFILEIMPORTTIME` lines."""
+    return {line.rsplit("|", 1)[-1].strip() for line in stderr.splitlines() if "|" in line}
+
+
+def loaded(names: set[str], module: str) -> bool:
+    return any(n == module or n.startswith(module + ".") for n in names)
+
+
+def test_ac1_a_plain_turn_imports_no_module_of_an_unused_feature(
+    model_server: ModelServer, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model_server.enqueue(text("hello"), text("nothing to save"))  # the turn, the extraction fork
+    proc = run_wave(
+        "-p", "hi", cwd=project, server=model_server, env={"PYTHONPROFILEIMPORTTIME": "1"}
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout == "hello\n"
+    names = imported_modules(proc.stderr)
+    assert "wave_tui.agent.session" in names  # the probe itself works
+    assert [m for m in NOT_ON_A_PLAIN_TURN if loaded(names, m)] == []
