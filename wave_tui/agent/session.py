@@ -63,8 +63,8 @@ from wave_tui.tools.tasks.store import Task
 if TYPE_CHECKING:
     from wave_tui.agent.context_report import build_context_report
     from wave_tui.agent.endpoint_settings import EndpointSettings
-    from wave_tui.agent.session_settings import EditableSettings
     from wave_tui.agent.memory_review import MemoryReview, ReviewError, near_duplicates
+    from wave_tui.agent.session_settings import EditableSettings
     from wave_tui.agent.ui_queries import (
         CommandChoice,
         ConnectionCheck,
