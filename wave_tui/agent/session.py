@@ -343,6 +343,8 @@ class AgentSession(SessionParts):
     def context_report(self) -> str | None:
         """What the next request costs per source, as `/context` prints it (MX2); None without
         an agent."""
+        from wave_tui.agent.context_report import build_context_report
+
         return build_context_report(self.service).render() if self.service is not None else None
 
     async def tasks(self) -> list[Task]:
