@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wave_tui.agent.conversation import FORGOTTEN_META, READ_META
+from wave_tui.config.paths import display_under
 from wave_tui.llm.types import Message
 from wave_tui.memory.changes import ChangeDetector
 from wave_tui.tools.read_state import ReadState
@@ -29,11 +29,7 @@ class FreshnessHook:
         self.detector = ChangeDetector()
 
     def display(self, path: Path) -> str:
-        text = str(path)
-        for base, prefix in ((self.root, ""), (self.home, "~/")):
-            if path.is_relative_to(base):
-                return prefix + os.path.relpath(path, base)
-        return text
+        return display_under(path, self.root, self.home)
 
     def system_sections(self, settings: EffectiveSettings) -> list[str]:
         return []

@@ -26,6 +26,7 @@ from wave_tui.memory.duplicates import Duplicate, find_duplicate
 from wave_tui.memory.entries import AddResult, EntryError, add_entry
 from wave_tui.memory.frontmatter import parse_frontmatter
 from wave_tui.memory.inbox import Inbox, InboxError, PendingWrite
+from wave_tui.memory.injection import REMINDER_CLOSE, REMINDER_OPEN
 from wave_tui.memory.runs import RevertResult, Run, RunError, list_runs, revert_run
 from wave_tui.memory.staleness import STALENESS_TEMPLATE
 
@@ -134,7 +135,7 @@ def stale_reminder(entry: MemoryEntry) -> str | None:
     if entry.scope != "auto" or not entry.stale or entry.age_days is None:
         return None
     text = STALENESS_TEMPLATE.format(days=entry.age_days)
-    return text.removeprefix("<system-reminder>").removesuffix("</system-reminder>")
+    return text.removeprefix(REMINDER_OPEN).removesuffix(REMINDER_CLOSE)
 
 
 def preview_body(entry: MemoryEntry) -> str:

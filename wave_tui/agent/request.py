@@ -14,9 +14,6 @@ from wave_tui.config.settings import EffectiveSettings, resolve_max_output_token
 from wave_tui.llm.types import Message, ToolSpec
 from wave_tui.llm.wire import mark_last_message, message_to_wire, system_message
 
-REMINDER_OPEN = "<system-reminder>"
-REMINDER_CLOSE = "</system-reminder>"
-
 
 @dataclass(frozen=True)
 class SystemPrompt:

@@ -234,7 +234,12 @@ def safe_component(name: str) -> str:
 
 def display_path(path: Path, paths: WavePaths) -> str:
     """`~/...` under home, relative under the project root, else absolute."""
-    for base, prefix in ((paths.project_root, ""), (paths.home, "~/")):
+    return display_under(path, paths.project_root, paths.home)
+
+
+def display_under(path: Path, root: Path, home: Path) -> str:
+    """`display_path` for a root and home given apart."""
+    for base, prefix in ((root, ""), (home, "~/")):
         with contextlib.suppress(ValueError):
             return prefix + path.relative_to(base).as_posix()
     return str(path)
