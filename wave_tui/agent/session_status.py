@@ -7,13 +7,10 @@ reports real usage (the last reported usage still counts the history that was su
 
 from __future__ import annotations
 
-import json
-
 from wave_tui.agent import events as ev
 from wave_tui.agent.session_core import SessionCore
 from wave_tui.agent.status import AgentStatus, cache_hit_ratio, context_tokens
 from wave_tui.config.settings import resolve_max_input_tokens
-from wave_tui.llm.usage import estimate_tokens
 
 # Events after which the status may read differently.
 STATUS_EVENTS = (
@@ -56,9 +53,14 @@ class StatusTracker:
         return True
 
     def _estimate_context(self) -> int:
+        """What the next request would send — system prompt, tools, memory and messages, as
+        `/context` counts it — not the messages alone (a resumed chat showed 0.6k for 7.5k)."""
         service = self._core.service
-        messages = service.messages if service is not None else []
-        return estimate_tokens(json.dumps([m.model_dump(mode="json") for m in messages]))
+        if service is None:
+            return 0
+        from wave_tui.agent.context_report import build_context_report
+
+        return build_context_report(service).total_tokens
 
     # req: U2
     def status(self) -> AgentStatus:
