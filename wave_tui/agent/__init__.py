@@ -1,0 +1,1 @@
+"""The UI-free agent: the conversation loop's parts, its extensions, and the one facade (`session.py`) the front ends use."""

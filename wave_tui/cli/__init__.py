@@ -1,0 +1,1 @@
+"""The command line: `wave`, `wave -p` (headless), `wave memory …`, `wave context`."""

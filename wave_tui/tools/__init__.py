@@ -1,0 +1,1 @@
+"""The built-in tools the model calls, each with one typed argument definition, and their shared helpers."""
