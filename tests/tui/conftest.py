@@ -173,13 +173,11 @@ def seeded_memory(paths: WavePaths) -> WavePaths:
 @pytest.fixture(autouse=True)
 def _explain_screen_timeouts(monkeypatch: pytest.MonkeyPatch) -> None:
     """When Pilot gives up waiting for the screen, say which widgets did not answer and where
-    every task of the loop stood (a bare WaitForScreenTimeout names nothing), then wait once more
-    over the screen's current widgets. Why the retry: about one full TUI run in ten, on a loaded
-    2-core machine, a wait counted a widget that never answered while the app itself went on
-    (the next wait passes); a hung app fails the second wait too, with the report attached."""
+    every task of the loop stood: a bare WaitForScreenTimeout names nothing. (It named the
+    cause once: the app's own task was gone — a reply's MarkdownStream had raised
+    CancelledError into the app's message loop, see `AssistantMessage._flush`.)"""
     import asyncio
     import io
-    import warnings
 
     from textual.pilot import Pilot, WaitForScreenTimeout
 
@@ -187,6 +185,9 @@ def _explain_screen_timeouts(monkeypatch: pytest.MonkeyPatch) -> None:
 
     def report(pilot: Pilot[Any]) -> str:
         out = io.StringIO()
+        running = {task.get_name() for task in asyncio.all_tasks()}
+        if not any(name.startswith("run_test") for name in running):
+            print("the app's own task has ended (its message loop is gone)", file=out)
         for node in [pilot.app, *pilot.app.screen.walk_children(with_self=True)]:
             queued = node._message_queue.qsize()
             if queued:
@@ -200,14 +201,6 @@ def _explain_screen_timeouts(monkeypatch: pytest.MonkeyPatch) -> None:
         try:
             return await original(self, timeout)
         except WaitForScreenTimeout as exc:
-            first = report(self)
-            try:
-                done = await original(self, timeout)
-            except WaitForScreenTimeout:
-                raise WaitForScreenTimeout(f"{exc} (twice)\n{first}\n{report(self)}") from None
-            warnings.warn(
-                f"Pilot waited {timeout:.0f} s for the screen once:\n{first}", stacklevel=1
-            )
-            return done
+            raise WaitForScreenTimeout(f"{exc}\n{report(self)}") from None
 
     monkeypatch.setattr(Pilot, "_wait_for_screen", explained)

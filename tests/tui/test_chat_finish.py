@@ -281,3 +281,28 @@ async def test_ux3_a_continued_session_shows_its_context_size_before_the_first_r
         report = app.session.context_report() or ""
     assert info.context_tokens is not None and info.context_tokens > 300
     assert f"{info.context_tokens:,} tokens of" in report  # the next request, not the messages
+
+
+async def test_u1_a_reply_finishing_right_after_its_first_delta_keeps_the_app_running() -> None:
+    """The reply block once used Textual's MarkdownStream, whose `stop()` awaits a task it has
+    just cancelled: cancelled before its first step, that task raised CancelledError into the
+    app's message loop, and the app ended quietly (exit 0, an empty screen) — the tmux flow's
+    and the Pilot waits' intermittent failure."""
+    from textual.app import App, ComposeResult
+
+    from wave_tui.tui.widgets.chat_items import AssistantMessage
+
+    class OneReply(App[None]):
+        def compose(self) -> ComposeResult:
+            yield AssistantMessage("m1")
+
+    app = OneReply()
+    async with app.run_test() as pilot:
+        block = app.query_one(AssistantMessage)
+        await block.append_text("")
+        await block._flush()  # a batch with nothing in it, then the reply ends at once
+        await block.finish("hello <b>there</b>")
+        await pilot.pause()
+        assert app.is_running
+        shown = block._reply().source
+    assert shown == "hello <b>there</b>"

@@ -74,7 +74,7 @@ class Tmux:
         """The keys, actions and errors at the end of the app's log: what it was doing."""
         if self.log_file is None or not self.log_file.exists():
             return "(no app log)"
-        markers = ("Key(", "action", "Exit", "exit", "Error", "Traceback", "Paste(")
+        markers = ("Key(key=", "Paste(", "action", "Worker CANCELLED", "Error", "Traceback")
         kept = [
             line[:200]
             for line in self.log_file.read_text(errors="replace").splitlines()

@@ -5,6 +5,7 @@ Everything that came from the model, a tool or a file is shown with markup off.
 
 from __future__ import annotations
 
+import asyncio
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -18,7 +19,6 @@ from wave_tui.tui.format import clip_output
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from textual.widgets import Markdown
-    from textual.widgets.markdown import MarkdownStream
 
 # Textual's Markdown (markdown-it, linkify) is imported with the first reply, not before the
 # first frame (issue 20 item 4).
@@ -73,9 +73,10 @@ class AssistantMessage(Vertical):
         self.message_id = message_id
         self._content = content
         self._reasoning = reasoning
-        self._stream: MarkdownStream | None = None
-        self._pending: list[str] = []  # text deltas not yet handed to the stream
+        self._pending: list[str] = []  # text deltas not yet appended to the Markdown
         self._flush_scheduled = False
+        # One append at a time (Markdown.append reads the source before it takes its lock).
+        self._appending = asyncio.Lock()
 
     def compose(self) -> ComposeResult:
         from textual.widgets import Markdown
@@ -99,8 +100,8 @@ class AssistantMessage(Vertical):
         return self.query_one(".reply", Markdown)
 
     async def append_text(self, text: str) -> None:
-        # Deltas arrive one token per event: they are gathered and handed to the Markdown
-        # stream once per batch of queued events, not re-parsed per token (issue 20, item 3).
+        # Deltas arrive one token per event: they are gathered and appended to the Markdown
+        # once per batch of queued events, not re-parsed per token (issue 20, item 3).
         self._content += text
         self._pending.append(text)
         if not self._flush_scheduled:
@@ -108,22 +109,22 @@ class AssistantMessage(Vertical):
             self.call_later(self._flush)
 
     async def _flush(self) -> None:
+        """Append what gathered, awaited here. Not Textual's MarkdownStream: its `stop()`
+        cancels a task of its own and awaits it, and a task cancelled before its first step
+        raises CancelledError into the awaiting task — the app's, which then ended quietly
+        (exit 0, an empty screen) when a reply finished right after its stream was made."""
         self._flush_scheduled = False
-        if not self._pending:
-            return
-        if self._stream is None:
+        async with self._appending:
+            text = "".join(self._pending)
+            self._pending.clear()
+            if not text:
+                return
             markdown = self._reply()
             markdown.display = True
-            self._stream = markdown.get_stream(markdown)
-        text = "".join(self._pending)
-        self._pending.clear()
-        await self._stream.write(text)
+            await markdown.append(text)
 
     async def finish(self, content: str) -> None:
         await self._flush()
-        if self._stream is not None:
-            await self._stream.stop()
-            self._stream = None
         markdown = self._reply()
         if content and content != self._content:
             self._content = content
