@@ -11,13 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated
 
 from wave_tui.agent.commands import Command, CommandResult, PromptExpansion
 from wave_tui.agent.markdown_files import MarkdownCache, expand_arguments
 from wave_tui.config.paths import WavePaths
 from wave_tui.llm.types import Message
-from wave_tui.tools.base import BaseTool, Tool, ToolContext, ToolError, ToolResult, arg_str
+from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
+from wave_tui.tools.base import Tool, ToolContext, ToolError, ToolResult
 
 if TYPE_CHECKING:
     from wave_tui.config.settings import EffectiveSettings
@@ -109,29 +110,28 @@ class Skills:
         return Command(skill.name, skill.description, run, source="skill")
 
 
-class SkillTool(BaseTool):
+@tool_arguments
+class SkillArgs:
+    skill: Annotated[str, Arg("The skill name")]
+    args: Annotated[str, Arg("Optional arguments for the skill")] = ""
+
+
+class SkillTool(TypedTool[SkillArgs]):
     name = SKILL_TOOL
     description = (
         "Run a skill listed under # Skills in the system prompt. Returns the skill's "
         "instructions and the folder of its bundled files; follow them."
     )
-    parameters: dict[str, Any] = {
-        "type": "object",
-        "properties": {
-            "skill": {"type": "string", "description": "The skill name"},
-            "args": {"type": "string", "description": "Optional arguments for the skill"},
-        },
-        "required": ["skill"],
-    }
+    arguments = SkillArgs
     read_only = True
 
     def __init__(self, skills: Skills) -> None:
         self._skills = skills
 
-    async def _run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    async def call(self, args: SkillArgs, ctx: ToolContext) -> ToolResult:
         # req: CS5
-        name = (arg_str(args, "skill") or "").strip().lstrip("/")
-        extra = arg_str(args, "args", required=False) or ""
+        name = args.skill.strip().lstrip("/")
+        extra = args.args
         skill = self._skills.get(name)
         if skill is None or not skill.model_invocable:
             names = ", ".join(s.name for s in self._skills.load() if s.model_invocable)

@@ -107,21 +107,3 @@ def resolve_path(raw: str, workdir: Path) -> Path:
 
 def error_result(message: str, summary: str = "") -> ToolResult:
     return ToolResult(content=message, is_error=True, summary=summary or message.splitlines()[0])
-
-
-_MISSING = object()
-
-
-def arg_str(args: dict[str, Any], key: str, *, required: bool = True) -> str | None:
-    """A string argument; raises ToolError with a model-facing message when missing or mistyped.
-
-    For the tools outside this package that still read their arguments by hand (Skill, Agent);
-    a tool here declares a typed arguments class instead (`tools/arguments.py`)."""
-    value = args.get(key, _MISSING)
-    if value is _MISSING or value is None:
-        if required:
-            raise ToolError(f"Missing required parameter `{key}`.")
-        return None
-    if not isinstance(value, str):
-        raise ToolError(f"Parameter `{key}` must be a string, got {type(value).__name__}.")
-    return value

@@ -139,6 +139,24 @@ async def test_ag1_unknown_type_and_runner_failure_are_tool_errors(
     assert failed.is_error and "model unreachable" in failed.content
 
 
+async def test_ag1_agent_arguments_come_from_one_typed_definition(
+    project: Path, ctx: ToolContext
+) -> None:
+    """The schema's enum follows the catalog; the checks are the typed definition's."""
+    catalog = load_subagents(WavePaths.for_workdir(project))
+    runner = _Runner()
+    runner.release.set()
+    tool = AgentTool(catalog, runner)
+    schema = tool.parameters
+    assert schema["properties"]["subagent_type"] == {"type": "string", "enum": catalog.names}
+    assert schema["required"] == ["description", "prompt", "subagent_type"]
+    assert schema["additionalProperties"] is False
+    missing = await tool.run({"description": "d", "subagent_type": "Plan"}, ctx)
+    assert missing.is_error and missing.content == "Missing required parameter `prompt`."
+    wrong = await tool.run({"description": 3, "prompt": "p", "subagent_type": "Plan"}, ctx)
+    assert wrong.is_error and "`description` must be a string" in wrong.content
+
+
 def test_subagent_transcript_path_under_the_session_folder(
     project: Path, isolated_home: Path
 ) -> None:

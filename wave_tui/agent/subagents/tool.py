@@ -8,15 +8,17 @@ the runner's answer (or failure) into the tool result.
 from __future__ import annotations
 
 import asyncio
+import copy
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Annotated, Any, Protocol
 
 from wave_tui.agent.subagents.definitions import (
     AGENT_TOOL_NAME,
     SubagentCatalog,
     SubagentDefinition,
 )
-from wave_tui.tools.base import BaseTool, Tool, ToolContext, ToolError, ToolResult, arg_str
+from wave_tui.tools.arguments import Arg, TypedTool, schema_of, tool_arguments
+from wave_tui.tools.base import Tool, ToolContext, ToolError, ToolResult
 
 SUBAGENT_CONCURRENCY = 4  # Agent calls of one reply running at the same time
 
@@ -43,9 +45,17 @@ def describe_types(catalog: SubagentCatalog) -> str:
     return "\n".join(f"- {d.name}: {d.description}" for d in catalog.definitions)
 
 
-class AgentTool(BaseTool):
+@tool_arguments
+class AgentArgs:
+    description: Annotated[str, Arg("3-5 words for the user.")]
+    prompt: Annotated[str, Arg("The complete task.")]
+    subagent_type: str  # one of the catalog's names: the schema's enum is filled at run time
+
+
+class AgentTool(TypedTool[AgentArgs]):
     name = AGENT_TOOL_NAME
     read_only = False  # what its subagent may do is decided by the subagent's own tools
+    arguments = AgentArgs
 
     def __init__(
         self,
@@ -57,21 +67,17 @@ class AgentTool(BaseTool):
         self.runner = runner
         self.limit = limit or asyncio.Semaphore(SUBAGENT_CONCURRENCY)
         self.description = f"{DESCRIPTION_HEAD}\n{describe_types(catalog)}"
-        self.parameters: dict[str, Any] = {
-            "type": "object",
-            "properties": {
-                "description": {"type": "string", "description": "3-5 words for the user."},
-                "prompt": {"type": "string", "description": "The complete task."},
-                "subagent_type": {"type": "string", "enum": catalog.names},
-            },
-            "required": ["description", "prompt", "subagent_type"],
-            "additionalProperties": False,
-        }
 
-    async def _run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        description = (arg_str(args, "description") or "").strip()
-        prompt = (arg_str(args, "prompt") or "").strip()
-        kind = (arg_str(args, "subagent_type") or "").strip()
+    @property
+    def parameters(self) -> dict[str, Any]:
+        schema = copy.deepcopy(schema_of(AgentArgs))
+        schema["properties"]["subagent_type"]["enum"] = self.catalog.names
+        return schema
+
+    async def call(self, args: AgentArgs, ctx: ToolContext) -> ToolResult:
+        description = args.description.strip()
+        prompt = args.prompt.strip()
+        kind = args.subagent_type.strip()
         if not prompt:
             raise ToolError("prompt must not be empty.")
         definition = self.catalog.get(kind)
