@@ -188,7 +188,7 @@ class MemoryInjector:
         for root, _scope in rule_roots(self.paths):
             folders += tree_dirs(root)
         for rule in rules.all:
-            if os.path.islink(rule.path):  # its target's folder holds what it says
+            if rule.linked:  # its target's folder holds what it says
                 folders.append(rule.path.resolve().parent)
         top = self.paths.repo_top or self.paths.project_root
         folder = self.paths.project_root

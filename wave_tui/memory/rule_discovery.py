@@ -50,7 +50,7 @@ class RuleCache:
         hit = self._parsed.get(real)
         if hit is not None and hit[0] == st.st_mtime_ns and hit[1] == st.st_size:
             return hit[2]
-        parsed = parse_rule_file(Path(real))
+        parsed = parse_rule_file(real)
         self._parsed[real] = (st.st_mtime_ns, st.st_size, parsed)
         return parsed
 
@@ -63,6 +63,8 @@ class RuleCache:
         rel = found.path[len(str(root)) + 1 :]
         rule_id = rel.replace(os.sep, "/") if os.sep != "/" else rel
         rule = _make_rule(rule_id, Path(found.path), scope, root, parsed)
+        if found.real != found.path:
+            rule = replace(rule, linked=True)
         self._rules[key] = (parsed, rule)
         return rule
 

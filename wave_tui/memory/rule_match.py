@@ -38,6 +38,7 @@ class Rule:
     reason: str = ""
     name: str = ""
     description: str = ""
+    linked: bool = False  # found as a symlink: its target's folder is watched too
 
     @property
     def is_active(self) -> bool:
