@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual.pilot import Pilot
 
 from wave_tui.tui.app import WaveApp
@@ -38,3 +40,12 @@ async def settle(pilot: Pilot[None]) -> None:
     await app.workers.wait_for_complete()
     await pilot.pause(0.05)
     await pilot.pause()
+
+
+async def wait_until(pilot: Pilot[None], condition: Callable[[], bool], tries: int = 200) -> None:
+    """Pause in 20 ms steps until `condition()` holds or `tries` steps passed (the caller
+    asserts what it needs: a bare wait says nothing about why it ended)."""
+    for _ in range(tries):
+        await pilot.pause(0.02)
+        if condition():
+            return

@@ -9,6 +9,7 @@ from pathlib import Path
 from tests.extraction_helpers import is_fork, is_main
 from tests.model_server import ModelServer, text, tool_call
 from tests.tui.conftest import fixed_clock, server_env
+from tests.tui.helpers import wait_until
 from wave_tui.agent.extraction import AUDIT_DIR
 from wave_tui.agent.factory import create_service
 from wave_tui.agent.service import AgentOptions
@@ -36,18 +37,13 @@ async def test_slow_extraction_never_blocks_typing_toasts_its_writes_and_quit_wa
     app.animation_level = "none"
     async with app.run_test(size=(100, 32)) as pilot:
         await pilot.press(*"hello", "enter")
-        for _ in range(200):
-            await pilot.pause(0.02)
-            if service.background_busy:
-                break
+        await wait_until(pilot, lambda: service.background_busy)
         assert service.background_busy  # the fork is running in the background
         await pilot.press(*"still typing")
         assert app.chat_screen.query_one("#prompt", HistoryInput).value == "still typing"
         first_fork.set()
-        for _ in range(300):  # let the fork finish: its write shows as a toast
-            await pilot.pause(0.02)
-            if not service.background_busy:
-                break
+        # let the fork finish: its write shows as a toast
+        await wait_until(pilot, lambda: not service.background_busy, tries=300)
         await pilot.pause(0.05)
         toasts = [str(n.message) for n in app._notifications]
         assert "memory updated: from_fork.md" in toasts
@@ -55,19 +51,13 @@ async def test_slow_extraction_never_blocks_typing_toasts_its_writes_and_quit_wa
         second_fork = threading.Event()
         model_server.enqueue(text("thinking " * 40, hold=second_fork), when=is_fork)
         await pilot.press("ctrl+a", "ctrl+k", *"more", "enter")
-        for _ in range(200):
-            await pilot.pause(0.02)
-            if service.background_busy:
-                break
+        await wait_until(pilot, lambda: service.background_busy)
         assert service.background_busy
         await pilot.press("ctrl+q")
         await pilot.pause(0.05)
         assert any("Finishing the memory extraction" in str(n.message) for n in app._notifications)
         second_fork.set()
-        for _ in range(300):
-            await pilot.pause(0.02)
-            if not app.is_running:
-                break
+        await wait_until(pilot, lambda: not app.is_running, tries=300)
     assert target.exists()
     assert not service.background_busy  # quit waited for the second fork to finish
 
@@ -82,20 +72,15 @@ async def test_ux9_a_second_ctrl_q_quits_without_waiting_and_the_run_is_recorded
     app.animation_level = "none"
     async with app.run_test(size=(100, 32)) as pilot:
         await pilot.press(*"hello", "enter")
-        for _ in range(200):
-            await pilot.pause(0.02)
-            if service.background_busy:
-                break
+        await wait_until(pilot, lambda: service.background_busy)
         assert service.background_busy
         await pilot.press("ctrl+q")
         await pilot.pause(0.05)
         toasts = [str(n.message) for n in app._notifications]
         assert any("Ctrl+Q again: quit without waiting" in t for t in toasts)
         await pilot.press("ctrl+q")
-        for _ in range(100):  # far less than the fork's remaining stream
-            await pilot.pause(0.02)
-            if not app.is_running:
-                break
+        # far less than the fork's remaining stream
+        await wait_until(pilot, lambda: not app.is_running, tries=100)
     assert not app.is_running
     records = list((service.paths.project_dir / AUDIT_DIR).glob("*.json"))
     assert len(records) == 1

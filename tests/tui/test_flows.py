@@ -9,7 +9,7 @@ from textual.widgets import Input, Static, Switch
 
 from tests.model_server import ModelServer, text, tool_call
 from tests.tui.conftest import PROJECT_AGENTS, BuildApp, server_env
-from tests.tui.helpers import open_memory, row_texts, select_entry, settle
+from tests.tui.helpers import open_memory, row_texts, select_entry, settle, wait_until
 from wave_tui.agent import events as ev
 from wave_tui.config.paths import WavePaths
 from wave_tui.tui.messages import AgentEventPosted
@@ -110,10 +110,7 @@ async def test_typing_works_while_the_agent_is_busy(
     app = build_app(server_env(model_server))
     async with app.run_test(size=(100, 32)) as pilot:
         await pilot.press(*"first", "enter")
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if app.session.status().busy:
-                break
+        await wait_until(pilot, lambda: app.session.status().busy, tries=100)
         assert app.session.status().busy
         await pilot.press(*"second", "enter")
         await pilot.pause()
@@ -134,10 +131,7 @@ async def test_escape_aborts_the_turn(build_app: BuildApp, model_server: ModelSe
     app = build_app(server_env(model_server))
     async with app.run_test(size=(100, 32)) as pilot:
         await pilot.press(*"go", "enter")
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if app.session.status().busy:
-                break
+        await wait_until(pilot, lambda: app.session.status().busy, tries=100)
         await pilot.press("escape")
         await settle(pilot)
         notices = [str(n.content) for n in app.chat_screen.query(NoticeLine)]
@@ -170,10 +164,7 @@ async def test_permission_request_is_answered_through_the_modal(
     app = build_app(server_env(model_server))
     async with app.run_test(size=(100, 32)) as pilot:
         await pilot.press(*"write it", "enter")
-        for _ in range(200):
-            await pilot.pause(0.02)
-            if isinstance(app.screen, PermissionDialog):
-                break
+        await wait_until(pilot, lambda: isinstance(app.screen, PermissionDialog))
         assert isinstance(app.screen, PermissionDialog)
         assert app.screen.key_arg == "made.txt"
         await pilot.press("n")
