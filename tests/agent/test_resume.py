@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import pytest
 
@@ -55,7 +56,8 @@ async def test_ux15_resume_switches_the_service_to_another_conversation(
 async def test_ux15_resume_refuses_an_unknown_id_and_a_running_turn(
     make_service, model_server: ModelServer
 ) -> None:
-    model_server.enqueue(text("slow " * 50, delay=0.05))
+    held = threading.Event()  # the reply stops after its first chunk: the turn is running
+    model_server.enqueue(text("slow " * 50, hold=held))
     service: AgentService = make_service()
     with pytest.raises(FileNotFoundError):
         service.resume("no-such-session")
@@ -65,4 +67,7 @@ async def test_ux15_resume_refuses_an_unknown_id_and_a_running_turn(
     with pytest.raises(RuntimeError, match="wait for the turn"):
         service.resume(service.session_id)
     service.abort()
-    assert (await turn).status == "aborted"
+    try:
+        assert (await turn).status == "aborted"
+    finally:
+        held.set()

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.model_server import ModelServer
+from wave_tui.config.records import record
 
 ROOT = Path(__file__).resolve().parents[2]
 FLOOR = ROOT / "bench" / "floor_request.py"
@@ -89,3 +90,38 @@ def test_bench_wave_print_vs_floor(model_server: ModelServer, project: Path) -> 
         f"  engine floor / floor: {_median_ratio(cpu['engine floor'], cpu['floor']):.2f}x CPU"
     )
     print("\n".join(lines))
+
+
+_RECORD_BODY = """
+@{decorator}
+class Item:
+    name: str
+    size: int = 0
+    tags: tuple[str, ...] = ()
+"""
+
+
+def _define(decorator: str, count: int) -> float:
+    """CPU seconds to define `count` classes of three fields under `decorator`."""
+    namespace = {"dataclass": dataclass, "record": record, "__name__": __name__}
+    code = compile(_RECORD_BODY.format(decorator=decorator), "<bench>", "exec")
+    started = time.process_time()
+    for _ in range(count):
+        exec(code, dict(namespace))
+    return time.process_time() - started
+
+
+@pytest.mark.bench
+def test_bench_defining_a_record_vs_a_frozen_dataclass() -> None:
+    """What one class costs at import: `@record` against the `@dataclass(frozen=True)` it
+    replaces (about 130 of them load before a `wave -p` answer)."""
+    count = 300
+    sides = {"dataclass(frozen=True)": [], "record": [], "record(frozen=False)": []}
+    for _ in range(ROUNDS):
+        for decorator, times in sides.items():
+            times.append(_define(decorator, count))
+    per_class = {name: statistics.median(t) / count for name, t in sides.items()}
+    base = per_class["dataclass(frozen=True)"]
+    print("\ndefining one class of three fields (CPU, median):")
+    for name, seconds in per_class.items():
+        print(f"  @{name}: {seconds * 1e6:.0f} µs ({seconds / base:.2f}x the frozen dataclass)")

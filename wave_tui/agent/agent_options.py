@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
+from wave_tui.config.records import record
 from wave_tui.permissions.policy import PermissionMode
 from wave_tui.tools.base import Clock, system_clock
 
 
-@dataclass
+@record(frozen=False)
 class AgentOptions:
     workdir: Path
     model: str | None = None

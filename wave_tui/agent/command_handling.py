@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 from wave_tui.agent.commands import (
@@ -22,6 +21,7 @@ from wave_tui.agent.commands import (
 from wave_tui.agent.sessions import SessionInfo, list_sessions
 from wave_tui.agent.transcript import Transcript
 from wave_tui.config.paths import WavePaths
+from wave_tui.config.records import record
 from wave_tui.config.settings import EffectiveSettings
 from wave_tui.memory.catalog import build_catalog
 from wave_tui.permissions.policy import PermissionPolicy
@@ -47,7 +47,7 @@ NOT_YET = {
 }
 
 
-@dataclass(frozen=True)
+@record
 class MemoryLine:
     id: str
     scope: str

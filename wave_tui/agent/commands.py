@@ -15,20 +15,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
+
+from wave_tui.config.records import record
 
 COMMAND_WORD = re.compile(r"^/([A-Za-z0-9_:-]+)$")
 
 
-@dataclass(frozen=True)
+@record
 class CommandOutput:
     text: str
     is_error: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class PromptExpansion:
     prompt: str
     allowed_tools: tuple[str, ...] = ()  # permission rules granted for this turn only
@@ -39,7 +40,7 @@ CommandResult = CommandOutput | PromptExpansion | None
 CommandRun = Callable[[str], Awaitable[CommandResult]]
 
 
-@dataclass(frozen=True)
+@record
 class Command:
     name: str  # without the slash; `sub:name` for nested custom commands
     description: str
@@ -55,7 +56,7 @@ class CommandProvider(Protocol):
     def commands(self) -> Sequence[Command]: ...
 
 
-@dataclass(frozen=True)
+@record
 class ParsedCommand:
     name: str
     args: str

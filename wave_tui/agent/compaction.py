@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from wave_tui.config.records import record
 from wave_tui.llm.client import AssistantReply
 from wave_tui.llm.errors import ModelError
 from wave_tui.llm.options import apply_model_options
@@ -84,7 +84,7 @@ class ChatClient(Protocol):
     async def stream_chat(self, body: dict[str, Any]) -> AssistantReply: ...
 
 
-@dataclass(frozen=True)
+@record
 class CompactionResult:
     new_messages: list[Message]  # [compress block, *kept rounds]
     summary: str
@@ -339,7 +339,7 @@ def make_compress_message(summary: str, restoration: str) -> Message:
 
 # -- failure accounting -------------------------------------------------------------------------
 # req: CP4
-@dataclass
+@record(frozen=False)
 class CompactionBreaker:
     """Stops auto-compaction after repeated failures, so a broken context doesn't burn API calls."""
 

@@ -12,13 +12,14 @@ memory loaded so far (isMeta messages); a warning fires when they take more than
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, Literal
 
 from wave_tui.agent.auto_memory_hook import AutoMemoryHook
 from wave_tui.agent.compaction import estimate_tokens
 from wave_tui.agent.extraction import ExtractionHook
 from wave_tui.agent.injection_hook import MemoryInjectionHook
+from wave_tui.config.records import record
 from wave_tui.config.settings import resolve_max_input_tokens
 from wave_tui.llm.wire import message_to_wire
 from wave_tui.memory.injection import MEMORY_LEAD_IN, META_NESTED, META_RULE_ID
@@ -47,14 +48,14 @@ MEMORY_WARN_SHARE = 0.25  # memory alone above this share of the window is worth
 # req: MX2
 
 
-@dataclass(frozen=True)
+@record
 class SourceCost:
     kind: SourceKind
     name: str
     tokens: int
 
 
-@dataclass(frozen=True)
+@record
 class ContextReport:
     total_tokens: int
     window_tokens: int

@@ -10,16 +10,16 @@ asks; `wave -p` is the invoker's trust) — without trust the command still runs
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from wave_tui.agent.commands import Command, CommandResult, PromptExpansion
 from wave_tui.agent.markdown_files import MarkdownCache, expand_arguments, str_list, walk_markdown
 from wave_tui.config.paths import WavePaths
+from wave_tui.config.records import record
 from wave_tui.config.trust import TrustStore
 
 
-@dataclass(frozen=True)
+@record
 class CustomCommand:
     name: str
     path: Path

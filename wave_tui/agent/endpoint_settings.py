@@ -4,14 +4,14 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from wave_tui.config.paths import WavePaths
+from wave_tui.config.records import record
 from wave_tui.config.settings import save_user_settings
 
 
-@dataclass(frozen=True)
+@record
 class EndpointSettings:
     """The endpoint as written in `~/.wave/settings.json` (`env` and `model`/`fastModel`)."""
 

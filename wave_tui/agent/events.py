@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
 
 from wave_tui.agent.status import AgentStatus
+from wave_tui.config.records import record
 from wave_tui.llm.types import Message, Usage
 from wave_tui.tools.ask_user import Question, QuestionAnswer
 from wave_tui.tools.plan_mode import PlanDecision
@@ -17,34 +18,34 @@ TurnStatus = Literal["completed", "aborted", "error"]
 PermissionChoice = Literal["allow_once", "allow_session", "deny"]
 
 
-@dataclass(frozen=True)
+@record
 class UserMessageAdded:
     message: Message
 
 
-@dataclass(frozen=True)
+@record
 class AssistantStarted:
     message_id: str
 
 
-@dataclass(frozen=True)
+@record
 class TextDelta:
     message_id: str
     text: str
 
 
-@dataclass(frozen=True)
+@record
 class ReasoningDelta:
     message_id: str
     text: str
 
 
-@dataclass(frozen=True)
+@record
 class AssistantFinished:
     message: Message
 
 
-@dataclass(frozen=True)
+@record
 class ToolStarted:
     call_id: str
     name: str
@@ -52,7 +53,7 @@ class ToolStarted:
     key_arg: str  # the one argument worth showing (path, command, pattern)
 
 
-@dataclass(frozen=True)
+@record
 class ToolFinished:
     call_id: str
     name: str
@@ -61,14 +62,14 @@ class ToolFinished:
     is_error: bool
 
 
-@dataclass(frozen=True)
+@record
 class MetaMessageAdded:
     """An isMeta message (rule, nested memory, change notice): hidden in chat, seen by the model."""
 
     message: Message
 
 
-@dataclass(frozen=True)
+@record
 class Notice:
     """A compact, dimmed line for the user (freshness, rule loaded, settings problem...)."""
 
@@ -76,35 +77,35 @@ class Notice:
     text: str
 
 
-@dataclass(frozen=True)
+@record
 class UsageUpdated:
     usage: Usage
     model: str
     source: Literal["main", "fork", "compact"] = "main"
 
 
-@dataclass(frozen=True)
+@record
 class ErrorOccurred:
     message: str
 
 
-@dataclass(frozen=True)
+@record
 class TurnEnded:
     status: TurnStatus
     text: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class QueueChanged:
     queued: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@record
 class BusyChanged:
     busy: bool
 
 
-@dataclass
+@record(frozen=False)
 class PermissionRequested:
     """The service waits on `future`; the UI resolves it with a PermissionChoice."""
 
@@ -114,7 +115,7 @@ class PermissionRequested:
     future: asyncio.Future[PermissionChoice] = field(repr=False)
 
 
-@dataclass
+@record(frozen=False)
 class QuestionAsked:
     """AskUserQuestion (AQ1): the tool waits on `future`; the UI resolves it with one
     `QuestionAnswer` per question, or None when the user dismissed the dialog."""
@@ -123,7 +124,7 @@ class QuestionAsked:
     future: asyncio.Future[tuple[QuestionAnswer, ...] | None] = field(repr=False)
 
 
-@dataclass
+@record(frozen=False)
 class PlanApprovalRequested:
     """ExitPlanMode (PL2): the plan (already saved to `plan_file`) waits on `future`; the UI
     resolves it with "approve_accept_edits", "approve" or "keep_planning"."""
@@ -136,7 +137,7 @@ class PlanApprovalRequested:
 SubagentPhase = Literal["started", "text", "tool", "finished"]
 
 
-@dataclass(frozen=True)
+@record
 class SubagentProgress:
     """A subagent's progress for the collapsible block (AG5): started (text: its type),
     text (a reply's text), tool (the tool name and key argument), finished (text: the
@@ -148,14 +149,14 @@ class SubagentProgress:
     text: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class TasksChanged:
     """The task list changed (TK4: the task panel); deleted tasks are left out."""
 
     tasks: tuple[Task, ...]
 
 
-@dataclass(frozen=True)
+@record
 class BackgroundChanged:
     """Background work (extraction fork, compaction) started or stopped."""
 
@@ -164,7 +165,7 @@ class BackgroundChanged:
     detail: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class CommandAnswered:
     """A slash command answered locally (not a turn): its text for the user."""
 
@@ -172,21 +173,21 @@ class CommandAnswered:
     is_error: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class StatusChanged:
     """The agent's status changed (busy, usage, queue, background work, settings) (U2)."""
 
     status: AgentStatus
 
 
-@dataclass(frozen=True)
+@record
 class MemoryChanged:
     """Memory files were written or deleted (by the UI, the agent or the extraction fork)."""
 
     paths: tuple[Path, ...]
 
 
-@dataclass(frozen=True)
+@record
 class ExtractionFinished:
     """A background memory extraction ended: what it wrote (file names), or why not."""
 

@@ -7,7 +7,6 @@ project's hooks run (trust mode "ask"); `wave -p` runs them (the invoker's trust
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from wave_tui.agent.commands import CommandRegistry
@@ -16,11 +15,12 @@ from wave_tui.agent.service import AgentService
 from wave_tui.agent.skills import Skills
 from wave_tui.agent.user_hooks import SessionInfo, SessionSource, UserHooks, live_layers
 from wave_tui.agent.user_hooks.listing import hooks_command
+from wave_tui.config.records import record
 from wave_tui.config.settings import display_path
 from wave_tui.config.trust import TrustMode, TrustStore
 
 
-@dataclass(frozen=True)
+@record
 class Extensibility:
     hooks: UserHooks
     commands: CustomCommands

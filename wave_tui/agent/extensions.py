@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from wave_tui.config.records import record
 from wave_tui.llm.types import Message
 from wave_tui.tools.base import Tool, ToolResult
 
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from wave_tui.config.settings import EffectiveSettings
 
 
-@dataclass(frozen=True)
+@record
 class ToolCallInfo:
     """One tool call as the extensions see it (arguments already parsed)."""
 
@@ -32,7 +33,7 @@ class ToolCallInfo:
     args: dict[str, Any]
 
 
-@dataclass(frozen=True)
+@record
 class TurnStart:
     """What a turn observer may do with a prompt before it is sent."""
 
@@ -40,20 +41,20 @@ class TurnStart:
     context: tuple[str, ...] = ()  # texts added to the model's context as isMeta messages
 
 
-@dataclass(frozen=True)
+@record
 class TurnEnd:
     status: TurnStatus
     text: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class TurnContinuation:
     """A `Stop` observer asking the agent to go on (bounded by the loop)."""
 
     reason: str
 
 
-@dataclass
+@record(frozen=False)
 class ToolOutcome:
     """A finished tool call handed to observers; `follow_ups` are isMeta messages to append
     once all tool results of the round are in (rules, nested memory)."""
@@ -134,7 +135,7 @@ class SessionObserver(Protocol):
     async def aclose(self) -> None: ...
 
 
-@dataclass(frozen=True)
+@record
 class StatusContribution:
     """What an extension adds to the agent's status (typed, so the UI never reads a dict)."""
 

@@ -15,7 +15,7 @@ import copy
 import json
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -24,6 +24,7 @@ from wave_tui.agent.extensions import StatusContribution, TurnContinuation, Turn
 from wave_tui.agent.locks import async_file_lock
 from wave_tui.config.fileio import atomic_write_text
 from wave_tui.config.paths import WavePaths
+from wave_tui.config.records import record
 from wave_tui.llm.client import ModelClient
 from wave_tui.llm.types import Message, ToolCall
 from wave_tui.llm.wire import mark_last_message, message_to_wire, strip_cache_marks
@@ -50,7 +51,7 @@ MAX_FORK_TURNS = 5
 AUDIT_DIR = "extractions"
 
 
-@dataclass
+@record(frozen=False)
 class ExtractionRecord:
     started_at: float
     session_id: str
@@ -69,7 +70,7 @@ class ExtractionRecord:
     cancelled: bool = False  # the user quit without waiting for the run (UX9)
 
 
-@dataclass(frozen=True)
+@record
 class ForkSnapshot:
     """What the fork starts from, captured when the main turn ended."""
 
@@ -83,9 +84,9 @@ class ForkSnapshot:
 def last_extraction_time(project_dir: Path, session_id: str) -> float | None:
     """When this session's latest extraction started, from its audit records."""
     latest: float | None = None
-    for record in (project_dir / AUDIT_DIR).glob(f"*-{session_id[:8]}-*.json"):
+    for audit in (project_dir / AUDIT_DIR).glob(f"*-{session_id[:8]}-*.json"):
         try:
-            data = json.loads(record.read_text(encoding="utf-8"))
+            data = json.loads(audit.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
         if data.get("session_id") == session_id and isinstance(data.get("started_at"), float | int):
@@ -265,7 +266,7 @@ class ExtractionSchedule(Protocol):
     def count_turn(self) -> bool: ...
 
 
-@dataclass(frozen=True)
+@record
 class ForkHost:
     """What the scheduler needs from the agent: a narrow view, never its internals."""
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
+from wave_tui.config.records import record
 from wave_tui.tools.read_state import ReadState
 
 SHELL_TIMEOUT_S = 120.0
@@ -22,7 +22,7 @@ ATTACHMENT = re.compile(r"(?<![\w@])@((?:\\ |[^\s])+)")
 ATTACHED_MARK = re.compile(r'^<attached-file path="([^"\n]+)">$', re.MULTILINE)
 
 
-@dataclass(frozen=True)
+@record
 class ShellRun:
     command: str
     output: str

@@ -11,12 +11,13 @@ import argparse
 import json
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from types import TracebackType
 from typing import Literal
 
 from wave_tui.config.paths import WavePaths
+from wave_tui.config.records import record
 from wave_tui.config.settings import EffectiveSettings, SettingsStore
 from wave_tui.llm.local_server import (
     BUNDLED_FILE_NAME,
@@ -56,7 +57,7 @@ class LocalUnavailable(LocalModelError):
     exit_code = EXIT_NOT_INSTALLED
 
 
-@dataclass
+@record(frozen=False)
 class LocalEndpoint:
     """A running local model and the environment that points wave-tui at it."""
 
@@ -151,7 +152,7 @@ def _unreadable_file_names_endpoint(files: Iterable[Path]) -> bool:
     return False
 
 
-@dataclass
+@record(frozen=False)
 class LocalPlan:
     """A local model that is wanted, not started yet: `start()` (blocking) runs it."""
 

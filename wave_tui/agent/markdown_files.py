@@ -10,9 +10,9 @@ import os
 import re
 import shlex
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
+from wave_tui.config.records import record
 from wave_tui.memory.frontmatter import Frontmatter, parse_frontmatter
 from wave_tui.permissions.rules import parse_rule_list
 
@@ -21,7 +21,7 @@ _POSITIONAL = re.compile(r"\$(\d+)")
 ARGUMENTS = "$ARGUMENTS"
 
 
-@dataclass(frozen=True)
+@record
 class MarkdownFile:
     path: Path
     relative: Path  # to the folder it was found in

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from wave_tui.agent.prompts import NOT_CONFIGURED_HELP
+from wave_tui.config.records import record
 from wave_tui.config.settings import EffectiveSettings
 from wave_tui.llm.client import ClientConfig, ModelClient
 from wave_tui.llm.errors import ModelNotConfigured
@@ -20,7 +21,7 @@ def default_client_factory(config: ClientConfig) -> ModelClient:
     return ModelClient(config)
 
 
-@dataclass
+@record(frozen=False)
 class ModelTarget:
     model: str
     client: ModelClient

@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from wave_tui.agent.extensions import ContextSource
 from wave_tui.agent.prompts import STATIC_SYSTEM_PROMPT, environment_section, language_section
 from wave_tui.config.paths import WavePaths
+from wave_tui.config.records import record
 from wave_tui.config.settings import EffectiveSettings, resolve_max_output_tokens
 from wave_tui.llm.types import Message, ToolSpec
 from wave_tui.llm.wire import mark_last_message, message_to_wire, system_message
 
 
-@dataclass(frozen=True)
+@record
 class SystemPrompt:
     static: str
     dynamic: str

@@ -9,12 +9,12 @@ and its store here, so every part sees the new one at once.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.service import AgentService
 from wave_tui.config.paths import WavePaths
+from wave_tui.config.records import record
 from wave_tui.config.settings import SettingsStore
 
 Clock = Callable[[], datetime]
@@ -25,7 +25,7 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-@dataclass
+@record(frozen=False)
 class SessionCore:
     service: AgentService | None
     store: SettingsStore

@@ -9,18 +9,18 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from wave_tui.agent.endpoint_settings import EndpointSettings, read_endpoint, save_endpoint
 from wave_tui.agent.session_core import SessionCore
 from wave_tui.agent.ui_queries import ConnectionCheck, ModelChoice, check_connection, model_choices
+from wave_tui.config.records import record
 from wave_tui.config.schema import settings_fields
 from wave_tui.config.settings import EffectiveSettings, save_user_settings
 
 
-@dataclass(frozen=True)
+@record
 class EditableSettings:
     """The user settings the settings screen edits: the switch and frequency as in force, the
     language and model as written in `~/.wave/settings.json` (empty: not set there)."""

@@ -11,12 +11,13 @@ import contextlib
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime
 from pathlib import Path
 
 from wave_tui.agent.transcript import Transcript, new_session_id, session_files, transcript_for
 from wave_tui.config.paths import WavePaths
+from wave_tui.config.records import record
 from wave_tui.llm.types import Message
 
 PARENT_KEY = "parentSessionId"
@@ -126,7 +127,7 @@ def latest_descendant(paths: WavePaths, session_id: str) -> str:
 
 
 # -- listing ------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@record
 class SessionInfo:
     id: str
     path: Path
@@ -174,7 +175,7 @@ def list_sessions(paths: WavePaths) -> list[SessionInfo]:
 
 
 # -- expiry -------------------------------------------------------------------------------------
-@dataclass
+@record(frozen=False)
 class CleanupReport:
     deleted: list[Path] = field(default_factory=list)
     removed_dirs: list[Path] = field(default_factory=list)

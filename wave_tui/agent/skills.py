@@ -9,13 +9,13 @@ bundled files can be read) and a `CommandProvider` (`/name args` runs it as a tu
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 from wave_tui.agent.commands import Command, CommandResult, PromptExpansion
 from wave_tui.agent.markdown_files import MarkdownCache, expand_arguments
 from wave_tui.config.paths import WavePaths
+from wave_tui.config.records import record
 from wave_tui.llm.types import Message
 from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
 from wave_tui.tools.base import Tool, ToolContext, ToolError, ToolResult
@@ -32,7 +32,7 @@ SKILLS_SECTION_HEADER = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class Skill:
     name: str
     description: str

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from wave_tui.config.records import record
 from wave_tui.config.schema import PermissionMode
 from wave_tui.llm.types import Usage
 
 
-@dataclass(frozen=True)
+@record
 class AgentStatus:
     """Everything the status line, the quit flow and `/status`-like views need (U2)."""
 

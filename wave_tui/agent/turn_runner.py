@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from wave_tui.agent import events as ev
@@ -26,6 +25,7 @@ from wave_tui.agent.extensions import (
 from wave_tui.agent.model_gateway import ModelTarget
 from wave_tui.agent.request import RequestBuilder
 from wave_tui.agent.tool_executor import ToolExecutor
+from wave_tui.config.records import record
 from wave_tui.config.settings import EffectiveSettings, resolve_max_input_tokens
 from wave_tui.llm.client import AssistantReply, StreamDelta
 from wave_tui.llm.errors import ContextLengthExceeded, ModelError
@@ -47,7 +47,7 @@ Emit = Callable[[ev.AgentEvent], None]
 StopReason = Literal["end_turn", "max_turns"]
 
 
-@dataclass
+@record(frozen=False)
 class TurnResult:
     status: ev.TurnStatus
     text: str = ""

@@ -10,13 +10,13 @@ from __future__ import annotations
 import difflib
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from wave_tui.agent.command_handling import first_prompt
 from wave_tui.agent.commands import Command
 from wave_tui.agent.sessions import SessionInfo
+from wave_tui.config.records import record
 from wave_tui.config.settings import EffectiveSettings
 from wave_tui.config.trust import TrustRequested
 from wave_tui.llm.client import ClientConfig, ModelClient
@@ -31,7 +31,7 @@ ModelRole = Literal["main", "fast", "configured"]
 PreviewKind = Literal["diff", "new-file", "command", "none"]
 
 
-@dataclass(frozen=True)
+@record
 class CommandChoice:
     name: str
     description: str
@@ -43,7 +43,7 @@ def command_choices(commands: Sequence[Command]) -> list[CommandChoice]:
     return [CommandChoice(c.name, c.description, c.argument_hint, c.source) for c in commands]
 
 
-@dataclass(frozen=True)
+@record
 class SessionSummary:
     """One row of the resume picker."""
 
@@ -93,7 +93,7 @@ def size_text(size: int) -> str:
     return f"{size / (1024 * 1024):.1f} MB"
 
 
-@dataclass(frozen=True)
+@record
 class ModelChoice:
     name: str
     role: ModelRole
@@ -118,7 +118,7 @@ def model_choices(current: str | None, settings: EffectiveSettings) -> list[Mode
     return out
 
 
-@dataclass(frozen=True)
+@record
 class PermissionPreview:
     """What an approved call will do, as the dialog shows it."""
 
@@ -185,7 +185,7 @@ def _cut(text: str) -> str:
     return "\n".join([*lines[:PREVIEW_MAX_LINES], f"… {rest} more lines"])
 
 
-@dataclass(frozen=True)
+@record
 class PermissionState:
     mode: str
     allow: tuple[str, ...]
@@ -211,7 +211,7 @@ def revoke_grant(policy: PermissionPolicy, grant: str) -> bool:
     return False
 
 
-@dataclass(frozen=True)
+@record
 class ConnectionCheck:
     ok: bool
     message: str

@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from wave_tui.agent.background_notices import BackgroundNotifier
 from wave_tui.agent.commands import Command
@@ -21,6 +21,7 @@ from wave_tui.agent.subagents.tool import AgentTool, SubagentRunner
 from wave_tui.agent.task_reminder import TaskReminderSource
 from wave_tui.agent.work_commands import agents_command, tasks_command
 from wave_tui.config.paths import WavePaths
+from wave_tui.config.records import record
 from wave_tui.llm.types import Message
 from wave_tui.llm.web_fetch import WebFetcher
 from wave_tui.tools.ask_user import Asker, AskUserQuestionTool
@@ -37,7 +38,7 @@ def _never() -> bool:
     return False
 
 
-@dataclass
+@record(frozen=False)
 class WorkBindings:
     """What the host supplies; None leaves the matching tool refusing (asker, plan controller)
     or not offered at all (answer → WebFetch, runner → Agent)."""
@@ -49,7 +50,7 @@ class WorkBindings:
     aborting: Callable[[], bool] = _never
 
 
-@dataclass
+@record(frozen=False)
 class WorkFeatures:
     store: TaskStore
     background: BackgroundManager

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TextIO, get_args
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.session import Message
+from wave_tui.config.records import record
 
 if TYPE_CHECKING:
     from wave_tui.agent.session import AgentService, TurnResult
@@ -23,7 +23,7 @@ ResultSubtype = Literal["success", "error_during_execution", "error_max_turns"]
 CHARS_PER_TOKEN = 4
 
 
-@dataclass(frozen=True)
+@record
 class RunReport:
     result: TurnResult
     session_id: str

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from wave_tui.config.records import record
 from wave_tui.config.schema import (
     DEFAULT_AUTO_MEMORY_ENABLED,
     DEFAULT_AUTO_MEMORY_FREQUENCY,
@@ -19,14 +20,14 @@ from wave_tui.config.schema import (
 # -- the result -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class EffectivePermissions:
     allow: tuple[str, ...] = ()
     deny: tuple[str, ...] = ()
     default_mode: PermissionMode | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class EffectiveSettings:
     """Everything in force for one turn. Build a new one rather than changing this."""
 

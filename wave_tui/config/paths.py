@@ -10,9 +10,10 @@ import hashlib
 import os
 import re
 import subprocess
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+
+from wave_tui.config.records import record
 
 PROJECT_ID_MAX = 200
 MEMORY_INDEX_FILENAME = "MEMORY.md"  # the auto-memory index, in every memory folder
@@ -56,7 +57,7 @@ def _git_lines(workdir: Path, *args: str) -> list[str]:
     return [line.strip() for line in out.stdout.splitlines()]
 
 
-@dataclass(frozen=True)
+@record
 class WavePaths:
     """Locations for one project root (the work dir) under one home."""
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 import json
 import types
 import typing
-from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 from pydantic.types import StrictBool, StrictInt, StrictStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from wave_tui.config.records import record
 
 DEFAULT_MAX_INPUT_TOKENS = 128_000
 DEFAULT_MAX_OUTPUT_TOKENS = 8192
@@ -288,7 +289,7 @@ ENV_AUTO_MEMORY_FREQUENCY = "WAVE_AUTO_MEMORY_FREQUENCY"
 # -- metadata for UIs and docs ----------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class SettingsField:
     """One settable thing: its JSON key (dotted) and/or WAVE_* variable, type and rules."""
 

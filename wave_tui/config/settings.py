@@ -20,7 +20,7 @@ import json
 import os
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -36,6 +36,7 @@ from wave_tui.config.effective import (
 )
 from wave_tui.config.fileio import locked_update
 from wave_tui.config.paths import WavePaths, display_path
+from wave_tui.config.records import record
 from wave_tui.config.schema import (
     AUTO_MEMORY_FREQUENCY_MAX,
     AUTO_MEMORY_FREQUENCY_MIN,
@@ -131,7 +132,7 @@ def _signature(path: Path) -> _Signature:
     return (st.st_mtime_ns, st.st_size, st.st_ino)
 
 
-@dataclass
+@record(frozen=False)
 class _FileState:
     path: Path
     scope: SettingsScope

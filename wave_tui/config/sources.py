@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -18,6 +17,7 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
 from wave_tui.config.paths import WavePaths, display_path
+from wave_tui.config.records import record
 from wave_tui.config.schema import (
     AUTO_MEMORY_KEYS,
     ENV_AUTO_MEMORY_FREQUENCY,
@@ -37,7 +37,7 @@ MAX_SETTINGS_DEPTH = 64
 _PER_ENTRY_KEYS = ("models", "env", "permissions")
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class SettingsLayer:
     """One settings file that parsed: its valid keys as written (camelCase, unknown keys kept)."""
 

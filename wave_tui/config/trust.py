@@ -12,12 +12,12 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from wave_tui.config.fileio import atomic_write_text, file_lock
+from wave_tui.config.records import record
 
 TrustKind = Literal["hooks", "mcp", "commands"]
 TrustMode = Literal["ask", "invoker"]  # app: ask once per set; `wave -p`: the invoker trusts
@@ -32,7 +32,7 @@ def fingerprint(items: Iterable[str]) -> str:
     return digest.hexdigest()
 
 
-@dataclass(frozen=True)
+@record
 class TrustRequested:
     """What the app shows when a project's code needs the user's trust before it may run."""
 

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from wave_tui.config.records import record
 from wave_tui.llm.types import ToolCall
 
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
 
 
-@dataclass
+@record(frozen=False)
 class _Call:
     index: int  # position in the reply, not the server's `index`
     id: str = ""

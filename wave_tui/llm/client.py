@@ -9,13 +9,14 @@ import os
 import random
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC
 from typing import Any, Literal
 
 import httpx
 from httpx_sse import EventSource
 
+from wave_tui.config.records import record
 from wave_tui.llm.adapt import WireAdapter
 from wave_tui.llm.assembly import ThinkSplitter, ToolCallAssembler, repair_arguments, split_think
 from wave_tui.llm.errors import (
@@ -51,7 +52,7 @@ def _first_byte_timeout_from_env() -> float:
     return value if value > 0 else DEFAULT_FIRST_BYTE_TIMEOUT_S
 
 
-@dataclass(frozen=True)
+@record
 class ClientConfig:
     base_url: str
     api_key: str | None = None
@@ -67,7 +68,7 @@ class ClientConfig:
     max_retry_time_s: float = MAX_RETRY_TIME_S
 
 
-@dataclass(frozen=True)
+@record
 class StreamDelta:
     kind: Literal["text", "reasoning", "tool_call"]
     text: str
@@ -75,7 +76,7 @@ class StreamDelta:
     tool_name: str | None = None
 
 
-@dataclass
+@record(frozen=False)
 class AssistantReply:
     content: str = ""
     reasoning: str = ""

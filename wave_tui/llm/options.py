@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
 
+from wave_tui.config.records import record
 from wave_tui.llm.usage import estimate_prompt_tokens
 
 TokenParam = Literal["max_tokens", "max_completion_tokens"]
@@ -48,7 +49,7 @@ def apply_model_options(
     return out
 
 
-@dataclass
+@record(frozen=False)
 class LearnedParams:
     """Parameters a model rejected, remembered for the client's life."""
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
+
+from wave_tui.config.records import record
 
 # req: PV11
 CONTEXT_LENGTH_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
@@ -57,7 +58,7 @@ _WINDOW = re.compile(r"maximum context length is (\d+)", re.IGNORECASE)
 _PROMPT_PART = re.compile(r"(\d+) in the messages", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
+@record
 class ErrorInfo:
     """The parts of an error body the client acts on."""
 

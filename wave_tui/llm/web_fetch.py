@@ -10,11 +10,12 @@
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import httpx
 from cachetools import TTLCache
+
+from wave_tui.config.records import record
 
 CACHE_TTL_S = 15 * 60
 CACHE_MAX_CHARS = 50_000_000  # the cache holds at most this many characters of Markdown
@@ -31,7 +32,7 @@ class FetchError(Exception):
     """A fetch that failed: the message is one line for the model."""
 
 
-@dataclass(frozen=True)
+@record
 class FetchedPage:
     url: str  # the URL finally fetched (after same-host redirects)
     status: int
@@ -40,7 +41,7 @@ class FetchedPage:
     truncated: bool
 
 
-@dataclass(frozen=True)
+@record
 class CrossHostRedirect:
     url: str
     location: str

@@ -13,9 +13,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
+
+from wave_tui.config.records import record
 
 # The scope given to the `.mcp.json` layer; project-scoped servers must be trusted once in the app.
 MCP_JSON_SCOPE = ".mcp.json"
@@ -27,7 +29,7 @@ _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 Layer = tuple[Path, str, Mapping[str, Any]]  # (file, scope, parsed JSON object)
 
 
-@dataclass(frozen=True)
+@record
 class StdioServer:
     name: str
     command: str
@@ -43,7 +45,7 @@ class StdioServer:
         return self.scope in TRUSTED_ONLY_AFTER_PROMPT_SCOPES
 
 
-@dataclass(frozen=True)
+@record
 class HttpServer:
     name: str
     url: str
@@ -60,7 +62,7 @@ class HttpServer:
 ServerConfig = StdioServer | HttpServer
 
 
-@dataclass(frozen=True)
+@record
 class McpConfig:
     servers: tuple[ServerConfig, ...] = ()
     problems: tuple[str, ...] = field(default=())

@@ -14,10 +14,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from wave_tui.config.records import record
 from wave_tui.mcp.config import ServerConfig
 from wave_tui.mcp.tools import McpTool, qualified_name
 from wave_tui.tools.base import Tool, ToolResult, error_result
@@ -33,7 +33,7 @@ CLOSE_TIMEOUT_S = 5.0  # after this the server task is cancelled (the guard stil
 INSTRUCTIONS_HEADER = "# MCP server instructions"
 
 
-@dataclass(frozen=True)
+@record
 class ServerStatus:
     name: str
     kind: Literal["stdio", "http"]

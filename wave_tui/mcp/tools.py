@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
+from wave_tui.config.records import record
 from wave_tui.tools.base import ToolContext, ToolResult
 
 MCP_PREFIX = "mcp__"
@@ -14,7 +14,7 @@ DESCRIPTION_MAX_CHARS = 2048
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 
-@dataclass(frozen=True)
+@record
 class RemoteTool:
     """A tool as the server listed it."""
 

@@ -12,12 +12,13 @@ import math
 import os
 import re
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from wave_tui.config.paths import MEMORY_INDEX_FILENAME, WavePaths
+from wave_tui.config.records import record
 from wave_tui.memory.agents_md import (
     Warn,
     project_memory_files,
@@ -41,7 +42,7 @@ class UnknownEntryError(EntryError):
     """No entry has the given id."""
 
 
-@dataclass(frozen=True)
+@record
 class MemoryEntry:
     id: str
     scope: EntryScope

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Literal
 
+from wave_tui.config.records import record
 from wave_tui.llm.types import Message
 from wave_tui.memory.watch import DirWatch
 from wave_tui.tools.read_state import ReadEntry, ReadState, content_hash
@@ -52,7 +53,7 @@ _UNREADABLE = (
 _FOOTER = "Take these changes into account; re-read a file before editing it if needed."
 
 
-@dataclass(frozen=True)
+@record
 class FileChange:
     path: Path
     kind: ChangeKind
@@ -61,7 +62,7 @@ class FileChange:
     snippet: str = ""
 
 
-@dataclass
+@record(frozen=False)
 class ChangeReport:
     changes: list[FileChange] = field(default_factory=list)
     overflow: list[Path] = field(default_factory=list)
@@ -100,7 +101,7 @@ class ChangeReport:
         return f"{len(names)} {noun} changed since read: {shown}"
 
 
-@dataclass(frozen=True)
+@record
 class _Detected:
     path: Path
     kind: ChangeKind

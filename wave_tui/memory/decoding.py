@@ -7,14 +7,14 @@ silent run of replacement characters ever reaches a request.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from wave_tui.config.records import record
 
 BINARY_SNIFF_BYTES = 8192  # as git and ripgrep: a NUL in the first 8 KiB means binary
 BINARY_PROBLEM = "binary file (NUL bytes); not loaded"
 UNDECODABLE_PROBLEM = "not valid UTF-8; undecodable bytes were replaced"
 
 
-@dataclass(frozen=True)
+@record
 class DecodedText:
     text: str | None  # None: not loaded (binary)
     problem: str | None  # one line for the user, or None when the file is clean UTF-8

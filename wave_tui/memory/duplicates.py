@@ -9,10 +9,10 @@ which catches reworded punctuation, case and small edits but not merely related 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from wave_tui.config.paths import WavePaths
+from wave_tui.config.records import record
 from wave_tui.memory.auto_memory import INDEX_FILENAME
 from wave_tui.memory.catalog import MemoryEntry, build_catalog
 from wave_tui.memory.entries import normalise
@@ -26,7 +26,7 @@ _HEADING_LINE_RE = re.compile(r"^\s*#{1,6}\s.*$", re.MULTILINE)
 # req: MX9
 
 
-@dataclass(frozen=True)
+@record
 class Duplicate:
     entry: MemoryEntry  # the existing entry repeated
     ratio: float  # 1.0 = the same normalised text

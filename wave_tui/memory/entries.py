@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from wave_tui.config.fileio import locked_update
+from wave_tui.config.records import record
 from wave_tui.memory.secrets import secret_refusal
 
 _ITEM_RE = re.compile(r"^( {0,3})([-*+]|\d{1,9}[.)])(?:[ \t]+(.*))?$")
@@ -29,7 +29,7 @@ class EntryChangedError(EntryError):
     """The item to delete is no longer in the file as it was shown."""
 
 
-@dataclass(frozen=True)
+@record
 class Item:
     index: int  # 1-based position among the file's top-level items
     start_line: int  # 0-based, first line of the item
@@ -37,7 +37,7 @@ class Item:
     text: str  # marker removed, continuation lines dedented, joined with "\n"
 
 
-@dataclass(frozen=True)
+@record
 class AddResult:
     added: bool
     duplicate_of: str | None = None

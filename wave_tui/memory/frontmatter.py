@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from wave_tui.config.records import record
 from wave_tui.memory.frontmatter_fast import parse_simple_yaml
 
 FENCE = "---"
@@ -18,7 +19,7 @@ _LIST_ITEM_RE = re.compile(r"^(\s*-[ \t]+)(\S.*?)\s*$")
 HEAD_BYTES = 8192  # enough for any sane frontmatter; the manifest reads only this much (F12)
 
 
-@dataclass(frozen=True)
+@record
 class Frontmatter:
     data: dict[str, Any] = field(default_factory=dict)
     body: str = ""

@@ -10,9 +10,10 @@ fatal, and the rest of the file still loads.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
+from wave_tui.config.records import record
 from wave_tui.memory.agents_md import Warn, read_memory_text
 
 MAX_IMPORT_HOPS = 5
@@ -22,14 +23,14 @@ _FENCE_RE = re.compile(r"^ {0,3}(```|~~~)")
 # req: MX3
 
 
-@dataclass(frozen=True)
+@record
 class ImportedFile:
     path: Path
     importer: Path  # the file whose `@` line named it
     depth: int  # 1 = imported by the top-level file
 
 
-@dataclass
+@record(frozen=False)
 class ExpandedMemory:
     text: str
     imported: list[ImportedFile] = field(default_factory=list)

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from wave_tui.config.fileio import atomic_write_text, file_lock
+from wave_tui.config.records import record
 from wave_tui.memory.runs import FileChange, read_or_none
 
 INBOX_DIR = "inbox"
@@ -31,7 +31,7 @@ def review_enabled(settings: object) -> bool:
     return getattr(settings, "auto_memory_review", False) is True
 
 
-@dataclass(frozen=True)
+@record
 class PendingWrite:
     id: str
     path: Path  # the memory file it would write

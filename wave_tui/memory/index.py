@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from wave_tui.config.records import record
 
 INDEX_MAX_LINES = 200
 INDEX_MAX_CHARS = 25_000
@@ -21,7 +22,7 @@ _PREVIEW_CHARS = 80
 Cap = Literal["lines", "characters"]
 
 
-@dataclass(frozen=True)
+@record
 class IndexView:
     text: str
     truncated_by: frozenset[Cap]
@@ -39,7 +40,7 @@ class IndexView:
 EMPTY_INDEX = IndexView("", frozenset(), 0, 0, 0, None)
 
 
-@dataclass(frozen=True)
+@record
 class _Scan:
     head: bytes
     size: int

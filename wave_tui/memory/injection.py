@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from wave_tui.config.paths import WavePaths
+from wave_tui.config.records import record
 from wave_tui.llm.types import Message
 from wave_tui.memory.agents_md import (
     Warn,
@@ -62,7 +62,7 @@ _NESTED_RE = re.compile(r"\A<system-reminder>Contents of (.+?):\n\n")
 ReminderKind = Literal["agents_md", "user_agents_md", "rule"]
 
 
-@dataclass(frozen=True)
+@record
 class ReminderPart:
     label: str  # one line naming the source
     text: str

@@ -8,18 +8,18 @@ the empty string; `render_extraction_prompt` then says so in words.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from wave_tui.config.paths import MEMORY_INDEX_FILENAME
+from wave_tui.config.records import record
 from wave_tui.memory.frontmatter import read_frontmatter_head
 from wave_tui.memory.references import missing_references
 
 MANIFEST_LIMIT = 200
 
 
-@dataclass(frozen=True)
+@record
 class MemoryFile:
     path: Path
     relative: str  # posix path relative to the memory dir

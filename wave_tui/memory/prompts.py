@@ -8,14 +8,14 @@ both write the same frontmatter (P9).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from wave_tui.config.paths import MEMORY_INDEX_FILENAME
+from wave_tui.config.records import record
 from wave_tui.memory.index import INDEX_MAX_LINES, POINTER_MAX_CHARS
 
 
-@dataclass(frozen=True)
+@record
 class MemoryType:
     name: str
     description: str
@@ -350,7 +350,7 @@ def render_manual_memory_guidance(project_agents_md: Path, user_agents_md: Path)
     )
 
 
-@dataclass(frozen=True)
+@record
 class TypologySections:
     save: str  # the parts that say what to save and how
     not_save: str  # the part that says what not to save

@@ -15,9 +15,10 @@ import re
 import shutil
 import subprocess
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from wave_tui.config.records import record
 
 RefKind = Literal["file", "line", "symbol"]
 SCAN_MAX_FILES = 5000  # the no-ripgrep fallback stops here: a symbol not seen counts as present
@@ -37,7 +38,7 @@ _SYMBOL_RE = re.compile(
 # req: MX6
 
 
-@dataclass(frozen=True)
+@record
 class Reference:
     text: str  # as cited: `src/a.py`, `src/a.py:42`, `parse_config()`
     kind: RefKind

@@ -12,10 +12,11 @@ from __future__ import annotations
 import os
 import stat as stat_mod
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from wave_tui.config.paths import WavePaths, display_path
+from wave_tui.config.records import record
 from wave_tui.memory.rule_match import Rule, RuleSet, Scope, Status
 from wave_tui.memory.rule_parse import ParsedRuleFile, parse_rule_file
 
@@ -77,7 +78,7 @@ class RuleCache:
 # -- discovery ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class _Found:
     path: str  # as found below the root (symlinks not resolved)
     real: str

@@ -10,10 +10,11 @@ path relative to the project root; files outside the project root match no rule.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from wave_tui.config.records import record
 from wave_tui.tools.globbing import gitignore_pattern, ordered_spec
 
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ Status = Literal["always", "conditional", "inactive"]
 _SCOPE_RANK: dict[str, int] = {"project": 0, "user": 1}
 
 
-@dataclass(frozen=True)
+@record
 class Rule:
     id: str
     path: Path  # where the rule was found (below its root; symlinks not resolved)
@@ -126,7 +127,7 @@ def literal_prefix(pattern: str) -> tuple[str, ...]:
     return tuple(prefix)
 
 
-@dataclass
+@record(frozen=False)
 class _Node:
     patterns: list[str] = field(default_factory=list)
     children: dict[str, _Node] = field(default_factory=dict)

@@ -11,9 +11,10 @@ scope. Other unknown keys are reported, and the rule still loads.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
+from wave_tui.config.records import record
 from wave_tui.memory.decoding import decode_memory_bytes
 from wave_tui.memory.frontmatter import parse_frontmatter
 from wave_tui.tools.globbing import (
@@ -94,7 +95,7 @@ def parse_paths_value(value: Any) -> tuple[list[str], str | None]:
 # -- parsing of one rule file ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class ParsedRuleFile:
     """What a rule file's content says, independent of where it was found."""
 

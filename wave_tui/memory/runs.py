@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
 
 from wave_tui.config.fileio import atomic_write_text, file_lock
+from wave_tui.config.records import record
 
 AUDIT_DIR = "extractions"
 RunKind = Literal["extraction", "revert"]
@@ -27,7 +28,7 @@ class RunError(Exception):
     """A clean, user-facing failure (unknown run id)."""
 
 
-@dataclass(frozen=True)
+@record
 class FileChange:
     path: Path
     before: str | None
@@ -46,7 +47,7 @@ class FileChange:
         return {"path": str(self.path), "before": self.before, "after": self.after}
 
 
-@dataclass(frozen=True)
+@record
 class Run:
     id: str  # the audit file's stem
     kind: RunKind
@@ -80,7 +81,7 @@ class Run:
         }
 
 
-@dataclass
+@record(frozen=False)
 class ChangeRecorder:
     """Collects a run's changes as it writes: `before` is captured at the first touch only."""
 
@@ -156,7 +157,7 @@ def find_run(project_dir: Path, run_id: str) -> Run:
     raise RunError(f"no extraction run with id '{run_id}' (see `wave memory runs`)")
 
 
-@dataclass(frozen=True)
+@record
 class RevertResult:
     run: Run  # the revert's own record
     restored: list[Path]

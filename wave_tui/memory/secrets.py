@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+
+from wave_tui.config.records import record
 
 # (kind, pattern). Specific formats only: a false positive blocks a legitimate save.
 _PATTERNS: tuple[tuple[str, str], ...] = (
@@ -39,7 +40,7 @@ REFUSAL = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class SecretFinding:
     kind: str
     preview: str  # first and last characters only: the secret itself is never repeated

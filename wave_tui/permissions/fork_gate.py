@@ -9,10 +9,10 @@ skills). A refusal names what is allowed, so the model can carry on.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from wave_tui.config.records import record
 from wave_tui.permissions.git_guard import git_is_contained
 from wave_tui.permissions.policy import READ_ONLY_COMMAND, UNRESTRICTED, RunProfile
 from wave_tui.permissions.shell import is_read_only_bash
@@ -23,7 +23,7 @@ from wave_tui.tools.paths import is_strictly_inside, resolve_tool_path
 ContentGuard = Callable[[str, dict[str, Any]], "str | None"]
 
 
-@dataclass(frozen=True)
+@record
 class GateDecision:
     allowed: bool
     reason: str = ""

@@ -18,10 +18,11 @@ from __future__ import annotations
 import glob
 import ipaddress
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from wave_tui.config.records import record
 from wave_tui.config.settings import PermissionMode
 from wave_tui.permissions.git_guard import HARDENED_GIT_ENV, git_is_contained, uses_git
 from wave_tui.permissions.rules import PermissionRule, command_parts, deny_parts, url_host
@@ -37,7 +38,7 @@ _NOTHING = "\x00"  # a pattern no command or host can match (NUL is refused ever
 READ_ONLY_OUTPUT_LIMIT_BYTES = 4 * 1024 * 1024
 
 
-@dataclass(frozen=True)
+@record
 class RunProfile:
     """How an allowed call must be run: extra environment, a cap on its output file."""
 
@@ -50,7 +51,7 @@ UNRESTRICTED = RunProfile()
 READ_ONLY_COMMAND = RunProfile(HARDENED_GIT_ENV, READ_ONLY_OUTPUT_LIMIT_BYTES)
 
 
-@dataclass(frozen=True)
+@record
 class Decision:
     behavior: Literal["allow", "ask", "deny"]
     reason: str

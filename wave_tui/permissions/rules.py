@@ -11,11 +11,11 @@ import fnmatch
 import re
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from wave_tui.config.records import record
 from wave_tui.permissions.shell import simple_commands
 from wave_tui.permissions.tool_table import MCP_PREFIX, call_subject, tool_info
 from wave_tui.tools.paths import is_strictly_inside, real_path, resolve_tool_path
@@ -67,7 +67,7 @@ def url_host(url: object) -> str | None:
     return host.rstrip(".").lower() if host else None
 
 
-@dataclass(frozen=True)
+@record
 class PermissionRule:
     tool: str
     pattern: str | None  # None: every call of the tool

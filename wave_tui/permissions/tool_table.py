@@ -7,8 +7,9 @@ argument of this call" reads this table; nothing else keeps a list of tool names
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
+
+from wave_tui.config.records import record
 
 # never: runs without asking (read-only, or it only asks the user / changes the mode);
 # children: no approval for the call itself, each call it makes is checked (Agent);
@@ -18,7 +19,7 @@ Approval = Literal["never", "children", "ask"]
 MCP_PREFIX = "mcp__"
 
 
-@dataclass(frozen=True)
+@record
 class ToolInfo:
     name: str
     read_only: bool  # can never change anything

@@ -7,9 +7,9 @@ tells the model that nobody can answer. Every option list gets a free-text "Othe
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from typing import Annotated, Any
 
+from wave_tui.config.records import record
 from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
 from wave_tui.tools.base import ToolContext, ToolError, ToolResult
 
@@ -32,13 +32,13 @@ NO_USER = (
 
 # The wire shape of a question is these dataclasses' schema; `parse_questions` checks it (its own
 # messages, and the rules a schema cannot say: non-empty, distinct labels, the header's length).
-@dataclass(frozen=True)
+@record
 class QuestionOption:
     label: Annotated[str, Arg("1-5 words shown as the choice.")]
     description: Annotated[str, Arg("What choosing it means.")] = ""
 
 
-@dataclass(frozen=True)
+@record
 class Question:
     question: Annotated[str, Arg("The full question.")]
     header: Annotated[str, Arg("A tag of at most 12 characters.")]
@@ -51,7 +51,7 @@ class Question:
     ] = False
 
 
-@dataclass(frozen=True)
+@record
 class QuestionAnswer:
     question: str
     selected: tuple[str, ...] = ()  # labels of the chosen options

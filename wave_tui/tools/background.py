@@ -19,10 +19,11 @@ import subprocess
 import uuid
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Literal
 
+from wave_tui.config.records import record
 from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
 from wave_tui.tools.base import Tool, ToolContext, ToolError, ToolResult
 from wave_tui.tools.bash import (
@@ -37,7 +38,7 @@ BackgroundStatus = Literal["running", "completed", "failed", "killed"]
 OUTPUT_READ_LIMIT = 30_000  # characters BashOutput returns per call
 
 
-@dataclass(frozen=True)
+@record
 class BackgroundTask:
     id: str
     command: str

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from wave_tui.config.records import record
 from wave_tui.llm.types import ToolSpec
 from wave_tui.tools.paths import resolve_tool_path
 from wave_tui.tools.read_state import ReadState
@@ -20,7 +21,7 @@ def system_clock() -> datetime:
     return datetime.now(UTC)
 
 
-@dataclass
+@record(frozen=False)
 class ToolContext:
     workdir: Path
     read_state: ReadState
@@ -31,7 +32,7 @@ class ToolContext:
     output_limit_bytes: int | None = None
 
 
-@dataclass
+@record(frozen=False)
 class ToolResult:
     content: str
     is_error: bool = False

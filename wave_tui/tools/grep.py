@@ -12,10 +12,11 @@ import bisect
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+from wave_tui.config.records import record
 from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
 from wave_tui.tools.base import ToolContext, ToolError, ToolResult, resolve_path
 from wave_tui.tools.glob_tool import (
@@ -68,14 +69,14 @@ or "count" (path:count of matching lines).
 Prefer this tool over running grep or rg through Bash."""
 
 
-@dataclass
+@record(frozen=False)
 class FileHits:
     path: Path
     lines: list[tuple[int, str, bool]] = field(default_factory=list)  # (number, text, is_match)
     count: int = 0  # matching lines
 
 
-@dataclass(frozen=True)
+@record
 class GrepQuery:
     pattern: str
     root: Path  # a directory or a single file

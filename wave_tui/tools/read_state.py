@@ -9,9 +9,11 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Literal
+
+from wave_tui.config.records import record
 
 # Where an entry's content came from: the model saw it in full ("read"), produced it ("write"),
 # or only saw a diff of it in a change notice ("notice").
@@ -22,7 +24,7 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-@dataclass(frozen=True)
+@record
 class ReadEntry:
     path: Path  # resolved absolute path
     content: str | None  # the whole file's text at read time (None when not kept)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISREG
 
+from wave_tui.config.records import record
 from wave_tui.tools.base import ToolError
 from wave_tui.tools.read_state import ReadEntry, content_hash
 
@@ -31,7 +31,7 @@ BINARY_EXTENSIONS = frozenset(
 )  # fmt: skip
 
 
-@dataclass(frozen=True)
+@record
 class LoadedText:
     path: Path
     text: str

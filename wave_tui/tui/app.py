@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -29,6 +28,7 @@ from wave_tui.agent.session import (
     key_argument,
 )
 from wave_tui.config.paths import WavePaths
+from wave_tui.config.records import record
 from wave_tui.config.settings import SettingsStore
 from wave_tui.tui.command_screens import CommandScreens
 from wave_tui.tui.css_state import CssState, css_state
@@ -46,7 +46,7 @@ Progress = Callable[[str], None]
 
 
 # req: UX14
-@dataclass(frozen=True)
+@record
 class PendingAgent:
     """An agent that needs seconds to start (a local model): the app opens at once and runs
     `start` in a thread, showing each progress line; `start` returns the service and a notice."""

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Literal
 
 from wave_tui.config.paths import WavePaths
+from wave_tui.config.records import record
 from wave_tui.memory.frontmatter import parse_frontmatter
 from wave_tui.tools.base import Tool
 
@@ -30,7 +31,7 @@ READ_ONLY_AGENT_TOOLS = ("Glob", "Grep", "Read", "Bash")
 MAX_AGENT_FILE_BYTES = 256_000
 
 
-@dataclass(frozen=True)
+@record
 class SubagentDefinition:
     name: str
     description: str
@@ -95,7 +96,7 @@ BUILTIN_AGENTS: tuple[SubagentDefinition, ...] = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class SubagentCatalog:
     definitions: tuple[SubagentDefinition, ...]
     warnings: tuple[str, ...] = ()
@@ -111,7 +112,7 @@ class SubagentCatalog:
         return [d.name for d in self.definitions]
 
 
-@dataclass
+@record(frozen=False)
 class _Found:
     by_name: dict[str, SubagentDefinition] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)

@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
 from wave_tui.config.paths import WavePaths
+from wave_tui.config.records import record
 
 HookEvent = Literal[
     "PreToolUse",
@@ -34,7 +34,7 @@ Scope = Literal["user", "project", "local"]
 DEFAULT_TIMEOUT_S = 600.0
 
 
-@dataclass(frozen=True)
+@record
 class Layer:
     """One parsed settings file (the shape of `SettingsStore.layers()` entries)."""
 
@@ -43,7 +43,7 @@ class Layer:
     data: Mapping[str, Any]
 
 
-@dataclass(frozen=True)
+@record
 class HookSpec:
     event: HookEvent
     matcher: str  # "" matches every tool (and is the only value for non-tool events)
@@ -67,7 +67,7 @@ class HookSpec:
             return self.matcher == tool_name
 
 
-@dataclass(frozen=True)
+@record
 class HookConfig:
     hooks: tuple[HookSpec, ...] = ()
     problems: tuple[str, ...] = ()

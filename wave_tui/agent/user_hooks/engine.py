@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -28,6 +27,7 @@ from wave_tui.agent.extensions import (
 )
 from wave_tui.agent.user_hooks.config import HookConfig, HookEvent, HookSpec, Layer, parse_layers
 from wave_tui.agent.user_hooks.runner import HookRun, run_hook
+from wave_tui.config.records import record
 from wave_tui.config.trust import TrustRequested, TrustStore
 from wave_tui.llm.types import Message
 
@@ -40,7 +40,7 @@ ASYNC_DRAIN_S = 5.0  # how long closing waits for async hooks still running
 PROJECT_DIR_ENV = "WAVE_PROJECT_DIR"
 
 
-@dataclass(frozen=True)
+@record
 class SessionInfo:
     session_id: str
     transcript_path: Path

@@ -12,11 +12,11 @@ import json
 import os
 import signal
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from wave_tui.agent.user_hooks.config import HookSpec
+from wave_tui.config.records import record
 
 HookOutcome = Literal["ok", "blocked", "warning", "timeout", "not_found"]
 EXIT_BLOCK = 2
@@ -25,7 +25,7 @@ SHELL_NOT_EXECUTABLE = 126
 MAX_CAPTURE = 256 * 1024  # bytes kept of a hook's stdout / stderr each
 
 
-@dataclass(frozen=True)
+@record
 class HookRun:
     spec: HookSpec
     outcome: HookOutcome

@@ -11,12 +11,13 @@ import asyncio
 import json
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, field, replace
 from pathlib import Path
 from typing import Any, Literal, cast, get_args
 
 from wave_tui.config.fileio import locked_update
 from wave_tui.config.paths import WavePaths
+from wave_tui.config.records import record
 
 TaskStatus = Literal["pending", "in_progress", "completed", "deleted"]
 TASK_STATUSES: tuple[TaskStatus, ...] = get_args(TaskStatus)
@@ -25,7 +26,7 @@ TASK_LIST_ENV = "WAVE_TASK_LIST_ID"
 TASKS_FILE = "tasks.json"
 
 
-@dataclass(frozen=True)
+@record
 class Task:
     id: str
     subject: str
@@ -67,7 +68,7 @@ class Task:
         )
 
 
-@dataclass(frozen=True)
+@record
 class TaskPatch:
     """What `TaskUpdate` changes; None leaves a field as it is."""
 
@@ -83,7 +84,7 @@ class TaskNotFound(LookupError):
     pass
 
 
-@dataclass
+@record(frozen=False)
 class _Doc:
     next_id: int = 1
     tasks: list[Task] = field(default_factory=list)

@@ -9,15 +9,16 @@ input, and on an empty input asks the app to quit (twice in a row quits). Tab co
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
+from wave_tui.config.records import record
 
-@dataclass(frozen=True)
+
+@record
 class Completion:
     text: str  # the whole input after completing
     options: tuple[str, ...]  # the candidates, when more than one matched
@@ -35,12 +36,12 @@ class HistoryInput(TextArea):
         Binding("tab", "complete", "Complete", show=False, id="prompt-complete"),
     ]
 
-    @dataclass
+    @record(frozen=False)
     class Submitted(Message):
         input: HistoryInput
         value: str
 
-    @dataclass
+    @record(frozen=False)
     class QuitRequested(Message):
         """Ctrl+C on an empty input; `confirmed` on the second press in a row."""
 

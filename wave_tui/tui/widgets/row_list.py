@@ -8,7 +8,6 @@ highlighted key — so this widget keeps plain tuples and renders a line when it
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.cells import set_cell_size
@@ -21,11 +20,13 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from wave_tui.config.records import record
+
 GAP = 1
 MIN_FLEX = 20  # the title keeps this much before optional columns give way
 
 
-@dataclass(frozen=True)
+@record
 class Column:
     key: str
     label: str
@@ -34,7 +35,7 @@ class Column:
     optional: bool = False  # dropped first when the list is narrow
 
 
-@dataclass(frozen=True)
+@record
 class ListRow:
     key: str
     cells: tuple[str, ...]

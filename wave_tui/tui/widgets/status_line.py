@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Static
 
+from wave_tui.config.records import record
 from wave_tui.tui.format import auto_memory_label, short_tokens
 
 SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 
-@dataclass(frozen=True)
+@record
 class StatusInfo:
     model: str | None = None
     context_tokens: int | None = None

@@ -1,0 +1,97 @@
+"""`@record` behaves as the dataclass it replaces (issue 20, item 1): each check runs the same
+class body through `@record` and through `@dataclass`, and compares what a caller can see."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from wave_tui.config.records import record
+
+
+def _pair(frozen: bool, slots: bool = False) -> tuple[type[Any], type[Any]]:
+    def body() -> type[Any]:
+        class Item:
+            name: str
+            size: int = 0
+            tags: list[str] = field(default_factory=list)
+            secret: str = field(default="", repr=False)
+            note: str = field(default="", compare=False)
+
+        return Item
+
+    ours = record(frozen=frozen, slots=slots)(body())
+    theirs = dataclass(frozen=frozen, slots=slots)(body())
+    return ours, theirs
+
+
+@pytest.mark.parametrize("frozen", [True, False])
+def test_a_record_reprs_compares_and_hashes_as_a_dataclass(frozen: bool) -> None:
+    ours, theirs = _pair(frozen)
+    a, b = ours("x", 1, ["t"], "s", "n"), theirs("x", 1, ["t"], "s", "n")
+    assert (
+        repr(a)
+        == repr(b)
+        == "_pair.<locals>.body.<locals>.Item(name='x', size=1, tags=['t'], note='n')"
+    )
+    # `note` is compare=False: ignored; `secret` is repr=False only: compared
+    assert a == ours("x", 1, ["t"], "s", "another note")
+    assert b == theirs("x", 1, ["t"], "s", "another note")
+    assert a != ours("x", 1, ["t"], "other secret", "n")
+    assert b != theirs("x", 1, ["t"], "other secret", "n")
+    assert a != b  # never equal across classes, like two dataclasses
+    assert (ours.__hash__ is None) == (theirs.__hash__ is None) == (not frozen)
+    if frozen:
+        c, d = ours("x", 1, (), "s"), theirs("x", 1, (), "s")  # type: ignore[arg-type]
+        assert hash(c) == hash(d) == hash(ours("x", 1, (), "s", "a note"))  # type: ignore[arg-type]
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            c.name = "y"
+    assert [f.name for f in dataclasses.fields(a)] == [f.name for f in dataclasses.fields(b)]
+    assert dataclasses.asdict(a) == dataclasses.asdict(b)
+    assert dataclasses.replace(a, size=2) == ours("x", 2, ["t"], "s", "n")
+    assert ours.__match_args__ == theirs.__match_args__
+    assert ours.__doc__ == theirs.__doc__
+
+
+def test_a_slotted_record_has_slots_and_copies() -> None:
+    ours, theirs = _pair(frozen=True, slots=True)
+    assert ours.__slots__ == theirs.__slots__
+    item = ours("x", 1, [], "s")
+    assert copy.deepcopy(item) == item
+    assert not hasattr(item, "__dict__")
+
+
+def test_a_record_keeps_what_its_body_defines() -> None:
+    @record
+    class Shown:
+        value: int
+
+        def __repr__(self) -> str:
+            return f"<{self.value}>"
+
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, Shown) and other.value % 10 == self.value % 10
+
+        def __hash__(self) -> int:
+            return self.value % 10
+
+    assert repr(Shown(3)) == "<3>"
+    assert Shown(3) == Shown(13)
+    assert hash(Shown(13)) == 3
+
+
+def test_a_record_that_holds_itself_reprs_without_recursing() -> None:
+    @record(frozen=False)
+    class Node:
+        children: list[Any] = field(default_factory=list)
+
+    node = Node()
+    node.children.append(node)
+    assert (
+        repr(node)
+        == "test_a_record_that_holds_itself_reprs_without_recursing.<locals>.Node(children=[...])"
+    )

@@ -1,0 +1,87 @@
+"""`@record`: wave's dataclass, a third cheaper to define.
+
+`@dataclass(frozen=True)` makes six methods per class by compiling source text: 3.4 M
+instructions a class on CPython 3.11-3.13 (`tests/bench/test_bench_startup.py` prints it), most
+of what importing wave's own modules cost (issue 20, item 1: ~130 classes load before a `wave -p`
+answer). A record is that same dataclass — `dataclasses.fields`, `replace`, `asdict`, `__init__`
+and `FrozenInstanceError` as usual — whose `__repr__`, `__eq__` and `__hash__` are shared by every
+record instead of compiled per class. They behave as the generated ones do (`test_records.py`
+compares them): the fields in order, a field's `repr`/`compare`/`hash` flags honoured, equality
+only between instances of one class, and what a class body defines itself left alone.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import reprlib
+from collections.abc import Callable
+from typing import Any, TypeVar, cast, dataclass_transform, overload
+
+_T = TypeVar("_T", bound=type)
+
+_REPR = "__record_repr_fields__"
+_COMPARE = "__record_compare_fields__"
+_HASH = "__record_hash_fields__"
+
+
+def _values(obj: object, names: tuple[str, ...]) -> tuple[Any, ...]:
+    return tuple([getattr(obj, name) for name in names])
+
+
+@reprlib.recursive_repr()
+def _repr(self: object) -> str:
+    shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in getattr(self, _REPR))
+    return f"{type(self).__qualname__}({shown})"
+
+
+def _eq(self: object, other: object) -> bool:
+    if other.__class__ is not self.__class__:
+        different: bool = NotImplemented  # Python then asks `other`, as for any dataclass
+        return different
+    names: tuple[str, ...] = getattr(self, _COMPARE)
+    return _values(self, names) == _values(other, names)
+
+
+def _hash(self: object) -> int:
+    return hash(_values(self, getattr(self, _HASH)))
+
+
+def _finish(cls: _T, own: dict[str, Any], frozen: bool) -> _T:
+    """Give `cls` the shared methods, except what its body defines itself (as dataclass does)."""
+    fields = dataclasses.fields(cls)
+    setattr(cls, _REPR, tuple(f.name for f in fields if f.repr))
+    setattr(cls, _COMPARE, tuple(f.name for f in fields if f.compare))
+    setattr(cls, _HASH, tuple(f.name for f in fields if (f.compare if f.hash is None else f.hash)))
+    if "__repr__" not in own:
+        cls.__repr__ = _repr  # type: ignore[assignment]
+    if "__eq__" not in own:
+        cls.__eq__ = _eq  # type: ignore[assignment]
+    # A body with __eq__ but no __hash__ has __hash__ = None put there by Python: not explicit.
+    explicit_hash = own.get("__hash__") is not None or ("__hash__" in own and "__eq__" not in own)
+    if not explicit_hash:
+        # Mutable: unhashable, as a dataclass with eq and without frozen is.
+        cls.__hash__ = _hash if frozen else None  # type: ignore[assignment]
+    return cls
+
+
+@overload
+def record(cls: _T, /) -> _T: ...
+@overload
+def record(*, frozen: bool = True, slots: bool = False) -> Callable[[_T], _T]: ...
+
+
+@dataclass_transform(frozen_default=True, field_specifiers=(dataclasses.field,))
+def record(
+    cls: _T | None = None, /, *, frozen: bool = True, slots: bool = False
+) -> _T | Callable[[_T], _T]:
+    """`@record`: a frozen dataclass (see the module docstring); `@record(frozen=False)` a
+    mutable one (unhashable, as a mutable dataclass is), `@record(slots=True)` a slotted one."""
+
+    def wrap(target: _T) -> _T:
+        own = dict(target.__dict__)
+        made: type[Any] = dataclasses.dataclass(frozen=frozen, repr=False, eq=False, slots=slots)(
+            target
+        )
+        return _finish(cast(_T, made), own, frozen)
+
+    return wrap if cls is None else wrap(cls)
