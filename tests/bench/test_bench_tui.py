@@ -154,3 +154,37 @@ def test_report_tui_timings(project: Path) -> None:
     show("  baseline: bare Input + Footer app", figures["bare"])
     show("imports, fresh interpreter: wave", figures["wave imports"], figures["bare imports"])
     show("  baseline: textual.app, Input, Footer", figures["bare imports"])
+
+
+FIRST_FRAME = Path(__file__).resolve().parents[2] / "bench" / "first_frame.py"
+
+
+def whole_first_frame(kind: str, project: Path) -> Cost:
+    """`bench/first_frame.py KIND`: a fresh process from start to its first painted frame."""
+    environ = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    environ.update({"WAVE_BASE_URL": "http://127.0.0.1:9/v1", "WAVE_MODEL": "m", "WAVE_LOCAL": "0"})
+    start = clock()
+    subprocess.run(
+        [sys.executable, str(FIRST_FRAME), kind, str(project)], check=True, env=environ, cwd=project
+    )
+    return since(start)
+
+
+def test_report_first_frame_whole_process(project: Path) -> None:
+    """Start → first frame of a whole process (issue 20 item 4): wave, the bare app (the floor),
+    and the bare app after pydantic-settings built one settings class (the engine floor: the
+    first frame shows the model and the permission mode, read through that engine)."""
+    for kind in ("wave", "bare", "engine"):
+        whole_first_frame(kind, project)  # bytecode written, page cache warm
+    figures = alternate(
+        {
+            kind: (lambda k=kind: whole_first_frame(k, project))
+            for kind in ("wave", "bare", "engine")
+        },
+        RUNS,
+    )
+    print()
+    show("start → first frame, whole process: wave", figures["wave"], figures["bare"])
+    show("  floor: bare Input + Footer app", figures["bare"])
+    show("  wave against the engine floor", figures["wave"], figures["engine"])
+    show("  engine floor: bare app + pydantic-settings", figures["engine"], figures["bare"])

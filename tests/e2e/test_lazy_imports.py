@@ -26,6 +26,9 @@ NOT_ON_A_PLAIN_TURN = (
     "difflib",  # comparing memories or file versions
     "mcp",  # no MCP server configured (MC2)
     "textual",
+    "click",  # httpx's command-line client (with rich and pygments): wave never runs it
+    "rich",
+    "pygments",
     "wave_tui.tui",
     "wave_tui.agent.ui_queries",  # the app's pickers, previews and connection check
     "wave_tui.agent.context_report",  # /context

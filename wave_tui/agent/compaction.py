@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from wave_tui.config.records import record
-from wave_tui.llm.client import AssistantReply
 from wave_tui.llm.errors import ModelError
 from wave_tui.llm.options import apply_model_options
+from wave_tui.llm.replies import AssistantReply
 from wave_tui.llm.types import Message, Usage
 from wave_tui.tools.read import format_line
 from wave_tui.tools.read_state import ReadState

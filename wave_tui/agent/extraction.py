@@ -25,7 +25,6 @@ from wave_tui.agent.locks import async_file_lock
 from wave_tui.config.fileio import atomic_write_text
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
-from wave_tui.llm.client import ModelClient
 from wave_tui.llm.types import Message, ToolCall
 from wave_tui.llm.wire import mark_last_message, message_to_wire, strip_cache_marks
 from wave_tui.memory.auto_memory import AutoMemoryDir
@@ -46,6 +45,7 @@ from wave_tui.tools.read_state import ReadState
 
 if TYPE_CHECKING:
     from wave_tui.config.settings import EffectiveSettings
+    from wave_tui.llm.client import ModelClient
 
 MAX_FORK_TURNS = 5
 AUDIT_DIR = "extractions"

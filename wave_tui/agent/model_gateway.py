@@ -6,18 +6,24 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wave_tui.agent.prompts import NOT_CONFIGURED_HELP
 from wave_tui.config.records import record
 from wave_tui.config.settings import EffectiveSettings
-from wave_tui.llm.client import ClientConfig, ModelClient
 from wave_tui.llm.errors import ModelNotConfigured
+from wave_tui.llm.replies import ClientConfig
 
-ClientFactory = Callable[[ClientConfig], ModelClient]
+if TYPE_CHECKING:
+    from wave_tui.llm.client import ModelClient
+
+ClientFactory = Callable[[ClientConfig], "ModelClient"]
 
 
 def default_client_factory(config: ClientConfig) -> ModelClient:
+    # The HTTP stack loads with the first client, not with the app (its first frame).
+    from wave_tui.llm.client import ModelClient
+
     return ModelClient(config)
 
 

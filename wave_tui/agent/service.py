@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.agent_options import AgentOptions
@@ -52,13 +52,15 @@ from wave_tui.agent.turn_runner import (
 )
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.settings import EffectiveSettings, SettingsStore
-from wave_tui.llm.client import ModelClient
 from wave_tui.llm.types import Message, Usage
 from wave_tui.permissions.policy import PermissionMode, PermissionPolicy, SafeZones
 from wave_tui.permissions.tool_table import key_argument
 from wave_tui.tools.base import Tool, ToolContext
 from wave_tui.tools.read_state import ReadState
 from wave_tui.tools.registry import builtin_tools
+
+if TYPE_CHECKING:
+    from wave_tui.llm.client import ModelClient
 
 Listener = Callable[[ev.AgentEvent], None]
 Approver = Callable[[str, dict[str, Any], str], Awaitable[ev.PermissionChoice]]

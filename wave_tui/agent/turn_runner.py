@@ -27,8 +27,8 @@ from wave_tui.agent.request import RequestBuilder
 from wave_tui.agent.tool_executor import ToolExecutor
 from wave_tui.config.records import record
 from wave_tui.config.settings import EffectiveSettings, resolve_max_input_tokens
-from wave_tui.llm.client import AssistantReply, StreamDelta
 from wave_tui.llm.errors import ContextLengthExceeded, ModelError
+from wave_tui.llm.replies import AssistantReply, StreamDelta
 from wave_tui.llm.types import Message, Usage
 from wave_tui.llm.usage import estimate_prompt_tokens
 from wave_tui.tools.base import Tool, spec_of

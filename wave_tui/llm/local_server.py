@@ -27,8 +27,6 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, BinaryIO
 
-import httpx
-
 READY_PREFIX = "WAVE-LOCAL-READY "
 DEFAULT_CONTEXT_TOKENS = 32_768
 BUNDLED_MODEL_NAME = "gemma-3-270m"
@@ -283,6 +281,8 @@ class LocalModelServer:
                 )
 
     def _await_health(self) -> None:
+        import httpx  # only when a local model starts
+
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:
             with contextlib.suppress(httpx.HTTPError):

@@ -10,12 +10,15 @@
 from __future__ import annotations
 
 import ipaddress
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
-import httpx
 from cachetools import TTLCache
 
 from wave_tui.config.records import record
+
+if TYPE_CHECKING:
+    import httpx
 
 CACHE_TTL_S = 15 * 60
 CACHE_MAX_CHARS = 50_000_000  # the cache holds at most this many characters of Markdown
@@ -134,6 +137,8 @@ class WebFetcher:
         )
 
     async def fetch(self, url: str) -> FetchOutcome:
+        import httpx  # with the first fetch: most sessions never fetch a page
+
         target = normalize_url(url)
         cached = self._cache.get(target)
         if cached is not None:
@@ -197,6 +202,8 @@ class WebFetcher:
 
 
 def _new_client(*, trust_env: bool) -> httpx.AsyncClient:
+    import httpx
+
     return httpx.AsyncClient(
         timeout=FETCH_TIMEOUT_S,
         headers={"User-Agent": USER_AGENT},

@@ -11,7 +11,8 @@ import asyncio
 import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -35,14 +36,27 @@ from wave_tui.tui.css_state import CssState, css_state
 from wave_tui.tui.format import one_line, show_key_arg, show_path
 from wave_tui.tui.messages import AgentEventPosted
 from wave_tui.tui.screens.chat import ChatScreen
-from wave_tui.tui.screens.dialogs import MemoryTargetDialog, PermissionDialog
-from wave_tui.tui.screens.memory import MemoryScreen
-from wave_tui.tui.screens.settings import SettingsScreen
 from wave_tui.tui.widgets.background_indicator import BackgroundIndicator
 from wave_tui.tui.widgets.status_line import NARROW
 from wave_tui.tui.work_ui import WORK_EVENTS, apply_work_event
 
+if TYPE_CHECKING:
+    from wave_tui.tui.screens.memory import MemoryScreen
+    from wave_tui.tui.screens.settings import SettingsScreen
+
 Progress = Callable[[str], None]
+
+
+def _memory_screen() -> MemoryScreen:
+    from wave_tui.tui.screens.memory import MemoryScreen
+
+    return MemoryScreen()
+
+
+def _settings_screen() -> SettingsScreen:
+    from wave_tui.tui.screens.settings import SettingsScreen
+
+    return SettingsScreen()
 
 
 # req: UX14
@@ -57,18 +71,18 @@ class PendingAgent:
 
 # req: U1
 class WaveApp(App[None]):
-    # The screens' stylesheets load with the app: a screen's own CSS_PATH re-parses the whole
-    # sheet and restyles every node when it first opens (issue 20 items 4 and 6). dialogs.tcss
+    # The first frame shows the chat: its sheets parse before it, the other screens' sheets
+    # right after it (`_load_later_css`), so a screen's first showing neither waits for a parse
+    # nor restyles every node (its own CSS_PATH would; issue 20 items 4 and 6). dialogs.tcss
     # too: the context view and the plan and question dialogs use its classes without a
-    # CSS_PATH of their own, so they were unstyled until some other dialog had been opened.
-    CSS_PATH = [
-        "app.tcss",
+    # CSS_PATH of their own.
+    CSS_PATH = ["app.tcss", "screens/chat.tcss"]
+    LATER_CSS = (
         "screens/memory.tcss",
         "screens/memory_runs.tcss",
-        "screens/chat.tcss",
         "screens/settings.tcss",
         "screens/dialogs.tcss",
-    ]
+    )
     TITLE = "wave"
     DEFAULT_MODE = "chat"
     BINDINGS = [
@@ -100,8 +114,8 @@ class WaveApp(App[None]):
         self.clock: Callable[[], datetime] = session.clock
         self.chat_screen = ChatScreen()
         self.add_mode("chat", lambda: self.chat_screen)
-        self.add_mode("memory", MemoryScreen)
-        self.add_mode("settings", SettingsScreen)
+        self.add_mode("memory", _memory_screen)  # the other screens load when first shown
+        self.add_mode("settings", _settings_screen)
         self._watch_settings = watch_settings
         self._startup_error = startup_error
         self._unsubscribe: list[Callable[[], None]] = []
@@ -130,9 +144,16 @@ class WaveApp(App[None]):
         self.command_screens.ask_trust()
         if self._pick_session:
             self.command_screens.pick_session()
+        self.call_after_refresh(self._load_later_css)
         if self._watch_settings:
             # The watcher (watchfiles, anyio) starts after the first frame: nothing there waits.
             self.call_after_refresh(self._start_watching_settings)
+
+    def _load_later_css(self) -> None:
+        here = Path(__file__).parent
+        for name in self.LATER_CSS:
+            self.stylesheet.read(here / name)
+        self.refresh_css(animate=False)
 
     def _start_watching_settings(self) -> None:
         self.run_worker(
@@ -287,6 +308,8 @@ class WaveApp(App[None]):
             self.notify(f"memory updated: {', '.join(event.written)}", title="Memory", markup=False)
 
     async def _ask_permission(self, event: ev.PermissionRequested) -> None:
+        from wave_tui.tui.screens.dialogs import PermissionDialog
+
         future = event.future
         key_arg = show_key_arg(key_argument(event.tool_name, event.args), self.paths)
         dialog = PermissionDialog(
@@ -329,6 +352,8 @@ class WaveApp(App[None]):
                     name="saving a memory",
                 )
 
+        from wave_tui.tui.screens.dialogs import MemoryTargetDialog
+
         self.push_screen(MemoryTargetDialog(text, project, user), chosen)
 
     async def _add_memory(self, target: MemoryScope, text: str) -> None:
@@ -352,6 +377,8 @@ class WaveApp(App[None]):
             )
 
     def _memory_screens(self) -> Iterable[MemoryScreen]:
+        from wave_tui.tui.screens.memory import MemoryScreen
+
         for stack in self._screen_stacks.values():
             yield from (s for s in stack if isinstance(s, MemoryScreen))
 

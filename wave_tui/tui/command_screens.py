@@ -1,14 +1,12 @@
 """The app's answers to `/model`, `/resume`, `/permissions` (pickers and screens instead of
-text), the resume picker of `wave --resume` without an id, and the trust prompt at start."""
+text), the resume picker of `wave --resume` without an id, and the trust prompt at start.
+Each screen's module loads when it is first shown, not before the app's first frame."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from wave_tui.tui.format import show_path
-from wave_tui.tui.screens.permissions import PermissionsScreen
-from wave_tui.tui.screens.pickers import model_picker, resume_picker
-from wave_tui.tui.screens.trust import TrustDialog
 
 if TYPE_CHECKING:
     from wave_tui.tui.app import WaveApp
@@ -29,6 +27,8 @@ class CommandScreens:
             self.pick_session()
             return True
         if name == "permissions":
+            from wave_tui.tui.screens.permissions import PermissionsScreen
+
             self.app.push_screen(PermissionsScreen())
             return True
         if name == "context" and not args:  # req: MX2
@@ -37,6 +37,8 @@ class CommandScreens:
         return False
 
     def pick_model(self) -> None:
+        from wave_tui.tui.screens.pickers import model_picker
+
         app = self.app
 
         def chosen(name: str | None) -> None:
@@ -53,6 +55,8 @@ class CommandScreens:
         self.app.run_worker(self._pick_session(), group="resume", exclusive=True)
 
     async def _pick_session(self) -> None:
+        from wave_tui.tui.screens.pickers import resume_picker
+
         app = self.app
         rows = await app.session.session_summaries()
 
@@ -75,6 +79,7 @@ class CommandScreens:
         requests = app.session.trust_requests()
         if not requests:
             return
+        from wave_tui.tui.screens.trust import TrustDialog
 
         async def answered(trusted: bool | None) -> None:
             if trusted:

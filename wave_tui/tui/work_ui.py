@@ -11,7 +11,6 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 
 from wave_tui.agent import events as ev
-from wave_tui.tui.screens.work_dialogs import PlanDialog, QuestionDialog
 from wave_tui.tui.widgets.subagent_block import SubagentBlock
 from wave_tui.tui.widgets.task_panel import TaskPanel
 
@@ -37,8 +36,12 @@ def _ask(
 
 async def apply_work_event(app: App[Any], chat: Screen[Any], event: WorkEvent) -> None:
     if isinstance(event, ev.QuestionAsked):
+        from wave_tui.tui.screens.work_dialogs import QuestionDialog
+
         _ask(app, QuestionDialog(event.questions), event.future, None)
     elif isinstance(event, ev.PlanApprovalRequested):
+        from wave_tui.tui.screens.work_dialogs import PlanDialog
+
         _ask(app, PlanDialog(event.plan, event.plan_file.name), event.future, "keep_planning")
     elif not chat.is_mounted:
         return

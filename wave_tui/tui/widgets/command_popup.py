@@ -8,13 +8,15 @@ closes; Enter sends a complete command and accepts an incomplete one).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from textual.binding import Binding
 from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from wave_tui.agent.session import CommandChoice
+if TYPE_CHECKING:
+    from wave_tui.agent.session import CommandChoice
 
 MAX_ROWS = 8
 COMPLETION_BINDINGS = [
