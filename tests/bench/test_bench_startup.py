@@ -5,7 +5,8 @@ printing the answer; the engine floor (`bench/floor_request_settings.py`) adds p
 the settings engine the design names, with one small settings class built and read. Runs
 alternate floor, engine floor, wave, ... and each ratio is taken round by round (the machine's
 speed drifts). CPU is the child's user + system time. Printed, never asserted: run with `-s` to
-see the figures; `WAVE_BENCH_ROUNDS=15` for a steadier median.
+see the figures; `WAVE_BENCH_ROUNDS=15` for a steadier median, `WAVE_BENCH_INSTRUCTIONS=1` to
+add each command's instruction count (valgrind; the figure a loaded machine does not move).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.bench import instructions
 from tests.model_server import ModelServer
 from wave_tui.config.records import record
 
@@ -89,6 +91,8 @@ def test_bench_wave_print_vs_floor(model_server: ModelServer, project: Path) -> 
     lines.append(
         f"  engine floor / floor: {_median_ratio(cpu['engine floor'], cpu['floor']):.2f}x CPU"
     )
+    if instructions.ENABLED:
+        lines += instructions.instruction_lines(commands, project, env, against="floor")
     print("\n".join(lines))
 
 

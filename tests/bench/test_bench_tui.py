@@ -22,6 +22,7 @@ from pytest_benchmark.fixture import BenchmarkFixture
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable, Footer, Input
 
+from tests.bench import instructions
 from tests.bench.costs import Cost, alternate, clock, show, since
 from wave_tui.agent.service import AgentOptions, AgentService
 from wave_tui.tui.app import WaveApp, make_app
@@ -157,12 +158,13 @@ def test_report_tui_timings(project: Path) -> None:
 
 
 FIRST_FRAME = Path(__file__).resolve().parents[2] / "bench" / "first_frame.py"
+FIRST_FRAME_ENV = {"WAVE_BASE_URL": "http://127.0.0.1:9/v1", "WAVE_MODEL": "m", "WAVE_LOCAL": "0"}
 
 
 def whole_first_frame(kind: str, project: Path) -> Cost:
     """`bench/first_frame.py KIND`: a fresh process from start to its first painted frame."""
     environ = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    environ.update({"WAVE_BASE_URL": "http://127.0.0.1:9/v1", "WAVE_MODEL": "m", "WAVE_LOCAL": "0"})
+    environ.update(FIRST_FRAME_ENV)
     start = clock()
     subprocess.run(
         [sys.executable, str(FIRST_FRAME), kind, str(project)], check=True, env=environ, cwd=project
@@ -188,3 +190,8 @@ def test_report_first_frame_whole_process(project: Path) -> None:
     show("  floor: bare Input + Footer app", figures["bare"])
     show("  wave against the engine floor", figures["wave"], figures["engine"])
     show("  engine floor: bare app + pydantic-settings", figures["engine"], figures["bare"])
+    if instructions.ENABLED:
+        commands = {k: [sys.executable, str(FIRST_FRAME), k, str(project)] for k in figures}
+        environ = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        environ.update(FIRST_FRAME_ENV)
+        print("\n".join(instructions.instruction_lines(commands, project, environ, "bare")))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import pytest
@@ -95,3 +96,48 @@ def test_a_record_that_holds_itself_reprs_without_recursing() -> None:
         repr(node)
         == "test_a_record_that_holds_itself_reprs_without_recursing.<locals>.Node(children=[...])"
     )
+
+
+@pytest.mark.parametrize("slots", [False, True])
+def test_a_frozen_record_refuses_what_a_frozen_dataclass_refuses(slots: bool) -> None:
+    ours, theirs = _pair(frozen=True, slots=slots)
+    for cls in (ours, theirs):
+        item = cls("x", 1)
+        attempts = [
+            partial(setattr, item, "name", "y"),  # a field
+            partial(setattr, item, "size", 2),  # a field with a class default
+            partial(delattr, item, "name"),
+        ]
+        if not slots:  # CPython's own slotted frozen dataclass fails there with a TypeError
+            attempts.append(partial(setattr, item, "other", 1))  # not a field
+        for attempt in attempts:
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                attempt()
+        assert (item.name, item.size) == ("x", 1)
+        assert copy.copy(item) == item == copy.deepcopy(item)
+        assert dataclasses.replace(item, size=3).size == 3
+
+
+def test_a_plain_subclass_of_a_frozen_record_may_add_attributes_but_not_change_fields() -> None:
+    ours, theirs = _pair(frozen=True)
+    for cls in (ours, theirs):
+
+        class Sub(cls):  # type: ignore[misc, valid-type]
+            pass
+
+        item = Sub("x")
+        item.extra = 1
+        assert item.extra == 1
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            item.name = "y"
+
+
+def test_a_frozen_record_body_may_not_define_setattr() -> None:
+    with pytest.raises(TypeError, match="Cannot overwrite attribute __setattr__"):
+
+        @record
+        class Settable:
+            value: int
+
+            def __setattr__(self, name: str, value: Any) -> None:
+                object.__setattr__(self, name, value)

@@ -3,11 +3,13 @@
 `@dataclass(frozen=True)` makes six methods per class by compiling source text: 3.4 M
 instructions a class on CPython 3.11-3.13 (`tests/bench/test_bench_startup.py` prints it), most
 of what importing wave's own modules cost (issue 20, item 1: ~130 classes load before a `wave -p`
-answer). A record is that same dataclass — `dataclasses.fields`, `replace`, `asdict`, `__init__`
-and `FrozenInstanceError` as usual — whose `__repr__`, `__eq__` and `__hash__` are shared by every
-record instead of compiled per class. They behave as the generated ones do (`test_records.py`
-compares them): the fields in order, a field's `repr`/`compare`/`hash` flags honoured, equality
-only between instances of one class, and what a class body defines itself left alone.
+answer). A record is a dataclass — `dataclasses.fields`, `replace`, `asdict` and its generated
+`__init__` as usual — whose `__repr__`, `__eq__`, `__hash__` and, when frozen, `__setattr__` and
+`__delattr__` (raising `FrozenInstanceError`) are shared by every record instead of compiled per
+class. They behave as the generated ones do (`test_records.py` compares them): the fields in
+order, a field's `repr`/`compare`/`hash` flags honoured, equality only between instances of one
+class, a field assigned once by `__init__` and never again, and what a class body defines itself
+left alone.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ _T = TypeVar("_T", bound=type)
 _REPR = "__record_repr_fields__"
 _COMPARE = "__record_compare_fields__"
 _HASH = "__record_hash_fields__"
+_FROZEN = "__record_frozen_fields__"  # on each frozen record class itself, not inherited
 
 
 def _values(obj: object, names: tuple[str, ...]) -> tuple[Any, ...]:
@@ -46,12 +49,51 @@ def _hash(self: object) -> int:
     return hash(_values(self, getattr(self, _HASH)))
 
 
+def _is_set(obj: object, name: str) -> bool:
+    """`name` holds a value on `obj` itself (not a class default)."""
+    try:
+        return name in object.__getattribute__(obj, "__dict__")
+    except AttributeError:  # slotted: an unset slot raises
+        try:
+            object.__getattribute__(obj, name)
+        except AttributeError:
+            return False
+        return True
+
+
+def _frozen_fields(obj: object) -> tuple[frozenset[str], bool]:
+    """The frozen fields of `obj`'s record, and whether `type(obj)` is that record itself (a
+    plain subclass may set attributes of its own, as with a frozen dataclass)."""
+    own: frozenset[str] | None = type(obj).__dict__.get(_FROZEN)
+    return (own, True) if own is not None else (getattr(type(obj), _FROZEN), False)
+
+
+# The generated `__init__` of a non-frozen dataclass assigns each field once, through these;
+# any later assignment or deletion fails as on a frozen dataclass.
+def _frozen_setattr(self: object, name: str, value: Any) -> None:
+    fields, exact = _frozen_fields(self)
+    if (exact or name in fields) and (name not in fields or _is_set(self, name)):
+        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+    object.__setattr__(self, name, value)
+
+
+def _frozen_delattr(self: object, name: str) -> None:
+    fields, exact = _frozen_fields(self)
+    if exact or name in fields:
+        raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+    object.__delattr__(self, name)
+
+
 def _finish(cls: _T, own: dict[str, Any], frozen: bool) -> _T:
     """Give `cls` the shared methods, except what its body defines itself (as dataclass does)."""
     fields = dataclasses.fields(cls)
     setattr(cls, _REPR, tuple(f.name for f in fields if f.repr))
     setattr(cls, _COMPARE, tuple(f.name for f in fields if f.compare))
     setattr(cls, _HASH, tuple(f.name for f in fields if (f.compare if f.hash is None else f.hash)))
+    if frozen:
+        setattr(cls, _FROZEN, frozenset(f.name for f in fields))
+        cls.__setattr__ = _frozen_setattr  # type: ignore[assignment]
+        cls.__delattr__ = _frozen_delattr  # type: ignore[assignment]
     if "__repr__" not in own:
         cls.__repr__ = _repr  # type: ignore[assignment]
     if "__eq__" not in own:
@@ -79,9 +121,11 @@ def record(
 
     def wrap(target: _T) -> _T:
         own = dict(target.__dict__)
-        made: type[Any] = dataclasses.dataclass(frozen=frozen, repr=False, eq=False, slots=slots)(
-            target
-        )
+        for name in ("__setattr__", "__delattr__"):
+            if frozen and name in own:  # as dataclass(frozen=True) refuses it
+                raise TypeError(f"Cannot overwrite attribute {name} in class {target.__name__}")
+        # Made as a plain dataclass: frozen-ness comes from the shared methods above.
+        made: type[Any] = dataclasses.dataclass(repr=False, eq=False, slots=slots)(target)
         return _finish(cast(_T, made), own, frozen)
 
     return wrap if cls is None else wrap(cls)
