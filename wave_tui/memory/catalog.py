@@ -24,7 +24,14 @@ from wave_tui.memory.agents_md import (
     read_memory_text,
     user_memory_file,
 )
-from wave_tui.memory.entries import EntryError, delete_item, list_items, locked_edit
+from wave_tui.memory.decoding import decode_memory_bytes
+from wave_tui.memory.entries import (
+    EntryError,
+    ItemSpan,
+    delete_item,
+    item_spans,
+    locked_edit,
+)
 from wave_tui.memory.frontmatter import parse_frontmatter
 from wave_tui.memory.imports import expand_imports
 from wave_tui.memory.references import missing_references
@@ -41,7 +48,8 @@ class UnknownEntryError(EntryError):
     """No entry has the given id."""
 
 
-@dataclass(frozen=True)
+# Slots: no `__dict__` per entry, so 10,000 entries are half the objects for the collector.
+@dataclass(frozen=True, slots=True)
 class MemoryEntry:
     id: str
     scope: EntryScope
@@ -84,6 +92,10 @@ def age_in_days(path: Path, now: datetime) -> int | None:
         mtime = path.stat().st_mtime
     except OSError:
         return None
+    return _age(mtime, now)
+
+
+def _age(mtime: float, now: datetime) -> int:
     return max(0, math.floor((now.timestamp() - mtime) / SECONDS_PER_DAY))
 
 
@@ -91,10 +103,13 @@ def _label(path: Path, base: Path) -> str:
     return Path(os.path.relpath(path, base)).as_posix()
 
 
-def free_text(text: str) -> str:
-    """The file's instructions that are not list items (headings alone do not count)."""
-    items = list_items(text)
-    inside = {n for item in items for n in range(item.start_line, item.end_line)}
+def free_text(text: str, items: list[ItemSpan] | None = None) -> str:
+    """The file's instructions that are not list items (headings alone do not count).
+
+    `items` are the file's `item_spans`, when the caller has them already."""
+    if items is None:
+        items = item_spans(text)
+    inside = {n for _index, start, end, _text in items for n in range(start, end)}
     lines = text.splitlines()
     rest = [line for n, line in enumerate(lines) if n not in inside]
     if all(not line.strip() or line.lstrip().startswith("#") for line in rest):
@@ -103,13 +118,21 @@ def free_text(text: str) -> str:
 
 
 def _items(
-    scope: EntryScope, label: str, path: Path, now: datetime, imported_by: str | None = None
+    scope: EntryScope,
+    label: str,
+    path: Path,
+    now: datetime,
+    imported_by: str | None = None,
+    text: str | None = None,
 ) -> list[MemoryEntry]:
-    text = read_memory_text(path, lambda _m: None)
+    """The file's entries; `text` is its content when the caller has read it already."""
+    if text is None:
+        text = read_memory_text(path, lambda _m: None)
     if not text:
         return []
     age = age_in_days(path, now)
-    prose = free_text(text)
+    items = item_spans(text)
+    prose = free_text(text, items)
     # Prose is loaded every turn too: the user must see it (M3), as one whole-text entry.
     whole = (
         [
@@ -127,29 +150,42 @@ def _items(
         if prose
         else []
     )
+    prefix = f"{scope}:{label}#"
     return whole + [
         MemoryEntry(
-            id=f"{scope}:{label}#{item.index}",
+            id=f"{prefix}{index}",
             scope=scope,
             path=path,
-            title=item.text.splitlines()[0] if item.text else "",
+            # No line break of any kind in printable text: no list of lines to make.
+            title=body if body.isprintable() else body.splitlines()[0],
             type=None,
             age_days=age,
-            body=item.text,
-            item_index=item.index,
+            body=body,
+            item_index=index,
             imported_by=imported_by,
         )
-        for item in list_items(text)
+        for index, _start, _end, body in items
     ]
 
 
-def _imported_items(
-    scope: EntryScope, importer: Path, paths: WavePaths, now: datetime
+def _file_entries(
+    scope: EntryScope, label: str, path: Path, paths: WavePaths, now: datetime
 ) -> list[MemoryEntry]:
-    """Entries of the files `importer` imports, each right under its importer (MX3)."""
-    text = read_memory_text(importer, lambda _m: None)
+    """A memory file's entries, then those of the files it imports (MX3), from one read."""
+    text = read_memory_text(path, lambda _m: None)
     if not text:
         return []
+    entries = _items(scope, label, path, now, text=text)
+    if "@" in text:  # an import line names its file after an `@`: none, nothing to expand
+        entries += _imported_items(scope, path, text, paths, now)
+    return entries
+
+
+def _imported_items(
+    scope: EntryScope, importer: Path, text: str, paths: WavePaths, now: datetime
+) -> list[MemoryEntry]:
+    """Entries of the files `importer` (whose content is `text`) imports, each right under its
+    importer (MX3)."""
     entries: list[MemoryEntry] = []
     seen: set[Path] = set()
     for imported in expand_imports(importer, text, paths.home).imported:
@@ -162,21 +198,61 @@ def _imported_items(
     return entries
 
 
-def _topic_files(memory_dir: Path) -> list[Path]:
+def _topic_files(memory_dir: Path) -> list[tuple[str, str]]:
+    """(path relative to the memory dir, full path) of every topic file, as
+    `sorted(memory_dir.rglob("*.md"))` finds them bar MEMORY.md, without a `Path` per file."""
     if not memory_dir.is_dir():
         return []
-    index = memory_dir / MEMORY_INDEX_FILENAME
-    return sorted(p for p in memory_dir.rglob("*.md") if p != index and p.is_file())
+    found: list[tuple[list[str], str, str]] = []
+
+    def walk(folder: str, prefix: str) -> None:
+        try:
+            with os.scandir(folder) as scan:
+                children = list(scan)
+        except OSError:
+            return
+        for child in children:
+            name = child.name
+            try:
+                if name.endswith(".md") and child.is_file():
+                    relative = prefix + name
+                    if relative != MEMORY_INDEX_FILENAME:
+                        found.append((relative.split("/"), relative, child.path))
+                if child.is_dir(follow_symlinks=False):  # as rglob: no symlinked folders
+                    walk(child.path, f"{prefix}{name}/")
+            except OSError:
+                continue
+
+    walk(str(memory_dir), "")
+    # By path components, as `Path` sorts: `a/b.md` comes before `a-b.md`.
+    found.sort(key=lambda f: f[0])
+    return [(relative, full) for _parts, relative, full in found]
 
 
-def _topic_entry(path: Path, memory_dir: Path, now: datetime) -> MemoryEntry:
-    text = read_memory_text(path, lambda _m: None) or ""
+def _read_topic(path: str) -> tuple[str, float | None]:
+    """The file's text ("" when it cannot be read or is binary) and its mtime, from one open."""
+    try:
+        with open(path, "rb") as fh:
+            mtime: float | None = os.fstat(fh.fileno()).st_mtime
+            data = fh.read()
+    except OSError:
+        try:
+            mtime = os.stat(path).st_mtime
+        except OSError:
+            mtime = None
+        return "", mtime
+    return decode_memory_bytes(data).text or "", mtime
+
+
+def _topic_entry(relative: str, full: str, memory_dir: Path, now: datetime) -> MemoryEntry:
+    text, mtime = _read_topic(full)
     fm = parse_frontmatter(text)
     heading = _HEADING_RE.search(fm.body)
+    path = memory_dir / relative
     title = fm.get_str("name") or (heading.group(1) if heading else "") or path.stem
-    age = age_in_days(path, now)
+    age = None if mtime is None else _age(mtime, now)
     return MemoryEntry(
-        id=f"auto:{_label(path, memory_dir)}",
+        id=f"auto:{relative}",
         scope="auto",
         path=path,
         title=title,
@@ -225,13 +301,11 @@ def build_catalog(
     entries: list[MemoryEntry] = []
     for memory_file in project_memory_files(paths):
         label = _label(memory_file, paths.project_root)
-        entries += _items("project", label, memory_file, now)
-        entries += _imported_items("project", memory_file, paths, now)
+        entries += _file_entries("project", label, memory_file, paths, now)
     user_file = user_memory_file(paths)
-    entries += _items("user", user_file.name, user_file, now)
-    entries += _imported_items("user", user_file, paths, now)
-    for topic in _topic_files(paths.memory_dir):
-        entries.append(_topic_entry(topic, paths.memory_dir, now))
+    entries += _file_entries("user", user_file.name, user_file, paths, now)
+    memory_dir = paths.memory_dir
+    entries += [_topic_entry(rel, full, memory_dir, now) for rel, full in _topic_files(memory_dir)]
     rule_set = rules or discover_rules(paths, warn or (lambda _m: None))
     entries += _rule_entries(rule_set, now)
     return entries

@@ -37,7 +37,7 @@ from wave_tui.tui.memory_view import (
 from wave_tui.tui.screens.dialogs import ConfirmDelete
 from wave_tui.tui.screens.memory_runs import InboxScreen, RunsScreen
 from wave_tui.tui.widgets.footer import Footer
-from wave_tui.tui.widgets.row_list import Column, ListRow, RowList
+from wave_tui.tui.widgets.row_list import Column, LazyRows, ListRow, RowList
 
 if TYPE_CHECKING:
     from wave_tui.tui.app import WaveApp
@@ -73,7 +73,10 @@ class MemoryScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__(id="memory")
         self.entries: list[MemoryEntry] = []
-        self._shown_before = False  # the first showing is loaded by on_mount
+        # Set when another screen covers this one (or the mode is left): shown again, it reloads.
+        # Not a count of resumes: Textual sends a new mode's screen two on its first showing,
+        # and that showing is loaded by on_mount.
+        self._hidden = False
         self._by_id: dict[str, MemoryEntry] = {}
         self._shown: str | None = None
         self._refs_checked = False
@@ -106,12 +109,15 @@ class MemoryScreen(Screen[None]):
         self.query_one("#preview-missing").display = False
         self.action_reload()
 
+    def on_screen_suspend(self) -> None:
+        self._hidden = True
+
     # req: UX7
     def on_screen_resume(self) -> None:
         """Back on the browser: files edited elsewhere since (an editor, another agent) show."""
-        if self._shown_before:
+        if self._hidden:
+            self._hidden = False
             self.action_reload()
-        self._shown_before = True
 
     # -- loading -------------------------------------------------------------------------------
     def action_reload(self) -> None:
@@ -141,33 +147,30 @@ class MemoryScreen(Screen[None]):
     def _fill_table(self) -> None:
         table = self.query_one("#memory-table", RowList)
         needle = self.query_one("#memory-filter", Input).value
-        rows: list[ListRow] = []
-        shown = 0
-        for scope, items in grouped(e for e in self.entries if matches(e, needle)):
-            rows.append(
-                ListRow(GROUP_KEY_PREFIX + scope, (f"{SCOPE_LABELS[scope]} ({len(items)})",), True)
-            )
-            for entry in items:
-                shown += 1
-                rows.append(
-                    ListRow(
-                        entry.id,
-                        (
-                            one_line(entry.title, 200),
-                            entry.type or entry.status or "—",
-                            entry.scope,
-                            age_label(entry.age_days),
-                            flag_label(entry),
-                        ),
-                        flag_column="flag",
-                    )
-                )
-        table.set_rows(rows, keep=self._shown)
-        if not rows:
+        filtered = (
+            self.entries if not needle.strip() else [e for e in self.entries if matches(e, needle)]
+        )
+        # One slot per row: a heading's text, or the entry whose row is made when it is painted.
+        slots: list[str | MemoryEntry] = []
+        keys: list[str] = []
+        for scope, items in grouped(filtered):
+            slots.append(f"{SCOPE_LABELS[scope]} ({len(items)})")
+            keys.append(GROUP_KEY_PREFIX + scope)
+            slots += items
+            keys += [entry.id for entry in items]
+
+        def make(index: int) -> ListRow:
+            slot = slots[index]
+            if isinstance(slot, str):
+                return ListRow(keys[index], (slot,), True)
+            return _entry_row(slot)
+
+        table.set_rows(LazyRows(len(slots), make), keep=self._shown, keys=keys)
+        if not slots:
             self._preview(None)
         stale = sum(1 for e in self.entries if e.stale or e.missing_refs)
         total = len(self.entries)
-        summary = f"{shown} of {total} entries" if needle.strip() else f"{total} entries"
+        summary = f"{len(filtered)} of {total} entries" if needle.strip() else f"{total} entries"
         self.query_one("#memory-summary", Static).update(
             Content.assemble(summary, (f"  ·  {stale} stale", "$warning") if stale else "")
         )
@@ -319,6 +322,20 @@ class MemoryScreen(Screen[None]):
             return
         open_in_editor(self.app, entry.path)  # req: UX5
         self.action_reload()
+
+
+def _entry_row(entry: MemoryEntry) -> ListRow:
+    return ListRow(
+        entry.id,
+        (
+            one_line(entry.title, 200),
+            entry.type or entry.status or "—",
+            entry.scope,
+            age_label(entry.age_days),
+            flag_label(entry),
+        ),
+        flag_column="flag",
+    )
 
 
 def _age_words(days: int) -> str:
