@@ -18,7 +18,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -43,6 +43,19 @@ class ListRow(NamedTuple):
     cells: tuple[str, ...]
     group: bool = False  # a heading row ("Auto memory (12)")
     flag_column: str | None = None  # the column shown in the warning style
+
+
+class _Paint(NamedTuple):
+    """What every line of one painting shares."""
+
+    width: int
+    layout: list[tuple[Column, int]]
+    widths: list[int]
+    base: Style
+    header: Style
+    group: Style
+    cursor: Style
+    flag: Style
 
 
 class RowSource(Protocol):
@@ -109,6 +122,7 @@ class RowList(ScrollView, can_focus=True):
         self._keys: list[str] = []
         self._index: dict[str, int] | None = {}  # by key; None: not built since the last fill
         self.cursor_row = 0
+        self._paint: _Paint | None = None  # set while the list paints
 
     # -- data ----------------------------------------------------------------------------------
     @property
@@ -223,31 +237,49 @@ class RowList(ScrollView, can_focus=True):
             used = width
         return Strip(segments, used)
 
-    def render_line(self, y: int) -> Strip:
+    def _paint_styles(self) -> _Paint:
         width = self.scrollable_content_region.width
-        base = self.rich_style
         layout = self._widths(width)
-        widths = [w for _c, w in layout]
+        return _Paint(
+            width,
+            layout,
+            [w for _c, w in layout],
+            self.rich_style,
+            self.get_component_rich_style("row-list--header"),
+            self.get_component_rich_style("row-list--group"),
+            self.get_component_rich_style("row-list--cursor"),
+            self.get_component_rich_style("row-list--flag", partial=True),
+        )
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The styles once per painting, not per line: each look-up walks the widget's ancestors.
+        self._paint = self._paint_styles()
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._paint = None
+
+    def render_line(self, y: int) -> Strip:
+        paint = self._paint or self._paint_styles()
+        width, layout, widths, base = paint.width, paint.layout, paint.widths, paint.base
         if y == 0:
-            header = self.get_component_rich_style("row-list--header")
             cells = [(c.label, Style()) for c, _w in layout]
-            return self._line(cells, widths, base + header, width)
+            return self._line(cells, widths, base + paint.header, width)
         index = round(self.scroll_offset.y) + y - 1
         if index >= len(self._rows):
             return Strip.blank(width, base)
         row = self._rows[index]
         style = base
         if row.group:
-            style += self.get_component_rich_style("row-list--group")
+            style += paint.group
         if index == self.cursor_row:
-            style += self.get_component_rich_style("row-list--cursor")
+            style += paint.cursor
         if row.group:
             # A heading spans the row: it is not squeezed into the first column.
             return Strip([Segment(set_cell_size(row.cells[0], width), style)])
-        flag = self.get_component_rich_style("row-list--flag", partial=True)
         cells = []
         for column, _w in layout:
             n = self._column_index[column.key]
             text = row.cells[n] if n < len(row.cells) else ""
-            cells.append((text, flag if column.key == row.flag_column else Style()))
+            cells.append((text, paint.flag if column.key == row.flag_column else Style()))
         return self._line(cells, widths, style, width)
