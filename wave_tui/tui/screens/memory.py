@@ -73,13 +73,14 @@ class MemoryScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__(id="memory")
         self.entries: list[MemoryEntry] = []
-        # Set when another screen covers this one (or the mode is left): shown again, it reloads.
-        # Not a count of resumes: Textual sends a new mode's screen two on its first showing,
-        # and that showing is loaded by on_mount.
+        # Set when another screen covers this one (or its mode is left): shown again, it reloads.
+        # Not a count of resumes: Textual sends a new mode's screen two ScreenResume events on
+        # its first showing (each was a full catalog load), and that showing loads in on_mount.
         self._hidden = False
         self._by_id: dict[str, MemoryEntry] = {}
         self._shown: str | None = None
         self._refs_checked = False
+        self._parts: tuple[Static, Static, Static] | None = None  # stale, missing, body
 
     @property
     def wave(self) -> WaveApp:
@@ -93,20 +94,27 @@ class MemoryScreen(Screen[None]):
         with Horizontal(id="memory-body"):
             yield RowList(COLUMNS, id="memory-table")
             with Vertical(id="memory-preview"):
-                yield Static("", id="preview-meta")
-                yield Static("", markup=False, id="preview-stale")
-                yield Static("", markup=False, id="preview-missing")
-                with VerticalScroll(id="preview-scroll"):
-                    # Plain text, as written: a Markdown widget costs a stylesheet re-parse on
-                    # open (issue 20 item 6) and would hide what the file really holds.
-                    yield Static("", markup=False, id="preview-body")
+                yield Static("", id="preview-meta")  # the rest comes with the first entry shown
         yield Static("", id="memory-summary")
         yield Footer()
 
+    def _preview_parts(self) -> tuple[Static, Static, Static]:
+        """The stale and missing notes and the body, mounted when the first entry is shown: an
+        empty browser opens without them (a quarter of its cost, issue 20 item 6)."""
+        if self._parts is None:
+            stale = Static("", markup=False, id="preview-stale")
+            missing = Static("", markup=False, id="preview-missing")
+            stale.display = missing.display = False
+            # Plain text, as written: a Markdown widget costs a stylesheet re-parse on open
+            # (issue 20 item 6) and would hide what the file really holds.
+            body = Static("", markup=False, id="preview-body")
+            scroll = VerticalScroll(body, id="preview-scroll")
+            self.query_one("#memory-preview", Vertical).mount(stale, missing, scroll)
+            self._parts = (stale, missing, body)
+        return self._parts
+
     def on_mount(self) -> None:
         self.query_one("#memory-filter", Input).focus()
-        self.query_one("#preview-stale").display = False
-        self.query_one("#preview-missing").display = False
         self.action_reload()
 
     def on_screen_suspend(self) -> None:
@@ -185,15 +193,14 @@ class MemoryScreen(Screen[None]):
     def _preview(self, entry: MemoryEntry | None) -> None:
         self._shown = entry.id if entry else None
         meta = self.query_one("#preview-meta", Static)
-        stale = self.query_one("#preview-stale", Static)
-        missing = self.query_one("#preview-missing", Static)
-        body = self.query_one("#preview-body", Static)
         if entry is None:
             meta.update(Content.styled("Select a memory to preview it.", "$text-muted"))
-            stale.display = False
-            missing.display = False
-            body.update("")
+            if self._parts is not None:
+                stale, missing, body = self._parts
+                stale.display = missing.display = False
+                body.update("")
             return
+        stale, missing, body = self._preview_parts()
         parts: list[str | tuple[str, str]] = [
             (entry.title, "bold"),
             "\n",

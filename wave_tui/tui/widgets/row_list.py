@@ -79,7 +79,7 @@ class LazyRows:
     def __getitem__(self, index: int, /) -> ListRow:
         row = self._rows[index]
         if row is None:
-            row = self._rows[index] = self._make(index % len(self._rows))
+            row = self._rows[index] = self._make(index)
         return row
 
 
@@ -120,7 +120,7 @@ class RowList(ScrollView, can_focus=True):
         self._layouts: dict[int, list[tuple[Column, int]]] = {}  # by width: painted per line
         self._rows: RowSource = []
         self._keys: list[str] = []
-        self._index: dict[str, int] | None = {}  # by key; None: not built since the last fill
+        self._index: dict[str, int] | None = None  # by key, made when first asked for
         self.cursor_row = 0
         self._paint: _Paint | None = None  # set while the list paints
 
