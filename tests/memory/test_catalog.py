@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime
+import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from wave_tui.config.paths import WavePaths
-from wave_tui.memory.catalog import UnknownEntryError, build_catalog, delete_entry
+from wave_tui.memory import catalog
+from wave_tui.memory.catalog import CatalogCache, UnknownEntryError, build_catalog, delete_entry
 
 NOW = datetime(2026, 8, 20, 12, 0, tzinfo=UTC)
 DAY = 86_400
@@ -200,3 +203,65 @@ def test_m3_prose_outside_list_items_is_shown_and_not_deleted_blindly(paths: Wav
 def test_m3_headings_alone_are_not_an_entry(paths: WavePaths) -> None:
     ids = {x.id for x in build_catalog(paths, clock)}
     assert "project:AGENTS.md" not in ids  # "# Memory" heading + list items only
+
+
+# -- the cache kept between builds (issue 20, item 6) ---------------------------------------------
+def as_json(paths: WavePaths, now: datetime = NOW, cache: CatalogCache | None = None) -> list[Any]:
+    return [e.to_json() for e in build_catalog(paths, lambda: now, cache=cache)]
+
+
+@pytest.fixture
+def settled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every file counts as settled however recently written: the cache keeps it at once."""
+    monkeypatch.setattr(catalog, "SETTLED_NS", 0)
+
+
+@pytest.mark.usefixtures("settled")
+def test_a_cached_build_reuses_unchanged_files_and_reads_changed_ones_again(
+    paths: WavePaths,
+) -> None:
+    cache = CatalogCache()
+    first = build_catalog(paths, clock, cache=cache)
+    again = build_catalog(paths, clock, cache=cache)
+    assert [e.to_json() for e in again] == [e.to_json() for e in first] == as_json(paths)
+    reused = {e.id for e, f in zip(again, first, strict=True) if e is f}
+    assert {"project:AGENTS.md#1", "user:AGENTS.md#1", "auto:build.md"} <= reused
+
+    with paths.project_agents_md.open("a", encoding="utf-8") as fh:
+        fh.write("- Added in an editor\n")
+    write(paths.memory_dir / "new.md", "---\nname: Written by the fork\n---\nx\n")
+    (paths.memory_dir / "ops" / "deploy.md").unlink()
+    assert as_json(paths, cache=cache) == as_json(paths)
+    ids = {e.id for e in build_catalog(paths, clock, cache=cache)}
+    assert {"project:AGENTS.md#3", "auto:new.md"} <= ids and "auto:ops/deploy.md" not in ids
+
+
+@pytest.mark.usefixtures("settled")
+def test_a_same_size_rewrite_with_its_old_mtime_is_read_again(paths: WavePaths) -> None:
+    """Size and mtime alone would miss it: the change time (set by every write) does not."""
+    cache = CatalogCache()
+    topic = paths.memory_dir / "build.md"
+    before = topic.stat()
+    assert build_catalog(paths, clock, cache=cache)
+    time.sleep(0.01)  # a later change time, even on coarse clocks' next tick
+    topic.write_text(topic.read_text().replace("make all", "make alL"), encoding="utf-8")
+    os.utime(topic, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert topic.stat().st_size == before.st_size
+    entry = {e.id: e for e in build_catalog(paths, clock, cache=cache)}["auto:build.md"]
+    assert "make alL" in entry.body
+
+
+@pytest.mark.usefixtures("settled")
+def test_cached_entries_age_with_the_clock(paths: WavePaths) -> None:
+    cache = CatalogCache()
+    build_catalog(paths, clock, cache=cache)
+    later = NOW + timedelta(days=3)
+    assert as_json(paths, later, cache) == as_json(paths, later)
+    entry = {e.id: e for e in build_catalog(paths, lambda: later, cache=cache)}["auto:build.md"]
+    assert entry.age_days == 4 and entry.stale
+
+
+def test_a_file_changed_in_the_last_seconds_is_not_kept(paths: WavePaths) -> None:
+    """It may change again within its timestamps' granularity and keep its stat: read again."""
+    cache = CatalogCache()
+    assert build_catalog(paths, clock, cache=cache) and cache.kept == {}

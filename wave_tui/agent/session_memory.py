@@ -2,7 +2,9 @@
 
 Each call runs the blocking file work of `MemoryAccess` in a thread; every write it makes is
 announced as a `MemoryChanged` event on the session's stream. Why a conditional rule is loaded
-comes from the agent, when one runs.
+comes from the agent, when one runs. The catalog is kept from one listing to the next, each file
+read again only when its stat changed: the browser lists on every showing and after every
+extraction (issue 20, item 6).
 """
 
 from __future__ import annotations
@@ -20,15 +22,21 @@ from wave_tui.agent.memory_access import (
     Run,
 )
 from wave_tui.agent.session_core import SessionCore
+from wave_tui.memory.catalog import CatalogCache, build_catalog
 
 
 class MemoryBrowserAccess:
     def __init__(self, core: SessionCore) -> None:
         self._core = core
         self.access = MemoryAccess(core.paths, core.clock, core.emit)
+        self._catalog = CatalogCache()
 
     async def entries(self) -> list[MemoryEntry]:
-        return await asyncio.to_thread(self.access.list)
+        """`MemoryAccess.list`, from the files as they are now (unchanged ones not read again)."""
+        access = self.access
+        return await asyncio.to_thread(
+            build_catalog, access.paths, access.clock, cache=self._catalog
+        )
 
     async def show(self, entry_id: str) -> MemoryEntry:
         """Raises EntryError for an unknown id."""

@@ -58,10 +58,19 @@ def _path_re() -> re.Pattern[str]:
     return re.compile(_PATH_PATTERN)
 
 
+@functools.cache
+def _extension_re() -> re.Pattern[str]:
+    """What every cited path holds: a known extension that ends the name."""
+    return re.compile(rf"\.(?:{_EXTENSIONS})(?![\w/])")
+
+
 def find_references(text: str) -> list[Reference]:
     """Files, `file:line`s and symbols a memory's text cites, each once, in order."""
     found: dict[str, Reference] = {}
-    for match in _path_re().finditer(text):
+    # Most memories cite nothing: a search for an extension alone rules a path out ~10x faster
+    # than the path pattern, over 10,000 entries each time the browser opens (issue 20, item 6).
+    paths = _path_re().finditer(text) if _extension_re().search(text) else ()
+    for match in paths:
         before = text[max(0, match.start() - 3) : match.start()]
         if before.endswith("://") or "://" in match.group(0):
             continue
@@ -71,7 +80,7 @@ def find_references(text: str) -> list[Reference]:
         else:
             ref = Reference(path, "file", path=path)
         found.setdefault(ref.text, ref)
-    for span in _CODE_SPAN_RE.finditer(text):
+    for span in _CODE_SPAN_RE.finditer(text) if "`" in text else ():
         inner = span.group(1).strip()
         symbol = _SYMBOL_RE.match(inner)
         if symbol is None or _path_re().fullmatch(inner) or not _looks_like_code(symbol["name"]):
@@ -170,7 +179,8 @@ def missing_references(texts: dict[str, str], root: Path) -> dict[str, list[str]
     """For each key (an entry id), the cited things that no longer exist. Keys with none are left
     out. One index (and at most one symbol search) serves every text."""
     index = ProjectIndex(root)
-    cited = {key: find_references(text) for key, text in texts.items()}
+    # Only what cites something: no empty list kept per text.
+    cited = {key: refs for key, text in texts.items() if (refs := find_references(text))}
     symbols = {r.symbol for refs in cited.values() for r in refs if r.symbol is not None}
     gone_symbols = index.missing_symbols(symbols)
     result: dict[str, list[str]] = {}

@@ -37,7 +37,7 @@ from wave_tui.tui.memory_view import (
 from wave_tui.tui.screens.dialogs import ConfirmDelete
 from wave_tui.tui.screens.memory_runs import InboxScreen, RunsScreen
 from wave_tui.tui.widgets.footer import Footer
-from wave_tui.tui.widgets.row_list import Column, ListRow, RowList
+from wave_tui.tui.widgets.row_list import Column, LazyRows, ListRow, RowList
 
 if TYPE_CHECKING:
     from wave_tui.tui.app import WaveApp
@@ -73,10 +73,14 @@ class MemoryScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__(id="memory")
         self.entries: list[MemoryEntry] = []
-        self._shown_before = False  # the first showing is loaded by on_mount
+        # Set when another screen covers this one (or its mode is left): shown again, it reloads.
+        # Not a count of resumes: Textual sends a new mode's screen two ScreenResume events on
+        # its first showing (each was a full catalog load), and that showing loads in on_mount.
+        self._hidden = False
         self._by_id: dict[str, MemoryEntry] = {}
         self._shown: str | None = None
         self._refs_checked = False
+        self._parts: tuple[Static, Static, Static] | None = None  # stale, missing, body
 
     @property
     def wave(self) -> WaveApp:
@@ -90,28 +94,38 @@ class MemoryScreen(Screen[None]):
         with Horizontal(id="memory-body"):
             yield RowList(COLUMNS, id="memory-table")
             with Vertical(id="memory-preview"):
-                yield Static("", id="preview-meta")
-                yield Static("", markup=False, id="preview-stale")
-                yield Static("", markup=False, id="preview-missing")
-                with VerticalScroll(id="preview-scroll"):
-                    # Plain text, as written: a Markdown widget costs a stylesheet re-parse on
-                    # open (issue 20 item 6) and would hide what the file really holds.
-                    yield Static("", markup=False, id="preview-body")
+                yield Static("", id="preview-meta")  # the rest comes with the first entry shown
         yield Static("", id="memory-summary")
         yield Footer()
 
+    def _preview_parts(self) -> tuple[Static, Static, Static]:
+        """The stale and missing notes and the body, mounted when the first entry is shown: an
+        empty browser opens without them (a quarter of its cost, issue 20 item 6)."""
+        if self._parts is None:
+            stale = Static("", markup=False, id="preview-stale")
+            missing = Static("", markup=False, id="preview-missing")
+            stale.display = missing.display = False
+            # Plain text, as written: a Markdown widget costs a stylesheet re-parse on open
+            # (issue 20 item 6) and would hide what the file really holds.
+            body = Static("", markup=False, id="preview-body")
+            scroll = VerticalScroll(body, id="preview-scroll")
+            self.query_one("#memory-preview", Vertical).mount(stale, missing, scroll)
+            self._parts = (stale, missing, body)
+        return self._parts
+
     def on_mount(self) -> None:
         self.query_one("#memory-filter", Input).focus()
-        self.query_one("#preview-stale").display = False
-        self.query_one("#preview-missing").display = False
         self.action_reload()
+
+    def on_screen_suspend(self) -> None:
+        self._hidden = True
 
     # req: UX7
     def on_screen_resume(self) -> None:
         """Back on the browser: files edited elsewhere since (an editor, another agent) show."""
-        if self._shown_before:
+        if self._hidden:
+            self._hidden = False
             self.action_reload()
-        self._shown_before = True
 
     # -- loading -------------------------------------------------------------------------------
     def action_reload(self) -> None:
@@ -141,33 +155,30 @@ class MemoryScreen(Screen[None]):
     def _fill_table(self) -> None:
         table = self.query_one("#memory-table", RowList)
         needle = self.query_one("#memory-filter", Input).value
-        rows: list[ListRow] = []
-        shown = 0
-        for scope, items in grouped(e for e in self.entries if matches(e, needle)):
-            rows.append(
-                ListRow(GROUP_KEY_PREFIX + scope, (f"{SCOPE_LABELS[scope]} ({len(items)})",), True)
-            )
-            for entry in items:
-                shown += 1
-                rows.append(
-                    ListRow(
-                        entry.id,
-                        (
-                            one_line(entry.title, 200),
-                            entry.type or entry.status or "—",
-                            entry.scope,
-                            age_label(entry.age_days),
-                            flag_label(entry),
-                        ),
-                        flag_column="flag",
-                    )
-                )
-        table.set_rows(rows, keep=self._shown)
-        if not rows:
+        filtered = (
+            self.entries if not needle.strip() else [e for e in self.entries if matches(e, needle)]
+        )
+        # One slot per row: a heading's text, or the entry whose row is made when it is painted.
+        slots: list[str | MemoryEntry] = []
+        keys: list[str] = []
+        for scope, items in grouped(filtered):
+            slots.append(f"{SCOPE_LABELS[scope]} ({len(items)})")
+            keys.append(GROUP_KEY_PREFIX + scope)
+            slots += items
+            keys += [entry.id for entry in items]
+
+        def make(index: int) -> ListRow:
+            slot = slots[index]
+            if isinstance(slot, str):
+                return ListRow(keys[index], (slot,), True)
+            return _entry_row(slot)
+
+        table.set_rows(LazyRows(len(slots), make), keep=self._shown, keys=keys)
+        if not slots:
             self._preview(None)
         stale = sum(1 for e in self.entries if e.stale or e.missing_refs)
         total = len(self.entries)
-        summary = f"{shown} of {total} entries" if needle.strip() else f"{total} entries"
+        summary = f"{len(filtered)} of {total} entries" if needle.strip() else f"{total} entries"
         self.query_one("#memory-summary", Static).update(
             Content.assemble(summary, (f"  ·  {stale} stale", "$warning") if stale else "")
         )
@@ -182,15 +193,14 @@ class MemoryScreen(Screen[None]):
     def _preview(self, entry: MemoryEntry | None) -> None:
         self._shown = entry.id if entry else None
         meta = self.query_one("#preview-meta", Static)
-        stale = self.query_one("#preview-stale", Static)
-        missing = self.query_one("#preview-missing", Static)
-        body = self.query_one("#preview-body", Static)
         if entry is None:
             meta.update(Content.styled("Select a memory to preview it.", "$text-muted"))
-            stale.display = False
-            missing.display = False
-            body.update("")
+            if self._parts is not None:
+                stale, missing, body = self._parts
+                stale.display = missing.display = False
+                body.update("")
             return
+        stale, missing, body = self._preview_parts()
         parts: list[str | tuple[str, str]] = [
             (entry.title, "bold"),
             "\n",
@@ -319,6 +329,20 @@ class MemoryScreen(Screen[None]):
             return
         open_in_editor(self.app, entry.path)  # req: UX5
         self.action_reload()
+
+
+def _entry_row(entry: MemoryEntry) -> ListRow:
+    return ListRow(
+        entry.id,
+        (
+            one_line(entry.title, 200),
+            entry.type or entry.status or "—",
+            entry.scope,
+            age_label(entry.age_days),
+            flag_label(entry),
+        ),
+        flag_column="flag",
+    )
 
 
 def _age_words(days: int) -> str:

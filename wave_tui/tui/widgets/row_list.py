@@ -2,20 +2,22 @@
 
 `DataTable` measures every cell of every row it is given and keeps a renderable per cell; the
 memory browser, the runs and the inbox need none of that — fixed columns, one cursor, one
-highlighted key — so this widget keeps plain tuples and renders a line when it is painted.
+highlighted key — so this widget keeps plain tuples and renders a line when it is painted. The
+rows may be a `RowSource` that makes each row when it is first asked for (`LazyRows`): then only
+the painted ones are ever made.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import ClassVar
+from collections.abc import Callable, Sequence
+from typing import ClassVar, NamedTuple, Protocol
 
 from rich.cells import set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -35,12 +37,51 @@ class Column:
     optional: bool = False  # dropped first when the list is narrow
 
 
-@record
-class ListRow:
+class ListRow(NamedTuple):
+    """A plain tuple: of strings only, so the garbage collector stops tracking it at once."""
+
     key: str
     cells: tuple[str, ...]
     group: bool = False  # a heading row ("Auto memory (12)")
     flag_column: str | None = None  # the column shown in the warning style
+
+
+class _Paint(NamedTuple):
+    """What every line of one painting shares."""
+
+    width: int
+    layout: list[tuple[Column, int]]
+    widths: list[int]
+    base: Style
+    header: Style
+    group: Style
+    cursor: Style
+    flag: Style
+
+
+class RowSource(Protocol):
+    """What the list reads its rows from: a `list[ListRow]`, or rows made on demand."""
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, index: int, /) -> ListRow: ...
+
+
+class LazyRows:
+    """Rows made when first read (painted, or under the cursor), then kept: `make(i)` is row i."""
+
+    def __init__(self, count: int, make: Callable[[int], ListRow]) -> None:
+        self._rows: list[ListRow | None] = [None] * count
+        self._make = make
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, index: int, /) -> ListRow:
+        row = self._rows[index]
+        if row is None:
+            row = self._rows[index] = self._make(index)
+        return row
 
 
 class RowList(ScrollView, can_focus=True):
@@ -78,9 +119,11 @@ class RowList(ScrollView, can_focus=True):
         self.columns = tuple(columns)
         self._column_index = {column.key: n for n, column in enumerate(self.columns)}
         self._layouts: dict[int, list[tuple[Column, int]]] = {}  # by width: painted per line
-        self._rows: list[ListRow] = []
-        self._index: dict[str, int] = {}
+        self._rows: RowSource = []
+        self._keys: list[str] = []
+        self._index: dict[str, int] | None = None  # by key, made when first asked for
         self.cursor_row = 0
+        self._paint: _Paint | None = None  # set while the list paints
 
     # -- data ----------------------------------------------------------------------------------
     @property
@@ -89,32 +132,44 @@ class RowList(ScrollView, can_focus=True):
 
     @property
     def keys(self) -> list[str]:
-        return [row.key for row in self._rows]
+        return list(self._keys)
 
     def row_at(self, index: int) -> ListRow:
         return self._rows[index]
 
     def get_row_index(self, key: str) -> int:
+        if self._index is None:
+            self._index = {k: i for i, k in enumerate(self._keys)}
         return self._index[key]
 
-    def set_rows(self, rows: list[ListRow], keep: str | None = None) -> None:
-        """Replace every row; the cursor stays on `keep` when it is still there."""
+    def set_rows(
+        self, rows: RowSource, keep: str | None = None, *, keys: list[str] | None = None
+    ) -> None:
+        """Replace every row; the cursor stays on `keep` when it is still there. `keys` are the
+        rows' keys in order, when `rows` makes its rows on demand (they are read otherwise)."""
         self._rows = rows
-        self._index = {row.key: i for i, row in enumerate(rows)}
+        self._keys = keys if keys is not None else [rows[i].key for i in range(len(rows))]
+        self._index = None
         self.virtual_size = Size(0, len(rows) + 1)
-        target = self._index.get(keep or "")
+        target = self._find(keep) if keep else None
         if target is None:
-            target = next((i for i, r in enumerate(rows) if not r.group), 0)
+            target = next((i for i in range(len(rows)) if not rows[i].group), 0)
         self.move_cursor(target, force=True)
         self.refresh()
 
+    def _find(self, key: str) -> int | None:
+        try:
+            return self._keys.index(key)  # once per fill: no index of every key for one lookup
+        except ValueError:
+            return None
+
     @property
     def cursor_key(self) -> str | None:
-        return self._rows[self.cursor_row].key if self._rows else None
+        return self._keys[self.cursor_row] if self._keys else None
 
     # -- cursor --------------------------------------------------------------------------------
     def move_cursor(self, row: int, *, force: bool = False) -> None:
-        row = max(0, min(row, len(self._rows) - 1))
+        row = max(0, min(row, len(self._keys) - 1))
         changed = row != self.cursor_row
         self.cursor_row = row
         self._scroll_to_cursor()
@@ -166,39 +221,66 @@ class RowList(ScrollView, can_focus=True):
             shown.remove(drop)
         return [(c, max(MIN_FLEX, total - fixed) if c.flex else c.width) for c in shown]
 
-    def _line(self, cells: Sequence[tuple[str, Style]], widths: list[int], base: Style) -> Strip:
+    def _line(
+        self, cells: Sequence[tuple[str, Style]], widths: list[int], base: Style, width: int
+    ) -> Strip:
+        """One strip padded to `width`: not a strip, then a padded copy of it, per line."""
         segments: list[Segment] = []
-        for n, ((text, style), width) in enumerate(zip(cells, widths, strict=True)):
+        used = 0
+        for n, ((text, style), cell_width) in enumerate(zip(cells, widths, strict=True)):
             if n:
                 segments.append(Segment(" " * GAP, base))
-            segments.append(Segment(set_cell_size(text, width), base + style))
-        return Strip(segments)
+                used += GAP
+            segments.append(Segment(set_cell_size(text, cell_width), base + style))
+            used += cell_width
+        if used < width:
+            segments.append(Segment(" " * (width - used), base))
+            used = width
+        return Strip(segments, used)
+
+    def _paint_styles(self) -> _Paint:
+        width = self.scrollable_content_region.width
+        layout = self._widths(width)
+        return _Paint(
+            width,
+            layout,
+            [w for _c, w in layout],
+            self.rich_style,
+            self.get_component_rich_style("row-list--header"),
+            self.get_component_rich_style("row-list--group"),
+            self.get_component_rich_style("row-list--cursor"),
+            self.get_component_rich_style("row-list--flag", partial=True),
+        )
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The styles once per painting, not per line: each look-up walks the widget's ancestors.
+        self._paint = self._paint_styles()
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._paint = None
 
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
-        base = self.rich_style
-        layout = self._widths(width)
-        widths = [w for _c, w in layout]
+        paint = self._paint or self._paint_styles()
+        width, layout, widths, base = paint.width, paint.layout, paint.widths, paint.base
         if y == 0:
-            header = self.get_component_rich_style("row-list--header")
             cells = [(c.label, Style()) for c, _w in layout]
-            return self._line(cells, widths, base + header).extend_cell_length(width, base + header)
+            return self._line(cells, widths, base + paint.header, width)
         index = round(self.scroll_offset.y) + y - 1
         if index >= len(self._rows):
             return Strip.blank(width, base)
         row = self._rows[index]
         style = base
         if row.group:
-            style += self.get_component_rich_style("row-list--group")
+            style += paint.group
         if index == self.cursor_row:
-            style += self.get_component_rich_style("row-list--cursor")
+            style += paint.cursor
         if row.group:
             # A heading spans the row: it is not squeezed into the first column.
             return Strip([Segment(set_cell_size(row.cells[0], width), style)])
-        flag = self.get_component_rich_style("row-list--flag", partial=True)
         cells = []
         for column, _w in layout:
             n = self._column_index[column.key]
             text = row.cells[n] if n < len(row.cells) else ""
-            cells.append((text, flag if column.key == row.flag_column else Style()))
-        return self._line(cells, widths, style).extend_cell_length(width, style)
+            cells.append((text, paint.flag if column.key == row.flag_column else Style()))
+        return self._line(cells, widths, style, width)

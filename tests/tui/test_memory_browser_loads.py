@@ -1,0 +1,102 @@
+"""The memory browser's loads at scale (issue 20, item 6): one catalog load per showing, rows made
+only when painted, and the catalog the session keeps never hiding a change on disk (UX7)."""
+
+from __future__ import annotations
+
+import pytest
+from textual.app import App, ComposeResult
+
+from tests.tui.conftest import BuildApp, write
+from tests.tui.helpers import open_memory, wait_until
+from wave_tui.agent import events as ev
+from wave_tui.agent.session import MemoryEntry
+from wave_tui.config.paths import WavePaths
+from wave_tui.memory import catalog
+from wave_tui.tui.messages import AgentEventPosted
+from wave_tui.tui.widgets.row_list import Column, LazyRows, ListRow, RowList
+
+
+async def test_the_first_showing_loads_the_catalog_once(
+    build_app: BuildApp, seeded_memory: WavePaths
+) -> None:
+    """Textual resumes a new mode's screen twice on its first showing: still one load."""
+    app = build_app()
+    loads: list[int] = []
+    list_memories = app.session.list_memories
+
+    async def counted() -> list[MemoryEntry]:
+        loads.append(1)
+        return await list_memories()
+
+    app.session.list_memories = counted  # type: ignore[method-assign]
+    async with app.run_test(size=(100, 32)) as pilot:
+        table = await open_memory(pilot)
+        assert table.row_count == 14 and len(loads) == 1
+        await pilot.press("f1")
+        await pilot.pause()
+        await open_memory(pilot)
+        assert len(loads) == 2  # shown again: loaded again (UX7)
+
+
+class ListApp(App[None]):
+    def __init__(self, rows: LazyRows) -> None:
+        super().__init__()
+        self.rows = rows
+
+    def compose(self) -> ComposeResult:
+        yield RowList([Column("title", "Title", 20, flex=True), Column("n", "N", 6)])
+
+    def on_mount(self) -> None:
+        keys = ["group:all", *(f"row{i}" for i in range(1, len(self.rows)))]
+        self.query_one(RowList).set_rows(self.rows, keys=keys)
+
+
+async def test_a_lazy_list_makes_only_the_rows_it_paints() -> None:
+    made: list[int] = []
+
+    def make(index: int) -> ListRow:
+        made.append(index)
+        if index == 0:
+            return ListRow("group:all", ("All (9,999)",), True)
+        return ListRow(f"row{index}", (f"Row {index}", str(index)))
+
+    app = ListApp(LazyRows(10_000, make))
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        table = app.query_one(RowList)
+        assert table.row_count == 10_000 and table.cursor_key == "row1"
+        assert len(set(made)) <= 20  # the visible rows, not 10,000
+        table.focus()
+        await pilot.press("end")
+        await pilot.pause()
+        assert table.cursor_key == "row9999" and table.row_at(9999).cells == ("Row 9999", "9999")
+        assert len(set(made)) <= 40
+
+
+@pytest.fixture
+def settled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The session's catalog keeps every file at once (not only those unchanged for seconds),
+    so these tests read through the kept catalog. Each change below changes the file's size."""
+    monkeypatch.setattr(catalog, "SETTLED_NS", 0)
+
+
+@pytest.mark.usefixtures("settled")
+async def test_the_kept_catalog_shows_an_edit_and_a_fork_write(
+    build_app: BuildApp, seeded_memory: WavePaths
+) -> None:
+    app = build_app()
+    async with app.run_test(size=(100, 32)) as pilot:
+        table = await open_memory(pilot)
+        before = set(table.keys)
+        agents = seeded_memory.project_agents_md
+        agents.write_text(agents.read_text() + "- Added in an editor\n")
+        await pilot.press("f1")
+        await pilot.pause()
+        await open_memory(pilot)
+        assert set(table.keys) - before == {"project:AGENTS.md#4"}
+
+        # The extraction fork writes without a MemoryChanged of its own; its end refreshes.
+        write(seeded_memory.memory_dir / "from_fork.md", "---\nname: From the fork\n---\nx\n", 0)
+        app.post_message(AgentEventPosted(ev.ExtractionFinished(written=("from_fork.md",))))
+        await wait_until(pilot, lambda: "auto:from_fork.md" in table.keys)
+        assert "auto:from_fork.md" in table.keys
