@@ -14,7 +14,7 @@ import pytest
 from wave_tui.config.records import record
 
 
-def _pair(frozen: bool, slots: bool = False) -> tuple[type[Any], type[Any]]:
+def _pair(frozen: bool, slots: bool = False, bulk: bool = False) -> tuple[type[Any], type[Any]]:
     def body() -> type[Any]:
         class Item:
             name: str
@@ -25,14 +25,14 @@ def _pair(frozen: bool, slots: bool = False) -> tuple[type[Any], type[Any]]:
 
         return Item
 
-    ours = record(frozen=frozen, slots=slots)(body())
+    ours = record(frozen=frozen, slots=slots, bulk=bulk)(body())
     theirs = dataclass(frozen=frozen, slots=slots)(body())
     return ours, theirs
 
 
-@pytest.mark.parametrize("frozen", [True, False])
-def test_a_record_reprs_compares_and_hashes_as_a_dataclass(frozen: bool) -> None:
-    ours, theirs = _pair(frozen)
+@pytest.mark.parametrize(("frozen", "bulk"), [(True, False), (True, True), (False, False)])
+def test_a_record_reprs_compares_and_hashes_as_a_dataclass(frozen: bool, bulk: bool) -> None:
+    ours, theirs = _pair(frozen, bulk=bulk)
     a, b = ours("x", 1, ["t"], "s", "n"), theirs("x", 1, ["t"], "s", "n")
     assert (
         repr(a)
@@ -98,9 +98,10 @@ def test_a_record_that_holds_itself_reprs_without_recursing() -> None:
     )
 
 
+@pytest.mark.parametrize("bulk", [False, True])
 @pytest.mark.parametrize("slots", [False, True])
-def test_a_frozen_record_refuses_what_a_frozen_dataclass_refuses(slots: bool) -> None:
-    ours, theirs = _pair(frozen=True, slots=slots)
+def test_a_frozen_record_refuses_what_a_frozen_dataclass_refuses(slots: bool, bulk: bool) -> None:
+    ours, theirs = _pair(frozen=True, slots=slots, bulk=bulk)
     for cls in (ours, theirs):
         item = cls("x", 1)
         attempts = [

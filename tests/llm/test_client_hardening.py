@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import threading
+from collections.abc import AsyncIterator
 
+import httpx
 import pytest
 
 from tests.model_server import ModelServer, error, text
@@ -101,3 +104,35 @@ async def test_x14_a_port_beyond_65535_is_a_configuration_error() -> None:
     with pytest.raises(ModelConfigError, match="port 99999"):
         await client.stream_chat(BODY)
     await client.aclose()
+
+
+async def test_ac8_an_abort_that_lands_as_the_headers_arrive_is_not_lost() -> None:
+    """Esc pressed in the very loop step where the response headers arrive: the stream must
+    still stop. (`asyncio.wait_for` on Python 3.11 returned the response and dropped the
+    cancellation; the reply then streamed on until the server ended it.)"""
+    released = asyncio.Event()
+
+    async def endless() -> AsyncIterator[bytes]:
+        yield b'data: {"choices":[{"delta":{"content":"hel"}}]}\n\n'
+        await released.wait()  # a server that holds the rest of its reply
+        yield b"data: [DONE]\n\n"
+
+    turn: asyncio.Task[object] | None = None
+
+    async def answer(request: httpx.Request) -> httpx.Response:
+        assert turn is not None
+        turn.cancel()  # the abort, in the step the headers come back
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=endless())
+
+    client = ModelClient(
+        ClientConfig(base_url="https://api.example.test/v1", max_retries=0),
+        transport=httpx.MockTransport(answer),
+    )
+    turn = asyncio.create_task(client.stream_chat(BODY))
+    try:
+        with pytest.raises(asyncio.CancelledError):
+            async with asyncio.timeout(5):  # the lost abort waited for `released`
+                await turn
+    finally:
+        released.set()
+        await client.aclose()

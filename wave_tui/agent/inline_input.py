@@ -56,7 +56,8 @@ async def run_shell(command: str, root: Path, env: dict[str, str] | None = None)
         start_new_session=True,
     )
     try:
-        out, _ = await asyncio.wait_for(process.communicate(), SHELL_TIMEOUT_S)
+        async with asyncio.timeout(SHELL_TIMEOUT_S):  # not wait_for: see llm/client.py _open
+            out, _ = await process.communicate()
     except TimeoutError:
         process.kill()
         await process.wait()

@@ -61,36 +61,33 @@ def _is_set(obj: object, name: str) -> bool:
         return True
 
 
-def _frozen_fields(obj: object) -> tuple[frozenset[str], bool]:
-    """The frozen fields of `obj`'s record, and whether `type(obj)` is that record itself (a
-    plain subclass may set attributes of its own, as with a frozen dataclass)."""
-    own: frozenset[str] | None = type(obj).__dict__.get(_FROZEN)
-    return (own, True) if own is not None else (getattr(type(obj), _FROZEN), False)
-
-
 # The generated `__init__` of a non-frozen dataclass assigns each field once, through these;
-# any later assignment or deletion fails as on a frozen dataclass.
+# any later assignment or deletion fails as on a frozen dataclass. `_FROZEN` is on each record
+# class itself: a plain subclass may set attributes of its own, as with a frozen dataclass.
 def _frozen_setattr(self: object, name: str, value: Any) -> None:
-    fields, exact = _frozen_fields(self)
-    if (exact or name in fields) and (name not in fields or _is_set(self, name)):
+    fields: frozenset[str] | None = type(self).__dict__.get(_FROZEN)
+    if fields is not None:  # type(self) is the record itself
+        if name not in fields or _is_set(self, name):
+            raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+    elif name in getattr(type(self), _FROZEN) and _is_set(self, name):
         raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
     object.__setattr__(self, name, value)
 
 
 def _frozen_delattr(self: object, name: str) -> None:
-    fields, exact = _frozen_fields(self)
-    if exact or name in fields:
+    exact = _FROZEN in type(self).__dict__
+    if exact or name in getattr(type(self), _FROZEN):
         raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
     object.__delattr__(self, name)
 
 
-def _finish(cls: _T, own: dict[str, Any], frozen: bool) -> _T:
+def _finish(cls: _T, own: dict[str, Any], frozen: bool, *, shared_setattr: bool) -> _T:
     """Give `cls` the shared methods, except what its body defines itself (as dataclass does)."""
     fields = dataclasses.fields(cls)
     setattr(cls, _REPR, tuple(f.name for f in fields if f.repr))
     setattr(cls, _COMPARE, tuple(f.name for f in fields if f.compare))
     setattr(cls, _HASH, tuple(f.name for f in fields if (f.compare if f.hash is None else f.hash)))
-    if frozen:
+    if shared_setattr:
         setattr(cls, _FROZEN, frozenset(f.name for f in fields))
         cls.__setattr__ = _frozen_setattr  # type: ignore[assignment]
         cls.__delattr__ = _frozen_delattr  # type: ignore[assignment]
@@ -109,23 +106,35 @@ def _finish(cls: _T, own: dict[str, Any], frozen: bool) -> _T:
 @overload
 def record(cls: _T, /) -> _T: ...
 @overload
-def record(*, frozen: bool = True, slots: bool = False) -> Callable[[_T], _T]: ...
+def record(
+    *, frozen: bool = True, slots: bool = False, bulk: bool = False
+) -> Callable[[_T], _T]: ...
 
 
 @dataclass_transform(frozen_default=True, field_specifiers=(dataclasses.field,))
 def record(
-    cls: _T | None = None, /, *, frozen: bool = True, slots: bool = False
+    cls: _T | None = None, /, *, frozen: bool = True, slots: bool = False, bulk: bool = False
 ) -> _T | Callable[[_T], _T]:
     """`@record`: a frozen dataclass (see the module docstring); `@record(frozen=False)` a
-    mutable one (unhashable, as a mutable dataclass is), `@record(slots=True)` a slotted one."""
+    mutable one (unhashable, as a mutable dataclass is), `@record(slots=True)` a slotted one.
+
+    `bulk=True` for a type made by the thousand (memory entries, rules, found files): its
+    `__init__` assigns at C speed, as a frozen dataclass's does (~0.15 µs a field instead of
+    ~0.9 µs through the shared `__setattr__`), for two more methods compiled when it is defined.
+    """
 
     def wrap(target: _T) -> _T:
         own = dict(target.__dict__)
+        if frozen and bulk:
+            made: type[Any] = dataclasses.dataclass(frozen=True, repr=False, eq=False, slots=slots)(
+                target
+            )
+            return _finish(cast(_T, made), own, frozen=True, shared_setattr=False)
         for name in ("__setattr__", "__delattr__"):
             if frozen and name in own:  # as dataclass(frozen=True) refuses it
                 raise TypeError(f"Cannot overwrite attribute {name} in class {target.__name__}")
         # Made as a plain dataclass: frozen-ness comes from the shared methods above.
-        made: type[Any] = dataclasses.dataclass(repr=False, eq=False, slots=slots)(target)
-        return _finish(cast(_T, made), own, frozen)
+        made = dataclasses.dataclass(repr=False, eq=False, slots=slots)(target)
+        return _finish(cast(_T, made), own, frozen, shared_setattr=frozen)
 
     return wrap if cls is None else wrap(cls)

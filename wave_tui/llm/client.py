@@ -149,8 +149,12 @@ class ModelClient:
         assert self._url is not None
         request = self._http.build_request("POST", self._url, json=body)
         limit = self.config.first_byte_timeout_s
+        # req: AC8
+        # Not `asyncio.wait_for`: on Python 3.11 it returns the result when the headers arrive
+        # just as the turn is cancelled, and the abort (Esc) is lost — the reply then streams on.
         try:
-            return await asyncio.wait_for(self._http.send(request, stream=True), limit)
+            async with asyncio.timeout(limit):
+                return await self._http.send(request, stream=True)
         except TimeoutError:
             raise httpx.ReadTimeout(
                 f"no response within {limit:.0f} s (first-byte timeout, {FIRST_BYTE_TIMEOUT_ENV})",

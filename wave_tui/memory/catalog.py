@@ -59,7 +59,7 @@ class UnknownEntryError(EntryError):
 
 
 # Slots: no `__dict__` per entry, so 10,000 entries are half the objects for the collector.
-@record(slots=True)
+@record(slots=True, bulk=True)
 class MemoryEntry:
     id: str
     scope: EntryScope

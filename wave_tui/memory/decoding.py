@@ -14,7 +14,7 @@ BINARY_PROBLEM = "binary file (NUL bytes); not loaded"
 UNDECODABLE_PROBLEM = "not valid UTF-8; undecodable bytes were replaced"
 
 
-@record
+@record(bulk=True)
 class DecodedText:
     text: str | None  # None: not loaded (binary)
     problem: str | None  # one line for the user, or None when the file is clean UTF-8

@@ -19,7 +19,7 @@ _LIST_ITEM_RE = re.compile(r"^(\s*-[ \t]+)(\S.*?)\s*$")
 HEAD_BYTES = 8192  # enough for any sane frontmatter; the manifest reads only this much (F12)
 
 
-@record
+@record(bulk=True)
 class Frontmatter:
     data: dict[str, Any] = field(default_factory=dict)
     body: str = ""

@@ -62,7 +62,7 @@ _NESTED_RE = re.compile(r"\A<system-reminder>Contents of (.+?):\n\n")
 ReminderKind = Literal["agents_md", "user_agents_md", "rule"]
 
 
-@record
+@record(bulk=True)
 class ReminderPart:
     label: str  # one line naming the source
     text: str

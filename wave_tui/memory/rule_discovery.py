@@ -78,7 +78,7 @@ class RuleCache:
 # -- discovery ------------------------------------------------------------------------------------
 
 
-@record
+@record(bulk=True)
 class _Found:
     path: str  # as found below the root (symlinks not resolved)
     real: str

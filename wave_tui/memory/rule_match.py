@@ -26,7 +26,7 @@ Status = Literal["always", "conditional", "inactive"]
 _SCOPE_RANK: dict[str, int] = {"project": 0, "user": 1}
 
 
-@record
+@record(bulk=True)
 class Rule:
     id: str
     path: Path  # where the rule was found (below its root; symlinks not resolved)

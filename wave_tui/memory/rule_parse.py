@@ -95,7 +95,7 @@ def parse_paths_value(value: Any) -> tuple[list[str], str | None]:
 # -- parsing of one rule file ---------------------------------------------------------------------
 
 
-@record
+@record(bulk=True)
 class ParsedRuleFile:
     """What a rule file's content says, independent of where it was found."""
 

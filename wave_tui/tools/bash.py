@@ -65,7 +65,8 @@ async def kill_process_group(pgid: int, proc: asyncio.subprocess.Process) -> Non
     """SIGTERM the group, then SIGKILL whatever is still there after a grace period."""
     signal_group(pgid, signal.SIGTERM)
     with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(proc.wait(), KILL_GRACE_S)
+        async with asyncio.timeout(KILL_GRACE_S):  # not wait_for: see llm/client.py _open
+            await proc.wait()
     loop = asyncio.get_running_loop()
     deadline = loop.time() + GROUP_GRACE_S
     while group_alive(pgid) and loop.time() < deadline:

@@ -166,7 +166,8 @@ async def _run_rg(rg: str, q: GrepQuery) -> list[FileHits]:
         stderr=asyncio.subprocess.PIPE,
     )
     try:
-        out, err = await asyncio.wait_for(proc.communicate(), RG_TIMEOUT_S)
+        async with asyncio.timeout(RG_TIMEOUT_S):  # not wait_for: see llm/client.py _open
+            out, err = await proc.communicate()
     except TimeoutError as exc:
         proc.kill()
         await proc.wait()

@@ -24,7 +24,7 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-@record
+@record(bulk=True)
 class ReadEntry:
     path: Path  # resolved absolute path
     content: str | None  # the whole file's text at read time (None when not kept)

@@ -145,9 +145,20 @@ class WaveApp(App[None]):
         if self._pick_session:
             self.command_screens.pick_session()
         self.call_after_refresh(self._load_later_css)
+        self.call_after_refresh(self._warm_memory_catalog)
         if self._watch_settings:
             # The watcher (watchfiles, anyio) starts after the first frame: nothing there waits.
             self.call_after_refresh(self._start_watching_settings)
+
+    def _warm_memory_catalog(self) -> None:
+        # Read once after the first frame, off the loop: F2 then finds the unchanged files in
+        # the session's catalog cache and only paints (issue 20 item 6).
+        self.run_worker(
+            self.session.list_memories(),
+            group="memory-warm",
+            exit_on_error=False,
+            name="reading the memory catalog",
+        )
 
     def _load_later_css(self) -> None:
         here = Path(__file__).parent

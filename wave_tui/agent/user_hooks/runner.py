@@ -76,7 +76,8 @@ async def run_hook(
     except OSError as exc:
         return HookRun(spec, "not_found", None, "", str(exc))
     try:
-        out, err = await asyncio.wait_for(_talk(proc, data), timeout=spec.timeout_s)
+        async with asyncio.timeout(spec.timeout_s):  # not wait_for: see llm/client.py _open
+            out, err = await _talk(proc, data)
     except TimeoutError:
         _kill_group(proc.pid)  # req: HK5
         with contextlib.suppress(ProcessLookupError):
