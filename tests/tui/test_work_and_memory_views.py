@@ -7,11 +7,14 @@ import json
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.tui.conftest import BuildApp
 from tests.tui.helpers import open_memory, select_entry
 from wave_tui.agent import events as ev
 from wave_tui.agent.session import Question, QuestionOption, Task
 from wave_tui.config.paths import WavePaths
+from wave_tui.memory import catalog
 from wave_tui.tui.screens.dialogs import ConfirmDelete
 from wave_tui.tui.screens.memory_runs import RunsScreen
 from wave_tui.tui.screens.work_dialogs import PlanDialog, QuestionDialog
@@ -143,10 +146,15 @@ async def test_mx7_runs_view_reverts_a_run(build_app: BuildApp, paths: WavePaths
         assert len(list(audit.glob("*.json"))) == 2  # the revert is recorded
 
 
+@pytest.mark.parametrize("kept", [False, True], ids=["read-again", "kept-catalog"])
 async def test_ux7_the_browser_shows_files_edited_elsewhere_when_shown_again(
-    build_app: BuildApp, seeded_memory: WavePaths
+    build_app: BuildApp, seeded_memory: WavePaths, monkeypatch: pytest.MonkeyPatch, kept: bool
 ) -> None:
-    """UX7: an AGENTS.md item added by an editor appears when the user comes back to the browser."""
+    """UX7: an AGENTS.md item added by an editor appears when the user comes back to the browser
+    — also through the session's kept catalog (`kept`: every file kept at once, not only those
+    unchanged for two seconds; the edit changes the file's size)."""
+    if kept:
+        monkeypatch.setattr(catalog, "SETTLED_NS", 0)
     app = build_app()
     async with app.run_test(size=(100, 32)) as pilot:
         table = await open_memory(pilot)
