@@ -79,7 +79,7 @@ def test_r7_symlinked_folder_and_file_are_followed(
     os.symlink(lone, rules_dir(paths) / "python.md")
     rules = discover(paths, warnings)
     assert {r.id for r in rules.active} == {"shared/team.md", "shared/deep/x.md", "python.md"}
-    assert rules.get("python.md").patterns == ["*.py"]
+    assert rules.get("python.md").patterns == ("*.py",)
     assert warnings == []
 
 
@@ -113,7 +113,7 @@ def test_r6_block_scalar_paths(paths: WavePaths, warnings: list[str]) -> None:
     )
     (rule,) = discover(paths, warnings).active
     assert rule.status == "conditional"
-    assert rule.patterns == ["src/api/**/*.ts", "lib/**/*.ts"]
+    assert rule.patterns == ("src/api/**/*.ts", "lib/**/*.ts")
 
 
 def test_r6_block_list_paths(paths: WavePaths, warnings: list[str]) -> None:
@@ -122,19 +122,28 @@ def test_r6_block_list_paths(paths: WavePaths, warnings: list[str]) -> None:
         "---\npaths:\n  - src/api/**/*.ts\n  - 'tests/**/*.ts'\n---\nAPI rule.\n",
     )
     (rule,) = discover(paths, warnings).active
-    assert rule.patterns == ["src/api/**/*.ts", "tests/**/*.ts"]
+    assert rule.patterns == ("src/api/**/*.ts", "tests/**/*.ts")
 
 
 def test_r6_inline_list_paths(paths: WavePaths, warnings: list[str]) -> None:
     write(rules_dir(paths) / "api.md", '---\npaths: ["src/**/*.ts", "lib/*.js"]\n---\nBody\n')
     (rule,) = discover(paths, warnings).active
-    assert rule.patterns == ["src/**/*.ts", "lib/*.js"]
+    assert rule.patterns == ("src/**/*.ts", "lib/*.js")
 
 
 def test_r9_comma_string_keeps_commas_inside_braces() -> None:
     patterns, error = parse_paths_value("src/**/*.{ts,tsx}, docs/*.md")
     assert error is None
     assert patterns == ["src/**/*.ts", "src/**/*.tsx", "docs/*.md"]
+
+
+@pytest.mark.parametrize(
+    "value", ["src/**/*.ts", "  ./src/*.py  ", "./", "", "   ", "a[b]c", "a\\b", "!gen/*", "}x"]
+)
+def test_r6_one_pattern_string_reads_as_the_same_one_item_list(value: str) -> None:
+    """A string with nothing to split or expand (the usual `paths`) takes a shortcut; it must
+    read as that one item given as a list, which goes through the general path."""
+    assert parse_paths_value(value) == parse_paths_value([value])
 
 
 def test_r9_brace_expansion_including_nested() -> None:
@@ -164,7 +173,7 @@ def test_r9_brace_bomb_keeps_the_first_alternatives(paths: WavePaths, warnings: 
     write(rules_dir(paths) / "bomb.md", "---\npaths: '" + "{a,b}" * 20 + "'\n---\nBomb.\n")
     (rule,) = discover(paths, warnings).active
     assert rule.status == "conditional" and len(rule.patterns) == 256
-    assert rule.patterns[:2] == ["a" * 20, "a" * 19 + "b"]
+    assert rule.patterns[:2] == ("a" * 20, "a" * 19 + "b")
     assert warnings == []
 
 
@@ -345,7 +354,7 @@ def test_r3_trie_matching_agrees_with_plain_pathspec(paths: WavePaths, warnings:
 def test_mx4_unquoted_star_value_loads(paths: WavePaths, warnings: list[str]) -> None:
     write(rules_dir(paths) / "tests.md", "---\npaths: **/*.test.ts\n---\nTest rule.\n")
     (rule,) = discover(paths, warnings).active
-    assert rule.status == "conditional" and rule.patterns == ["**/*.test.ts"]
+    assert rule.status == "conditional" and rule.patterns == ("**/*.test.ts",)
     assert warnings == []
     assert [r.id for r, _ in discover(paths, warnings).match(paths.project_root / "a/b.test.ts")]
 
@@ -353,7 +362,7 @@ def test_mx4_unquoted_star_value_loads(paths: WavePaths, warnings: list[str]) ->
 def test_mx4_unquoted_brace_value_loads(paths: WavePaths, warnings: list[str]) -> None:
     write(rules_dir(paths) / "ts.md", "---\npaths: {src,lib}/**/*.ts\n---\nTS rule.\n")
     (rule,) = discover(paths, warnings).active
-    assert rule.patterns == ["src/**/*.ts", "lib/**/*.ts"]
+    assert rule.patterns == ("src/**/*.ts", "lib/**/*.ts")
     assert warnings == []
 
 
@@ -363,7 +372,7 @@ def test_mx4_unquoted_list_items_load(paths: WavePaths, warnings: list[str]) -> 
         "---\nname: TS\npaths:\n  - **/*.ts\n  - 'docs/*.md'\n---\nTS rule.\n",
     )
     (rule,) = discover(paths, warnings).active
-    assert rule.patterns == ["**/*.ts", "docs/*.md"] and rule.name == "TS"
+    assert rule.patterns == ("**/*.ts", "docs/*.md") and rule.name == "TS"
 
 
 def test_mx4_multiline_block_pattern_is_reported_not_conditional(

@@ -393,12 +393,13 @@ def rule_entry_id(rule: Rule) -> str:
 def _rule_entries(rules: RuleSet, now: datetime) -> list[MemoryEntry]:
     entries = []
     for rule in rules.all:
-        age = age_in_days(rule.path, now)
+        path = rule.path
+        age = age_in_days(path, now)
         entries.append(
             MemoryEntry(
                 id=rule_entry_id(rule),
                 scope="rule",
-                path=rule.path,
+                path=path,
                 title=rule.name or rule.description or rule.id,
                 type=None,
                 age_days=age,

@@ -156,18 +156,26 @@ class ChangeDetector:
             self._state, self._covered = read_state, set()
             changed = None
         new = paths - self._covered
-        for folder in {p.parent for p in new}:
+        # Folder names as str, not Paths: a resumed session can hold 10k files (issue 20 #5).
+        for folder in {_folder_of(str(p)) for p in new}:
             self._watch.watch(folder)
         if not self._watch.available:
             self._covered = set()
             return detect_changes(read_state, display)
         self._covered = paths
-        only = paths if changed is None else new | (changed & paths)
-        return detect_changes(read_state, display, only)
+        if changed is None:  # every entry: iterated as stored, not looked up one by one
+            return detect_changes(read_state, display)
+        return detect_changes(read_state, display, new | (changed & paths))
 
     def close(self) -> None:
         if self._watch is not None:
             self._watch.close()
+
+
+def _folder_of(resolved: str) -> str:
+    """`os.path.dirname` of a resolved path, without its generic handling of any path."""
+    head, sep, _ = resolved.rpartition(os.sep)
+    return head or sep
 
 
 # req: N2

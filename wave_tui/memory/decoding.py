@@ -7,24 +7,34 @@ silent run of replacement characters ever reaches a request.
 
 from __future__ import annotations
 
-from wave_tui.config.records import record
+from typing import NamedTuple
 
 BINARY_SNIFF_BYTES = 8192  # as git and ripgrep: a NUL in the first 8 KiB means binary
 BINARY_PROBLEM = "binary file (NUL bytes); not loaded"
 UNDECODABLE_PROBLEM = "not valid UTF-8; undecodable bytes were replaced"
 
 
-@record(bulk=True)
-class DecodedText:
+class DecodedText(NamedTuple):
     text: str | None  # None: not loaded (binary)
     problem: str | None  # one line for the user, or None when the file is clean UTF-8
 
 
 # req: X11
 def decode_memory_bytes(data: bytes) -> DecodedText:
-    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
+    text = clean_text(data)
+    if text is not None:
+        return DecodedText(text, None)
+    if data.find(b"\x00", 0, BINARY_SNIFF_BYTES) >= 0:
         return DecodedText(None, BINARY_PROBLEM)
+    return DecodedText(data.decode("utf-8", errors="replace"), UNDECODABLE_PROBLEM)
+
+
+def clean_text(data: bytes) -> str | None:
+    """The text of bytes with nothing to report (no NUL, valid UTF-8), else None: for a caller
+    that decodes thousands of files and needs no `DecodedText` for the clean ones."""
+    if data.find(b"\x00", 0, BINARY_SNIFF_BYTES) >= 0:  # no copy of the head
+        return None
     try:
-        return DecodedText(data.decode("utf-8"), None)
+        return data.decode("utf-8")
     except UnicodeDecodeError:
-        return DecodedText(data.decode("utf-8", errors="replace"), UNDECODABLE_PROBLEM)
+        return None

@@ -27,14 +27,31 @@ class Frontmatter:
     error: str | None = None  # one line: what is wrong with the frontmatter
 
     def get_str(self, key: str) -> str:
-        value = self.data.get(key)
-        if value is None:
-            return ""
-        return " ".join(str(value).split()) if isinstance(value, str) else str(value)
+        return value_text(self.data.get(key))
+
+
+def value_text(value: Any) -> str:
+    """A frontmatter value as one line of text ("" when absent)."""
+    if value is None:
+        return ""
+    return " ".join(str(value).split()) if isinstance(value, str) else str(value)
 
 
 def _split(text: str) -> tuple[str, str] | None:
     """Return (yaml_text, body) when text starts with a `---` fenced block."""
+    if text.startswith("---\n"):
+        # The usual shape, found without splitting the file into lines: when no `---` comes
+        # before the first "\n---\n", no earlier line can be the fence, however lines split.
+        end = text.find("\n---\n", 3)
+        if end >= 0 and "---" not in text[4:end]:
+            return text[4 : end + 1], text[end + 5 :]
+    elif text[:1] not in ("-", "\ufeff") and not text[:1].isspace():
+        return None  # the first line cannot strip to `---`
+    return _split_lines(text)
+
+
+def _split_lines(text: str) -> tuple[str, str] | None:
+    """`_split` line by line: any fence line (spaces around `---`, CRLF, a BOM before it)."""
     if text.startswith("\ufeff"):
         text = text[1:]
     lines = text.splitlines(keepends=True)
@@ -89,12 +106,15 @@ def _parse_yaml(raw: str) -> tuple[Any, str | None]:
     import yaml
 
     try:
-        return _load(raw), None
+        data = _load(raw)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         where = f" (line {mark.line + 2})" if mark is not None else ""
         return None, f"invalid YAML{where}: {problem}"
+    if isinstance(data, dict):  # YAML keys may be numbers or booleans; the simple path's are str
+        data = {str(k): v for k, v in data.items()}
+    return data, None
 
 
 # req: F13
@@ -102,22 +122,26 @@ def _parse_yaml(raw: str) -> tuple[Any, str | None]:
 # req: X4
 def parse_frontmatter(text: str) -> Frontmatter:
     """Parse a document's frontmatter. Never raises: problems come back in `error`."""
+    return Frontmatter(*split_frontmatter(text))
+
+
+def split_frontmatter(text: str) -> tuple[dict[str, Any], str, bool, str | None]:
+    """`parse_frontmatter`'s fields (data, body, has_frontmatter, error), without the object: for
+    rule discovery, which parses every rule file of a session at once."""
     split = _split(text)
     if split is None:
         if text.lstrip("\ufeff").startswith(FENCE + "\n") or text.startswith(FENCE + "\r\n"):
-            return Frontmatter(body=text, error="frontmatter has no closing '---' line")
-        return Frontmatter(body=text)
+            return {}, text, False, "frontmatter has no closing '---' line"
+        return {}, text, False, None
     raw, body = split
     data, error = _parse_yaml(raw) if raw.strip() else ({}, None)
     if error is not None:
-        return Frontmatter(body=body, has_frontmatter=True, error=error)
+        return {}, body, True, error
     if data is None:
-        data = {}
+        return {}, body, True, None
     if not isinstance(data, dict):
-        return Frontmatter(
-            body=body, has_frontmatter=True, error="frontmatter is not a mapping of keys to values"
-        )
-    return Frontmatter(data={str(k): v for k, v in data.items()}, body=body, has_frontmatter=True)
+        return {}, body, True, "frontmatter is not a mapping of keys to values"
+    return data, body, True, None
 
 
 def read_frontmatter_head(path: Path, max_bytes: int = HEAD_BYTES) -> Frontmatter:

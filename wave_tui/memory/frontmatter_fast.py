@@ -25,6 +25,11 @@ _NOT_PLAIN_START = frozenset("-?:,[]{}#&*!|>'\"%@`<=~.+0123456789")
 _TRUE = frozenset({"yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"})
 _FALSE = frozenset({"no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"})
 _NULL = frozenset({"null", "Null", "NULL", "~"})
+_WORDS: dict[str, bool | None] = {
+    **dict.fromkeys(_TRUE, True),
+    **dict.fromkeys(_FALSE, False),
+    **dict.fromkeys(_NULL, None),
+}
 _UNSET = object()
 
 
@@ -33,21 +38,18 @@ def _scalar(text: str) -> Any:
     value = text.rstrip(" ")
     if not value or "#" in value or ": " in value or value.endswith(":"):
         return _UNSET
+    first = value[0]
+    if first not in _NOT_PLAIN_START:  # the usual case: a plain string, or a keyword
+        return _WORDS.get(value, value)
     if _DECIMAL.fullmatch(value):
         return int(value)
-    if value in _NULL:
+    if value == "~":
         return None
-    if value in _TRUE:
-        return True
-    if value in _FALSE:
-        return False
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+    if len(value) >= 2 and first == value[-1] and first in "'\"":
         inner = value[1:-1]
         # No escapes (double quotes) and no doubled quote (single quotes): the text as it is.
-        return _UNSET if value[0] in inner or "\\" in inner else inner
-    if value[0] in _NOT_PLAIN_START:
-        return _UNSET
-    return value
+        return _UNSET if first in inner or "\\" in inner else inner
+    return _UNSET
 
 
 def parse_simple_yaml(raw: str) -> dict[str, Any] | None:
@@ -83,8 +85,8 @@ def parse_simple_yaml(raw: str) -> dict[str, Any] | None:
         found = _KEY_LINE.fullmatch(line)
         if found is None:
             return None
-        key, text = found.group(1), found.group(2)
-        if key in _TRUE or key in _FALSE or key in _NULL:
+        key, text = found.groups()
+        if key in _WORDS:
             return None
         if text is None or not text.strip(" "):
             data[key] = None

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from wave_tui.config.paths import WavePaths
-from wave_tui.config.records import record
 from wave_tui.llm.types import Message
 from wave_tui.memory.agents_md import (
     Warn,
@@ -30,7 +30,7 @@ from wave_tui.memory.agents_md import (
 from wave_tui.memory.imports import expand_imports
 from wave_tui.memory.nested import nested_memory_chain
 from wave_tui.memory.rules import Rule, RuleCache, RuleSet, discover_rules, rule_roots
-from wave_tui.memory.watch import DirWatch, nearest_existing, tree_dirs
+from wave_tui.memory.watch import DirWatch, nearest_existing
 from wave_tui.tools.base import ToolResult
 
 REMINDER_OPEN = "<system-reminder>"
@@ -62,8 +62,7 @@ _NESTED_RE = re.compile(r"\A<system-reminder>Contents of (.+?):\n\n")
 ReminderKind = Literal["agents_md", "user_agents_md", "rule"]
 
 
-@record(bulk=True)
-class ReminderPart:
+class ReminderPart(NamedTuple):  # a tuple: the reminder has one per unconditional rule
     label: str  # one line naming the source
     text: str
     kind: ReminderKind = "agents_md"  # for the per-source cost report (MX2)
@@ -71,9 +70,9 @@ class ReminderPart:
 
 
 # req: I1
-def build_memory_reminder(parts: list[ReminderPart]) -> str | None:
+def build_memory_reminder(parts: Iterable[ReminderPart]) -> str | None:
     """The transient memory message: every non-empty part, labelled and trimmed. None if empty."""
-    sections = [f"{p.label}\n\n{p.text.strip()}" for p in parts if p.text.strip()]
+    sections = [f"{p.label}\n\n{text}" for p in parts if (text := p.text.strip())]
     if not sections:
         return None
     body = "\n\n".join([MEMORY_LEAD_IN, *sections])
@@ -98,19 +97,24 @@ def reminder_parts(
     """Project memory (far to near), user memory, then unconditional rules in rule order.
 
     `imported` collects the files the `@path` imports loaded (None for a missing one)."""
-    parts: list[ReminderPart] = []
+    return list(_iter_reminder_parts(paths, rules, warn, imported))
+
+
+def _iter_reminder_parts(
+    paths: WavePaths, rules: RuleSet, warn: Warn, imported: list[Path] | None
+) -> Iterator[ReminderPart]:
+    # One part at a time: the reminder alone never holds one object per rule (10k rules).
     for memory_file in project_memory_files(paths):
         shown = _relative_label(memory_file, paths.project_root)
         text = _expanded(memory_file, shown, paths, warn, imported)
         if text:
-            parts.append(ReminderPart(PROJECT_LABEL.format(path=shown), text, "agents_md", shown))
+            yield ReminderPart(PROJECT_LABEL.format(path=shown), text, "agents_md", shown)
     user_text = _expanded(user_memory_file(paths), "~/.wave/AGENTS.md", paths, warn, imported)
     if user_text:
-        parts.append(ReminderPart(USER_LABEL, user_text, "user_agents_md", "~/.wave/AGENTS.md"))
+        yield ReminderPart(USER_LABEL, user_text, "user_agents_md", "~/.wave/AGENTS.md")
     for rule in rules.unconditional():
         label = ALWAYS_RULE_LABEL.format(rule_id=rule.id, scope=rule.scope)
-        parts.append(ReminderPart(label, rule.body, "rule", rule.id))
-    return parts
+        yield ReminderPart(label, rule.body, "rule", rule.id)
 
 
 def _expanded(
@@ -174,22 +178,24 @@ class MemoryInjector:
             return self._reminder  # req: R2
         imported: list[Path] = []
         rules = self.rules()
-        text = build_memory_reminder(reminder_parts(self.paths, rules, self._warn_once, imported))
-        added = self._watch_inputs(rules, imported)
+        parts = _iter_reminder_parts(self.paths, rules, self._warn_once, imported)
+        text = build_memory_reminder(parts)
+        added = self._watch_inputs(imported)
         self._reminder = text
         # A folder first watched now may have changed between its read and its watch: the next
         # request builds once more; from then on every change shows as an event.
         self._reminder_fresh = self._watch.available and not added and _UNWATCHABLE not in imported
         return text
 
-    def _watch_inputs(self, rules: RuleSet, imported: list[Path]) -> bool:
+    def _watch_inputs(self, imported: list[Path]) -> bool:
         """Watch every folder the reminder was read from; True if one was not watched yet."""
-        folders: list[Path] = []
+        # The rules' folders as this request's walk listed them (symlinked ones' targets too);
+        # a root that is not there is watched through the nearest folder that is.
+        folders: list[str | Path] = list(self.cache.listed)
+        listed = set(self.cache.listed)
         for root, _scope in rule_roots(self.paths):
-            folders += tree_dirs(root)
-        for rule in rules.all:
-            if rule.linked:  # its target's folder holds what it says
-                folders.append(rule.path.resolve().parent)
+            if str(root) not in listed:
+                folders.append(nearest_existing(root))
         top = self.paths.repo_top or self.paths.project_root
         folder = self.paths.project_root
         while True:  # the AGENTS.md chain: project root up to the repository top
@@ -202,8 +208,8 @@ class MemoryInjector:
             if path is not _UNWATCHABLE:
                 folders += [path.parent, path.resolve().parent]
         added = False
-        for folder in folders:
-            added |= self._watch.watch(folder)
+        for name in folders:
+            added |= self._watch.watch(name)
         return added
 
     def close(self) -> None:

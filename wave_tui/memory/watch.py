@@ -73,25 +73,27 @@ class DirWatch:
             self._fd = fd if fd >= 0 else None
         if self._fd is not None:
             self._finalizer = weakref.finalize(self, os.close, self._fd)
-        self._dir_of: dict[int, Path] = {}
-        self._wd_of: dict[Path, int] = {}
+        # By the name as given (a str: a caller with 10k file paths makes no Path for each).
+        self._dir_of: dict[int, tuple[str, Path]] = {}
+        self._wd_of: dict[str, int] = {}
         self._lost = self._fd is None  # a watch could not be added: changes may go unseen
 
     @property
     def available(self) -> bool:
         return self._fd is not None and not self._lost
 
-    def watch(self, directory: Path) -> bool:
+    def watch(self, directory: str | os.PathLike[str]) -> bool:
         """Watch `directory` (not its subfolders); True when it was not watched before."""
-        if self._fd is None or self._lib is None or directory in self._wd_of:
+        name = os.fspath(directory)
+        if self._fd is None or self._lib is None or name in self._wd_of:
             return False
-        wd = self._lib.inotify_add_watch(self._fd, os.fsencode(directory), _MASK)
+        wd = self._lib.inotify_add_watch(self._fd, os.fsencode(name), _MASK)
         if wd < 0:
             if ctypes.get_errno() != 2:  # ENOENT: gone already; its parent's event says so
                 self._lost = True
             return True
-        self._dir_of[wd] = directory
-        self._wd_of[directory] = wd
+        self._dir_of[wd] = (name, Path(name))
+        self._wd_of[name] = wd
         return True
 
     def drain(self) -> set[Path] | None:
@@ -126,18 +128,19 @@ class DirWatch:
             if mask & _IN_Q_OVERFLOW:
                 overflow = True
                 continue
-            directory = self._dir_of.get(wd)
-            if directory is None:
+            watched = self._dir_of.get(wd)
+            if watched is None:
                 continue
+            directory = watched[1]
             changed.add(directory / os.fsdecode(raw) if raw else directory)
             if mask & _SELF_GONE:
-                self._forget(wd, directory)
+                self._forget(wd, watched[0])
                 overflow = True  # what was below it is unknown now: the caller looks again
         return overflow
 
-    def _forget(self, wd: int, directory: Path) -> None:
+    def _forget(self, wd: int, name: str) -> None:
         self._dir_of.pop(wd, None)
-        self._wd_of.pop(directory, None)
+        self._wd_of.pop(name, None)
         if self._fd is not None and self._lib is not None:
             self._lib.inotify_rm_watch(self._fd, wd)  # a moved folder keeps its watch otherwise
 
@@ -158,23 +161,3 @@ def nearest_existing(path: Path) -> Path:
     while not current.is_dir() and current.parent != current:
         current = current.parent
     return current
-
-
-def tree_dirs(root: Path) -> list[Path]:
-    """`root` and every folder below it (symlinked folders followed once), or `root`'s nearest
-    existing ancestor when it does not exist."""
-    if not root.is_dir():
-        return [nearest_existing(root)]
-    out = [root]
-    seen = {os.path.realpath(root)}
-    for folder, subdirs, _files in os.walk(root, followlinks=True):
-        keep = []
-        for name in subdirs:
-            path = os.path.join(folder, name)
-            real = os.path.realpath(path)
-            if real not in seen:
-                seen.add(real)
-                keep.append(name)
-                out.append(Path(path))
-        subdirs[:] = keep
-    return out

@@ -113,6 +113,8 @@ def _comma_ranges(pattern: str, groups: Groups, lo: int, hi: int) -> list[tuple[
 
 def split_top_level_commas(text: str) -> list[str]:
     """`a/*.{ts,js}, b` -> `a/*.{ts,js}`, ` b`: the commas inside groups, classes or escapes stay."""
+    if "{" not in text and "[" not in text and "\\" not in text:
+        return text.split(",")  # no group, class or escape: every comma splits
     groups = _balanced_groups(text)
     return [text[a:b] for a, b in _comma_ranges(text, groups, 0, len(text))]
 
@@ -171,6 +173,8 @@ def expand_braces(pattern: str, *, limit: int) -> list[str]:
 def expand_comma_braces(pattern: str, *, limit: int) -> list[str]:
     """`{src,lib}/**/*.ts` -> `src/**/*.ts`, `lib/**/*.ts`: the shell's alternation, where a
     group without a top-level comma (`{single}`) is literal. Raises as `expand_braces`."""
+    if "{" not in pattern:
+        return [pattern]
     groups = _balanced_groups(pattern)
     alternating = {
         start: close
