@@ -8,6 +8,7 @@ import random
 import pytest
 import yaml
 
+from wave_tui.memory import frontmatter
 from wave_tui.memory.frontmatter import parse_frontmatter
 from wave_tui.memory.frontmatter_fast import parse_simple_yaml
 
@@ -240,3 +241,58 @@ def test_x4_parse_frontmatter_reads_the_same_through_either_path() -> None:
     broken = parse_frontmatter("---\nname: [unclosed\n---\nBody.\n")
     assert broken.has_frontmatter and broken.error is not None
     assert broken.error.startswith("invalid YAML")
+
+
+# Openings where the fence search without line splitting must agree with the line-by-line one:
+# fences with spaces, CRLF, a BOM, dashes inside values, other line breaks, no closing line.
+_FENCE_DOCS = [
+    "---\npaths: a\n---\nBody.\n",
+    "---\n---\nBody.\n",
+    "---\n---",
+    "---\npaths: a\n---",
+    "---\npaths: a\n--- \nBody.\n",
+    "---\npaths: a\n ---\nB.\n---\nC.\n",
+    "---\npaths: a---b\n---\nBody.\n",
+    "---\nname: x\n----\n---\nBody.\n",
+    "---\r\npaths: a\r\n---\r\nBody.\r\n",
+    "---\npaths: a\r\n---\nBody.\n",
+    "---\npaths: a\x85---\nBody.\n",
+    "---\npaths: a\u2028b\n---\nBody.\n",
+    "---\npaths: a\x0b---\n---\nBody.\n",
+    "\ufeff---\npaths: a\n---\nBody.\n",
+    "--- \npaths: a\n---\nBody.\n",
+    "  ---\npaths: a\n---\nBody.\n",
+    "----\npaths: a\n---\nBody.\n",
+    "-\n",
+    "",
+    "Body only.\n",
+    "\npaths: a\n---\n",
+    "---\nno closing fence\n",
+    "---\n\n---\n\n---\n",
+]
+
+
+def _fence_documents(count: int = 5000, seed: int = 11) -> list[str]:
+    rng = random.Random(seed)
+    pieces = ["---", " ---", "--- ", "----", "a: b", "a---", "", "x", "\ufeff", " "]
+    breaks = ["\n", "\n", "\n", "\r\n", "\r", "\x85", "\u2028"]
+    docs = []
+    for _ in range(count):
+        lines = [rng.choice(pieces) + rng.choice(breaks) for _ in range(rng.randint(0, 6))]
+        if rng.random() < 0.7:  # most open and close as the fast path expects, somewhere
+            lines.insert(0, "---\n")
+            lines.insert(rng.randint(1, len(lines)), "---\n")
+        docs.append("".join(lines))
+    return _FENCE_DOCS + docs
+
+
+def _takes_the_fast_path(text: str) -> bool:
+    end = text.find("\n---\n", 3)
+    return text.startswith("---\n") and end >= 0 and "---" not in text[4:end]
+
+
+def test_x4_fence_found_without_splitting_lines_as_line_by_line() -> None:
+    docs = _fence_documents()
+    for text in docs:
+        assert frontmatter._split(text) == frontmatter._split_lines(text), repr(text)
+    assert sum(map(_takes_the_fast_path, docs)) > 1000  # the generator does reach it

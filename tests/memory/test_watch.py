@@ -55,6 +55,28 @@ def test_r2_rule_in_a_new_subfolder_and_a_deleted_rule_show_next_request(project
     assert "Use tabs." not in _steady(injector)
 
 
+def test_r2_symlinked_rule_and_folder_targets_are_watched(project: Path, tmp_path: Path) -> None:
+    """The walk names the folders it read, link targets included: an edit there shows."""
+    shared = tmp_path / "shared"
+    (shared / "sub").mkdir(parents=True)
+    (shared / "lone.md").write_text("Lone v1.\n")
+    (shared / "sub" / "deep.md").write_text("Deep v1.\n")
+    injector = _injector(project)
+    rules = project / ".wave" / "rules"
+    os.symlink(shared / "lone.md", rules / "lone.md")
+    os.symlink(shared / "sub", rules / "linked")
+    assert "Lone v1." in _steady(injector) and "Deep v1." in _steady(injector)
+    (shared / "lone.md").write_text("Lone v2.\n")
+    assert "Lone v2." in _steady(injector)
+    (shared / "sub" / "deep.md").write_text("Deep v2.\n")
+    assert "Deep v2." in _steady(injector)
+    (shared / "sub" / "new").mkdir()
+    (shared / "sub" / "new" / "fresh.md").write_text("Fresh.\n")
+    assert "Fresh." in _steady(injector)
+    (shared / "sub" / "new" / "fresh.md").write_text("Fresh v2.\n")  # its folder is watched now
+    assert "Fresh v2." in _steady(injector)
+
+
 def test_i1_agents_md_and_import_edits_show_next_request(project: Path) -> None:
     docs = project / "docs"
     docs.mkdir()

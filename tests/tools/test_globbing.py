@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from wave_tui.tools.base import ToolError
@@ -10,6 +12,9 @@ from wave_tui.tools.globbing import (
     MAX_BRACE_DEPTH,
     BracesTooDeep,
     TooManyAlternatives,
+    _balanced_groups,
+    _comma_ranges,
+    _expand,
     expand_comma_braces,
     gitignore_pattern,
     gitignore_spec,
@@ -92,3 +97,25 @@ def test_one_compiler_for_ignore_lines_and_single_patterns() -> None:
     assert pattern.regex is not None and pattern.regex.match("src/a/b.ts")
     ordered = ordered_spec([gitignore_pattern("src/**"), gitignore_pattern("!src/gen/**")])
     assert ordered.match_file("src/a.ts") and not ordered.match_file("src/gen/a.ts")
+
+
+def _comma_expansion_by_the_scanner(pattern: str) -> list[str]:
+    """`expand_comma_braces` through the scanner, whatever the pattern holds."""
+    groups = _balanced_groups(pattern)
+    alternating = {
+        start: close
+        for start, close in groups.items()
+        if len(_comma_ranges(pattern, groups, start + 1, close)) > 1
+    }
+    return _expand(pattern, alternating, 256)
+
+
+def test_r9_text_without_group_class_or_escape_splits_and_expands_as_the_scanner_does() -> None:
+    """The shortcuts for text without `{`, `[` or `\\` give what the full scan gives."""
+    rng = random.Random(5)
+    alphabet = "ab,*/{}[]\\! "
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        scanned = _comma_ranges(text, _balanced_groups(text), 0, len(text))
+        assert split_top_level_commas(text) == [text[a:b] for a, b in scanned], text
+        assert expand_comma_braces(text, limit=256) == _comma_expansion_by_the_scanner(text), text
