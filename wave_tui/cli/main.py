@@ -227,7 +227,11 @@ def _main(argv: list[str] | None) -> int:
 
 
 def startup_finished() -> None:
-    """Collect cycles again (the run's own garbage is worth collecting)."""
+    """Collect cycles again (the run's own garbage is worth collecting). What start-up built —
+    modules, classes, settings, the session's memory — lives as long as the process: it is
+    frozen out of every later collection, which would otherwise walk all of it (a full one
+    costs 70-110 ms at 10k rules, inside whichever request it lands in)."""
+    gc.freeze()
     gc.enable()
 
 
