@@ -65,18 +65,15 @@ def _is_set(obj: object, name: str) -> bool:
 # any later assignment or deletion fails as on a frozen dataclass. `_FROZEN` is on each record
 # class itself: a plain subclass may set attributes of its own, as with a frozen dataclass.
 def _frozen_setattr(self: object, name: str, value: Any) -> None:
-    fields: frozenset[str] | None = type(self).__dict__.get(_FROZEN)
-    if fields is not None:  # type(self) is the record itself
-        if name not in fields or _is_set(self, name):
-            raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
-    elif name in getattr(type(self), _FROZEN) and _is_set(self, name):
+    own: frozenset[str] | None = type(self).__dict__.get(_FROZEN)  # type(self) is the record
+    fields = own if own is not None else getattr(type(self), _FROZEN)
+    if (own is not None or name in fields) and (name not in fields or _is_set(self, name)):
         raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
     object.__setattr__(self, name, value)
 
 
 def _frozen_delattr(self: object, name: str) -> None:
-    exact = _FROZEN in type(self).__dict__
-    if exact or name in getattr(type(self), _FROZEN):
+    if _FROZEN in type(self).__dict__ or name in getattr(type(self), _FROZEN):
         raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
     object.__delattr__(self, name)
 
@@ -125,16 +122,14 @@ def record(
 
     def wrap(target: _T) -> _T:
         own = dict(target.__dict__)
-        if frozen and bulk:
-            made: type[Any] = dataclasses.dataclass(frozen=True, repr=False, eq=False, slots=slots)(
-                target
-            )
-            return _finish(cast(_T, made), own, frozen=True, shared_setattr=False)
+        shared_setattr = frozen and not bulk
         for name in ("__setattr__", "__delattr__"):
-            if frozen and name in own:  # as dataclass(frozen=True) refuses it
+            if shared_setattr and name in own:  # as dataclass(frozen=True) refuses it
                 raise TypeError(f"Cannot overwrite attribute {name} in class {target.__name__}")
-        # Made as a plain dataclass: frozen-ness comes from the shared methods above.
-        made = dataclasses.dataclass(repr=False, eq=False, slots=slots)(target)
-        return _finish(cast(_T, made), own, frozen, shared_setattr=frozen)
+        # Frozen by the shared methods above, or (bulk) by the dataclass's own generated ones.
+        made: type[Any] = dataclasses.dataclass(
+            frozen=frozen and bulk, repr=False, eq=False, slots=slots
+        )(target)
+        return _finish(cast(_T, made), own, frozen, shared_setattr=shared_setattr)
 
     return wrap if cls is None else wrap(cls)
