@@ -63,6 +63,7 @@ class Reply:
     # The stream stops after its first chunk until this is set: a test sees "still streaming"
     # without racing a delay against the machine's load.
     hold: threading.Event | None = dataclasses.field(default=None, compare=False, repr=False)
+    hold_at: int = 1  # the chunk that waits for `hold` (3: the role chunk and two words are out)
 
     def with_options(
         self,
@@ -95,6 +96,7 @@ def text(
     disconnect_after: int | None = None,
     usage_style: UsageStyle = "openai",
     hold: threading.Event | None = None,
+    hold_at: int = 1,
 ) -> Reply:
     return Reply(
         content=content,
@@ -103,6 +105,7 @@ def text(
         disconnect_after=disconnect_after,
         usage_style=usage_style,
         hold=hold,
+        hold_at=hold_at,
     )
 
 
@@ -308,6 +311,7 @@ class _Handler(BaseHTTPRequestHandler):
     # -- routes ---------------------------------------------------------------------------
 
     def do_GET(self) -> None:
+        self.server.owner._hit("GET", self.path)
         if self._route() in ("/v1/models", "/models"):
             created = int(time.time())
             data = [
@@ -321,6 +325,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
+        self.server.owner._hit("POST", self.path)
         if self._route() not in ("/v1/chat/completions", "/chat/completions"):
             self._not_found()
             return
@@ -367,7 +372,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self._abort()
             if i and reply.delay and owner._stopping.wait(reply.delay):
                 self._abort()
-            if i == 1 and reply.hold is not None:
+            if i == reply.hold_at and reply.hold is not None:
                 while not reply.hold.wait(0.05):
                     if owner._stopping.is_set():
                         self._abort()
@@ -466,6 +471,7 @@ class ModelServer:
 
     def __post_init__(self) -> None:
         self.requests: list[RecordedRequest] = []
+        self.hits: list[tuple[str, str]] = []  # (method, path) of every request, any route
         self._queue: list[_Queued] = []
         self._history: dict[Any, _PrefixTrie] = {}
         self._lock = threading.Lock()
@@ -532,6 +538,7 @@ class ModelServer:
         """Forget requests, queued replies and cache history (keeps default/responder)."""
         with self._lock:
             self.requests.clear()
+            self.hits.clear()
             self._queue.clear()
             self._history.clear()
 
@@ -549,6 +556,10 @@ class ModelServer:
     def last_request(self) -> RecordedRequest:
         with self._lock:
             return self.requests[-1]
+
+    def _hit(self, method: str, path: str) -> None:
+        with self._lock:
+            self.hits.append((method, path))
 
     def _pick(self, body: dict[str, Any]) -> Reply:
         for i, item in enumerate(self._queue):

@@ -50,6 +50,7 @@ async def test_events_stream_text_tools_usage_and_turn_end(
 async def test_abort_mid_stream_leaves_no_half_written_entry(
     make_service, model_server: ModelServer
 ) -> None:
+    """CV3: what streamed before Esc is one whole assistant message, then the interruption note."""
     model_server.enqueue(text("word " * 200, delay=0.02))
     service: AgentService = make_service()
     deltas: list[str] = []
@@ -60,8 +61,11 @@ async def test_abort_mid_stream_leaves_no_half_written_entry(
     service.abort()
     result = await turn
     assert result.status == "aborted"
-    assert transcript_roles(service) == ["user"]
-    assert [m.role for m in service.messages] == ["user"]
+    assert transcript_roles(service) == ["user", "assistant", "user"]
+    assert [m.role for m in service.messages] == ["user", "assistant", "user"]
+    partial = service.messages[1].content
+    assert partial and ("word " * 200).startswith(partial)
+    assert service.messages[2].content == "[Request interrupted by user]"
     model_server.enqueue(text("fresh"))
     assert (await service.run_turn("again")).text == "fresh"
     await service.destroy()
@@ -82,7 +86,8 @@ async def test_abort_during_a_tool_kills_it_and_closes_the_call(
     result = await asyncio.wait_for(turn, 10)
     assert result.status == "aborted"
     roles = transcript_roles(service)
-    assert roles == ["user", "assistant", "tool"]  # the call got an "interrupted" result
+    # the call got an "interrupted" result; the interruption note follows it
+    assert roles == ["user", "assistant", "tool", "user"]
     await service.destroy()
 
 
@@ -302,7 +307,9 @@ async def test_an_unexpected_failure_ends_the_turn_and_the_queue_goes_on(
     errors = [e.message for e in seen if isinstance(e, ev.ErrorOccurred)]
     assert errors and "KeyError" in errors[0]
     assert [e.busy for e in seen if isinstance(e, ev.BusyChanged)] == [True, False, True, False]
-    assert [m.content for m in service.messages if m.role == "user"] == ["first", "second"]
+    # CV4: the prompt nothing answered is taken back (to the input), never sent with the next
+    assert [e.text for e in seen if isinstance(e, ev.PromptFailed)] == ["first"]
+    assert [m.content for m in service.messages if m.role == "user"] == ["second"]
 
 
 async def test_abort_finishes_the_open_tool_blocks(make_service, model_server: ModelServer) -> None:

@@ -154,8 +154,10 @@ def test_mid_stream_disconnect_exits_nonzero_and_persists_no_partial_reply(
     assert proc.returncode != 0
     assert "broke off" in proc.stderr
     (path,) = transcripts(isolated_home)
-    roles = [json.loads(line)["role"] for line in path.read_text().splitlines()]
-    assert roles == ["user"]
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [m["role"] for m in lines] == ["user", "user"]
+    # CV4: the prompt nothing answered is marked failed (the second line), never replayed
+    assert lines[1]["meta"]["failedPrompt"] == [lines[0]["id"]]
 
 
 def test_transcript_is_jsonl_and_continue_restores_it(

@@ -57,6 +57,7 @@ class Style:
     inline_think: bool = False  # reasoning as <think>…</think> inside content (vLLM, no parser)
     arg_piece: int = 7
     text_piece: int = 5
+    fingerprint: str | None = None  # `system_fingerprint` of every chunk ("fp_ollama": Ollama)
 
 
 @dataclass
@@ -191,6 +192,8 @@ class _Handler(BaseHTTPRequestHandler):
                 "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
                 **extra,
             }
+            if style.fingerprint is not None:
+                chunk["system_fingerprint"] = style.fingerprint
             data = f"data: {json.dumps(chunk)}\n\n".encode()
             self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
 

@@ -93,7 +93,12 @@ OLLAMA_SHOW = {
 
 def ollama() -> Emulator:
     return Emulator(
-        style=Style(tool_index="zero", repeat_name=True, reasoning_field="reasoning"),
+        style=Style(
+            tool_index="zero",
+            repeat_name=True,
+            reasoning_field="reasoning",
+            fingerprint="fp_ollama",  # Ollama's OpenAI layer stamps every chunk so
+        ),
         post_routes={"/api/show": OLLAMA_SHOW},
     )
 

@@ -27,3 +27,5 @@ class AgentOptions:
     disallowed_tools: tuple[str, ...] = ()
     append_system_prompt: str | None = None
     max_turns: int | None = None
+    # Model requests one turn may make before it stops and says so (None: the runner's default).
+    max_rounds_per_turn: int | None = None

@@ -20,11 +20,20 @@ from wave_tui.agent.sessions import (
     start_child_session,
     with_parent,
 )
-from wave_tui.agent.transcript import Transcript, latest_session_id, new_session_id, transcript_for
+from wave_tui.agent.transcript import (
+    FAILED_PROMPT_META,
+    Transcript,
+    latest_session_id,
+    new_session_id,
+    transcript_for,
+)
 from wave_tui.config.paths import WavePaths
 from wave_tui.llm.types import Message
+from wave_tui.llm.wire import JOINS_NEXT
 from wave_tui.tools.read_state import ReadEntry, ReadState, content_hash
 
+# What an interrupted turn leaves for the model (Claude Code's words): read before the next prompt.
+INTERRUPTED_NOTE = "[Request interrupted by user]"
 READ_META = "read"  # tool-message meta: [{path, sha256, mtimeNs}] of files seen in full
 FORGOTTEN_META = "readForgotten"  # change-notice meta: [path] no longer in the read state
 Emit = Callable[[ev.AgentEvent], None]
@@ -101,6 +110,26 @@ class Conversation:
                     position += 1
                 self.messages.insert(position, result)
                 self.transcript.append(result)
+
+    # req: CV3
+    def record_interruption(self) -> None:
+        """The turn was interrupted: a note the model reads before the next prompt (it joins
+        that prompt's message on the wire, never the abandoned one)."""
+        self.add(Message.user(INTERRUPTED_NOTE, is_meta=True, **{JOINS_NEXT: True}))
+
+    # req: CV4
+    def take_back(self, prompt: list[Message], error: str) -> bool:
+        """A prompt (and the context added with it) whose request failed before the model
+        answered leaves the conversation: the transcript marks it failed, so neither the next
+        request nor a resumed session sends it again. False when the model had answered."""
+        ids = {m.id for m in prompt}
+        start = next((i for i, m in enumerate(self.messages) if m.id in ids), None)
+        if start is None or any(m.role == "assistant" for m in self.messages[start:]):
+            return False
+        self.messages = [m for m in self.messages if m.id not in ids]
+        marker = Message.user("", is_meta=True, **{FAILED_PROMPT_META: sorted(ids), "error": error})
+        self.transcript.append(marker)
+        return True
 
     def clear(self) -> None:
         """Start a new, empty session (the old transcript stays on disk)."""

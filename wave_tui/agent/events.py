@@ -90,6 +90,15 @@ class ErrorOccurred:
 
 
 @record
+class PromptFailed:
+    """The request for a prompt failed before the model answered (after its retries): the
+    prompt is out of the conversation; the front end puts `text` back in the input to edit."""
+
+    text: str
+    error: str
+
+
+@record
 class TurnEnded:
     status: TurnStatus
     text: str = ""
@@ -208,6 +217,7 @@ AgentEvent = (
     | Notice
     | UsageUpdated
     | ErrorOccurred
+    | PromptFailed
     | TurnEnded
     | QueueChanged
     | BusyChanged

@@ -12,7 +12,7 @@ from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
 from wave_tui.config.settings import EffectiveSettings, resolve_max_output_tokens
 from wave_tui.llm.types import Message, ToolSpec
-from wave_tui.llm.wire import mark_last_message, message_to_wire, system_message
+from wave_tui.llm.wire import mark_last_message, system_message, wire_messages
 
 
 @record
@@ -33,10 +33,9 @@ def build_body(
     options: dict[str, Any] | None = None,
     max_tokens: int | None = None,
 ) -> dict[str, Any]:
-    """The chat-completions body: system first, the transient memory reminder, then history."""
-    wire = [message_to_wire(m) for m in messages]
-    if reminder:
-        wire.insert(0, {"role": "user", "content": reminder})
+    """The chat-completions body: system first, the transient memory reminder, then history
+    (isMeta text folded where it belongs; each of the user's prompts a message of its own)."""
+    wire = wire_messages(messages, reminder)
     if caching:
         wire = mark_last_message(wire)
     body: dict[str, Any] = {

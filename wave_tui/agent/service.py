@@ -141,6 +141,11 @@ class AgentService:
             builtin_tools=lambda: self.tools,
             max_input_tokens=options.max_input_tokens,
             max_requests=options.max_turns,
+            max_rounds=(
+                options.max_rounds_per_turn
+                if options.max_rounds_per_turn is not None
+                else MAX_ROUNDS_PER_TURN
+            ),
         )
         self.settings_application = SettingsApplication(
             options=options,

@@ -14,6 +14,10 @@ from pydantic import ValidationError
 from wave_tui.config.paths import WavePaths
 from wave_tui.llm.types import Message
 
+# The meta key of a marker line: the ids of a prompt (and its context) whose request failed before
+# the model answered. Both the marker and those messages are left out when the file is loaded.
+FAILED_PROMPT_META = "failedPrompt"
+
 
 def new_session_id() -> str:
     return str(uuid.uuid4())
@@ -91,7 +95,17 @@ class Transcript:
             number, problem = skipped[0]
             many = f"{len(skipped)} corrupt lines, the first: line" if len(skipped) > 1 else ""
             warn(f"{self.path.name}: skipped {many or 'corrupt line'} {number}: {problem}")
+        return without_failed_prompts(messages)
+
+
+# req: CV4
+def without_failed_prompts(messages: list[Message]) -> list[Message]:
+    """The conversation as the model may see it again: failed prompts and their markers out."""
+    markers = [m.meta[FAILED_PROMPT_META] for m in messages if FAILED_PROMPT_META in m.meta]
+    if not markers:
         return messages
+    failed = {str(i) for ids in markers if isinstance(ids, list) for i in ids}
+    return [m for m in messages if m.id not in failed and FAILED_PROMPT_META not in m.meta]
 
 
 _TAIL_CHUNK = 64 * 1024

@@ -22,18 +22,19 @@ from wave_tui.agent.extensions import (
     TurnEnd,
     TurnObserver,
 )
+from wave_tui.agent.inline_input import ATTACHED_BLOCK
 from wave_tui.agent.model_gateway import ModelTarget
 from wave_tui.agent.request import RequestBuilder
 from wave_tui.agent.tool_executor import ToolExecutor
 from wave_tui.config.records import record
 from wave_tui.config.settings import EffectiveSettings, resolve_max_input_tokens
-from wave_tui.llm.errors import ContextLengthExceeded, ModelError
+from wave_tui.llm.errors import ContextLengthExceeded, ModelError, RetryScheduled
 from wave_tui.llm.replies import AssistantReply, StreamDelta
 from wave_tui.llm.types import Message, Usage
 from wave_tui.llm.usage import estimate_prompt_tokens
 from wave_tui.tools.base import Tool, spec_of
 
-MAX_ROUNDS_PER_TURN = 200
+MAX_ROUNDS_PER_TURN = 200  # model requests of one turn before it stops (AgentOptions overrides)
 MAX_CONTINUATIONS = 3  # Stop observers asking to go on, per turn
 STOP_FEEDBACK = "Stop hook feedback: "
 REPLY_CUT = "reply cut at the output limit"  # req: PV12
@@ -43,8 +44,17 @@ SMALL_WINDOW = (
     "(instructions, AGENTS.md, rules, MEMORY.md, tools) already takes about {used}: raise num_ctx "
     "(e.g. OLLAMA_CONTEXT_LENGTH=32768) or trim AGENTS.md / MEMORY.md"
 )
+ROUND_CAP = (
+    "the turn stopped after {rounds} model requests, the limit for one turn; "
+    "send a message to let the agent go on"
+)
+# Notice kinds of a retry: a rate limit may wait long (said everywhere, `wave -p` included);
+# other retries wait seconds (said in the app).
+RATE_LIMITED = "rate-limit"
+RETRYING = "retry"
 Emit = Callable[[ev.AgentEvent], None]
-StopReason = Literal["end_turn", "max_turns"]
+# max_turns: `--max-turns` of the whole run; max_rounds: the per-turn request cap.
+StopReason = Literal["end_turn", "max_turns", "max_rounds"]
 
 
 @record(frozen=False)
@@ -74,6 +84,7 @@ class TurnRunner:
         builtin_tools: Callable[[], list[Tool]],
         max_input_tokens: int | None,
         max_requests: int | None = None,
+        max_rounds: int = MAX_ROUNDS_PER_TURN,
     ) -> None:
         self.conversation = conversation
         self.requests = requests
@@ -88,15 +99,19 @@ class TurnRunner:
         self._builtin_tools = builtin_tools
         self._max_input_tokens = max_input_tokens
         self._max_requests = max_requests
+        self._max_rounds = max_rounds
         self.model_requests = 0
         # A custom command's `allowed-tools` and `model` hold for its turn only (CS2).
         self.turn_rules: tuple[str, ...] = ()
         self.turn_model: str | None = None
-        self._stop: StopReason = "end_turn"
         self.last_request: dict[str, Any] | None = None
         self.last_reply: Message | None = None
         self.last_usage: Usage | None = None
         self._probed: dict[str, int | None] = {}  # model -> the endpoint's window (Ollama)
+        # The running turn's prompt as typed, and what it added: taken back when it fails.
+        self._typed = ""
+        self._prompt: list[Message] = []
+        self._begun = False  # the turn is in the conversation: an abort is recorded
 
     def probed_window(self, model: str | None) -> int | None:
         """The input window the endpoint stated for `model` (Ollama's num_ctx), if probed."""
@@ -154,11 +169,13 @@ class TurnRunner:
 
     # -- a turn --------------------------------------------------------------------------------
     async def turn(self, text: str, abort: asyncio.Event) -> TurnResult:
+        self._typed, self._prompt, self._begun = text, [], False
         return await self._guarded(self._turn(text, abort))
 
     async def go_on(self, reason: str, abort: asyncio.Event) -> TurnResult:
         """A Stop observer asked the agent to go on (HK8): its reason joins the conversation as
         an isMeta message and the rounds continue — the same turn, no new prompt."""
+        self._typed, self._prompt, self._begun = "", [], False
         return await self._guarded(self._go_on(reason, abort))
 
     async def _guarded(self, work: Coroutine[Any, Any, TurnResult]) -> TurnResult:
@@ -167,6 +184,8 @@ class TurnRunner:
         except asyncio.CancelledError:
             self._end_command_grants()
             self.conversation.close_orphan_tool_calls(live=True)
+            if self._begun:
+                self.conversation.record_interruption()  # req: CV3
             self._emit(ev.TurnEnded("aborted"))
             return TurnResult("aborted")
         except ModelError as exc:
@@ -176,11 +195,19 @@ class TurnRunner:
 
     async def _go_on(self, reason: str, abort: asyncio.Event) -> TurnResult:
         self.conversation.add(Message.user(f"{STOP_FEEDBACK}{reason}", is_meta=True))
+        self._begun = True
         return await self._finish(abort)
 
+    # req: CV4
     def _failed(self, message: str) -> TurnResult:
+        """The turn ends in an error. A prompt the model never answered is taken back: marked
+        failed in the transcript, left out of every later request, its text handed back to the
+        input, so that the next prompt is never sent glued to it."""
         self.conversation.close_orphan_tool_calls(live=True)
         self._emit(ev.ErrorOccurred(message))
+        if self._prompt and self.conversation.take_back(self._prompt, message):
+            typed = ATTACHED_BLOCK.sub("", self._typed)  # `@path` stays; its file is read again
+            self._emit(ev.PromptFailed(typed, message))
         self._emit(ev.TurnEnded("error"))
         return TurnResult("error", error=message)
 
@@ -213,41 +240,67 @@ class TurnRunner:
             context.extend(start.context)
         user = Message.user(text)
         self.conversation.add(user)
+        self._prompt.append(user)
+        self._begun = True
         self._emit(ev.UserMessageAdded(user))
         for extra in context:
-            self.conversation.add(Message.user(extra, is_meta=True))
+            added = Message.user(extra, is_meta=True)
+            self.conversation.add(added)
+            self._prompt.append(added)
         return await self._finish(abort)
 
     async def _finish(self, abort: asyncio.Event) -> TurnResult:
-        self._stop = "end_turn"
         try:
-            final = await self._rounds(abort)
+            final, stop = await self._rounds(abort)
         finally:
             self._end_command_grants()
         self._emit(ev.TurnEnded("completed", final))
-        return TurnResult("completed", final, usage=self.last_usage, stop=self._stop)
+        error = ROUND_CAP.format(rounds=self._max_rounds) if stop == "max_rounds" else None
+        return TurnResult("completed", final, error, usage=self.last_usage, stop=stop)
 
     def _end_command_grants(self) -> None:
         if self.turn_rules or self.turn_model:
             self.turn_rules, self.turn_model = (), None
             self._apply_settings()
 
-    async def _rounds(self, abort: asyncio.Event) -> str:
+    async def _rounds(self, abort: asyncio.Event) -> tuple[str, StopReason]:
         reply: AssistantReply | None = None
-        for _ in range(MAX_ROUNDS_PER_TURN):
+        stop: StopReason = "end_turn"
+        for _ in range(self._max_rounds):
             await self.compaction.compact_if_due()
             for source in self.sources():
                 for message in source.before_request():
                     self.conversation.add(message)
             if self._max_requests is not None and self.model_requests >= self._max_requests:
-                self._stop = "max_turns"  # req: HL6
+                stop = "max_turns"  # req: HL6
                 break
             tools = self.tools()
             reply = await self._request(tools)
             if not reply.tool_calls:
                 break
             await self.executor.run_round(reply.tool_calls, tools, abort)
-        return reply.content if reply else ""
+        else:
+            # The model still wanted tools after the last request a turn may make: said, never
+            # a silent end (`wave -p` exits 1 with `error_max_turns`).
+            stop = "max_rounds"
+            self._emit(ev.Notice("limit", ROUND_CAP.format(rounds=self._max_rounds)))
+        return (reply.content if reply else ""), stop
+
+    # req: CV3
+    def _keep_partial(self, message_id: str, text: str, reasoning: str) -> None:
+        """Esc mid-reply: what the model had said stays in the conversation (the interruption
+        note follows it); tool calls still streaming are dropped, they never ran."""
+        if not text.strip():
+            return
+        partial = Message(
+            id=message_id,
+            role="assistant",
+            content=text,
+            reasoning=reasoning or None,
+            meta={"interrupted": True},
+        )
+        self.conversation.add(partial)
+        self._emit(ev.AssistantFinished(partial))
 
     def _observers(self) -> list[TurnObserver]:
         return [e for e in self._extensions() if isinstance(e, TurnObserver)]
@@ -264,32 +317,46 @@ class TurnRunner:
     async def _request(self, tools: dict[str, Tool]) -> AssistantReply:
         target = self._target()
         body = self.build_request(tools)
-        # The window probe runs beside the first request, so no turn waits a round trip for it.
+        # The window probe runs beside the request, so no turn waits a round trip for it; only
+        # an endpoint known to be Ollama is asked (its port, or an earlier reply said so).
         probing = (
             asyncio.get_running_loop().create_task(self._probe_window(target, body))
-            if target.model not in self._probed
+            if target.model not in self._probed and target.client.speaks_ollama
             else None
         )
         self.last_request = body
         assistant_id = Message(role="assistant").id
         self._emit(ev.AssistantStarted(assistant_id))
+        said: list[str] = []
+        thought: list[str] = []
 
         def on_delta(delta: StreamDelta) -> None:
             if delta.kind == "text":
+                said.append(delta.text)
                 self._emit(ev.TextDelta(assistant_id, delta.text))
             elif delta.kind == "reasoning":
+                thought.append(delta.text)
                 self._emit(ev.ReasoningDelta(assistant_id, delta.text))
+
+        def on_retry(retry: RetryScheduled) -> None:  # req: AC3
+            kind = RATE_LIMITED if retry.cause == "rate_limit" else RETRYING
+            self._emit(ev.Notice(kind, retry.line()))
 
         try:
             try:
-                reply = await target.client.stream_chat(body, on_delta)
+                reply = await target.client.stream_chat(body, on_delta, on_retry)
             except ContextLengthExceeded:  # req: PV11
                 if not await self.compaction.compact(None, trigger="auto"):
                     raise
                 self._emit(ev.Notice("warning", OVERFLOW_NOTICE))
                 body = self.build_request(tools)
                 self.last_request = body
-                reply = await target.client.stream_chat(body, on_delta)
+                said.clear()
+                thought.clear()
+                reply = await target.client.stream_chat(body, on_delta, on_retry)
+        except asyncio.CancelledError:
+            self._keep_partial(assistant_id, "".join(said), "".join(thought))
+            raise
         finally:
             if probing is not None:
                 await probing  # never raises: a failed probe is "not Ollama"

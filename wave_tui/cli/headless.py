@@ -148,6 +148,10 @@ def _finish(out: ScriptOutput, report: RunReport) -> int:
         _stderr(f"wave: stopped after {report.num_turns} model request(s) (--max-turns)")
         out.result(report)
         return EXIT_FAILED
+    if result.stop == "max_rounds":  # the per-turn request cap: said, and not a success
+        _stderr(f"wave: {result.error}")
+        out.result(report)
+        return EXIT_FAILED
     out.result(report)
     return EXIT_OK
 
@@ -155,3 +159,5 @@ def _finish(out: ScriptOutput, report: RunReport) -> int:
 def _print_notices(event: ev.AgentEvent) -> None:
     if isinstance(event, ev.Notice) and event.kind in ("settings", "warning", "cut"):
         _stderr(f"wave: warning: {event.text}")
+    elif isinstance(event, ev.Notice) and event.kind == "rate-limit":  # req: AC3 (not silent)
+        _stderr(f"wave: {event.text}")

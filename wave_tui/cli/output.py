@@ -32,7 +32,7 @@ class RunReport:
 
     @property
     def subtype(self) -> ResultSubtype:
-        if self.result.stop == "max_turns":
+        if self.result.stop in ("max_turns", "max_rounds"):
             return "error_max_turns"
         return "success" if self.result.status == "completed" else "error_during_execution"
 

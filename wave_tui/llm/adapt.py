@@ -14,10 +14,11 @@ from wave_tui.llm.quirks import (
     MISSING_REASONING,
     ErrorInfo,
     completion_room,
+    is_role_order,
     stated_window,
     unsupported_param,
 )
-from wave_tui.llm.wire import REASONING_FIELD, fold_messages, plain_system
+from wave_tui.llm.wire import REASONING_FIELD, bridge_roles, plain_system
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 
@@ -29,6 +30,8 @@ class WireAdapter:
         # req: PV2
         self.reasoning_field = REASONING_FIELD
         self._fill_reasoning = False
+        # A chat template that wants user / assistant to alternate (learned from its refusal).
+        self.strict_roles = False
 
     def read_reasoning(self, delta: Mapping[str, Any]) -> str:
         """Reasoning text of a delta or message under either name (req: PV1)."""
@@ -46,7 +49,8 @@ class WireAdapter:
         messages = [m for m in out.get("messages") or [] if isinstance(m, dict)]
         if messages:
             messages[0] = plain_system(messages[0])  # req: PV6
-        messages = fold_messages(messages)  # req: PV6
+        if self.strict_roles:
+            messages = bridge_roles(messages)  # req: CV5
         out["messages"] = [
             self._assistant(m) if m.get("role") == "assistant" else m for m in messages
         ]
@@ -71,6 +75,9 @@ class WireAdapter:
             # Assistant messages of another model (or the fork) have no reasoning to send back.
             self._fill_reasoning = True
             self.reasoning_field = "reasoning_content"
+            return True
+        if is_role_order(info) and not self.strict_roles:
+            self.strict_roles = True  # from now on for this endpoint: one refusal, not one a turn
             return True
         room = completion_room(info)  # vLLM: prompt + max_tokens > max_model_len
         if room is not None:

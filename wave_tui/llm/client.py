@@ -22,11 +22,19 @@ from wave_tui.llm.errors import (
     ModelConnectionError,
     ModelHTTPError,
     ModelProtocolError,
+    RetryCause,
+    RetryScheduled,
     ServerMisconfigured,
     StreamInterrupted,
 )
-from wave_tui.llm.ollama import probe_ollama_context
-from wave_tui.llm.quirks import ErrorInfo, is_context_length, misconfiguration_fix, parse_error
+from wave_tui.llm.ollama import OLLAMA_PORT, probe_ollama_context, says_ollama
+from wave_tui.llm.quirks import (
+    ErrorInfo,
+    is_context_length,
+    is_role_order,
+    misconfiguration_fix,
+    parse_error,
+)
 from wave_tui.llm.replies import FIRST_BYTE_TIMEOUT_ENV, AssistantReply, ClientConfig, StreamDelta
 from wave_tui.llm.types import ToolCall
 from wave_tui.llm.usage import estimated_usage, parse_usage
@@ -36,6 +44,7 @@ __all__ = ["AssistantReply", "ClientConfig", "ModelClient", "StreamDelta", "pars
 RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 MAX_RETRY_AFTER_S = 60.0
 DeltaHandler = Callable[[StreamDelta], Awaitable[None] | None]
+RetryHandler = Callable[[RetryScheduled], None]
 
 
 # req: AC3
@@ -113,13 +122,21 @@ class ModelClient:
         )
         self._url = chat_url(config.base_url) if self._problem is None else None
         self.adapter = WireAdapter()
+        # Only an endpoint known to be Ollama gets the /api/show probe (req: PV11): its port,
+        # or a reply that says so. Azure, DeepSeek & co never see a request they did not ask for.
+        self.speaks_ollama = self._url is not None and self._url.port == OLLAMA_PORT
+
+    @property
+    def shown_url(self) -> str:
+        """The chat URL without its query (which may carry a key): what errors name."""
+        return str(self._url.copy_with(query=None)) if self._url is not None else ""
 
     async def aclose(self) -> None:
         await self._http.aclose()
 
     async def probe_context_limit(self, model: str) -> int | None:
         """The model's input window when the endpoint is Ollama (`num_ctx`), else None."""
-        if self._problem is not None:
+        if self._problem is not None or not self.speaks_ollama:
             return None
         return await probe_ollama_context(self._http, self.config.base_url, model)
 
@@ -162,13 +179,17 @@ class ModelClient:
             ) from None
 
     async def stream_chat(
-        self, body: dict[str, Any], on_delta: DeltaHandler | None = None
+        self,
+        body: dict[str, Any],
+        on_delta: DeltaHandler | None = None,
+        on_retry: RetryHandler | None = None,
     ) -> AssistantReply:
         """POST one streaming request and assemble the reply.
 
         Retries (bounded in count and total time, with backoff and jitter, honouring
         Retry-After) happen only before the stream has started; once it has, a break raises
         StreamInterrupted. A rejected parameter is retried once the other way and remembered.
+        `on_retry` hears of every wait before another attempt.
         """
         if self._problem is not None:
             raise ModelConfigError(self._problem)
@@ -186,22 +207,32 @@ class ModelClient:
                 # turned into StreamInterrupted inside _consume and never reach here.
                 wait = self._retry_wait(attempts, started, None)
                 if isinstance(wait, float):
+                    if on_retry is not None:
+                        why = f"cannot reach {self.shown_url}"
+                        on_retry(RetryScheduled("connection", why, wait, attempts))
                     await asyncio.sleep(wait)
                     continue
                 reason = f" ({wait})" if wait else ""
                 raise ModelConnectionError(
-                    f"{exc or type(exc).__name__}{reason}", attempts=attempts
+                    f"{exc or type(exc).__name__}{reason}", attempts=attempts, url=self.shown_url
                 ) from exc
             try:
                 if response.status_code >= 400:
                     raw = await response.aread()
                     info = parse_error(raw)
-                    if response.status_code < 500 and self.adapter.learn(info, body):
+                    learnable = response.status_code < 500 or is_role_order(info)
+                    if learnable and self.adapter.learn(info, body):
                         continue
                     retry_after = _retry_after_seconds(response)
                     self._raise_final(response.status_code, info, attempts)
                     wait = self._retry_wait(attempts, started, retry_after)
                     if isinstance(wait, float):
+                        if on_retry is not None:
+                            status = response.status_code
+                            limited = status == 429
+                            why = "rate limited" if limited else f"HTTP {status}"
+                            cause: RetryCause = "rate_limit" if limited else "server"
+                            on_retry(RetryScheduled(cause, why, wait, attempts))
                         await asyncio.sleep(wait)
                         continue
                     reason = f" (gave up: {wait})" if wait else ""
@@ -269,6 +300,7 @@ class ModelClient:
                 if chunk.get("error"):
                     message = parse_error(data.encode()).message
                     raise StreamInterrupted(message, "".join(content))
+                self.speaks_ollama = self.speaks_ollama or says_ollama(chunk)
                 reply.model = chunk.get("model") or reply.model
                 usage = parse_usage(chunk.get("usage"))
                 if usage is not None:
@@ -315,6 +347,7 @@ class ModelClient:
             message = choice.get("message") or {}
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
             raise ModelProtocolError(f"unexpected response: {raw[:200]!r}") from exc
+        self.speaks_ollama = self.speaks_ollama or says_ollama(data)
         calls = [
             ToolCall(
                 id=c.get("id") or f"call_{i}",

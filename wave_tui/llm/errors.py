@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import math
+from typing import Literal
+
+from wave_tui.config.records import record
+
 
 class ModelError(Exception):
     """Base class: anything that stops a model request from producing a reply."""
@@ -20,10 +25,31 @@ class ModelHTTPError(ModelError):
 
 
 class ModelConnectionError(ModelError):
-    def __init__(self, message: str, *, attempts: int = 1) -> None:
+    """Nothing answered: the message names the URL tried, the first thing a user checks."""
+
+    def __init__(self, message: str, *, attempts: int = 1, url: str = "") -> None:
         self.attempts = attempts
+        self.url = url
         tries = f" after {attempts} attempts" if attempts > 1 else ""
-        super().__init__(f"cannot reach the model endpoint{tries}: {message}")
+        where = f" {url}" if url else ""
+        super().__init__(f"cannot reach the model endpoint{where}{tries}: {message}")
+
+
+RetryCause = Literal["rate_limit", "server", "connection"]
+
+
+@record
+class RetryScheduled:
+    """An attempt failed and the request is tried again in `wait_s` seconds: said, never
+    silent (a 429 that waits a minute looks like a hang otherwise)."""
+
+    cause: RetryCause
+    reason: str  # "rate limited", "HTTP 503", "cannot reach http://…"
+    wait_s: float
+    attempt: int  # the attempt that failed, 1-based
+
+    def line(self) -> str:
+        return f"{self.reason} — retrying in {math.ceil(self.wait_s)}s"
 
 
 # req: AC4

@@ -1,6 +1,10 @@
 """Ollama's context window (req: PV11): its OpenAI endpoint silently truncates prompts to
 `num_ctx` (4,096 tokens unless the model or server sets more), so the input limit is read from
-`/api/show` instead of being guessed."""
+`/api/show` instead of being guessed.
+
+The probe goes only to an endpoint known to be Ollama: its own port (11434), or one whose reply
+carries Ollama's `system_fingerprint`. No other provider gets a request it never asked for.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,9 @@ from typing import Any
 import httpx
 
 OLLAMA_DEFAULT_NUM_CTX = 4096
+OLLAMA_PORT = 11434  # Ollama's own port: an endpoint there is taken to be Ollama
+# Ollama's OpenAI layer stamps every completion and chunk with this fingerprint.
+OLLAMA_FINGERPRINT = "fp_ollama"
 PROBE_TIMEOUT_S = 3.0
 _NUM_CTX = re.compile(r"^\s*num_ctx\s+(\d+)\s*$", re.MULTILINE)
 
@@ -21,6 +28,11 @@ def show_url(base_url: str) -> httpx.URL:
     if path.endswith("/v1"):
         path = path[: -len("/v1")]
     return url.copy_with(path=f"{path}/api/show", query=None)
+
+
+def says_ollama(chunk: Any) -> bool:
+    """A completion (or stream chunk) that Ollama's OpenAI layer produced."""
+    return isinstance(chunk, dict) and chunk.get("system_fingerprint") == OLLAMA_FINGERPRINT
 
 
 def context_limit_from_show(data: Any) -> int | None:

@@ -50,6 +50,18 @@ MISCONFIGURED: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     )
 )
 
+# req: CV5
+# A chat template that wants user and assistant to alternate: a user message after a tool result
+# (Mistral's API) or after another user message (Gemma / Mistral templates under vLLM, llama.cpp).
+ROLE_ORDER_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        r"unexpected role '?user'? after role '?tool'?",  # Mistral API
+        r"invalid_request_message_order",  # Mistral API error type
+        r"roles must alternate",  # Jinja chat templates (Gemma, Mistral, Llama 2)
+    )
+)
+
 MISSING_REASONING = re.compile(r"missing .?reasoning_content.? field", re.IGNORECASE)  # req: PV2
 
 # vLLM: "... maximum context length is 4096 tokens. However, you requested 5000 tokens
@@ -97,6 +109,11 @@ def _haystack(info: ErrorInfo) -> str:
 def is_context_length(info: ErrorInfo) -> bool:
     text = _haystack(info)
     return any(p.search(text) for p in CONTEXT_LENGTH_PATTERNS)
+
+
+def is_role_order(info: ErrorInfo) -> bool:
+    text = _haystack(info)
+    return any(p.search(text) for p in ROLE_ORDER_PATTERNS)
 
 
 def misconfiguration_fix(info: ErrorInfo) -> str | None:

@@ -111,24 +111,75 @@ def plain_system(message: dict[str, Any]) -> dict[str, Any]:
     return {**message, "content": _text_of(content)}
 
 
-def fold_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Wire messages that every chat template accepts (req: PV6).
+# A meta message with this meta key joins the next user message, never the one before it: the
+# interruption note is read before the prompt that follows it (and never inside the prompt that
+# was abandoned).
+JOINS_NEXT = "joinsNext"
+# The user's own words after a tool result, or after a prompt that got no reply, where a provider
+# wants user and assistant to alternate strictly: what the assistant "said" in between.
+BRIDGE_TEXT = "(no reply)"
 
-    A user message right after a user message joins it as further content parts; one right
-    after a tool result is folded into that result (Mistral rejects `user` after `tool`). The
-    fold looks only backwards, so a request's prefix is the same in every later request
-    (prompt caching). The transcript keeps each message as it was."""
+
+def _is_meta(message: Message) -> bool:
+    """Not the user's own words: isMeta text (rules, nested memory, notices) or a summary."""
+    return message.is_meta or message.kind == "compress"
+
+
+def _joins_previous(message: Message) -> bool:
+    return _is_meta(message) and not message.meta.get(JOINS_NEXT)
+
+
+def wire_messages(messages: list[Message], reminder: str | None = None) -> list[dict[str, Any]]:
+    """Wire messages for `messages`, the transient `reminder` first (req: PV6).
+
+    Folding is for isMeta text only: a meta message joins the user message before it as a
+    further content part, or is folded into the tool result before it (Mistral rejects `user`
+    after `tool`). The user's own words are always a user message of their own, starting
+    after a meta-only user message (the reminder, the interruption note) or anything else; a
+    prompt is never merged into another prompt. The fold looks only backwards, so a request's
+    prefix is the same in every later request (prompt caching). The transcript keeps each
+    message as it was."""
+    out: list[dict[str, Any]] = []
+    meta_only: set[int] = set()  # indexes in `out` of user messages that hold only meta text
+    if reminder:
+        out.append({"role": "user", "content": reminder})
+        meta_only.add(0)
+    for message in messages:
+        wire = message_to_wire(message)
+        prev = out[-1] if out else None
+        last = len(out) - 1
+        if message.role != "user" or prev is None:
+            out.append(wire)
+            if message.role == "user" and _is_meta(message):
+                meta_only.add(len(out) - 1)
+            continue
+        if _joins_previous(message) and prev.get("role") == "tool":
+            out[-1] = _fold_into_tool(prev, wire["content"])
+        elif prev.get("role") == "user" and (_joins_previous(message) or last in meta_only):
+            out[-1] = {**prev, "content": _parts(prev.get("content")) + _parts(wire["content"])}
+            if not _is_meta(message):
+                meta_only.discard(last)
+        else:
+            out.append(wire)
+            if _is_meta(message):
+                meta_only.add(len(out) - 1)
+    return out
+
+
+# req: CV5
+def bridge_roles(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Strict alternation (a Mistral / Gemma chat template): a short assistant message between
+    a user message and what it follows when that is a tool result or another user message."""
     out: list[dict[str, Any]] = []
     for message in messages:
         prev = out[-1] if out else None
-        if message.get("role") != "user" or prev is None:
-            out.append(message)
-        elif prev.get("role") == "user":
-            out[-1] = {**prev, "content": _parts(prev.get("content")) + _parts(message["content"])}
-        elif prev.get("role") == "tool":
-            out[-1] = _fold_into_tool(prev, message.get("content"))
-        else:
-            out.append(message)
+        if (
+            message.get("role") == "user"
+            and prev is not None
+            and prev.get("role") in ("user", "tool")
+        ):
+            out.append({"role": "assistant", "content": BRIDGE_TEXT})
+        out.append(message)
     return out
 
 

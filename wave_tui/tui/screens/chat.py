@@ -68,6 +68,9 @@ PROMPT_PLACEHOLDER = (
 )
 
 
+PROMPT_RETURNED = "not sent: the message is back in the input"
+
+
 class ChatScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "abort_turn", "Stop turn", id="abort-turn"),
@@ -339,6 +342,11 @@ class ChatScreen(Screen[None]):
                 await self._append(NoticeLine(text, kind))
             case ev.ErrorOccurred(message=message):
                 await self._append(ErrorLine(message))
+            case ev.PromptFailed(text=text):  # back in the input, to edit and send again
+                prompt = self.query_one("#prompt", HistoryInput)
+                prompt.value = f"{prompt.value}\n{text}" if prompt.value.strip() else text
+                prompt.move_cursor(prompt.document.end)
+                await self._append(NoticeLine(PROMPT_RETURNED))
             case ev.TurnEnded(status="aborted"):
                 await self._append(NoticeLine("interrupted — the turn was stopped"))
             case ev.QueueChanged(queued=queued):

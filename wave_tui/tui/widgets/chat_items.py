@@ -40,7 +40,7 @@ class UserMessage(Static):
         super().__init__(text, markup=False, classes="user-message")
 
 
-SELF_EXPLAINED_KINDS = frozenset({"info", "cut"})  # their text needs no "kind:" prefix
+SELF_EXPLAINED_KINDS = frozenset({"info", "cut", "retry", "rate-limit", "limit"})  # no "kind:"
 
 
 class NoticeLine(Static):
