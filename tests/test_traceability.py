@@ -320,9 +320,6 @@ PENDING: frozenset[str] = frozenset(
     {
         "CV1",
         "CV2",
-        "CV3",
-        "CV4",
-        "CV5",
         "CV6",
         "CV7",
         "CV8",
