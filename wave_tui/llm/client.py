@@ -26,7 +26,14 @@ from wave_tui.llm.errors import (
     StreamInterrupted,
 )
 from wave_tui.llm.ollama import probe_ollama_context
-from wave_tui.llm.quirks import ErrorInfo, is_context_length, misconfiguration_fix, parse_error
+from wave_tui.llm.quirks import (
+    ErrorInfo,
+    is_context_length,
+    misconfiguration_fix,
+    parse_error,
+    stated_prompt_tokens,
+    stated_window,
+)
 from wave_tui.llm.replies import FIRST_BYTE_TIMEOUT_ENV, AssistantReply, ClientConfig, StreamDelta
 from wave_tui.llm.types import ToolCall
 from wave_tui.llm.usage import estimated_usage, parse_usage
@@ -222,7 +229,13 @@ class ModelClient:
         if fix is not None:
             raise ServerMisconfigured(status, info.message, fix, attempts=attempts)
         if is_context_length(info):
-            raise ContextLengthExceeded(status, info.message, attempts=attempts)
+            raise ContextLengthExceeded(
+                status,
+                info.message,
+                attempts=attempts,
+                window=stated_window(info),
+                prompt_tokens=stated_prompt_tokens(info),
+            )
         if status not in RETRY_STATUSES:
             raise ModelHTTPError(status, info.message, attempts=attempts)
 
