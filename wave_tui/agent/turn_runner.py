@@ -13,7 +13,9 @@ from typing import Any, Literal
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.commands import CommandOutput, CommandRegistry, PromptExpansion, parse_command
+from wave_tui.agent.compaction_flow import OVERFLOW_NOTICE as OVERFLOW_NOTICE
 from wave_tui.agent.compaction_flow import CompactionFlow
+from wave_tui.agent.context_window import ContextWindows
 from wave_tui.agent.conversation import Conversation
 from wave_tui.agent.extensions import (
     ContextSource,
@@ -37,7 +39,6 @@ MAX_ROUNDS_PER_TURN = 200
 MAX_CONTINUATIONS = 3  # Stop observers asking to go on, per turn
 STOP_FEEDBACK = "Stop hook feedback: "
 REPLY_CUT = "reply cut at the output limit"  # req: PV12
-OVERFLOW_NOTICE = "the prompt did not fit the model's context window: compacted, retrying"
 SMALL_WINDOW = (
     "{model}'s context window is {window} tokens (Ollama num_ctx) and the first request "
     "(instructions, AGENTS.md, rules, MEMORY.md, tools) already takes about {used}: raise num_ctx "
@@ -74,6 +75,7 @@ class TurnRunner:
         builtin_tools: Callable[[], list[Tool]],
         max_input_tokens: int | None,
         max_requests: int | None = None,
+        windows: ContextWindows | None = None,
     ) -> None:
         self.conversation = conversation
         self.requests = requests
@@ -96,23 +98,20 @@ class TurnRunner:
         self.last_request: dict[str, Any] | None = None
         self.last_reply: Message | None = None
         self.last_usage: Usage | None = None
-        self._probed: dict[str, int | None] = {}  # model -> the endpoint's window (Ollama)
-
-    def probed_window(self, model: str | None) -> int | None:
-        """The input window the endpoint stated for `model` (Ollama's num_ctx), if probed."""
-        return self._probed.get(model) if model else None
+        # What the endpoint said of each model's window: Ollama's num_ctx, refusals (CV11).
+        self.windows = windows if windows is not None else compaction.windows
 
     def input_limit(self, model: str) -> int:
+        """The window in force: configured, lowered to what the endpoint said (PV11, CV11)."""
         limit = resolve_max_input_tokens(self._settings(), model, self._max_input_tokens)
-        probed = self._probed.get(model)
-        return min(limit, probed) if probed else limit
+        return self.windows.limit(model, limit)
 
     async def _probe_window(self, target: ModelTarget, body: dict[str, Any]) -> None:
         """Once per model and session (req: PV11): Ollama truncates silently at num_ctx."""
-        if target.model in self._probed:
+        if self.windows.was_probed(target.model):
             return
         window = await target.client.probe_context_limit(target.model)
-        self._probed[target.model] = window
+        self.windows.set_probed(target.model, window)
         used = estimate_prompt_tokens(body) if window is not None else 0
         if window is not None and used > window:
             self._emit(
@@ -122,9 +121,10 @@ class TurnRunner:
             )
 
     def forget(self) -> None:
-        """Nothing of the old conversation may be extracted again (/clear)."""
+        """Nothing of the old conversation may be extracted again, nor counted (/clear)."""
         self.last_request = None
         self.last_reply = None
+        self.last_usage = None  # req: CV14
 
     # -- tools and context of the next request ------------------------------------------------
     def tools(self) -> dict[str, Tool]:
@@ -140,15 +140,19 @@ class TurnRunner:
         return [e for e in self._extensions() if isinstance(e, ContextSource)]
 
     def build_request(
-        self, tools: dict[str, Tool] | None = None, model: str | None = None
+        self,
+        tools: dict[str, Tool] | None = None,
+        model: str | None = None,
+        messages: list[Message] | None = None,
     ) -> dict[str, Any]:
-        """The next main request; `model` given, no endpoint is needed (`wave context`)."""
+        """The next main request; `model` given, no endpoint is needed (`wave context`);
+        `messages` instead of the conversation's (compaction measures and retries with it)."""
         model = model if model is not None else self._target().model
         return self.requests.build(
             model=model,
             settings=self._settings(),
             sources=self.sources(),
-            messages=self.conversation.messages,
+            messages=self.conversation.messages if messages is None else messages,
             tools=[spec_of(t) for t in (tools if tools is not None else self.tools()).values()],
         )
 
@@ -267,7 +271,7 @@ class TurnRunner:
         # The window probe runs beside the first request, so no turn waits a round trip for it.
         probing = (
             asyncio.get_running_loop().create_task(self._probe_window(target, body))
-            if target.model not in self._probed
+            if not self.windows.was_probed(target.model)
             else None
         )
         self.last_request = body
@@ -280,16 +284,17 @@ class TurnRunner:
             elif delta.kind == "reasoning":
                 self._emit(ev.ReasoningDelta(assistant_id, delta.text))
 
+        async def send(retry: dict[str, Any]) -> AssistantReply:
+            self.last_request = retry
+            return await target.client.stream_chat(retry, on_delta)
+
         try:
             try:
                 reply = await target.client.stream_chat(body, on_delta)
-            except ContextLengthExceeded:  # req: PV11
-                if not await self.compaction.compact(None, trigger="auto"):
-                    raise
-                self._emit(ev.Notice("warning", OVERFLOW_NOTICE))
-                body = self.build_request(tools)
-                self.last_request = body
-                reply = await target.client.stream_chat(body, on_delta)
+            except ContextLengthExceeded as exc:  # req: PV11
+                reply = await self.compaction.overflowed(
+                    exc, body, lambda messages: self.build_request(tools, messages=messages), send
+                )
         finally:
             if probing is not None:
                 await probing  # never raises: a failed probe is "not Ollama"
