@@ -222,6 +222,9 @@ class CompactionBreaker:
         if not self.open or self._warned:
             return None
         self._warned = True
+        return self.paused_text()
+
+    def paused_text(self) -> str:
         return (
             f"Auto-compaction failed {self.failures} times in a row and is paused for this "
             "session; use /compact to retry or /clear to start over."

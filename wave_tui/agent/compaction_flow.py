@@ -181,8 +181,10 @@ class CompactionFlow:
             self._window_model = main
         while True:
             self.windows.learn(main, error, estimate_prompt_tokens(sent))
-            if self.breaker.open:
+            if self.breaker.window_open:
                 raise ContextWindowFull(self._stop_line(main)) from error
+            if self.breaker.open:  # paused by failures of another kind (the summary model's)
+                raise ContextWindowFull(self.breaker.paused_text()) from error
             try:
                 prepared = await self.prepare(None, "auto")
             except CompactionError as exc:
