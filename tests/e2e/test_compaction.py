@@ -12,8 +12,9 @@ from tests.model_server import ModelServer, error, text, tool_call
 from tests.wave_cli import run_wave
 from tests.wire_view import flat
 
-# 8000 for the conversation plus ~2,300 for the tool specs of issue 18 (tasks, plan, Agent, ...).
-ENV = {"WAVE_MAX_INPUT_TOKENS": "10300", "WAVE_FAST_MODEL": "fast", "WAVE_DISABLE_AUTO_MEMORY": "1"}
+# A window the compacted request fits (CV11: the last two rounds, a big read among them, and an
+# 8,192-token summary, with room for the reply) that the turn still outgrows at its third read.
+ENV = {"WAVE_MAX_INPUT_TOKENS": "30000", "WAVE_FAST_MODEL": "fast", "WAVE_DISABLE_AUTO_MEMORY": "1"}
 
 
 def is_fast(body: dict) -> bool:
@@ -44,7 +45,7 @@ def orphan_tool_results(messages: list[dict]) -> list[str]:
 def long_session(model_server: ModelServer, project: Path) -> Path:
     (project / ".wave" / "rules").mkdir(parents=True)
     (project / ".wave" / "rules" / "api.md").write_text("---\npaths: src/api/**\n---\nAPI-RULE\n")
-    big(project / "src" / "api" / "a.ts")
+    big(project / "src" / "api" / "a.ts", words=20_000)
     big(project / "b.txt")
     (project / "c.txt").write_text("small c\n")
     (project / "src" / "api" / "d.ts").write_text("small d\n")
@@ -116,15 +117,17 @@ def test_three_failed_compactions_open_the_breaker_and_the_turn_completes(
     model_server: ModelServer, project: Path
 ) -> None:
     """CP4: three failed compactions open the breaker and the turn completes."""
+    big(project / "v.txt", words=4000)  # from the second request on, over the window
     for name in "wxyz":
         (project / f"{name}.txt").write_text(f"{name}\n")
     model_server.enqueue(
-        *[tool_call("Read", {"file_path": f"{n}.txt"}) for n in "wxyz"],
+        *[tool_call("Read", {"file_path": f"{n}.txt"}) for n in "vwxyz"],
         text("finished anyway"),
         when=is_main,
     )
     model_server.enqueue(*[error(400, "summariser broken")] * 10, when=is_fast)
-    env = {**ENV, "WAVE_MAX_INPUT_TOKENS": "100"}
+    # Room for a compaction (CV11: a window the instructions alone fill is not compacted at all).
+    env = {**ENV, "WAVE_MAX_INPUT_TOKENS": "9000"}
     proc = run_wave("-p", "go", cwd=project, server=model_server, env=env)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "finished anyway\n"

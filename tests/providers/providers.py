@@ -236,3 +236,20 @@ def llamacpp_no_jinja(seen: Seen) -> Rejection | None:
             }
         }
     return None
+
+
+# -- a server that counts more tokens than it says (CV11) ---------------------------------------
+def dense_window_of(window: int, density: float) -> Rule:
+    """A `window`-token server whose tokenizer counts `density` tokens per emulated one, and
+    whose refusal names the window but not the prompt's size (some proxies shorten it so)."""
+
+    def rule(seen: Seen) -> Rejection | None:
+        if int(vllm_prompt_tokens(seen) * density) > window:
+            return 400, _openai_error(
+                f"This model's maximum context length is {window} tokens. Please reduce the "
+                "length of the messages.",
+                code="context_length_exceeded",
+            )
+        return None
+
+    return rule

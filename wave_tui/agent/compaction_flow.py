@@ -1,30 +1,65 @@
-"""Compaction as the loop runs it: `/compact`, and automatically before a request once the last
-usage crossed the limit; a failed summary leaves the conversation as it was (the breaker counts).
+"""Compaction as the loop runs it: `/compact`, automatically before a request once the last
+usage crossed the limit, and when the endpoint refused a request as too long for its window; a
+failed summary leaves the conversation as it was (the breaker counts).
+
+A refusal teaches the window (`ContextWindows`) and the compaction is fitted to it: the summary,
+the kept rounds and the restoration leave the next request room (CV11). After a refusal the
+compacted conversation becomes a new linked session only once the request it makes has been
+accepted, so a failed attempt leaves no session behind; two failures in a row stop with one line
+saying what to do, and later messages are not compacted again and again.
 
 Extensions with `run_pre_compact` / `run_post_compact` (the user hooks) see each compaction: the
-PreCompact output joins the summary instructions, PostCompact gets the summary (HK7)."""
+PreCompact output joins the summary instructions, PostCompact gets the summary (HK7). Extensions
+with `invoked_skills` / `running_work` add to the restoration (skills, background work)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Literal, Protocol, runtime_checkable
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.compaction import (
+    Budget,
     CompactionBreaker,
     CompactionError,
+    CompactionResult,
     compact,
     recent_read_files,
     should_compact,
 )
+from wave_tui.agent.compaction_budget import MIN_ROOM
+from wave_tui.agent.context_window import ContextWindows
 from wave_tui.agent.conversation import Conversation
 from wave_tui.agent.model_gateway import ModelTarget
+from wave_tui.config.records import record
 from wave_tui.config.settings import EffectiveSettings
-from wave_tui.llm.types import Usage
+from wave_tui.llm.errors import ContextLengthExceeded, ModelError
+from wave_tui.llm.replies import AssistantReply
+from wave_tui.llm.types import Message, Usage
+from wave_tui.llm.usage import estimate_prompt_tokens
 
 Emit = Callable[[ev.AgentEvent], None]
 Notify = Callable[[str, str], None]
 Trigger = Literal["manual", "auto"]
+Build = Callable[[list[Message]], dict[str, Any]]
+Send = Callable[[dict[str, Any]], Awaitable[AssistantReply]]
+
+OVERFLOW_NOTICE = "the prompt did not fit the model's context window: compacted and sent again"
+WINDOW_FULL = (
+    "compaction cannot make this conversation fit {model}'s {window:,}-token context window: "
+    "/clear to start over, or use a model with a larger window"
+)
+WINDOW_TOO_SMALL = (
+    "{model}'s context size ({window:,} tokens) is too small for wave's instructions and tools "
+    "alone (about {overhead:,} tokens): use a model with a larger window, or raise the server's "
+    "context size"
+)
+
+
+class ContextWindowFull(ModelError):
+    """The conversation cannot be made to fit the window: one line saying what to do (CV11)."""
 
 
 @runtime_checkable
@@ -32,6 +67,29 @@ class CompactionHooks(Protocol):
     async def run_pre_compact(self, trigger: Trigger, custom: str | None) -> str: ...
 
     async def run_post_compact(self, trigger: Trigger, summary: str) -> None: ...
+
+
+@runtime_checkable
+class InvokedSkills(Protocol):
+    """The skills invoked in `messages` (the whole thread), newest first: (name, text)."""
+
+    def invoked_skills(self, messages: Sequence[Message]) -> list[tuple[str, str]]: ...
+
+
+@runtime_checkable
+class RunningWork(Protocol):
+    """Background work running now, one line each (command, id, where its output goes)."""
+
+    def running_work(self) -> list[str]: ...
+
+
+@record
+class PreparedCompaction:
+    """A summary made, not yet the conversation: `commit` makes it so."""
+
+    result: CompactionResult
+    trigger: Trigger
+    model: str
 
 
 def _join(instructions: str | None, extra: str) -> str | None:
@@ -52,6 +110,9 @@ class CompactionFlow:
         restored: Callable[[], None],
         settings: Callable[[], EffectiveSettings] | None = None,
         extensions: Callable[[], Sequence[object]] = lambda: (),
+        windows: ContextWindows | None = None,
+        limit: Callable[[str], int] | None = None,
+        overhead: Callable[[], int] | None = None,
     ) -> None:
         self.conversation = conversation
         self._target = target
@@ -62,6 +123,10 @@ class CompactionFlow:
         self._restored = restored  # the history was replaced: extensions rebuild their state
         self._settings = settings
         self._extensions = extensions
+        self.windows = windows if windows is not None else ContextWindows()
+        self._limit = limit  # model -> the window in force (configured or learned)
+        self._overhead = overhead  # estimated tokens of the next request without its messages
+        self._window_model: str | None = None  # the model the window failures counted for
         self.breaker = CompactionBreaker()
         self.due = False
         self.running = False
@@ -93,6 +158,95 @@ class CompactionFlow:
     ) -> bool:
         """Summarise all but the last rounds into a new, linked session. Never raises for a
         failed summary: the conversation goes on uncompacted (and the breaker counts)."""
+        try:
+            prepared = await self.prepare(instructions, trigger)
+        except CompactionError as exc:
+            self.breaker.record_failure(exc.kind)
+            self._notify("warning", f"compaction failed: {exc}")
+            return False
+        await self.commit(prepared)
+        return True
+
+    # req: CV11
+    async def overflowed(
+        self, error: ContextLengthExceeded, sent: dict[str, Any], build: Build, send: Send
+    ) -> AssistantReply:
+        """The endpoint refused `sent` as too long: learn the window, compact to fit it and send
+        the request the compacted conversation makes (`build`, `send`); the compaction is kept
+        only once that request is accepted. Raises ContextWindowFull when it cannot be made to
+        fit, the error itself when the summary failed for another reason."""
+        main = self._target().model
+        if main != self._window_model:
+            self.breaker.reset_window()  # another model, another window
+            self._window_model = main
+        while True:
+            self.windows.learn(main, error, estimate_prompt_tokens(sent))
+            if self.breaker.window_open:
+                raise ContextWindowFull(self._stop_line(main)) from error
+            if self.breaker.open:  # paused by failures of another kind (the summary model's)
+                raise ContextWindowFull(self.breaker.paused_text()) from error
+            try:
+                prepared = await self.prepare(None, "auto")
+            except CompactionError as exc:
+                self.breaker.record_failure(exc.kind)
+                if exc.kind == "window" or self.breaker.open:
+                    continue  # the breaker decides at the top of the loop
+                self._notify("warning", f"compaction failed: {exc}")
+                raise error from exc
+            body = build(prepared.result.new_messages)
+            try:
+                reply = await send(body)
+            except ContextLengthExceeded as again:
+                self.breaker.record_failure("window")
+                error, sent = again, body
+                continue
+            await self.commit(prepared)
+            self._emit(ev.Notice("warning", OVERFLOW_NOTICE))
+            return reply
+
+    def _stop_line(self, model: str) -> str:
+        window = self._window_for(model)
+        overhead = self._overhead() if self._overhead is not None else 0
+        if overhead and self._budget_room(model) < MIN_ROOM:
+            return WINDOW_TOO_SMALL.format(model=model, window=window, overhead=overhead)
+        return WINDOW_FULL.format(model=model, window=window)
+
+    def _window_for(self, model: str) -> int:
+        return self._limit(model) if self._limit is not None else 0
+
+    def _budget_room(self, main: str) -> int:
+        overhead = self._overhead() if self._overhead is not None else 0
+        return self.windows.budget(main, self._window_for(main)) - overhead
+
+    def _budget(self, main: str, summary_model: str) -> Budget | None:
+        if self._limit is None or self._overhead is None:
+            return None
+        summary = self.windows.budget(summary_model, self._window_for(summary_model))
+        return Budget(self._budget_room(main), summary)
+
+    async def _restoration_parts(self) -> tuple[list[str], list[tuple[str, str]]]:
+        """Background work running now and the skills invoked in this conversation (its whole
+        thread, across earlier compactions)."""
+        extensions = self._extensions()
+        background = [
+            line for e in extensions if isinstance(e, RunningWork) for line in e.running_work()
+        ]
+        sources = [e for e in extensions if isinstance(e, InvokedSkills)]
+        skills: list[tuple[str, str]] = []
+        if sources:
+            thread = await asyncio.to_thread(self.conversation.full_thread)
+            for source in sources:
+                skills.extend(source.invoked_skills(thread))
+        return background, skills
+
+    def _plan_file(self) -> Path | None:
+        if not self._plan_mode():
+            return None
+        plan = self.conversation.paths.plan_file(self.conversation.session_id)
+        return plan if plan.is_file() else None
+
+    async def prepare(self, instructions: str | None, trigger: Trigger) -> PreparedCompaction:
+        """The summary and restoration, fitted to the window; raises CompactionError."""
         target = self._target()
         model = self._fast_model() or target.model
         conversation = self.conversation
@@ -100,37 +254,56 @@ class CompactionFlow:
             instructions = _join(instructions, await hooks.run_pre_compact(trigger, instructions))
         settings = self._settings() if self._settings is not None else None
         options = settings.model_config_for(model).options if settings is not None else None
+        budget = self._budget(target.model, model)
+        if budget is not None and budget.room < MIN_ROOM:
+            self.breaker.trip_window()  # no summary can help: say so at once
+            raise CompactionError(self._stop_line(target.model), kind="window")
         self.running = True
         self._emit(ev.BackgroundChanged("compaction", True, f"compacting with {model}"))
         try:
-            result = await compact(
-                target.client,
-                model,
-                conversation.messages,
-                instructions,
-                recent_read_files(conversation.read_state),
-                conversation.paths.project_root,
-                plan_mode=self._plan_mode(),
-                background=[],
-                options=options,
-            )
-        except CompactionError as exc:
-            self.breaker.record_failure()
-            self._notify("warning", f"compaction failed: {exc}")
-            return False
+            background, skills = await self._restoration_parts()
+            for attempt in range(2):
+                try:
+                    result = await compact(
+                        target.client,
+                        model,
+                        conversation.messages,
+                        instructions,
+                        recent_read_files(conversation.read_state),
+                        conversation.paths.project_root,
+                        plan_mode=self._plan_mode(),
+                        background=background,
+                        plan_file=self._plan_file(),
+                        skills=skills,
+                        options=options,
+                        window_tokens=self.windows.known(model),
+                        budget=budget,
+                    )
+                    break
+                except CompactionError as exc:
+                    if exc.overflow is None or attempt or budget is None:
+                        raise
+                    # The summary model's own window: learnt, the transcript is cut to it.
+                    self.windows.learn(model, exc.overflow, exc.sent_tokens)
+                    budget = self._budget(target.model, model)
         finally:
             self.running = False
             self._emit(ev.BackgroundChanged("compaction", False))
+        return PreparedCompaction(result, trigger, model)
+
+    async def commit(self, prepared: PreparedCompaction) -> None:
+        """The summary becomes the conversation: a new session linked to the old one."""
+        result = prepared.result
+        conversation = self.conversation
         self.breaker.record_success()
         if result.usage is not None:
-            self._emit(ev.UsageUpdated(result.usage, model, source="compact"))
+            self._emit(ev.UsageUpdated(result.usage, prepared.model, source="compact"))
         conversation.replace_after_compaction(result.new_messages)
         self._restored()
         for hooks in self._hooks():
-            await hooks.run_post_compact(trigger, result.summary)  # req: HK7
+            await hooks.run_post_compact(prepared.trigger, result.summary)  # req: HK7
         self._notify(
             "compaction",
             f"compacted {result.summarised_count} messages into a summary; "
             f"session {conversation.session_id}",
         )
-        return True

@@ -1,12 +1,15 @@
 """What the next request costs, per source (MX2): `/context` and `wave context [--json]`.
 
 Computed from the request the service would build now (`build_request()`), never sent. Each
-source is estimated from its text (`estimate_tokens`); the total is the endpoint's own count of
-the last request plus an estimate for what was added since, when the endpoint gave one, else the
-sum of the sources and the reminder's lead-in (`estimated: true`). Memory sources are the MEMORY.md index, each AGENTS.md of the
-chain, the user AGENTS.md, unconditional rules (in the reminder), conditional rules and nested
-memory loaded so far (isMeta messages); a warning fires when they take more than
-`MEMORY_WARN_SHARE` of the window.
+source is estimated from its text (`estimate_tokens`; the reminder's lead-in counts with its
+first part) and the total is the sum of the rows shown (CV14). When the endpoint counted the last
+request, every row is put in the endpoint's tokens: scaled by its count over our estimate of
+that request (a tokenizer's ratio, still right after a compaction or `/clear` replaced the
+history), and the report is not `estimated`. The window is the one in force, lowered to what the
+endpoint said (CV11). Memory sources are the MEMORY.md index, each AGENTS.md of the chain, the
+user AGENTS.md, unconditional rules (in the reminder), conditional rules and nested memory
+loaded so far (isMeta messages); a warning fires when they take more than `MEMORY_WARN_SHARE`
+of the window.
 """
 
 from __future__ import annotations
@@ -20,7 +23,6 @@ from wave_tui.agent.compaction import estimate_tokens
 from wave_tui.agent.extraction import ExtractionHook
 from wave_tui.agent.injection_hook import MemoryInjectionHook
 from wave_tui.config.records import record
-from wave_tui.config.settings import resolve_max_input_tokens
 from wave_tui.llm.wire import message_to_wire
 from wave_tui.memory.injection import MEMORY_LEAD_IN, META_NESTED, META_RULE_ID
 from wave_tui.memory.prompts import render_memory_index_block
@@ -42,7 +44,6 @@ SourceKind = Literal[
 MEMORY_KINDS: frozenset[str] = frozenset(
     {"memory_index", "agents_md", "user_agents_md", "rule", "nested"}
 )
-REMINDER_KINDS: frozenset[str] = frozenset({"agents_md", "user_agents_md", "rule"})
 MEMORY_WARN_SHARE = 0.25  # memory alone above this share of the window is worth a warning
 
 # req: MX2
@@ -132,14 +133,36 @@ def _memory_index_block(service: AgentService) -> str | None:
 
 
 def _reminder_sources(service: AgentService) -> list[SourceCost]:
+    """The reminder's parts; its lead-in counts with the first (the rows add up, CV14)."""
     for hook in service.hooks:
         if isinstance(hook, MemoryInjectionHook):
-            return [
+            rows = [
                 SourceCost(part.kind, part.name, _tokens(f"{part.label}\n\n{part.text.strip()}"))
                 for part in hook.injector.reminder_parts()
                 if part.text.strip()
             ]
+            if rows:
+                first = rows[0]
+                rows[0] = SourceCost(first.kind, first.name, first.tokens + _tokens(MEMORY_LEAD_IN))
+            return rows
     return []
+
+
+# req: CV14
+def _in_endpoint_tokens(
+    sources: list[SourceCost], body: dict[str, Any], service: AgentService
+) -> list[SourceCost] | None:
+    """The rows scaled to the endpoint's count (None when it counted no request yet): its
+    count of the last request over our estimate of it, applied to the next one."""
+    usage, last = service.last_usage, service.last_request
+    if usage is None or last is None or not usage.prompt_tokens or usage.estimated:
+        return None
+    estimate = sum(s.tokens for s in sources)
+    if not estimate:
+        return None
+    total = usage.prompt_tokens * _tokens(body) / max(1, _tokens(last))
+    factor = total / estimate
+    return [SourceCost(s.kind, s.name, round(s.tokens * factor)) for s in sources]
 
 
 def build_context_report(service: AgentService) -> ContextReport:
@@ -170,19 +193,12 @@ def build_context_report(service: AgentService) -> ContextReport:
         name = str(tool.get("function", {}).get("name", "tool"))
         sources.append(SourceCost("tools", name, _tokens(tool)))
     sources.append(SourceCost("conversation", f"{len(service.messages)} messages", conversation))
-    reminder_framing = (
-        _tokens(MEMORY_LEAD_IN) if any(s.kind in REMINDER_KINDS for s in sources) else 0
-    )
-    estimate = sum(s.tokens for s in sources) + reminder_framing
-    window = resolve_max_input_tokens(
-        service.settings, service.model, service.options.max_input_tokens
-    )
-    usage, last = service.last_usage, service.last_request
-    estimated = usage is None or last is None or not usage.prompt_tokens
-    total = estimate
-    if not estimated and usage is not None and last is not None:
-        # The endpoint counted the last request; add what the next one holds beyond it.
-        total = usage.prompt_tokens + max(0, _tokens(body) - _tokens(last))
+    counted = _in_endpoint_tokens(sources, body, service)
+    estimated = counted is None
+    sources = sources if counted is None else counted
+    total = sum(s.tokens for s in sources)
+    window = service.runner.input_limit(service.model or "")
+    usage = service.last_usage
     memory = sum(s.tokens for s in sources if s.kind in MEMORY_KINDS)
     warning = None
     if window and memory > MEMORY_WARN_SHARE * window:

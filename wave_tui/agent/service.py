@@ -24,6 +24,7 @@ from wave_tui.agent.command_handling import register_builtin_commands
 from wave_tui.agent.commands import CommandRegistry
 from wave_tui.agent.compaction import CompactionBreaker
 from wave_tui.agent.compaction_flow import CompactionFlow
+from wave_tui.agent.context_window import ContextWindows
 from wave_tui.agent.conversation import READ_META, Conversation
 from wave_tui.agent.extensions import (
     SessionObserver,
@@ -53,6 +54,7 @@ from wave_tui.agent.turn_runner import (
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.settings import EffectiveSettings, SettingsStore
 from wave_tui.llm.types import Message, Usage
+from wave_tui.llm.usage import estimate_prompt_tokens
 from wave_tui.permissions.policy import PermissionMode, PermissionPolicy, SafeZones
 from wave_tui.permissions.tool_table import key_argument
 from wave_tui.tools.base import Tool, ToolContext
@@ -106,6 +108,7 @@ class AgentService:
         self.conversation = Conversation(self.paths, self._emit)
         self.gateway = ModelGateway(client_factory)
         self.requests = RequestBuilder(self.paths, self.clock())
+        self.windows = ContextWindows()  # what the endpoint said of each model's window
         self.compaction = CompactionFlow(
             conversation=self.conversation,
             target=self._model_target,
@@ -116,6 +119,9 @@ class AgentService:
             restored=lambda: self.switch.after_compaction(),
             settings=lambda: self.settings,
             extensions=lambda: self.extensions,
+            windows=self.windows,
+            limit=lambda model: self.runner.input_limit(model),
+            overhead=lambda: estimate_prompt_tokens(self.runner.build_request(messages=[])),
         )
         self.executor = ToolExecutor(
             conversation=self.conversation,
@@ -146,6 +152,7 @@ class AgentService:
                 if options.max_rounds_per_turn is not None
                 else MAX_ROUNDS_PER_TURN
             ),
+            windows=self.windows,
         )
         self.settings_application = SettingsApplication(
             options=options,

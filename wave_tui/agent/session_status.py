@@ -1,8 +1,10 @@
 """The facade's `AgentStatus` (U2): the service, the settings in force and what events said.
 
 Two things only events tell: the background work running now (`BackgroundChanged`), and the
-context size after a compaction or a restore, estimated from characters until the next reply
-reports real usage (the last reported usage still counts the history that was summarised).
+context size after a compaction or a restore, estimated as `/context` counts it until the next
+reply reports real usage (the last reported usage still counts the history that was summarised,
+so its cache hits are not shown either). A new conversation (`/clear`) shows no figures until
+its first reply (CV14).
 """
 
 from __future__ import annotations
@@ -10,7 +12,6 @@ from __future__ import annotations
 from wave_tui.agent import events as ev
 from wave_tui.agent.session_core import SessionCore
 from wave_tui.agent.status import AgentStatus, cache_hit_ratio, context_tokens
-from wave_tui.config.settings import resolve_max_input_tokens
 
 # Events after which the status may read differently.
 STATUS_EVENTS = (
@@ -28,6 +29,7 @@ class StatusTracker:
         self._core = core
         self._background: dict[str, str] = {}
         self._context_estimate: int | None = None  # after a compaction, until the next reply
+        self._usage_stale = False  # the last usage is of a conversation since replaced
 
     def saw(self, event: ev.AgentEvent) -> bool:
         """Note what a service event changes; True when the status may read differently."""
@@ -37,11 +39,17 @@ class StatusTracker:
             else:
                 self._background.pop(event.kind, None)
         compacted = isinstance(event, ev.Notice) and event.kind == "compaction"
+        cleared = isinstance(event, ev.Notice) and event.kind == "session"
         if compacted:
             self._context_estimate = self._estimate_context()  # req: UX8
+            self._usage_stale = True
+        elif cleared:
+            self._context_estimate = None  # req: CV14
+            self._usage_stale = False
         elif isinstance(event, ev.UsageUpdated) and event.source == "main":
             self._context_estimate = None
-        return compacted or isinstance(event, STATUS_EVENTS)
+            self._usage_stale = False
+        return compacted or cleared or isinstance(event, STATUS_EVENTS)
 
     def restored(self) -> bool:
         """A conversation restored at start: its context is estimated until the first reply
@@ -69,14 +77,9 @@ class StatusTracker:
         model = service.model if service is not None else settings.model
         configured = bool(service is not None and model and settings.base_url)
         usage = service.last_usage if service is not None else None
-        window = (
-            resolve_max_input_tokens(settings, model, service.options.max_input_tokens)
-            if service is not None and model
-            else None
-        )
-        probed = service.runner.probed_window(model) if service is not None else None
-        if window is not None and probed:  # req: PV11
-            window = min(window, probed)
+        # The configured window, lowered to what the endpoint said (Ollama's num_ctx, PV11; the
+        # numbers of a context-length refusal).
+        window = service.runner.input_limit(model) if service is not None and model else None
         background = None
         if self._background:
             kind, detail = next(reversed(self._background.items()))
@@ -93,7 +96,7 @@ class StatusTracker:
             context_window=window,
             context_estimated=self._context_estimate is not None
             or bool(usage is not None and usage.estimated),  # req: PV9
-            cache_hit_ratio=cache_hit_ratio(usage),
+            cache_hit_ratio=None if self._usage_stale else cache_hit_ratio(usage),
             auto_memory=settings.auto_memory_enabled,
             auto_memory_frequency=settings.auto_memory_frequency,
             turns_until_extraction=service.turns_until_next if service is not None else None,

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
 SKILL_FILE = "SKILL.md"
 SKILL_TOOL = "Skill"
+# The first line of an invoked skill's text, naming its folder: how an invocation is found again
+# in the history (compaction restores the skills invoked, CV11).
+SKILL_BASE = "Base directory for this skill: "
 SKILLS_SECTION_HEADER = (
     "# Skills\n"
     "Skills are instructions for specific tasks. When a task matches a skill's description, "
@@ -44,7 +47,7 @@ class Skill:
     def render(self, args: str) -> str:
         """The body with `$ARGUMENTS` replaced, headed by the folder its bundled files are in."""
         body = expand_arguments(self.body, args).strip()
-        return f"Base directory for this skill: {self.folder}\n\n{body}"
+        return f"{SKILL_BASE}{self.folder}\n\n{body}"
 
 
 class Skills:
@@ -97,6 +100,21 @@ class Skills:
     # -- ToolProvider --------------------------------------------------------------------------
     def tools(self) -> Sequence[Tool]:
         return [self._tool] if any(s.model_invocable for s in self.load()) else []
+
+    # -- what a compaction restores ----------------------------------------------------------
+    # req: CV11
+    def invoked_skills(self, messages: Sequence[Message]) -> list[tuple[str, str]]:
+        """The skills invoked in `messages` (by the Skill tool or as `/name`), newest first, each
+        with its text as last invoked."""
+        names = {str(s.folder): s.name for s in self.load()}
+        found: dict[str, str] = {}
+        for message in reversed(messages):
+            text = message.content
+            if message.role not in ("tool", "user") or not text.startswith(SKILL_BASE):
+                continue
+            folder = text[len(SKILL_BASE) :].split("\n", 1)[0]
+            found.setdefault(names.get(folder, Path(folder).name), text)
+        return list(found.items())
 
     # -- CommandProvider -----------------------------------------------------------------------
     def commands(self) -> Sequence[Command]:

@@ -13,7 +13,9 @@ from typing import Any, Literal
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.commands import CommandOutput, CommandRegistry, PromptExpansion, parse_command
+from wave_tui.agent.compaction_flow import OVERFLOW_NOTICE as OVERFLOW_NOTICE
 from wave_tui.agent.compaction_flow import CompactionFlow
+from wave_tui.agent.context_window import ContextWindows
 from wave_tui.agent.conversation import Conversation
 from wave_tui.agent.extensions import (
     ContextSource,
@@ -38,7 +40,6 @@ MAX_ROUNDS_PER_TURN = 200  # model requests of one turn before it stops (AgentOp
 MAX_CONTINUATIONS = 3  # Stop observers asking to go on, per turn
 STOP_FEEDBACK = "Stop hook feedback: "
 REPLY_CUT = "reply cut at the output limit"  # req: PV12
-OVERFLOW_NOTICE = "the prompt did not fit the model's context window: compacted, retrying"
 SMALL_WINDOW = (
     "{model}'s context window is {window} tokens (Ollama num_ctx) and the first request "
     "(instructions, AGENTS.md, rules, MEMORY.md, tools) already takes about {used}: raise num_ctx "
@@ -85,6 +86,7 @@ class TurnRunner:
         max_input_tokens: int | None,
         max_requests: int | None = None,
         max_rounds: int = MAX_ROUNDS_PER_TURN,
+        windows: ContextWindows | None = None,
     ) -> None:
         self.conversation = conversation
         self.requests = requests
@@ -107,27 +109,24 @@ class TurnRunner:
         self.last_request: dict[str, Any] | None = None
         self.last_reply: Message | None = None
         self.last_usage: Usage | None = None
-        self._probed: dict[str, int | None] = {}  # model -> the endpoint's window (Ollama)
+        # What the endpoint said of each model's window: Ollama's num_ctx, refusals (CV11).
+        self.windows = windows if windows is not None else compaction.windows
         # The running turn's prompt as typed, and what it added: taken back when it fails.
         self._typed = ""
         self._prompt: list[Message] = []
         self._begun = False  # the turn is in the conversation: an abort is recorded
 
-    def probed_window(self, model: str | None) -> int | None:
-        """The input window the endpoint stated for `model` (Ollama's num_ctx), if probed."""
-        return self._probed.get(model) if model else None
-
     def input_limit(self, model: str) -> int:
+        """The window in force: configured, lowered to what the endpoint said (PV11, CV11)."""
         limit = resolve_max_input_tokens(self._settings(), model, self._max_input_tokens)
-        probed = self._probed.get(model)
-        return min(limit, probed) if probed else limit
+        return self.windows.limit(model, limit)
 
     async def _probe_window(self, target: ModelTarget, body: dict[str, Any]) -> None:
         """Once per model and session (req: PV11): Ollama truncates silently at num_ctx."""
-        if target.model in self._probed:
+        if self.windows.was_probed(target.model):
             return
         window = await target.client.probe_context_limit(target.model)
-        self._probed[target.model] = window
+        self.windows.set_probed(target.model, window)
         used = estimate_prompt_tokens(body) if window is not None else 0
         if window is not None and used > window:
             self._emit(
@@ -137,9 +136,10 @@ class TurnRunner:
             )
 
     def forget(self) -> None:
-        """Nothing of the old conversation may be extracted again (/clear)."""
+        """Nothing of the old conversation may be extracted again, nor counted (/clear)."""
         self.last_request = None
         self.last_reply = None
+        self.last_usage = None  # req: CV14
 
     # -- tools and context of the next request ------------------------------------------------
     def tools(self) -> dict[str, Tool]:
@@ -155,15 +155,19 @@ class TurnRunner:
         return [e for e in self._extensions() if isinstance(e, ContextSource)]
 
     def build_request(
-        self, tools: dict[str, Tool] | None = None, model: str | None = None
+        self,
+        tools: dict[str, Tool] | None = None,
+        model: str | None = None,
+        messages: list[Message] | None = None,
     ) -> dict[str, Any]:
-        """The next main request; `model` given, no endpoint is needed (`wave context`)."""
+        """The next main request; `model` given, no endpoint is needed (`wave context`);
+        `messages` instead of the conversation's (compaction measures and retries with it)."""
         model = model if model is not None else self._target().model
         return self.requests.build(
             model=model,
             settings=self._settings(),
             sources=self.sources(),
-            messages=self.conversation.messages,
+            messages=self.conversation.messages if messages is None else messages,
             tools=[spec_of(t) for t in (tools if tools is not None else self.tools()).values()],
         )
 
@@ -321,7 +325,7 @@ class TurnRunner:
         # an endpoint known to be Ollama is asked (its port, or an earlier reply said so).
         probing = (
             asyncio.get_running_loop().create_task(self._probe_window(target, body))
-            if target.model not in self._probed and target.client.speaks_ollama
+            if not self.windows.was_probed(target.model) and target.client.speaks_ollama
             else None
         )
         self.last_request = body
@@ -342,18 +346,19 @@ class TurnRunner:
             kind = RATE_LIMITED if retry.cause == "rate_limit" else RETRYING
             self._emit(ev.Notice(kind, retry.line()))
 
+        async def send(retry: dict[str, Any]) -> AssistantReply:
+            self.last_request = retry
+            said.clear()
+            thought.clear()
+            return await target.client.stream_chat(retry, on_delta, on_retry)
+
         try:
             try:
                 reply = await target.client.stream_chat(body, on_delta, on_retry)
-            except ContextLengthExceeded:  # req: PV11
-                if not await self.compaction.compact(None, trigger="auto"):
-                    raise
-                self._emit(ev.Notice("warning", OVERFLOW_NOTICE))
-                body = self.build_request(tools)
-                self.last_request = body
-                said.clear()
-                thought.clear()
-                reply = await target.client.stream_chat(body, on_delta, on_retry)
+            except ContextLengthExceeded as exc:  # req: PV11
+                reply = await self.compaction.overflowed(
+                    exc, body, lambda messages: self.build_request(tools, messages=messages), send
+                )
         except asyncio.CancelledError:
             self._keep_partial(assistant_id, "".join(said), "".join(thought))
             raise

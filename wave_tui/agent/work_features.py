@@ -76,6 +76,15 @@ class WorkFeatures:
     def on_messages_restored(self, messages: list[Message]) -> None:
         return None
 
+    # req: CV11
+    def running_work(self) -> list[str]:
+        """Background commands still running, for a compaction's restoration."""
+        return [
+            f"{task.label} (task {task.id}; its output: {task.output_file}, or BashOutput)"
+            for task in self.background.tasks()
+            if task.status == "running"
+        ]
+
     async def aclose(self) -> None:
         """`SessionObserver`: end background commands, close the web client."""
         await self.background.aclose()

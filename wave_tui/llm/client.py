@@ -34,6 +34,8 @@ from wave_tui.llm.quirks import (
     is_role_order,
     misconfiguration_fix,
     parse_error,
+    stated_prompt_tokens,
+    stated_window,
 )
 from wave_tui.llm.replies import FIRST_BYTE_TIMEOUT_ENV, AssistantReply, ClientConfig, StreamDelta
 from wave_tui.llm.types import ToolCall
@@ -253,7 +255,13 @@ class ModelClient:
         if fix is not None:
             raise ServerMisconfigured(status, info.message, fix, attempts=attempts)
         if is_context_length(info):
-            raise ContextLengthExceeded(status, info.message, attempts=attempts)
+            raise ContextLengthExceeded(
+                status,
+                info.message,
+                attempts=attempts,
+                window=stated_window(info),
+                prompt_tokens=stated_prompt_tokens(info),
+            )
         if status not in RETRY_STATUSES:
             raise ModelHTTPError(status, info.message, attempts=attempts)
 

@@ -73,7 +73,22 @@ class ModelConfigError(ModelError):
 
 
 class ContextLengthExceeded(ModelHTTPError):  # req: PV11
-    """The prompt does not fit the model's context window: compact and retry once."""
+    """The prompt does not fit the model's context window: compact and retry once.
+
+    `window` and `prompt_tokens` are what the refusal stated (None when it said no number)."""
+
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        *,
+        attempts: int = 1,
+        window: int | None = None,
+        prompt_tokens: int | None = None,
+    ) -> None:
+        self.window = window
+        self.prompt_tokens = prompt_tokens
+        super().__init__(status, message, attempts=attempts)
 
 
 class ServerMisconfigured(ModelHTTPError):  # req: PV12
