@@ -198,6 +198,12 @@ class RecordedRequest:
     reply: Reply
 
 
+@dataclass(frozen=True)
+class RecordedGet:
+    path: str
+    headers: dict[str, str]
+
+
 def _strip_cache_control(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _strip_cache_control(v) for k, v in value.items() if k != "cache_control"}
@@ -308,6 +314,7 @@ class _Handler(BaseHTTPRequestHandler):
     # -- routes ---------------------------------------------------------------------------
 
     def do_GET(self) -> None:
+        self.server.owner._record_get(self.path, {k.lower(): v for k, v in self.headers.items()})
         if self._route() in ("/v1/models", "/models"):
             created = int(time.time())
             data = [
@@ -466,6 +473,7 @@ class ModelServer:
 
     def __post_init__(self) -> None:
         self.requests: list[RecordedRequest] = []
+        self.gets: list[RecordedGet] = []  # GET requests (the model list), apart from chats
         self._queue: list[_Queued] = []
         self._history: dict[Any, _PrefixTrie] = {}
         self._lock = threading.Lock()
@@ -532,6 +540,7 @@ class ModelServer:
         """Forget requests, queued replies and cache history (keeps default/responder)."""
         with self._lock:
             self.requests.clear()
+            self.gets.clear()
             self._queue.clear()
             self._history.clear()
 
@@ -563,6 +572,11 @@ class ModelServer:
             if reply is not None:
                 return reply
         return self.default_reply
+
+    def _record_get(self, path: str, headers: dict[str, str]) -> None:
+        with self._changed:
+            self.gets.append(RecordedGet(path, headers))
+            self._changed.notify_all()
 
     def _handle(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> RecordedRequest:
         tokens = tokenize(body)

@@ -25,6 +25,7 @@ from wave_tui.llm.errors import (
     ServerMisconfigured,
     StreamInterrupted,
 )
+from wave_tui.llm.model_list import ModelListUnavailable, fetch_model_ids
 from wave_tui.llm.ollama import probe_ollama_context
 from wave_tui.llm.quirks import ErrorInfo, is_context_length, misconfiguration_fix, parse_error
 from wave_tui.llm.replies import FIRST_BYTE_TIMEOUT_ENV, AssistantReply, ClientConfig, StreamDelta
@@ -116,6 +117,13 @@ class ModelClient:
 
     async def aclose(self) -> None:
         await self._http.aclose()
+
+    async def list_models(self) -> tuple[str, ...]:
+        """The models the endpoint offers (`GET /models`, a bounded wait), with this client's
+        key and headers. Raises ModelListUnavailable."""
+        if self._problem is not None:
+            raise ModelListUnavailable(self._problem)
+        return await fetch_model_ids(self._http, self.config.base_url)
 
     async def probe_context_limit(self, model: str) -> int | None:
         """The model's input window when the endpoint is Ollama (`num_ctx`), else None."""
