@@ -23,6 +23,7 @@ from wave_tui.agent.factory import create_service
 from wave_tui.agent.service import AgentOptions
 from wave_tui.config.paths import WavePaths
 from wave_tui.tui.app import WaveApp, make_app
+from wave_tui.tui.screens.memory_runs import InboxScreen
 from wave_tui.tui.screens.pickers import Picker
 from wave_tui.tui.screens.trust import TrustDialog
 from wave_tui.tui.widgets.chat_items import CommandOutputBlock, NoticeLine
@@ -159,8 +160,9 @@ async def test_ux15_model_picker_with_an_unreachable_endpoint_offers_the_configu
     build_app: BuildApp,
 ) -> None:
     """UX15: no model list from the endpoint: the configured models and one line saying so."""
+    base_url = f"http://127.0.0.1:{closed_port()}/v1"
     environ = {
-        "WAVE_BASE_URL": f"http://127.0.0.1:{closed_port()}/v1",
+        "WAVE_BASE_URL": base_url,
         "WAVE_API_KEY": "k",
         "WAVE_MODEL": "test-model",
     }
@@ -171,7 +173,9 @@ async def test_ux15_model_picker_with_an_unreachable_endpoint_offers_the_configu
         assert isinstance(picker, Picker)
         assert picker_ids(picker) == ["test-model"]
         hint = str(picker.query_one(".dialog-detail", Static).content)
-        assert hint.startswith("The endpoint's model list could not be read: ")
+        assert hint.startswith(
+            f"The endpoint's model list could not be read: cannot reach {base_url}/models"
+        )
         assert len(hint.splitlines()) == 2  # that line, then the usual hint
 
 
@@ -206,11 +210,16 @@ async def test_mx8_fork_proposals_are_announced_and_counted_in_the_status_line(
         await pilot.press(*"we build with make", "enter")
         await wait_until(pilot, lambda: "to review" in str(status.content), tries=400)
         toasts = [str(n.message) for n in app._notifications]
-        assert "1 memory proposal waits for review: F2, then i (inbox)" in toasts
+        assert "1 memory proposal waits for review: F2, Esc, i opens the inbox" in toasts
         assert "1 memory to review" in str(status.content)
         assert not target.exists()
-        (item,) = await app.session.pending_writes()
-        await app.session.accept_pending(item.id)
+        await pilot.press("f2", "escape", "i")  # the keys the toast names
+        await wait_for_screen(pilot, InboxScreen)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("a")
+        await wait_until(pilot, target.exists)
+        await pilot.press("escape", "f1")
         await wait_until(pilot, lambda: "to review" not in str(status.content))
         assert "to review" not in str(status.content)
     assert target.exists()
@@ -270,7 +279,7 @@ async def test_ux15_every_command_has_a_description_in_help_and_the_popup(projec
         (block,) = app.chat_screen.query(CommandOutputBlock)
         lines = str(block.content).splitlines()
         assert any(line.split()[:1] == ["/bare"] and "Run the bare skill" in line for line in lines)
-        assert any("/empty x" in line and "Custom command (project)" in line for line in lines)
+        assert any("/empty x" in line and "Custom command in empty.md" in line for line in lines)
 
 
 @pytest.mark.req("UX20")

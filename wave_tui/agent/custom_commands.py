@@ -75,7 +75,7 @@ class CustomCommands:
                     # /help and the `/` popup list every command with a description.
                     description=fm.get_str("description")
                     or _first_line(fm.body)
-                    or f"Custom command ({scope})",
+                    or f"Custom command in {path.name}",
                     argument_hint=fm.get_str("argument-hint"),
                     allowed_tools=str_list(fm.data.get("allowed-tools")),
                     model=model,

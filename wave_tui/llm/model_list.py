@@ -38,13 +38,16 @@ async def fetch_model_ids(
     http: httpx.AsyncClient, base_url: str, timeout_s: float = MODEL_LIST_TIMEOUT_S
 ) -> tuple[str, ...]:
     """Raises ModelListUnavailable with one line for the user."""
+    url = models_url(base_url)
     try:
         async with asyncio.timeout(timeout_s):
             response = await http.get(
-                models_url(base_url), headers={"Accept": "application/json"}, timeout=timeout_s
+                url, headers={"Accept": "application/json"}, timeout=timeout_s
             )
     except (TimeoutError, httpx.TimeoutException):
         raise ModelListUnavailable(f"no answer within {timeout_s:g} s") from None
+    except httpx.ConnectError:
+        raise ModelListUnavailable(f"cannot reach {url}") from None
     except (httpx.HTTPError, ValueError) as exc:
         raise ModelListUnavailable(str(exc) or type(exc).__name__) from None
     if response.status_code != 200:

@@ -1,5 +1,5 @@
 """Memory proposals waiting for review (`autoMemoryReview`): their count in the status line, and
-a toast when the extraction fork adds some, saying where the inbox is (F2, then i)."""
+a toast when the extraction fork adds some, saying how to reach the inbox."""
 
 from __future__ import annotations
 
@@ -13,6 +13,9 @@ if TYPE_CHECKING:
     from wave_tui.tui.app import WaveApp
 
 WORKER_GROUP = "review-count"
+# The memory browser may open with its filter focused, where `i` types a letter: Esc first
+# puts the focus on the list, where `i` opens the inbox (and is harmless when it is there).
+INBOX_KEYS = "F2, Esc, i"
 
 
 class ReviewCount:
@@ -57,4 +60,4 @@ class ReviewCount:
 
 def review_toast(count: int) -> str:
     proposals, wait = ("proposal", "waits") if count == 1 else ("proposals", "wait")
-    return f"{count} memory {proposals} {wait} for review: F2, then i (inbox)"
+    return f"{count} memory {proposals} {wait} for review: {INBOX_KEYS} opens the inbox"
