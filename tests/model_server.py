@@ -201,6 +201,12 @@ class RecordedRequest:
     reply: Reply
 
 
+@dataclass(frozen=True)
+class RecordedGet:
+    path: str
+    headers: dict[str, str]
+
+
 def _strip_cache_control(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _strip_cache_control(v) for k, v in value.items() if k != "cache_control"}
@@ -312,6 +318,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self.server.owner._hit("GET", self.path)
+        self.server.owner._record_get(self.path, {k.lower(): v for k, v in self.headers.items()})
         if self._route() in ("/v1/models", "/models"):
             created = int(time.time())
             data = [
@@ -472,6 +479,7 @@ class ModelServer:
     def __post_init__(self) -> None:
         self.requests: list[RecordedRequest] = []
         self.hits: list[tuple[str, str]] = []  # (method, path) of every request, any route
+        self.gets: list[RecordedGet] = []  # GET requests (the model list), apart from chats
         self._queue: list[_Queued] = []
         self._history: dict[Any, _PrefixTrie] = {}
         self._lock = threading.Lock()
@@ -539,6 +547,7 @@ class ModelServer:
         with self._lock:
             self.requests.clear()
             self.hits.clear()
+            self.gets.clear()
             self._queue.clear()
             self._history.clear()
 
@@ -574,6 +583,11 @@ class ModelServer:
             if reply is not None:
                 return reply
         return self.default_reply
+
+    def _record_get(self, path: str, headers: dict[str, str]) -> None:
+        with self._changed:
+            self.gets.append(RecordedGet(path, headers))
+            self._changed.notify_all()
 
     def _handle(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> RecordedRequest:
         tokens = tokenize(body)

@@ -161,6 +161,25 @@ async def test_tk3_task_events_and_facade_list(make: Any, model_server: ModelSer
     await session.close()
 
 
+async def test_tk3_tasks_names_the_list_by_a_short_id_or_its_name(
+    make: Any, model_server: ModelServer
+) -> None:
+    """TK3: `/tasks` heads the list with a short id of the session's list, never its uuid; a
+    shared list (WAVE_TASK_LIST_ID) by its name."""
+    own = AgentSession(make())
+    assert own.service is not None
+    session_id = own.service.session_id
+    listing = getattr(await own.run_command("/tasks"), "text", "")
+    assert listing.splitlines()[0] == f"Task list of this session ({session_id[:8]}):"
+    assert session_id not in listing
+    await own.close()
+    shared = AgentSession(make(WAVE_TASK_LIST_ID="team-sprint"))
+    shared.start()
+    listing = getattr(await shared.run_command("/tasks"), "text", "")
+    assert listing.splitlines()[0] == 'Task list "team-sprint":'
+    await shared.close()
+
+
 async def test_tk2_shared_list_survives_clear(make: Any, model_server: ModelServer) -> None:
     service = make(WAVE_TASK_LIST_ID="shared")
     model_server.enqueue(tool_call("TaskCreate", {"subject": "Shared step"}), text("ok"))

@@ -79,7 +79,8 @@ async def test_ux15_model_picker_lists_configured_models_and_switches(
         picker = await wait_for_screen(pilot, Picker)
         options = picker.query_one("#picker-list", OptionList)
         ids = [options.get_option_at_index(i).id for i in range(options.option_count)]
-        assert ids == ["test-model", "small-one", "big-one"]
+        # the configured models first, then the others the endpoint lists
+        assert ids == ["test-model", "small-one", "big-one", "fast", "smart"]
         await pilot.press("down", "down", "enter")
         await settle(pilot)
         model_server.enqueue(text("hi"))

@@ -41,9 +41,10 @@ KEYS = (
     ("# text", "save a memory to AGENTS.md"),
     ("ctrl+q", "quit (waits for a memory extraction in flight)"),
 )
+# Commands whose feature registers the real one when configured: (description, answer).
 NOT_YET = {
-    "hooks": "No hooks configured.",
-    "mcp": "No MCP servers configured.",
+    "hooks": ("List the configured hooks and the file each comes from", "No hooks configured."),
+    "mcp": ("MCP servers: status, tools, last error", "No MCP servers configured."),
 }
 
 
@@ -122,8 +123,8 @@ def register_builtin_commands(registry: CommandRegistry, host: CommandHost) -> N
     ]
     for command in builtins:
         registry.register(command)
-    for name, answer in NOT_YET.items():
-        registry.register(Command(name, answer.rstrip("."), _fixed(answer)))
+    for name, (description, answer) in NOT_YET.items():
+        registry.register(Command(name, description, _fixed(answer)))
 
 
 def _fixed(answer: str) -> CommandRun:

@@ -72,7 +72,10 @@ class CustomCommands:
                     path=path,
                     scope=scope,
                     body=fm.body,
-                    description=fm.get_str("description") or _first_line(fm.body),
+                    # /help and the `/` popup list every command with a description.
+                    description=fm.get_str("description")
+                    or _first_line(fm.body)
+                    or f"Custom command in {path.name}",
                     argument_hint=fm.get_str("argument-hint"),
                     allowed_tools=str_list(fm.data.get("allowed-tools")),
                     model=model,

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from wave_tui.agent.service import AgentService
-from wave_tui.config.trust import TrustMode, TrustRequested, TrustStore
+from wave_tui.config.trust import NOT_TRUSTED_YET, TrustMode, TrustRequested, TrustStore
 from wave_tui.llm.types import Message
 from wave_tui.mcp.config import Layer, McpConfig, ServerConfig, load_servers, read_mcp_json
 from wave_tui.tools.base import Tool
@@ -70,7 +70,7 @@ class McpWiring:
             else:  # req: MC6
                 self._untrusted = project
                 self._notices.append(
-                    f"project MCP servers not started: not trusted yet ({len(project)} in "
+                    f"project MCP servers not started: {NOT_TRUSTED_YET} ({len(project)} in "
                     f"{service.paths.project_mcp_json.name} or project settings)"
                 )
         if config.servers:

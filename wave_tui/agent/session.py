@@ -53,7 +53,7 @@ from wave_tui.agent.work_features import WorkFeatures
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.schema import PERMISSION_MODES
 from wave_tui.config.settings import SettingsStore
-from wave_tui.config.trust import TrustRequested
+from wave_tui.config.trust import NOT_TRUSTED_YET, TrustRequested
 from wave_tui.llm.types import Message
 from wave_tui.permissions.rules import parse_rule_list
 from wave_tui.tools.ask_user import Question, QuestionAnswer, QuestionOption
@@ -62,13 +62,14 @@ from wave_tui.tools.tasks.store import Task
 
 if TYPE_CHECKING:
     from wave_tui.agent.context_report import build_context_report
-    from wave_tui.agent.endpoint_settings import EndpointSettings
+    from wave_tui.agent.endpoint_settings import EndpointInUse, EndpointSettings, SettingInUse
     from wave_tui.agent.memory_review import MemoryReview, ReviewError, near_duplicates
     from wave_tui.agent.session_settings import EditableSettings
     from wave_tui.agent.ui_queries import (
         CommandChoice,
         ConnectionCheck,
         ModelChoice,
+        ModelMenu,
         PermissionPreview,
         PermissionState,
         SessionSummary,
@@ -78,7 +79,9 @@ if TYPE_CHECKING:
 # What only the app's screens use loads when a screen asks for it, not with `wave -p`.
 _LAZY = {
     "build_context_report": "wave_tui.agent.context_report",
+    "EndpointInUse": "wave_tui.agent.endpoint_settings",
     "EndpointSettings": "wave_tui.agent.endpoint_settings",
+    "SettingInUse": "wave_tui.agent.endpoint_settings",
     "EditableSettings": "wave_tui.agent.session_settings",
     "MemoryReview": "wave_tui.agent.memory_review",
     "ReviewError": "wave_tui.agent.memory_review",
@@ -86,6 +89,7 @@ _LAZY = {
     "CommandChoice": "wave_tui.agent.ui_queries",
     "ConnectionCheck": "wave_tui.agent.ui_queries",
     "ModelChoice": "wave_tui.agent.ui_queries",
+    "ModelMenu": "wave_tui.agent.ui_queries",
     "PermissionPreview": "wave_tui.agent.ui_queries",
     "PermissionState": "wave_tui.agent.ui_queries",
     "SessionSummary": "wave_tui.agent.ui_queries",
@@ -107,6 +111,7 @@ def __getattr__(name: str) -> Any:
 Listener = Callable[[ev.AgentEvent], None]
 
 __all__ = [
+    "NOT_TRUSTED_YET",
     "PERMISSION_MODES",
     "AddResult",
     "AgentOptions",
@@ -116,6 +121,7 @@ __all__ = [
     "CommandChoice",
     "ConnectionCheck",
     "EditableSettings",
+    "EndpointInUse",
     "EndpointSettings",
     "EntryError",
     "InboxError",
@@ -129,6 +135,7 @@ __all__ = [
     "MemoryScope",
     "Message",
     "ModelChoice",
+    "ModelMenu",
     "PendingWrite",
     "PermissionPreview",
     "PermissionState",
@@ -142,6 +149,7 @@ __all__ = [
     "RunError",
     "SessionInfo",
     "SessionSummary",
+    "SettingInUse",
     "Task",
     "TrustRequested",
     "TurnResult",

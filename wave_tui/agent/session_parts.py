@@ -18,7 +18,7 @@ from wave_tui.agent.session_input import InputAccess
 
 if TYPE_CHECKING:
     from wave_tui.agent.commands import CommandResult
-    from wave_tui.agent.endpoint_settings import EndpointSettings
+    from wave_tui.agent.endpoint_settings import EndpointInUse, EndpointSettings
     from wave_tui.agent.memory_access import (
         AddResult,
         MemoryEntry,
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
         CommandChoice,
         ConnectionCheck,
         ModelChoice,
+        ModelMenu,
         PermissionPreview,
         PermissionState,
         SessionSummary,
@@ -133,6 +134,9 @@ class SessionParts:
     async def read_endpoint(self) -> EndpointSettings:
         return await self.settings_access.read_endpoint()
 
+    async def endpoint_in_use(self) -> EndpointInUse:
+        return await self.settings_access.endpoint_in_use()
+
     async def save_endpoint(self, endpoint: EndpointSettings) -> None:
         await self.settings_access.save_endpoint(endpoint)
 
@@ -147,6 +151,9 @@ class SessionParts:
 
     def model_choices(self) -> list[ModelChoice]:
         return self.settings_access.model_choices()
+
+    async def model_menu(self) -> ModelMenu:
+        return await self.settings_access.model_menu()
 
     def watch_settings(self) -> AsyncIterator[EffectiveSettings]:
         return self.settings_access.watch()

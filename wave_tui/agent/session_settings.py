@@ -12,9 +12,25 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from wave_tui.agent.endpoint_settings import EndpointSettings, read_endpoint, save_endpoint
+from wave_tui.agent.endpoint_settings import (
+    EndpointInUse,
+    EndpointSettings,
+    endpoint_in_use,
+    read_endpoint,
+    save_endpoint,
+)
 from wave_tui.agent.session_core import SessionCore
-from wave_tui.agent.ui_queries import ConnectionCheck, ModelChoice, check_connection, model_choices
+from wave_tui.agent.ui_queries import (
+    ConnectionCheck,
+    ModelChoice,
+    ModelMenu,
+    OfferedModels,
+    check_connection,
+    endpoint_models,
+    model_choices,
+    model_menu,
+)
+from wave_tui.config.paths import display_path
 from wave_tui.config.records import record
 from wave_tui.config.schema import settings_fields
 from wave_tui.config.settings import EffectiveSettings, save_user_settings
@@ -32,9 +48,15 @@ class EditableSettings:
     auto_memory_review: bool = False
 
 
+EndpointKey = tuple[str, str | None, tuple[tuple[str, str], ...]]
+
+
 class SettingsAccess:
     def __init__(self, core: SessionCore) -> None:
         self._core = core
+        # The endpoint's model list, read once per session and endpoint (a failure is not kept:
+        # the next `/model` asks again).
+        self._offered: dict[EndpointKey, OfferedModels] = {}
 
     def current(self) -> EffectiveSettings:
         return self._core.store.current()
@@ -65,6 +87,16 @@ class SettingsAccess:
 
     async def read_endpoint(self) -> EndpointSettings:
         return await asyncio.to_thread(read_endpoint, self._core.paths)
+
+    async def endpoint_in_use(self) -> EndpointInUse:
+        """The base URL and key the agent uses, each with where it comes from."""
+        store = self._core.store
+        paths = self._core.paths
+
+        def found() -> EndpointInUse:
+            return endpoint_in_use(store.environ, store.layers(), lambda p: display_path(p, paths))
+
+        return await asyncio.to_thread(found)
 
     # req: UX20
     async def save_endpoint(self, endpoint: EndpointSettings) -> None:
@@ -100,6 +132,22 @@ class SettingsAccess:
     def model_choices(self) -> list[ModelChoice]:
         """The configured models (`model`, `fastModel`, `models.*`) for the `/model` picker."""
         return model_choices(self.model_in_use(), self.current())
+
+    async def model_menu(self) -> ModelMenu:
+        """The `/model` picker: the configured models, then those the endpoint lists."""
+        settings = self.current()
+        key: EndpointKey = (
+            settings.base_url or "",
+            settings.api_key,
+            tuple(sorted(settings.custom_headers.items())),
+        )
+        offered = self._offered.get(key)
+        if offered is None:
+            offered = await endpoint_models(settings)
+            if not offered.problem:
+                self._offered[key] = offered
+        current = self.model_in_use()
+        return model_menu(model_choices(current, settings), offered, current)
 
     async def watch(self) -> AsyncIterator[EffectiveSettings]:
         """Settings as they change on disk (subscribers are told; see `subscribe`)."""

@@ -125,7 +125,9 @@ class Skills:
             # req: CS5
             return PromptExpansion(skill.render(args))
 
-        return Command(skill.name, skill.description, run, source="skill")
+        # /help and the `/` popup list every command with a description.
+        description = skill.description or f"Run the {skill.name} skill"
+        return Command(skill.name, description, run, source="skill")
 
 
 @tool_arguments

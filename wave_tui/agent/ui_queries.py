@@ -1,7 +1,7 @@
 """What the app's pickers and dialogs show, computed below the UI (the facade delegates here).
 
-Completion choices, the session list of a resume picker, the configured models, what a
-permission request will do (a diff, the full command), the policy's rules and grants, a
+Completion choices, the session list of a resume picker, the models of the `/model` picker
+(configured ones first, then those the endpoint lists), what a permission request will do (a diff, the full command), the policy's rules and grants, a
 connection test against an endpoint, and the project code waiting for the user's trust.
 """
 
@@ -21,13 +21,14 @@ from wave_tui.config.settings import EffectiveSettings
 from wave_tui.config.trust import TrustRequested
 from wave_tui.llm.client import ClientConfig, ModelClient
 from wave_tui.llm.errors import ModelError
+from wave_tui.llm.model_list import MODEL_LIST_TIMEOUT_S
 from wave_tui.permissions.policy import PermissionPolicy
 from wave_tui.tools.paths import resolve_tool_path
 
 DIFF_CONTEXT_LINES = 3
 PREVIEW_MAX_LINES = 400  # a huge Write is cut in the dialog (the tool still gets it all)
 CONNECTION_TIMEOUT_S = 15.0
-ModelRole = Literal["main", "fast", "configured"]
+ModelRole = Literal["main", "fast", "configured", "endpoint"]
 PreviewKind = Literal["diff", "new-file", "command", "none"]
 
 
@@ -116,6 +117,56 @@ def model_choices(current: str | None, settings: EffectiveSettings) -> list[Mode
     for name in sorted(settings.models):
         add(name, "configured")
     return out
+
+
+@record
+class ModelMenu:
+    """What the `/model` picker offers; `note` is one line when the endpoint's own list could
+    not be read (the configured models are offered all the same)."""
+
+    choices: tuple[ModelChoice, ...]
+    note: str = ""
+
+
+@record
+class OfferedModels:
+    """The endpoint's model list, or why there is none."""
+
+    ids: tuple[str, ...]
+    problem: str = ""
+
+
+def model_menu(
+    configured: Sequence[ModelChoice], offered: OfferedModels, current: str | None
+) -> ModelMenu:
+    """The configured models first, then the endpoint's others in its own order."""
+    seen = {c.name for c in configured}
+    extra = [ModelChoice(name, "endpoint", name == current) for name in offered.ids]
+    choices = (*configured, *(c for c in extra if c.name not in seen))
+    note = (
+        f"The endpoint's model list could not be read: {offered.problem}" if offered.problem else ""
+    )
+    return ModelMenu(choices, note)
+
+
+async def endpoint_models(settings: EffectiveSettings) -> OfferedModels:
+    """`GET {base_url}/models` with the key and headers in force; never raises."""
+    if not settings.base_url:
+        return OfferedModels(())
+    config = ClientConfig(
+        base_url=settings.base_url,
+        api_key=settings.api_key,
+        headers=dict(settings.custom_headers),
+        connect_timeout_s=MODEL_LIST_TIMEOUT_S,
+        read_timeout_s=MODEL_LIST_TIMEOUT_S,
+    )
+    client = ModelClient(config)
+    try:
+        return OfferedModels(await client.list_models())
+    except ModelError as exc:
+        return OfferedModels((), str(exc))
+    finally:
+        await client.aclose()
 
 
 @record

@@ -9,14 +9,14 @@ from wave_tui.agent.commands import Command, CommandOutput, CommandResult
 from wave_tui.agent.subagents.definitions import SubagentCatalog
 from wave_tui.tools.background import BackgroundManager
 from wave_tui.tools.tasks.store import TaskStore
-from wave_tui.tools.tasks.tools import format_task_line
+from wave_tui.tools.tasks.tools import format_task_line, task_list_label
 
 
 def tasks_command(store: TaskStore, background: BackgroundManager | None = None) -> Command:
     # req: TK3
     async def run(args: str) -> CommandResult:
         tasks = await store.all_tasks()
-        lines = [f"Task list {store.list_id}:"]
+        lines = [f"{task_list_label(store.list_id)}:"]
         lines += [f"  {format_task_line(t)}" for t in tasks] or ["  (no tasks)"]
         running = background.tasks() if background is not None else []
         if running:

@@ -172,6 +172,11 @@ class SettingsStore:
         return list(self._files)
 
     @property
+    def environ(self) -> Mapping[str, str]:
+        """The environment this store reads WAVE_* variables from (the real one by default)."""
+        return self._environ
+
+    @property
     def version(self) -> int:
         """Grows by one each time the effective settings change: compare to see if they did."""
         return self._version

@@ -21,6 +21,9 @@ from wave_tui.config.records import record
 
 TrustKind = Literal["hooks", "mcp", "commands"]
 TrustMode = Literal["ask", "invoker"]  # app: ask once per set; `wave -p`: the invoker trusts
+# Every notice of project code held back for trust says this: once the user trusts, the app
+# finds those lines in the chat and says the code runs now.
+NOT_TRUSTED_YET = "not trusted yet"
 
 
 def fingerprint(items: Iterable[str]) -> str:

@@ -27,6 +27,7 @@ from wave_tui.llm.errors import (
     ServerMisconfigured,
     StreamInterrupted,
 )
+from wave_tui.llm.model_list import ModelListUnavailable, fetch_model_ids
 from wave_tui.llm.ollama import OLLAMA_PORT, probe_ollama_context, says_ollama
 from wave_tui.llm.quirks import (
     ErrorInfo,
@@ -135,6 +136,13 @@ class ModelClient:
 
     async def aclose(self) -> None:
         await self._http.aclose()
+
+    async def list_models(self) -> tuple[str, ...]:
+        """The models the endpoint offers (`GET /models`, a bounded wait), with this client's
+        key and headers. Raises ModelListUnavailable."""
+        if self._problem is not None:
+            raise ModelListUnavailable(self._problem)
+        return await fetch_model_ids(self._http, self.config.base_url)
 
     async def probe_context_limit(self, model: str) -> int | None:
         """The model's input window when the endpoint is Ollama (`num_ctx`), else None."""

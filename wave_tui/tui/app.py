@@ -35,6 +35,7 @@ from wave_tui.tui.command_screens import CommandScreens
 from wave_tui.tui.css_state import CssState, css_state
 from wave_tui.tui.format import one_line, show_key_arg, show_path
 from wave_tui.tui.messages import AgentEventPosted
+from wave_tui.tui.review_count import ReviewCount
 from wave_tui.tui.screens.chat import ChatScreen
 from wave_tui.tui.widgets.background_indicator import BackgroundIndicator
 from wave_tui.tui.widgets.status_line import NARROW
@@ -121,12 +122,14 @@ class WaveApp(App[None]):
         self._unsubscribe: list[Callable[[], None]] = []
         self._quitting = False
         self._css_applied: CssState | None = None
+        self.review = ReviewCount(self)  # memory proposals waiting in the review inbox
         self.sub_title = self.paths.project_root.name
 
     # -- lifecycle -----------------------------------------------------------------------------
     async def on_mount(self) -> None:
         self._unsubscribe.append(self.session.subscribe(self._forward))
         self.screen_change_signal.subscribe(self, self._show_background)
+        self.screen_change_signal.subscribe(self, self.review.screen_changed)
         if self._pending is not None:
             self.chat_screen.show_starting(self._pending.first_line)
             self.run_worker(self._start_pending(self._pending), group="startup")
@@ -146,6 +149,7 @@ class WaveApp(App[None]):
             self.command_screens.pick_session()
         self.call_after_refresh(self._load_later_css)
         self.call_after_refresh(self._warm_memory_catalog)
+        self.call_after_refresh(self.review.count)
         if self._watch_settings:
             # The watcher (watchfiles, anyio) starts after the first frame: nothing there waits.
             self.call_after_refresh(self._start_watching_settings)
@@ -267,6 +271,9 @@ class WaveApp(App[None]):
             return
         if isinstance(event, ev.ExtractionFinished):
             self._report_extraction(event)
+            self.review.announce()
+        elif isinstance(event, ev.MemoryChanged):
+            self.review.count()  # an accepted proposal leaves the inbox
         if isinstance(event, ev.TurnEnded) and event.status != "aborted":
             self._ring_if_away()
         # The fork writes files without a MemoryChanged of its own: refresh on its end (UX7).

@@ -1,14 +1,17 @@
-"""The app's answers to `/model`, `/resume`, `/permissions` (pickers and screens instead of
-text), the resume picker of `wave --resume` without an id, and the trust prompt at start.
-Each screen's module loads when it is first shown, not before the app's first frame."""
+"""The app's answers to `/model` (configured models, then the endpoint's), `/resume`,
+`/permissions` (pickers and screens instead of text), the resume picker of `wave --resume`
+without an id, and the trust prompt at start. Each screen's module loads when it is first
+shown, not before the app's first frame."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from wave_tui.agent.session import NOT_TRUSTED_YET
 from wave_tui.tui.format import show_path
 
 if TYPE_CHECKING:
+    from wave_tui.agent.session import TrustRequested
     from wave_tui.tui.app import WaveApp
 
 
@@ -37,9 +40,15 @@ class CommandScreens:
         return False
 
     def pick_model(self) -> None:
+        self.app.run_worker(
+            self._pick_model(), group="model-picker", exclusive=True, name="listing the models"
+        )
+
+    async def _pick_model(self) -> None:
         from wave_tui.tui.screens.pickers import model_picker
 
         app = self.app
+        menu = await app.session.model_menu()  # the endpoint's list: a bounded wait, then cached
 
         def chosen(name: str | None) -> None:
             if name:
@@ -48,7 +57,7 @@ class CommandScreens:
                 )
                 app.notify(f"Model: {name} (from the next request)", markup=False)
 
-        app.push_screen(model_picker(app.session.model_choices()), chosen)
+        app.push_screen(model_picker(menu), chosen)
 
     # req: UX15
     def pick_session(self) -> None:
@@ -84,9 +93,27 @@ class CommandScreens:
         async def answered(trusted: bool | None) -> None:
             if trusted:
                 await app.session.grant_trust(requests)
+                self._show_trusted(requests)
                 app.notify("Trusted: the project's hooks and servers run now.", markup=False)
             else:
                 app.notify("Project hooks and servers stay off this session.", markup=False)
 
         project = app.paths.project_root.name or show_path(app.paths.project_root, app.paths)
         app.push_screen(TrustDialog(project, requests), answered)
+
+    def _show_trusted(self, requests: list[TrustRequested]) -> None:
+        """The chat's "not trusted yet" notices would now mislead: the first says what runs
+        from now on, the others go."""
+        from wave_tui.tui.screens.trust import trusted_notice
+        from wave_tui.tui.widgets.chat_items import NoticeLine
+
+        held_back = [
+            line
+            for line in self.app.chat_screen.query(NoticeLine)
+            if NOT_TRUSTED_YET in str(line.content)
+        ]
+        for n, line in enumerate(held_back):
+            if n == 0:
+                line.update(trusted_notice(requests))
+            else:
+                line.remove()

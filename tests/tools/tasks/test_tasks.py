@@ -120,3 +120,53 @@ async def test_tk1_task_ids_may_be_numbers_and_a_single_id_stands_for_a_list(
     assert wrong.content == "Parameter `taskId` must be a string, got float."
     missing = await tools["TaskGet"].run({}, ctx)
     assert missing.content == "Missing required parameter `taskId`."
+
+
+async def test_tk2_a_deleted_task_no_longer_blocks_anything(
+    project: Path, ctx: ToolContext
+) -> None:
+    """TK2: deleting #1 unlinks it: #2 and #3 are no longer "blocked by #1", and no task can be
+    made to wait for it again."""
+    store = _store(project)
+    tools = {t.name: t for t in task_tools(store)}
+    for subject in ("first", "second", "third"):
+        await tools["TaskCreate"].run({"subject": subject, "description": ""}, ctx)
+    await tools["TaskUpdate"].run({"taskId": "1", "addBlocks": ["2", "3"]}, ctx)
+    await tools["TaskUpdate"].run({"taskId": "3", "addBlockedBy": ["2"]}, ctx)
+    deleted = await tools["TaskUpdate"].run({"taskId": "1", "status": "deleted"}, ctx)
+    assert not deleted.is_error, deleted.content
+    listed = await tools["TaskList"].run({}, ctx)
+    assert listed.content.splitlines() == [
+        "#2 [pending] second",
+        "#3 [pending] third (blocked by #2)",
+    ]
+    got = await tools["TaskGet"].run({"taskId": "2"}, ctx)
+    assert got.content.splitlines() == ["#2 [pending] second", "Blocks: #3"]
+    on_disk = json.loads(store.file.read_text(encoding="utf-8"))["tasks"]
+    assert [(t["id"], t["blocks"], t["blockedBy"]) for t in on_disk] == [
+        ("1", [], []),
+        ("2", ["3"], []),
+        ("3", [], ["2"]),
+    ]
+    again = await tools["TaskUpdate"].run({"taskId": "2", "addBlockedBy": ["1"]}, ctx)
+    assert again.is_error and again.content == "Task #1 not found."
+
+
+def test_tk2_a_list_that_still_links_a_deleted_task_reads_without_the_link(project: Path) -> None:
+    """TK2: a file written before deletions unlinked (or edited by hand) shows no dead link."""
+    store = _store(project)
+    store.file.parent.mkdir(parents=True)
+    store.file.write_text(
+        json.dumps(
+            {
+                "nextId": 4,
+                "tasks": [
+                    {"id": "1", "subject": "gone", "status": "deleted", "blocks": ["2"]},
+                    {"id": "2", "subject": "next", "blockedBy": ["1", "9"], "blocks": ["1"]},
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
+    (task,) = store.read_now()
+    assert (task.id, task.blocked_by, task.blocks) == ("2", (), ())

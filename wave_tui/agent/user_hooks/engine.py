@@ -28,7 +28,7 @@ from wave_tui.agent.extensions import (
 from wave_tui.agent.user_hooks.config import HookConfig, HookEvent, HookSpec, Layer, parse_layers
 from wave_tui.agent.user_hooks.runner import HookRun, run_hook
 from wave_tui.config.records import record
-from wave_tui.config.trust import TrustRequested, TrustStore
+from wave_tui.config.trust import NOT_TRUSTED_YET, TrustRequested, TrustStore
 from wave_tui.llm.types import Message
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ class UserHooks:
         self._trust_needed = request
         if request is not None:
             self._warn_once(
-                f"project hooks not run: this project's hooks are not trusted yet "
+                f"project hooks not run: this project's hooks are {NOT_TRUSTED_YET} "
                 f"({len(project)} configured; /hooks lists them)"
             )
         specs = config.for_event(event, tool_name)

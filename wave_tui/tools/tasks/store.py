@@ -159,7 +159,7 @@ class TaskStore:
             text = self.file.read_text(encoding="utf-8")
         except (FileNotFoundError, NotADirectoryError):
             return []
-        return [t for t in _Doc.parse(text).tasks if t.status != "deleted"]
+        return _live(_Doc.parse(text).tasks)
 
     async def all_tasks(self) -> list[Task]:
         return await asyncio.to_thread(self.read_now)
@@ -199,7 +199,7 @@ class TaskStore:
     async def update(self, task_id: str, patch: TaskPatch) -> Task:
         def change(doc: _Doc) -> Task:
             i = doc.index(task_id)
-            known = {t.id for t in doc.tasks}
+            known = {t.id for t in doc.tasks if t.status != "deleted"}
             for other_id in (*patch.add_blocks, *patch.add_blocked_by):
                 if other_id not in known:
                     raise TaskNotFound(other_id)
@@ -222,9 +222,44 @@ class TaskStore:
                     doc.tasks[j] = replace(other, blocked_by=_merge(other.blocked_by, (task_id,)))
                 if other.id in patch.add_blocked_by:
                     doc.tasks[j] = replace(other, blocks=_merge(other.blocks, (task_id,)))
+            if task.status == "deleted":
+                doc.tasks = _unlinked(doc.tasks, task_id)
+                task = doc.tasks[i]
             return task
 
         return await self._apply(change)
+
+
+# req: TK2
+def _unlinked(tasks: list[Task], gone: str) -> list[Task]:
+    """A deleted task blocks nothing and waits for nothing: its links go on both sides."""
+    out = []
+    for task in tasks:
+        if task.id == gone:
+            out.append(replace(task, blocks=(), blocked_by=()))
+        elif gone in task.blocks or gone in task.blocked_by:
+            blocks = tuple(b for b in task.blocks if b != gone)
+            blocked_by = tuple(b for b in task.blocked_by if b != gone)
+            out.append(replace(task, blocks=blocks, blocked_by=blocked_by))
+        else:
+            out.append(task)
+    return out
+
+
+def _live(tasks: list[Task]) -> list[Task]:
+    """The tasks not deleted, with no link to a deleted or missing task (a list written before
+    deletions unlinked, or edited by hand)."""
+    live = {t.id for t in tasks if t.status != "deleted"}
+    out = []
+    for task in tasks:
+        if task.id not in live:
+            continue
+        blocks = tuple(b for b in task.blocks if b in live)
+        blocked_by = tuple(b for b in task.blocked_by if b in live)
+        if (blocks, blocked_by) != (task.blocks, task.blocked_by):
+            task = replace(task, blocks=blocks, blocked_by=blocked_by)
+        out.append(task)
+    return out
 
 
 def _merge(current: tuple[str, ...], extra: tuple[str, ...]) -> tuple[str, ...]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from typing import Annotated, Generic, TypeVar
 
@@ -18,6 +19,7 @@ from wave_tui.tools.tasks.store import (
 A = TypeVar("A")
 
 TASK_TOOL_NAMES = frozenset({"TaskCreate", "TaskGet", "TaskUpdate", "TaskList"})
+SHORT_ID_LENGTH = 8  # a session's list shown by the start of its uuid, as git shows commits
 
 _CREATE_DESCRIPTION = """\
 Create a task in this session's task list to track a step of multi-step work.
@@ -81,6 +83,16 @@ class TaskUpdateArgs:
     active_form: Annotated[str | None, Arg(name="activeForm")] = None
     add_blocks: Annotated[tuple[str, ...], Arg(name="addBlocks", normalize=_id_list)] = ()
     add_blocked_by: Annotated[tuple[str, ...], Arg(name="addBlockedBy", normalize=_id_list)] = ()
+
+
+def task_list_label(list_id: str) -> str:
+    """A task list as people name it: the session's own list by a short id (its id is the
+    session's uuid), a shared one (`WAVE_TASK_LIST_ID`) by its name."""
+    try:
+        uuid.UUID(list_id)
+    except ValueError:
+        return f'Task list "{list_id}"'
+    return f"Task list of this session ({list_id[:SHORT_ID_LENGTH]})"
 
 
 def format_task_line(task: Task) -> str:

@@ -1,5 +1,5 @@
-"""Pickers: `/model` (the configured models) and `/resume` / `wave --resume` (this project's
-sessions: first prompt, age, size)."""
+"""Pickers: `/model` (the configured models, then the endpoint's) and `/resume` /
+`wave --resume` (this project's sessions: first prompt, age, size)."""
 
 from __future__ import annotations
 
@@ -13,13 +13,19 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from wave_tui.agent.session import ModelChoice, SessionSummary, size_text
+from wave_tui.agent.session import ModelMenu, SessionSummary, size_text
 from wave_tui.tui.widgets.footer import Footer
 
 PROMPT_WIDTH = 48
 PICKER_WIDTH = 96  # .picker in dialogs.tcss
 FIXED_COLUMNS = 47  # marker, age, messages, size, and the dialog's and list's frames
-ROLE_LABELS = {"main": "model", "fast": "fast model", "configured": "models.*"}
+ROLE_LABELS = {
+    "main": "model",
+    "fast": "fast model",
+    "configured": "models.*",
+    "endpoint": "offered by the endpoint",
+}
+MODEL_HINT = "Enter switches from the next request · /model NAME picks any other"
 
 
 class Picker(ModalScreen[str | None]):
@@ -56,7 +62,8 @@ class Picker(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-def model_picker(choices: Sequence[ModelChoice]) -> Picker:
+def model_picker(menu: ModelMenu) -> Picker:
+    choices = menu.choices
     width = max((len(c.name) for c in choices), default=0) + 2
     options = [
         Option(
@@ -73,7 +80,7 @@ def model_picker(choices: Sequence[ModelChoice]) -> Picker:
         "Model for this session",
         options,
         'No model configured: set "model" (or models.*) in the settings (F3).',
-        "Enter switches from the next request · /model NAME picks any other",
+        f"{menu.note}\n{MODEL_HINT}" if menu.note else MODEL_HINT,
     )
 
 

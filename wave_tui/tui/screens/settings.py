@@ -4,6 +4,7 @@ UX20). Hints come from the settings schema's descriptions."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
 from textual.app import ComposeResult
@@ -21,6 +22,7 @@ from wave_tui.tui.format import show_path
 from wave_tui.tui.widgets.footer import Footer
 
 if TYPE_CHECKING:
+    from wave_tui.agent.session import EndpointInUse, SettingInUse
     from wave_tui.tui.app import WaveApp
 
 FREQUENCY_ERROR = (
@@ -42,7 +44,8 @@ class SettingsScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__(id="settings")
         self._loaded: FormValues | None = None
-        self._endpoint: EndpointSettings | None = None
+        self._endpoint: EndpointSettings | None = None  # as saved in the user file
+        self._shown: EndpointSettings | None = None  # as put in the fields (values in use)
 
     @property
     def wave(self) -> WaveApp:
@@ -89,14 +92,15 @@ class SettingsScreen(Screen[None]):
                     classes="setting-input",
                 )
             yield Static(Content.styled("Endpoint", "bold"), classes="setting-section")
-            with Horizontal(classes="setting-row"):
+            with Horizontal(classes="setting-row -with-origin"):
                 yield Label("Endpoint (base URL)", classes="setting-label")
                 yield Input(
                     id="base-url",
                     placeholder=_example(session.setting_help("WAVE_BASE_URL")),
                     classes="setting-input",
                 )
-            with Horizontal(classes="setting-row"):
+            yield Static("", id="base-url-origin", classes="setting-origin")
+            with Horizontal(classes="setting-row -with-origin"):
                 yield Label("API key", classes="setting-label")
                 yield Input(
                     id="api-key",
@@ -104,6 +108,7 @@ class SettingsScreen(Screen[None]):
                     placeholder="stored in settings env (file mode 0600)",
                     classes="setting-input",
                 )
+            yield Static("", id="api-key-origin", classes="setting-origin")
             with Horizontal(classes="setting-row"):
                 yield Label("Model", classes="setting-label")
                 yield Input(id="model", placeholder="from WAVE_MODEL", classes="setting-input")
@@ -143,13 +148,31 @@ class SettingsScreen(Screen[None]):
         self.query_one("#model", Input).value = values.model
         self.query_one("#auto-memory-review", Switch).value = values.auto_memory_review
         endpoint = await self.wave.session.read_endpoint()
+        in_use = await self.wave.session.endpoint_in_use()
         self._endpoint = endpoint
-        self.query_one("#base-url", Input).value = endpoint.base_url
-        self.query_one("#api-key", Input).value = endpoint.api_key
+        # The fields show what the agent uses, wherever it comes from; `_to_save` keeps an
+        # untouched field from writing an environment value into the file.
+        self._shown = replace(
+            endpoint,
+            base_url=in_use.base_url.value or endpoint.base_url,
+            api_key=in_use.api_key.value or endpoint.api_key,
+        )
+        self.query_one("#base-url", Input).value = self._shown.base_url
+        self.query_one("#api-key", Input).value = self._shown.api_key
         self.query_one("#fast-model", Input).value = endpoint.fast_model
+        self._show_origins(in_use)
         self._show_switch_state(values.auto_memory_enabled)
         self._show_frequency_error(None)
         self._show_model_note()
+
+    # req: UX20
+    def _show_origins(self, in_use: EndpointInUse) -> None:
+        saved_to = show_path(self.wave.paths.user_settings, self.wave.paths)
+        for widget_id, setting in (
+            ("#base-url-origin", in_use.base_url),
+            ("#api-key-origin", in_use.api_key),
+        ):
+            self.query_one(widget_id, Static).update(Content(_origin_text(setting, saved_to)))
 
     def _show_switch_state(self, on: bool) -> None:
         self.query_one("#auto-memory-state", Static).update("on" if on else "off")
@@ -210,11 +233,24 @@ class SettingsScreen(Screen[None]):
         )
 
     def _endpoint_form(self) -> EndpointSettings:
+        """The endpoint as the fields hold it (what a connection test uses)."""
         return EndpointSettings(
             base_url=self.query_one("#base-url", Input).value.strip(),
             api_key=self.query_one("#api-key", Input).value.strip(),
             model=self.query_one("#model", Input).value.strip(),
             fast_model=self.query_one("#fast-model", Input).value.strip(),
+        )
+
+    def _to_save(self, typed: EndpointSettings) -> EndpointSettings:
+        """What the user file gets: a field the user did not touch keeps the file's value, so
+        a value shown from the environment (or another file) is never copied into it."""
+        saved, shown = self._endpoint, self._shown
+        if saved is None or shown is None:
+            return typed
+        return replace(
+            typed,
+            base_url=saved.base_url if typed.base_url == shown.base_url else typed.base_url,
+            api_key=saved.api_key if typed.api_key == shown.api_key else typed.api_key,
         )
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -237,7 +273,8 @@ class SettingsScreen(Screen[None]):
             self.notify("Not saved: fix the frequency first.", severity="error")
             return
         changes = _changes(self._loaded, values)
-        endpoint = self._endpoint_form()
+        typed = self._endpoint_form()
+        endpoint = self._to_save(typed)
         endpoint_changed = endpoint != self._endpoint
         if endpoint_changed:
             changes.pop("model", None)  # written with the endpoint
@@ -245,7 +282,7 @@ class SettingsScreen(Screen[None]):
             self.notify("Nothing changed.")
             return
         self.run_worker(
-            self._save(values, changes, endpoint if endpoint_changed else None),
+            self._save(values, changes, endpoint if endpoint_changed else None, typed),
             group="settings-save",
             exclusive=True,
             exit_on_error=False,
@@ -253,22 +290,43 @@ class SettingsScreen(Screen[None]):
         )
 
     async def _save(
-        self, values: FormValues, changes: dict[str, Any], endpoint: EndpointSettings | None
+        self,
+        values: FormValues,
+        changes: dict[str, Any],
+        endpoint: EndpointSettings | None,
+        typed: EndpointSettings,
     ) -> None:
         app = self.wave
         if changes:
             await app.session.save_settings(**changes)
+        overridden: list[str] = []
         if endpoint is not None:
             await app.session.save_endpoint(endpoint)
             self._endpoint = endpoint
+            self._shown = typed
+            in_use = await app.session.endpoint_in_use()
+            self._show_origins(in_use)
+            overridden = _overridden(endpoint, in_use)
         self._loaded = values
         self._show_model_note()
         target = show_path(app.paths.user_settings, app.paths)
-        self.notify(f"Saved to {target}. In effect from the next turn.", markup=False)
+        if overridden:
+            self.notify(
+                f"Saved to {target}, but {' and '.join(overridden)} from the environment "
+                "or another settings file stays in use.",
+                severity="warning",
+                markup=False,
+            )
+        else:
+            self.notify(f"Saved to {target}. In effect from the next turn.", markup=False)
 
     # req: UX20
     def action_test_connection(self) -> None:
-        self.query_one("#connection-result", Static).update("testing…")
+        result = self.query_one("#connection-result", Static)
+        result.update("testing…")
+        result.remove_class("-error")
+        # The button sits below the fold of a small terminal (ctrl+t works from any field).
+        self.call_after_refresh(result.scroll_visible, animate=False)
         self.run_worker(
             self._test_connection(self._endpoint_form()),
             group="settings-connection",
@@ -283,6 +341,28 @@ class SettingsScreen(Screen[None]):
         result = self.query_one("#connection-result", Static)
         result.update(check.message)
         result.set_class(not check.ok, "-error")
+        self.call_after_refresh(result.scroll_visible, animate=False)
+
+
+def _overridden(saved: EndpointSettings, in_use: EndpointInUse) -> list[str]:
+    """The variables whose saved value is not the one in force (a higher source wins)."""
+    pairs = ((saved.base_url, in_use.base_url), (saved.api_key, in_use.api_key))
+    return [
+        setting.variable
+        for value, setting in pairs
+        if value and setting.value != value and setting.origin != "unset"
+    ]
+
+
+def _origin_text(setting: SettingInUse, saved_to: str) -> str:
+    """Where the value in the field above comes from (the field shows the value in use)."""
+    if setting.origin == "environment":
+        return f"In use: {setting.variable} from the environment (wins over {saved_to})"
+    if setting.origin == "settings-file":
+        if setting.file == saved_to:
+            return f"In use: from {saved_to}"
+        return f"In use: from {setting.file} (wins over {saved_to})"
+    return f"Not set: no {setting.variable} in the environment or a settings file"
 
 
 def _example(description: str) -> str:

@@ -22,6 +22,16 @@ KIND_TITLES = {
 }
 
 
+TRUSTED_NAMES = {"hooks": "project hooks", "mcp": "project MCP servers", "commands": "commands"}
+
+
+# req: HK10
+def trusted_notice(requests: Sequence[TrustRequested]) -> str:
+    """What replaces the chat's "not trusted yet" notices once the user trusted."""
+    names = " and ".join(TRUSTED_NAMES.get(r.kind, r.kind) for r in requests)
+    return f"trusted: {names or 'project code'} run from now on"
+
+
 class TrustDialog(ModalScreen[bool]):
     BINDINGS = [
         Binding("y", "answer(True)", "Trust", id="trust-project"),

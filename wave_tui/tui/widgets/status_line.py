@@ -1,4 +1,5 @@
-"""The one-line status under the chat: model, context, cache hits, auto memory, background work."""
+"""The one-line status under the chat: model, context, cache hits, auto memory, memory proposals
+waiting for review, background work."""
 
 from __future__ import annotations
 
@@ -27,10 +28,19 @@ class StatusInfo:
     background: str | None = None  # what runs in the background (extraction...), None when idle
     context_window: int | None = None
     mode: str = "default"  # the permission mode, always shown (UX17)
+    review_pending: int = 0  # memory proposals waiting in the review inbox
 
 
 NARROW = 90  # below this width the status line drops words, never the mode or background work
 MODE_LABELS = {"default": "", "acceptEdits": "⏵⏵ accept edits", "plan": "⏸ plan mode"}
+
+
+# req: MX8
+def review_label(count: int, narrow: bool) -> str:
+    """`3 to review` (narrow) / `3 memories to review`: proposals in the review inbox."""
+    if narrow:
+        return f"{count} to review"
+    return f"{count} {'memory' if count == 1 else 'memories'} to review"
 
 
 class StatusLine(Static):
@@ -111,6 +121,8 @@ class StatusLine(Static):
         if narrow:
             label = label.replace("auto memory", "mem")
         parts += [sep, (label, "" if info.auto_memory else "$text-muted")]
+        if info.review_pending:
+            parts += [sep, (review_label(info.review_pending, narrow), "$warning")]
         if info.background and not narrow:  # narrow: the app's indicator shows it
             # req: UX13
             parts += [sep, (f"{self._spinner()} {info.background}", "$accent")]
