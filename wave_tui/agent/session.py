@@ -74,12 +74,14 @@ if TYPE_CHECKING:
         SessionSummary,
         size_text,
     )
+    from wave_tui.permissions.policy import GrantOption
 
 # What only the app's screens use loads when a screen asks for it, not with `wave -p`.
 _LAZY = {
     "build_context_report": "wave_tui.agent.context_report",
     "EndpointSettings": "wave_tui.agent.endpoint_settings",
     "EditableSettings": "wave_tui.agent.session_settings",
+    "GrantOption": "wave_tui.permissions.policy",
     "MemoryReview": "wave_tui.agent.memory_review",
     "ReviewError": "wave_tui.agent.memory_review",
     "near_duplicates": "wave_tui.agent.memory_review",
@@ -118,6 +120,7 @@ __all__ = [
     "EditableSettings",
     "EndpointSettings",
     "EntryError",
+    "GrantOption",
     "InboxError",
     "LocalEndpoint",
     "LocalModelError",
