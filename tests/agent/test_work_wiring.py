@@ -4,6 +4,7 @@ AskUserQuestion and ExitPlanMode resolved as the app would, task events, /tasks 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -61,24 +62,35 @@ def key(event: ev.AgentEvent) -> str:
 async def test_aq1_question_event_future_answer_is_the_tool_result(
     make: Any, model_server: ModelServer
 ) -> None:
+    """The app answers the event's future later, as the dialog does: the test waits for the
+    event to arrive instead of assuming it came with the turn (under load it comes late)."""
     service = make()
-    asked: list[ev.QuestionAsked] = []
+    asked: asyncio.Queue[ev.QuestionAsked] = asyncio.Queue()
 
     def on_event(event: ev.AgentEvent) -> None:
         if isinstance(event, ev.QuestionAsked):
-            asked.append(event)
-            answer = QuestionAnswer(event.questions[0].question, ("httpx",))
-            event.future.set_result((answer,))
+            asked.put_nowait(event)
 
     session = AgentSession(service)
     session.subscribe(on_event)
     model_server.enqueue(tool_call("AskUserQuestion", {"questions": [QUESTION]}), text("ok"))
-    result = await session.run_turn("pick one")
-    await session.close()
+    turn = asyncio.create_task(session.run_turn("pick one"))
+    arrival = asyncio.create_task(asked.get())
+    try:
+        await asyncio.wait({arrival, turn}, return_when=asyncio.FIRST_COMPLETED)
+        requests = [[m["role"] for m in body["messages"]] for body in chats(model_server)]
+        assert arrival.done(), f"the turn ended without asking; requests: {requests}"
+        event = arrival.result()
+        assert event.questions[0].header == "Library"
+        assert [o.label for o in event.questions[0].options] == ["httpx", "requests"]
+        event.future.set_result((QuestionAnswer(event.questions[0].question, ("httpx",)),))
+        result = await turn
+    finally:
+        arrival.cancel()
+        turn.cancel()
+        await session.close()
     assert result.status == "completed"
-    (event,) = asked
-    assert event.questions[0].header == "Library"
-    assert [o.label for o in event.questions[0].options] == ["httpx", "requests"]
+    assert asked.empty()  # asked once
     (answer,) = tool_results(chats(model_server)[-1])
     assert "Which library?" in answer and "httpx" in answer
 

@@ -1,6 +1,6 @@
 """Snapshots of the command layer's screens: /help, the resume picker, the permission dialog
-with a diff, the settings screen with the endpoint, the trust prompt (UX15, UX18, UX20, HK10).
-Update with `--snapshot-update`, review first."""
+with a diff and with a long Bash command at 80×24, the settings screen with the endpoint, the
+trust prompt (UX15, UX18, UX20, HK10, CV10). Update with `--snapshot-update`, review first."""
 
 from __future__ import annotations
 
@@ -82,6 +82,36 @@ def test_ux18_permission_dialog_with_a_diff(
 
     app = build_app(server_env(model_server))
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.req("CV10")
+def test_cv10_permission_dialog_for_a_long_background_bash_command(
+    snap_compare: Any, build_app: BuildApp, model_server: ModelServer
+) -> None:
+    """80×24: description, background flag, the command scrolling in the body; the prefix and
+    exact "always" choices, Deny and "No, and say why" all on screen."""
+    notes = " ".join(f"fix {n}: the parser keeps the comments it reads." for n in range(30))
+    command = f"git add -A && git commit -q -m '{notes}'"
+    model_server.enqueue(
+        tool_call(
+            "Bash",
+            {
+                "command": command,
+                "description": "Stage and commit the release notes",
+                "run_in_background": True,
+            },
+            "call-bash",
+        ),
+        text("done"),
+    )
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await pilot.press(*"release", "enter")
+        await wait_for_screen(pilot, PermissionDialog)
+        await pilot.pause()
+
+    app = build_app(server_env(model_server))
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
 
 
 def test_ux20_settings_screen_with_endpoint(

@@ -157,7 +157,7 @@ async def test_ux18_permission_dialog_shows_the_full_bash_command(
     async with app.run_test(size=(100, 32)) as pilot:
         await pilot.press(*"build", "enter")
         dialog = await wait_for_screen(pilot, PermissionDialog)
-        bodies = [str(s.content) for s in dialog.query(".dialog-body").results(Static)]
+        bodies = [str(s.content) for s in dialog.query(".permission-command").results(Static)]
         assert command in bodies
         await pilot.press("n")
         await settle(pilot)

@@ -44,7 +44,7 @@ async def test_aq1_question_dialog_single_choice_and_other_text(build_app: Build
         app.session._emit(ev.QuestionAsked(questions, future))
         await pilot.pause()
         assert isinstance(app.screen, QuestionDialog)
-        await pilot.click("#q0-o1")
+        await pilot.click("#q0", offset=(2, 1))  # the second option's row
         app.screen.query_one("#q0-other").value = "with pgbouncer"  # type: ignore[attr-defined]
         await pilot.press("ctrl+s")
         await pilot.pause()

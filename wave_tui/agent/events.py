@@ -10,6 +10,7 @@ from typing import Any, Literal
 from wave_tui.agent.status import AgentStatus
 from wave_tui.config.records import record
 from wave_tui.llm.types import Message, Usage
+from wave_tui.permissions.policy import GrantKind as GrantKind  # a PermissionAnswer names it
 from wave_tui.tools.ask_user import Question, QuestionAnswer
 from wave_tui.tools.plan_mode import PlanDecision
 from wave_tui.tools.tasks.store import Task
@@ -114,14 +115,36 @@ class BusyChanged:
     busy: bool
 
 
+@record
+class PermissionAnswer:
+    """The user's answer to a permission question, with what a bare choice cannot say."""
+
+    choice: PermissionChoice
+    grant: GrantKind = "scope"  # allow_session: which of the offered "always" options
+    feedback: str = ""  # deny: the user's reason, given to the model with the refusal
+
+
+# A bare choice is an answer with the scope's grant and no feedback (approvers return these).
+PermissionReply = PermissionChoice | PermissionAnswer
+
+
+@record
+class AskingAgent:
+    """The subagent a permission question comes from: its type and the task's description."""
+
+    agent_type: str
+    description: str
+
+
 @record(frozen=False)
 class PermissionRequested:
-    """The service waits on `future`; the UI resolves it with a PermissionChoice."""
+    """The service waits on `future`; the UI resolves it with a PermissionReply."""
 
     tool_name: str
     args: dict[str, Any]
     reason: str
-    future: asyncio.Future[PermissionChoice] = field(repr=False)
+    future: asyncio.Future[PermissionReply] = field(repr=False)
+    agent: AskingAgent | None = None  # None: the main agent asks
 
 
 @record(frozen=False)

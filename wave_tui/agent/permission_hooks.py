@@ -13,7 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 from wave_tui.agent import events as ev
 from wave_tui.agent.extensions import ToolCallInfo
 
-Ask = Callable[[str, dict[str, Any], str], Awaitable[ev.PermissionChoice]]
+Ask = Callable[[str, dict[str, Any], str], Awaitable[ev.PermissionReply]]
 
 
 @runtime_checkable
@@ -24,7 +24,7 @@ class PermissionRequestHooks(Protocol):
 def with_permission_hooks(
     ask: Ask, extensions: Callable[[], Sequence[object]], notify: Callable[[str, str], None]
 ) -> Ask:
-    async def asking(tool: str, args: dict[str, Any], reason: str) -> ev.PermissionChoice:
+    async def asking(tool: str, args: dict[str, Any], reason: str) -> ev.PermissionReply:
         call = ToolCallInfo("", tool, args)
         for extension in extensions():
             if isinstance(extension, PermissionRequestHooks):

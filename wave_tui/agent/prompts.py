@@ -65,4 +65,8 @@ HEADLESS_REFUSAL = (
     "(e.g. --permission-mode acceptEdits or a permissions.allow rule)."
 )
 USER_REFUSAL = "Permission denied by the user for this {tool} call. Do not retry it; ask or adapt."
+USER_REFUSAL_WITH_REASON = (
+    "Permission denied by the user for this {tool} call. Do not retry it as it was. The user "
+    "said why, and this is how to go on:\n{feedback}"
+)
 ABORTED_TOOL_RESULT = "The user interrupted this tool call before it finished."

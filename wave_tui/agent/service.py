@@ -42,6 +42,7 @@ from wave_tui.agent.permission_hooks import with_permission_hooks
 from wave_tui.agent.request import AppendedSystemPrompt, RequestBuilder, SystemPrompt
 from wave_tui.agent.resume import ConversationSwitch, start_cleanup
 from wave_tui.agent.settings_apply import SettingsApplication
+from wave_tui.agent.subagents.asking import asking_agent
 from wave_tui.agent.tool_executor import Ask, ToolExecutor
 from wave_tui.agent.transcript import Transcript
 from wave_tui.agent.turn_queue import AgentDestroyed, TurnQueue
@@ -65,7 +66,7 @@ if TYPE_CHECKING:
     from wave_tui.llm.client import ModelClient
 
 Listener = Callable[[ev.AgentEvent], None]
-Approver = Callable[[str, dict[str, Any], str], Awaitable[ev.PermissionChoice]]
+Approver = Callable[[str, dict[str, Any], str], Awaitable[ev.PermissionReply]]
 
 __all__ = [
     "MAX_CONTINUATIONS",
@@ -424,7 +425,7 @@ class AgentService:
             self._approver or self._ask_ui, lambda: self.extensions, self.notify
         )
 
-    async def _ask_ui(self, tool: str, args: dict[str, Any], reason: str) -> ev.PermissionChoice:
-        future: asyncio.Future[ev.PermissionChoice] = asyncio.get_running_loop().create_future()
-        self._emit(ev.PermissionRequested(tool, args, reason, future))
+    async def _ask_ui(self, tool: str, args: dict[str, Any], reason: str) -> ev.PermissionReply:
+        future: asyncio.Future[ev.PermissionReply] = asyncio.get_running_loop().create_future()
+        self._emit(ev.PermissionRequested(tool, args, reason, future, asking_agent()))
         return await future

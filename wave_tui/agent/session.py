@@ -75,6 +75,7 @@ if TYPE_CHECKING:
         SessionSummary,
         size_text,
     )
+    from wave_tui.permissions.policy import GrantOption
 
 # What only the app's screens use loads when a screen asks for it, not with `wave -p`.
 _LAZY = {
@@ -83,6 +84,7 @@ _LAZY = {
     "EndpointSettings": "wave_tui.agent.endpoint_settings",
     "SettingInUse": "wave_tui.agent.endpoint_settings",
     "EditableSettings": "wave_tui.agent.session_settings",
+    "GrantOption": "wave_tui.permissions.policy",
     "MemoryReview": "wave_tui.agent.memory_review",
     "ReviewError": "wave_tui.agent.memory_review",
     "near_duplicates": "wave_tui.agent.memory_review",
@@ -124,6 +126,7 @@ __all__ = [
     "EndpointInUse",
     "EndpointSettings",
     "EntryError",
+    "GrantOption",
     "InboxError",
     "LocalEndpoint",
     "LocalModelError",

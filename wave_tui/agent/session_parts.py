@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     )
     from wave_tui.config.settings import EffectiveSettings, PermissionMode
     from wave_tui.config.trust import TrustRequested
+    from wave_tui.permissions.policy import GrantOption
 
 
 class SessionParts:
@@ -160,6 +161,9 @@ class SessionParts:
 
     def grant_label(self, tool: str, args: dict[str, Any]) -> str:
         return self.permissions.grant_label(tool, args)
+
+    def grant_options(self, tool: str, args: dict[str, Any]) -> tuple[GrantOption, ...]:
+        return self.permissions.grant_options(tool, args)
 
     async def permission_preview(self, tool: str, args: dict[str, Any]) -> PermissionPreview:
         return await self.permissions.preview(tool, args)

@@ -20,7 +20,7 @@ from wave_tui.agent.ui_queries import (
 )
 from wave_tui.config.settings import PermissionMode
 from wave_tui.config.trust import TrustRequested
-from wave_tui.permissions.policy import grant_label
+from wave_tui.permissions.policy import GrantOption, grant_label, grant_options
 
 # Shift+Tab steps through these; any other mode steps back to the first.
 MODE_CYCLE: tuple[PermissionMode, ...] = ("default", "acceptEdits", "plan")
@@ -34,6 +34,12 @@ class PermissionAccess:
     def grant_label(self, tool: str, args: dict[str, Any]) -> str:
         """What "Always allow … this session" allows for this call (the dialog's label)."""
         return grant_label(tool, args, self._core.paths.project_root)
+
+    # req: CV10
+    def grant_options(self, tool: str, args: dict[str, Any]) -> tuple[GrantOption, ...]:
+        """The dialog's "always … this session" choices (Bash: its prefix rule, then the exact
+        command); the answer names the chosen one by its kind."""
+        return grant_options(tool, args, self._core.paths.project_root)
 
     # req: UX18
     async def preview(self, tool: str, args: dict[str, Any]) -> PermissionPreview:

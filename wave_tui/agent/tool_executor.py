@@ -13,7 +13,7 @@ from typing import Any
 from wave_tui.agent import events as ev
 from wave_tui.agent.conversation import READ_META, Conversation
 from wave_tui.agent.extensions import ToolCallInfo, ToolGuard, ToolLock, ToolObserver, ToolOutcome
-from wave_tui.agent.prompts import HEADLESS_REFUSAL, USER_REFUSAL
+from wave_tui.agent.prompts import HEADLESS_REFUSAL, USER_REFUSAL, USER_REFUSAL_WITH_REASON
 from wave_tui.llm.types import Message, ToolCall
 from wave_tui.permissions.policy import UNRESTRICTED, PermissionPolicy, RunProfile
 from wave_tui.permissions.tool_table import key_argument
@@ -21,7 +21,7 @@ from wave_tui.tools.base import Tool, ToolContext, ToolResult
 
 CONCURRENT_TOOLS = frozenset({"Agent"})  # consecutive calls of these in one reply run at once
 Emit = Callable[[ev.AgentEvent], None]
-Ask = Callable[[str, dict[str, Any], str], Awaitable[ev.PermissionChoice]]
+Ask = Callable[[str, dict[str, Any], str], Awaitable[ev.PermissionReply]]
 
 
 def concurrent_batches(calls: Sequence[ToolCall]) -> list[list[ToolCall]]:
@@ -162,9 +162,19 @@ class ToolExecutor:
         ask = self._asker()
         if ask is None:
             return HEADLESS_REFUSAL.format(reason=decision.reason), UNRESTRICTED
-        choice = await ask(tool, args, decision.reason)
-        if choice == "allow_session":
-            self.policy.grant_for_session(tool, args)
-        if choice in ("allow_once", "allow_session"):
+        reply = await ask(tool, args, decision.reason)
+        answer = reply if isinstance(reply, ev.PermissionAnswer) else ev.PermissionAnswer(reply)
+        if answer.choice == "allow_session":
+            self.policy.grant_for_session(tool, args, answer.grant)
+        if answer.choice in ("allow_once", "allow_session"):
             return None, UNRESTRICTED
-        return USER_REFUSAL.format(tool=tool), UNRESTRICTED
+        return refusal_text(tool, answer.feedback), UNRESTRICTED
+
+
+# req: CV15
+def refusal_text(tool: str, feedback: str) -> str:
+    """What the model is told of a denial: the user's own words with it when they gave any."""
+    feedback = feedback.strip()
+    if not feedback:
+        return USER_REFUSAL.format(tool=tool)
+    return USER_REFUSAL_WITH_REASON.format(tool=tool, feedback=feedback)

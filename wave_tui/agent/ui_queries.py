@@ -8,6 +8,7 @@ connection test against an endpoint, and the project code waiting for the user's
 from __future__ import annotations
 
 import difflib
+import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,13 +24,15 @@ from wave_tui.llm.client import ClientConfig, ModelClient
 from wave_tui.llm.errors import ModelError
 from wave_tui.llm.model_list import MODEL_LIST_TIMEOUT_S
 from wave_tui.permissions.policy import PermissionPolicy
+from wave_tui.tools.base import ToolError
+from wave_tui.tools.edit import planned_edit
 from wave_tui.tools.paths import resolve_tool_path
 
 DIFF_CONTEXT_LINES = 3
 PREVIEW_MAX_LINES = 400  # a huge Write is cut in the dialog (the tool still gets it all)
 CONNECTION_TIMEOUT_S = 15.0
 ModelRole = Literal["main", "fast", "configured", "endpoint"]
-PreviewKind = Literal["diff", "new-file", "command", "none"]
+PreviewKind = Literal["diff", "new-file", "command", "arguments", "refusal", "none"]
 
 
 @record
@@ -174,17 +177,23 @@ class PermissionPreview:
     """What an approved call will do, as the dialog shows it."""
 
     kind: PreviewKind
-    text: str  # a unified diff, the new file's content, or the full command
+    # A unified diff, the new file's content, the full command, the arguments as JSON, or the
+    # tool's refusal (an Edit it would refuse: nothing to approve but the user should know).
+    text: str
     path: str = ""
+    description: str = ""  # Bash: what the command does, in the model's words
+    background: bool = False  # Bash: run_in_background, the call returns at once
 
 
 # req: UX18
 def permission_preview(tool: str, args: dict[str, Any], root: Path) -> PermissionPreview:
     """Blocking (reads the file an Edit/Write changes): call from a thread."""
     if tool == "Bash" and isinstance(args.get("command"), str):
-        return PermissionPreview("command", args["command"])
-    if tool not in ("Edit", "Write"):
-        return PermissionPreview("none", "")
+        return _command_preview(args)
+    if tool == "Edit":
+        return _edit_preview(args, root)
+    if tool != "Write":
+        return _arguments_preview(args)
     target = resolve_tool_path(args.get("file_path"), root)
     if target is None:
         return PermissionPreview("none", "")
@@ -192,15 +201,42 @@ def permission_preview(tool: str, args: dict[str, Any], root: Path) -> Permissio
     try:
         old = target.read_text(encoding="utf-8", errors="replace")
     except OSError:
-        old = None
-    if tool == "Write":
-        new = str(args.get("content") or "")
-    elif old is None:
-        return PermissionPreview("none", "", shown)
-    else:
-        new = _edited(old, args)
-    if old is None:
-        return PermissionPreview("new-file", _cut(new), shown)
+        return PermissionPreview("new-file", _cut(str(args.get("content") or "")), shown)
+    return _diff(old, str(args.get("content") or ""), shown)
+
+
+# req: CV10
+def _command_preview(args: dict[str, Any]) -> PermissionPreview:
+    description = args.get("description")
+    return PermissionPreview(
+        "command",
+        args["command"],
+        description=description.strip() if isinstance(description, str) else "",
+        background=args.get("run_in_background") in (True, "true"),
+    )
+
+
+# req: CV10
+def _arguments_preview(args: dict[str, Any]) -> PermissionPreview:
+    """Any other tool (an MCP tool above all): every argument it will get, as JSON."""
+    if not args:
+        return PermissionPreview("none", "")
+    text = json.dumps(args, indent=2, ensure_ascii=False, default=str)
+    return PermissionPreview("arguments", _cut(text))
+
+
+def _edit_preview(args: dict[str, Any], root: Path) -> PermissionPreview:
+    """The Edit tool's own result as a diff, or its refusal (never a diff it would not make)."""
+    target = resolve_tool_path(args.get("file_path"), root)
+    shown = _shown_path(target, root) if target is not None else ""
+    try:
+        before, edited = planned_edit(args, root)
+    except ToolError as refusal:
+        return PermissionPreview("refusal", str(refusal), shown)
+    return _diff(before, edited.text, shown)
+
+
+def _diff(old: str, new: str, shown: str) -> PermissionPreview:
     diff = difflib.unified_diff(
         old.splitlines(),
         new.splitlines(),
@@ -210,15 +246,6 @@ def permission_preview(tool: str, args: dict[str, Any], root: Path) -> Permissio
         lineterm="",
     )
     return PermissionPreview("diff", _cut("\n".join(diff)) or "(no change)", shown)
-
-
-def _edited(old: str, args: dict[str, Any]) -> str:
-    before = str(args.get("old_string") or "")
-    after = str(args.get("new_string") or "")
-    if not before:
-        return old
-    count = -1 if args.get("replace_all") else 1
-    return old.replace(before, after, count)
 
 
 def _shown_path(target: Path, root: Path) -> str:

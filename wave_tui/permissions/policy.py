@@ -25,17 +25,36 @@ from typing import Any, Literal, get_args
 from wave_tui.config.records import record
 from wave_tui.config.settings import PermissionMode
 from wave_tui.permissions.git_guard import HARDENED_GIT_ENV, git_is_contained, uses_git
-from wave_tui.permissions.rules import PermissionRule, command_parts, deny_parts, url_host
+from wave_tui.permissions.rules import (
+    PermissionRule,
+    command_parts,
+    deny_parts,
+    prefix_rule,
+    url_host,
+)
 from wave_tui.permissions.shell import is_read_only_bash
 from wave_tui.permissions.tool_table import call_subject, is_mcp_tool, tool_info
 from wave_tui.tools.paths import display_path, is_inside, real_path, resolve_tool_path
 
-__all__ = ["PERMISSION_MODES", "Decision", "PermissionMode", "PermissionPolicy", "SafeZones"]
+__all__ = [
+    "PERMISSION_MODES",
+    "Decision",
+    "GrantKind",
+    "GrantOption",
+    "PermissionMode",
+    "PermissionPolicy",
+    "SafeZones",
+]
 
 PERMISSION_MODES: tuple[PermissionMode, ...] = get_args(PermissionMode)
 _NOTHING = "\x00"  # a pattern no command or host can match (NUL is refused everywhere)
 # An auto-approved read-only command never writes files, so its output file can be capped (X14).
 READ_ONLY_OUTPUT_LIMIT_BYTES = 4 * 1024 * 1024
+# A Bash command longer than this is not repeated in its "always" label (the dialog shows it).
+LABEL_COMMAND_CHARS = 40
+# "scope": the folder, domain, tool or exact command shown; "prefix": Bash(<first words>:*)
+# for each part of the command that needs approval.
+GrantKind = Literal["scope", "prefix"]
 
 
 @record
@@ -118,12 +137,17 @@ class PermissionPolicy:
         self.deny = [r for r in map(PermissionRule.parse, deny) if r]
 
     # req: UX2
-    def grant_for_session(self, tool: str, args: dict[str, Any]) -> PermissionRule:
-        """Remember "always allow" for what the dialog showed, for the rest of the session."""
-        rule = session_rule(tool, args, self.workdir)
-        if rule not in self.session_allow:
-            self.session_allow.append(rule)
-        return rule
+    def grant_for_session(
+        self, tool: str, args: dict[str, Any], kind: GrantKind = "scope"
+    ) -> tuple[PermissionRule, ...]:
+        """Remember "always allow" for what the dialog showed, for the rest of the session: the
+        option of that kind the dialog offered (the scope when no such option was offered)."""
+        options = grant_options(tool, args, self.workdir)
+        chosen = next((o for o in options if o.kind == kind), options[-1])
+        for rule in chosen.rules:
+            if rule not in self.session_allow:
+                self.session_allow.append(rule)
+        return chosen.rules
 
     # req: PM2
     def _denied_by(self, tool: str, args: dict[str, Any]) -> PermissionRule | None:
@@ -153,9 +177,7 @@ class PermissionPolicy:
         used: PermissionRule | None = None
         for part in parts:
             rule = next((r for r in bash_rules if r.matches_text(part)), None)
-            # req: X5 (a part let through for being read-only runs unhardened next to the rule's
-            # part, so it may not use git: `echo hi; git -C <hostile repo> status` asks)
-            if rule is None and (not is_read_only_bash(part) or uses_git(part)):
+            if rule is None and needs_rule(part):
                 return None
             used = used or rule
         return used
@@ -197,6 +219,13 @@ class PermissionPolicy:
         return Decision("ask", f"{tool} needs approval in {self.mode} mode")
 
 
+def needs_rule(part: str) -> bool:
+    """Whether one part of a compound command runs only when a rule allows it."""
+    # req: X5 (a part let through for being read-only runs unhardened next to the rule's part,
+    # so it may not use git: `echo hi; git -C <hostile repo> status` asks)
+    return not is_read_only_bash(part) or uses_git(part)
+
+
 def _grant_folder(tool: str, args: Mapping[str, Any], root: Path) -> tuple[Path, bool] | None:
     """(folder or file, is_folder) a session grant covers for a path tool, or None."""
     if not tool_info(tool).path_argument:
@@ -222,7 +251,7 @@ def session_rule(tool: str, args: Mapping[str, Any], root: Path) -> PermissionRu
         return PermissionRule(tool, f"domain:{host}" if host else _NOTHING)
     subject = call_subject(tool, args)
     if tool == "Bash":
-        return PermissionRule(tool, subject or _NOTHING)
+        return PermissionRule(tool, subject or _NOTHING, literal=bool(subject))
     return PermissionRule(tool, None)
 
 
@@ -238,3 +267,49 @@ def grant_label(tool: str, args: Mapping[str, Any], root: Path) -> str:
     if tool == "WebFetch" and rule.pattern:
         return f"Always allow WebFetch from {rule.pattern.removeprefix('domain:')} this session"
     return f"Always allow {rule} this session"
+
+
+@record
+class GrantOption:
+    """One "always allow … this session" choice of the dialog: its label and what it grants."""
+
+    kind: GrantKind
+    label: str
+    rules: tuple[PermissionRule, ...]
+
+
+# req: CV10
+def grant_options(tool: str, args: Mapping[str, Any], root: Path) -> tuple[GrantOption, ...]:
+    """The dialog's "always" choices, the scope last. Bash adds, before its exact command, the
+    prefix rule of each part that needs approval (`git add . && git commit -m x`: `Bash(git
+    add:*)` and `Bash(git commit:*)`): each rule covers only a command the user saw, and a
+    command that cannot be split with certainty (substitutions, redirections) gets none."""
+    scope = session_rule(tool, args, root)
+    label = grant_label(tool, args, root)
+    command = args.get("command") if tool == "Bash" else None
+    if not isinstance(command, str):
+        return (GrantOption("scope", label, (scope,)),)
+    if len(command) > LABEL_COMMAND_CHARS or "\n" in command:
+        label = "Always allow this exact command this session"
+    exact = GrantOption("scope", label, (scope,))
+    prefixes = _prefix_rules(command)
+    if not prefixes:
+        return (exact,)
+    names = " and ".join(map(str, prefixes))
+    return (GrantOption("prefix", f"Always allow {names} this session", prefixes), exact)
+
+
+def _prefix_rules(command: str) -> tuple[PermissionRule, ...]:
+    """The prefix option's rules: a prefix rule per part that needs one, that part exactly where
+    it has no prefix; none at all unless at least one part has a prefix."""
+    parts = command_parts(command)
+    if not parts:
+        return ()
+    rules: list[PermissionRule] = []
+    for part in filter(needs_rule, parts):
+        rule = prefix_rule(part) or PermissionRule("Bash", part, literal=True)
+        if rule not in rules:
+            rules.append(rule)
+    if not any(rule.pattern and not rule.literal for rule in rules):
+        return ()
+    return tuple(rules)

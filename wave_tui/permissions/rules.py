@@ -3,6 +3,7 @@
 `Tool`, `Tool(pattern)`, `Bash(npm run test:*)` (prefix), `mcp__server` (every tool of that MCP
 server), `mcp__server__tool`, `WebFetch(domain:example.com)` (the host or a subdomain).
 Compound Bash commands are matched part by part (X6): see `command_parts` / `deny_parts`.
+`command_prefix` picks the first words a `Bash(<first words>:*)` grant offers.
 """
 
 from __future__ import annotations
@@ -71,6 +72,9 @@ def url_host(url: object) -> str | None:
 class PermissionRule:
     tool: str
     pattern: str | None  # None: every call of the tool
+    # A grant of exactly the command the user saw: compared as text, never as a glob (`rm x*`
+    # approved once must not allow `rm x/../../y`).
+    literal: bool = False
 
     @classmethod
     def parse(cls, text: str) -> PermissionRule | None:
@@ -94,10 +98,12 @@ class PermissionRule:
 
     @property
     def whole_tool(self) -> bool:
-        return self.pattern is None or self.pattern in ("", "*")
+        return not self.literal and (self.pattern is None or self.pattern in ("", "*"))
 
     def matches_text(self, text: str) -> bool:
         """For Bash: one command (a part of a compound command, or the whole string)."""
+        if self.literal:
+            return text == self.pattern
         return self.whole_tool or (self.pattern is not None and _text_matches(text, self.pattern))
 
     # req: PM2
@@ -114,7 +120,7 @@ class PermissionRule:
         if subject is None:
             return False
         if tool == "Bash":
-            return _text_matches(subject, self.pattern)
+            return self.matches_text(subject)
         if tool_info(tool).path_argument or tool in ("Glob", "Grep"):
             return any(
                 fnmatch.fnmatchcase(c, self.pattern) for c in path_candidates(subject, workdir)
@@ -234,3 +240,76 @@ def _deny_parts(command: str, depth: int) -> list[str]:
             pieces.extend({chunk.strip(), " ".join(words)})
         pieces.extend(_inner_commands(runs, depth))
     return list(dict.fromkeys(p for p in pieces if p))
+
+
+# Programs whose first argument is a subcommand (`git commit`, `cargo test`): their prefix is the
+# program and that many subcommand words; every other program's prefix is the program alone
+# (`pytest tests/x.py` -> `pytest`), as Claude Code chooses a command's prefix.
+_SUBCOMMANDS: dict[str, int] = {
+    **dict.fromkeys(
+        ("git", "npm", "pnpm", "yarn", "bun", "cargo", "go", "docker", "podman", "kubectl",
+         "helm", "pip", "pip3", "uv", "poetry", "pipenv", "conda", "brew", "apt", "apt-get",
+         "dotnet", "terraform", "systemctl", "rustup", "deno", "mix", "composer", "bundle",
+         "gradle", "mvn", "swift", "flutter", "dart", "hatch", "pdm", "tox", "nox", "just"),
+        1,
+    ),
+    **dict.fromkeys(("gh", "glab", "az", "gcloud", "aws"), 2),  # `gh pr create`
+}  # fmt: skip
+# After these subcommands one more word names what runs: `npm run test`, `uv run pytest`.
+_RUNNER_SUBCOMMANDS = frozenset(
+    {("npm", "run"), ("npm", "run-script"), ("npm", "exec"), ("pnpm", "run"), ("pnpm", "exec"),
+     ("pnpm", "dlx"), ("yarn", "run"), ("yarn", "dlx"), ("bun", "run"), ("bun", "x"),
+     ("uv", "run"), ("poetry", "run"), ("pipenv", "run"), ("pdm", "run"),
+     ("hatch", "run"), ("conda", "run"), ("docker", "compose"), ("bundle", "exec")}
+)  # fmt: skip
+_PACKAGE_RUNNERS = frozenset({"npx", "pnpx", "bunx", "uvx", "pipx"})  # `npx prettier`
+# An interpreter runs whatever its first argument names: `python -m pytest`, `node build.js`;
+# `-c`/`-e` code, or any other option first, gets no prefix.
+_INTERPRETERS = frozenset(
+    {"python", "python3", "node", "ruby", "perl", "php", "lua", "Rscript"}
+)  # fmt: skip
+_MODULE_FLAG = "-m"
+# Programs that run what follows them as a command: `Bash(sudo:*)` would allow anything.
+_NO_PREFIX = frozenset({"eval", "source", ".", "exec", "command", "builtin"})
+
+
+# req: CV10
+def command_prefix(words: list[str]) -> list[str] | None:
+    """The first words of one simple command that a `Bash(<first words>:*)` grant names: the
+    program, plus its subcommand for programs known to take one (`git commit`, `npm run test`,
+    `gh pr create`). None when no prefix is narrower than the whole command yet safe to offer:
+    the command is only its prefix (`npm test`), an option comes where a subcommand should
+    (`git -C x status`), an assignment or a wrapper leads (`FOO=1 make`, `sudo …`, `bash -c`)."""
+    if not words or _ASSIGNMENT.match(words[0]):
+        return None
+    program = words[0]
+    name = _program(program)
+    if name in _WRAPPERS or name in _SHELLS or name in _NO_PREFIX:
+        return None
+    count = 1
+    if name in _SUBCOMMANDS:
+        count += _SUBCOMMANDS[name]
+        if (name, *words[1:2]) in _RUNNER_SUBCOMMANDS:
+            count += 1
+    elif name in _PACKAGE_RUNNERS:
+        count = 2
+    elif name in _INTERPRETERS:
+        count = 3 if words[1:2] == [_MODULE_FLAG] else 2
+    chosen = words[:count]
+    if len(chosen) < count or any(w.startswith("-") for w in chosen[1:] if w != _MODULE_FLAG):
+        return None  # `git --version`, `npm -g install x`, `python -c …`: no safe prefix
+    if len(words) == count:
+        return None  # `npm test`: the prefix would be the whole command
+    return chosen
+
+
+# req: CV10
+def prefix_rule(part: str) -> PermissionRule | None:
+    """`Bash(<first words>:*)` for one simple command (a part as `command_parts` gives it)."""
+    commands = simple_commands(part)
+    if commands is None or len(commands) != 1:
+        return None
+    prefix = command_prefix(commands[0])
+    if prefix is None:
+        return None
+    return PermissionRule("Bash", shlex.join(prefix) + _PREFIX_SUFFIX)

@@ -56,6 +56,7 @@ class QuestionAnswer:
     question: str
     selected: tuple[str, ...] = ()  # labels of the chosen options
     other: str | None = None  # free text typed instead of (or besides) the options
+    skipped: bool = False  # the user chose to leave this question unanswered
 
 
 # None: the user dismissed the dialog without answering.
@@ -104,13 +105,21 @@ def parse_questions(key: str, raw: object) -> tuple[Question, ...]:
     return tuple(questions)
 
 
+# req: CV13
 def format_answers(answers: Sequence[QuestionAnswer]) -> str:
+    """One line per question; a question the user skipped on purpose says so (the app's dialog
+    sends no question that is neither answered nor skipped)."""
     lines = []
     for answer in answers:
         parts = list(answer.selected)
         if answer.other:
             parts.append(answer.other)
-        lines.append(f'"{answer.question}" = "{", ".join(parts) or "(no answer)"}"')
+        if parts:
+            lines.append(f'"{answer.question}" = "{", ".join(parts)}"')
+        elif answer.skipped:
+            lines.append(f'"{answer.question}" = (skipped: the user chose not to answer)')
+        else:
+            lines.append(f'"{answer.question}" = "(no answer)"')
     return "The user answered your questions:\n" + "\n".join(lines)
 
 

@@ -1,11 +1,18 @@
-"""Edit: exact string replacement in a file the agent has read."""
+"""Edit: exact string replacement in a file the agent has read.
+
+`edit_text` is the replacement itself (and every refusal about the strings); the permission
+preview calls `planned_edit`, so the diff the user approves is the tool's own result, and a call
+the tool would refuse shows that refusal instead.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated
+from pathlib import Path
+from typing import Annotated, Any
 
-from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
+from wave_tui.config.records import record
+from wave_tui.tools.arguments import Arg, TypedTool, parse_args, tool_arguments
 from wave_tui.tools.base import (
     ToolContext,
     ToolError,
@@ -14,7 +21,7 @@ from wave_tui.tools.base import (
     write_text_and_stat,
 )
 from wave_tui.tools.read import format_line
-from wave_tui.tools.text_files import ensure_fresh, split_lines
+from wave_tui.tools.text_files import ensure_fresh, load_text_sync, split_lines
 
 SNIPPET_CONTEXT = 3
 SNIPPET_MAX_LINES = 40
@@ -57,50 +64,87 @@ class EditTool(TypedTool[EditArgs]):
     arguments = EditArgs
 
     async def call(self, args: EditArgs, ctx: ToolContext) -> ToolResult:
-        old, new = args.old_string, args.new_string
-        if old == "":
-            raise ToolError("old_string must not be empty. To create a file, use Write.")
-        if old == new:
-            raise ToolError("old_string and new_string are identical; there is nothing to change.")
+        _check_strings(args)
         path = resolve_path(args.file_path, ctx.workdir)
         if not path.exists():
-            raise ToolError(f"File does not exist: {path}. To create it, use Write.")
+            raise ToolError(_missing(path))
         current = await asyncio.to_thread(ensure_fresh, path, ctx.read_state.get(path))
-        text = current.text
-
-        count = text.count(old)
-        if count == 0 and "\r\n" in text and "\n" in old:
-            # The model writes "\n"; a CRLF file stores "\r\n". Match in the file's own convention.
-            old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
-            count = text.count(old)
-        if count == 0:
-            raise ToolError(
-                f"old_string was not found in {path}. It must match the file exactly, including "
-                "whitespace and indentation; Read the file again if unsure."
-            )
-        if count > 1 and not args.replace_all:
-            raise ToolError(
-                f"old_string occurs {count} times in {path}. Add surrounding context to make it "
-                "unique, or set replace_all to true to replace every occurrence."
-            )
-
-        start = text.index(old)
-        updated = text.replace(old, new) if args.replace_all else text.replace(old, new, 1)
+        edited = edit_text(args, path, current.text)
         try:
-            mtime_ns = await asyncio.to_thread(write_text_and_stat, path, updated)
+            mtime_ns = await asyncio.to_thread(write_text_and_stat, path, edited.text)
         except OSError as exc:
             raise ToolError(f"Cannot write {path}: {exc.strerror or exc}") from exc
         # req: N4
-        ctx.read_state.record_text(path, updated, mtime_ns, written_by_agent=True)
+        ctx.read_state.record_text(path, edited.text, mtime_ns, written_by_agent=True)
 
-        replaced = count if args.replace_all else 1
-        what = f"{replaced} replacement{'s' if replaced != 1 else ''}"
+        what = f"{edited.count} replacement{'s' if edited.count != 1 else ''}"
         return ToolResult(
             content=(
                 f"Edited {path} ({what}). The region around the first change now reads:\n"
-                f"{_snippet(updated, start, len(new))}"
+                f"{_snippet(edited.text, edited.start, edited.new_length)}"
             ),
             summary=f"Edited file ({what})",
             context_paths=[path],
             written_paths=[path],
         )
+
+
+@record
+class EditedText:
+    """A file's text once an edit is applied: where its first replacement starts, how long the
+    replacement is, and how many were made."""
+
+    text: str
+    start: int
+    new_length: int
+    count: int
+
+
+def _check_strings(args: EditArgs) -> None:
+    if args.old_string == "":
+        raise ToolError("old_string must not be empty. To create a file, use Write.")
+    if args.old_string == args.new_string:
+        raise ToolError("old_string and new_string are identical; there is nothing to change.")
+
+
+def _missing(path: Path) -> str:
+    return f"File does not exist: {path}. To create it, use Write."
+
+
+def edit_text(args: EditArgs, path: Path, text: str) -> EditedText:
+    """`text` with the edit applied, or the ToolError the tool answers with (`old_string`
+    empty, unchanged, not found, or not unique without `replace_all`)."""
+    _check_strings(args)
+    old, new = args.old_string, args.new_string
+    count = text.count(old)
+    if count == 0 and "\r\n" in text and "\n" in old:
+        # The model writes "\n"; a CRLF file stores "\r\n". Match in the file's own convention.
+        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
+        count = text.count(old)
+    if count == 0:
+        raise ToolError(
+            f"old_string was not found in {path}. It must match the file exactly, including "
+            "whitespace and indentation; Read the file again if unsure."
+        )
+    if count > 1 and not args.replace_all:
+        raise ToolError(
+            f"old_string occurs {count} times in {path}. Add surrounding context to make it "
+            "unique, or set replace_all to true to replace every occurrence."
+        )
+    start = text.index(old)
+    updated = text.replace(old, new) if args.replace_all else text.replace(old, new, 1)
+    return EditedText(updated, start, len(new), count if args.replace_all else 1)
+
+
+# req: UX18
+def planned_edit(raw: dict[str, Any], workdir: Path) -> tuple[str, EditedText]:
+    """What an Edit call would do to its file as it is now (the permission preview; blocking):
+    the text before and the edit, or the ToolError the tool would answer with. Whether the agent
+    read the file first is the tool's own check when it runs."""
+    args = parse_args(EditArgs, raw)
+    _check_strings(args)
+    path = resolve_path(args.file_path, workdir)
+    if not path.exists():
+        raise ToolError(_missing(path))
+    before = load_text_sync(path).text
+    return before, edit_text(args, path, before)

@@ -26,20 +26,19 @@ from wave_tui.agent.session import (
     AgentSession,
     EntryError,
     MemoryScope,
-    key_argument,
 )
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
 from wave_tui.config.settings import SettingsStore
 from wave_tui.tui.command_screens import CommandScreens
 from wave_tui.tui.css_state import CssState, css_state
-from wave_tui.tui.format import one_line, show_key_arg, show_path
+from wave_tui.tui.format import one_line, show_path
 from wave_tui.tui.messages import AgentEventPosted
 from wave_tui.tui.review_count import ReviewCount
 from wave_tui.tui.screens.chat import ChatScreen
 from wave_tui.tui.widgets.background_indicator import BackgroundIndicator
 from wave_tui.tui.widgets.status_line import NARROW
-from wave_tui.tui.work_ui import WORK_EVENTS, apply_work_event
+from wave_tui.tui.work_ui import WORK_EVENTS, apply_work_event, ask_permission
 
 if TYPE_CHECKING:
     from wave_tui.tui.screens.memory import MemoryScreen
@@ -264,7 +263,7 @@ class WaveApp(App[None]):
     async def on_agent_event_posted(self, message: AgentEventPosted) -> None:
         event = message.event
         if isinstance(event, ev.PermissionRequested):
-            await self._ask_permission(event)
+            await ask_permission(self, self.session, self.paths, event)
             return
         if isinstance(event, WORK_EVENTS):
             await apply_work_event(self, self.chat_screen, event)
@@ -324,33 +323,6 @@ class WaveApp(App[None]):
             )
         elif event.written:
             self.notify(f"memory updated: {', '.join(event.written)}", title="Memory", markup=False)
-
-    async def _ask_permission(self, event: ev.PermissionRequested) -> None:
-        from wave_tui.tui.screens.dialogs import PermissionDialog
-
-        future = event.future
-        key_arg = show_key_arg(key_argument(event.tool_name, event.args), self.paths)
-        dialog = PermissionDialog(
-            event.tool_name,
-            key_arg,
-            event.reason,
-            grant_label=self.session.grant_label(event.tool_name, event.args),
-            preview=await self.session.permission_preview(event.tool_name, event.args),
-        )
-        if future.done():
-            return  # aborted while the preview was read
-
-        def answered(choice: ev.PermissionChoice | None) -> None:
-            if not future.done():
-                future.set_result(choice or "deny")
-
-        def gone(_future: asyncio.Future[ev.PermissionChoice]) -> None:
-            # The turn was aborted while the question was open.
-            if dialog.is_attached and dialog is self.screen:
-                dialog.dismiss(None)
-
-        future.add_done_callback(gone)
-        self.push_screen(dialog, answered)
 
     def open_command_screen(self, name: str, args: str) -> bool:
         """`/model`, `/resume`, `/permissions`: a picker or screen (True: handled)."""

@@ -1,5 +1,6 @@
-"""The app side of the work events (issue 18): dialogs that answer a future, the task panel and
-the subagent blocks in the chat. `WaveApp.on_agent_event_posted` hands these events here."""
+"""The app side of the agent's questions and work events: the permission, plan and question
+dialogs that answer a future, the task panel and the subagent blocks in the chat.
+`WaveApp.on_agent_event_posted` hands these events here."""
 
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 
 from wave_tui.agent import events as ev
+from wave_tui.agent.session import AgentSession, key_argument
+from wave_tui.config.paths import WavePaths
+from wave_tui.tui.format import show_key_arg
 from wave_tui.tui.widgets.subagent_block import SubagentBlock
 from wave_tui.tui.widgets.task_panel import TaskPanel
 
@@ -32,6 +36,26 @@ def _ask(
 
     future.add_done_callback(gone)
     app.push_screen(dialog, answered)
+
+
+async def ask_permission(
+    app: App[Any], session: AgentSession, paths: WavePaths, event: ev.PermissionRequested
+) -> None:
+    """The permission dialog for `event`, answering its future (a denial when dismissed)."""
+    from wave_tui.tui.screens.dialogs import PermissionDialog
+
+    tool, args = event.tool_name, event.args
+    dialog = PermissionDialog(
+        tool,
+        show_key_arg(key_argument(tool, args), paths),
+        event.reason,
+        grants=session.grant_options(tool, args),
+        preview=await session.permission_preview(tool, args),
+        agent=event.agent,
+    )
+    if event.future.done():
+        return  # aborted while the preview was read
+    _ask(app, dialog, event.future, ev.PermissionAnswer("deny"))
 
 
 async def apply_work_event(app: App[Any], chat: Screen[Any], event: WorkEvent) -> None:

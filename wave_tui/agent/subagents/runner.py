@@ -25,6 +25,7 @@ from wave_tui.agent.extensions import ContextSource, ToolCallInfo, ToolGuard, To
 from wave_tui.agent.injection_hook import MemoryInjectionHook
 from wave_tui.agent.model_gateway import ModelTarget
 from wave_tui.agent.request import RequestBuilder, SystemPrompt
+from wave_tui.agent.subagents.asking import running_subagent
 from wave_tui.agent.subagents.definitions import (
     FAST_MODEL,
     MAIN_MODEL,
@@ -224,7 +225,8 @@ class SubagentLoopRunner:
         if parse_command(prompt) is not None:
             prompt = SUBAGENT_PROMPT_PREFIX + prompt
         progress("started", definition.name)
-        result = await runner.turn(prompt, asyncio.Event())
+        with running_subagent(definition.name, description):
+            result = await runner.turn(prompt, asyncio.Event())
         if result.status == "aborted":
             progress("finished", "aborted")
             raise asyncio.CancelledError()

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+from typing import Any
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, Input, Static
+from textual.widgets.button import ButtonVariant
 
-from wave_tui.agent.events import PermissionChoice
-from wave_tui.agent.session import MemoryScope, PermissionPreview
+from wave_tui.agent.events import AskingAgent, PermissionAnswer
+from wave_tui.agent.session import GrantOption, MemoryScope, PermissionPreview
 from wave_tui.tui.widgets.footer import Footer
 
 
@@ -60,14 +64,30 @@ class ConfirmDelete(ModalScreen[bool]):
         self.dismiss(False)
 
 
-class PermissionDialog(ModalScreen[PermissionChoice]):
-    """The agent wants to run a tool that needs approval: what it will do (the diff of an
-    Edit/Write, the full Bash command) and what "always" would allow (UX2, UX18)."""
+# Outside a dialog: the footer, and a spare row so the dialog never touches the screen's edge.
+_OUTSIDE_ROWS = 2
+_MIN_BODY_ROWS = 3
+GRANT_KEYS = ("a", "e")  # the first "always" option (a prefix rule for Bash), then the exact one
+
+
+# req: CV10
+class PermissionDialog(ModalScreen[PermissionAnswer]):
+    """The agent wants to run a tool that needs approval: who asks, what it will do (the diff of
+    an Edit/Write, the full Bash command with its description and background flag, an MCP tool's
+    arguments) and what each "always" would allow (UX2, UX18). The body scrolls; the choices
+    stay on screen at any size."""
 
     BINDINGS = [
         Binding("y", "choose('allow_once')", "Allow once", id="allow-once"),
-        Binding("a", "choose('allow_session')", "Always this session", id="allow-session"),
-        Binding("n,escape", "choose('deny')", "Deny", id="deny"),
+        Binding("a", "always(0)", "Always…", id="allow-session"),
+        Binding("e", "always(1)", "Always (exact)", id="allow-exact", show=False),
+        Binding("n", "choose('deny')", "Deny", id="deny"),
+        Binding("w", "say_why", "No, and say why", id="deny-why"),
+        Binding("escape", "back_or_deny", "Deny", id="deny-escape", show=False),
+        Binding("up", "app.focus_previous", show=False),
+        Binding("down", "app.focus_next", show=False),
+        Binding("pageup", "scroll_body(-1)", show=False),
+        Binding("pagedown", "scroll_body(1)", show=False),
     ]
 
     def __init__(
@@ -76,52 +96,170 @@ class PermissionDialog(ModalScreen[PermissionChoice]):
         key_arg: str,
         reason: str,
         *,
-        grant_label: str = "",
+        grants: Sequence[GrantOption] = (),
         preview: PermissionPreview | None = None,
+        agent: AskingAgent | None = None,
     ) -> None:
         super().__init__(classes="dialog-screen")
         self.tool_name = tool_name
         self.key_arg = key_arg
         self.reason = reason
-        self.grant_label = grant_label or "Always this session"
+        self.grants = tuple(grants)[: len(GRANT_KEYS)]
         self.preview = preview
+        self.agent = agent
+
+    @property
+    def grant_label(self) -> str:
+        """The first "always" choice's label (what `a` grants)."""
+        return self.grants[0].label if self.grants else ""
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog picker"):
+        with Vertical(classes="dialog picker permission-dialog"):
             yield Static(
                 Content.assemble("Allow ", (self.tool_name, "bold"), "?"), classes="dialog-title"
             )
-            preview = self.preview
-            if preview is not None and preview.kind == "command":
-                yield Static(preview.text, markup=False, classes="dialog-body")
-            elif self.key_arg:
-                yield Static(self.key_arg, markup=False, classes="dialog-body")
-            if preview is not None and preview.kind in ("diff", "new-file"):
-                yield VerticalScroll(Static(_preview_text(preview)), classes="permission-preview")
-            if self.reason:
-                yield Static(self.reason, markup=False, classes="dialog-detail")
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Allow once (y)", variant="primary", id="allow_once")
-                yield Button(f"{self.grant_label} (a)", id="allow_session")
-                yield Button("Deny (n)", variant="error", id="deny")
+            with VerticalScroll(id="permission-body"):
+                yield from self._body()
+            with Vertical(id="permission-choices", classes="dialog-choices"):
+                yield choice_button("y", "Allow once", "allow_once", variant="primary")
+                for n, (key, grant) in enumerate(zip(GRANT_KEYS, self.grants, strict=False)):
+                    yield choice_button(key, grant.label, f"grant-{n}")
+                yield choice_button("n", "Deny", "deny", variant="error")
+                yield choice_button("w", "No, and say why…", "deny_why")
+            yield Input(
+                placeholder="Why not? What should the agent do instead? (Enter sends, Esc back)",
+                id="deny-reason",
+                classes="-hidden",
+            )
         yield Footer()
 
+    def _body(self) -> Iterator[Static]:
+        if self.agent is not None:
+            yield Static(
+                Content.assemble(
+                    ("asked by the ", "$text-muted"),
+                    (self.agent.agent_type, "bold"),
+                    (" subagent: ", "$text-muted"),
+                    self.agent.description,
+                ),
+                classes="permission-agent",
+            )
+        preview = self.preview
+        if preview is not None and preview.kind == "command":
+            if preview.description:
+                yield Static(Content(preview.description), classes="permission-description")
+            if preview.background:
+                yield Static(
+                    Content.styled("runs in the background: the call returns at once", "$warning"),
+                    classes="permission-background",
+                )
+            yield Static(preview.text, markup=False, classes="permission-command")
+        elif self.key_arg:
+            yield Static(self.key_arg, markup=False, classes="permission-command")
+        if preview is not None and preview.kind in ("diff", "new-file", "arguments", "refusal"):
+            yield Static(_preview_text(preview), classes="permission-preview")
+        if self.reason:
+            yield Static(self.reason, markup=False, classes="dialog-detail")
+
+    def on_mount(self) -> None:
+        for button in self.query("#allow_once"):
+            button.focus()
+        self.call_after_refresh(self._fit)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        fit_body(self, ".permission-dialog", "#permission-body")
+
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.action_choose(event.button.id or "deny")
+        button = event.button.id or "deny"
+        if button.startswith("grant-"):
+            self.action_always(int(button.removeprefix("grant-")))
+        elif button == "deny_why":
+            self.action_say_why()
+        else:
+            self.action_choose(button)
 
     def action_choose(self, choice: str) -> None:
         if choice == "allow_once":
-            self.dismiss("allow_once")
-        elif choice == "allow_session":
-            self.dismiss("allow_session")
+            self.dismiss(PermissionAnswer("allow_once"))
         else:
-            self.dismiss("deny")
+            self.dismiss(PermissionAnswer("deny"))
+
+    def action_always(self, index: int) -> None:
+        if index < len(self.grants):
+            self.dismiss(PermissionAnswer("allow_session", self.grants[index].kind))
+
+    # req: CV15
+    def action_say_why(self) -> None:
+        """Open the field for the reason; Enter denies with it."""
+        field = self.query_one("#deny-reason", Input)
+        field.remove_class("-hidden")
+        field.focus()
+        self.call_after_refresh(self._fit)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(PermissionAnswer("deny", feedback=event.value.strip()))
+
+    def action_back_or_deny(self) -> None:
+        field = self.query_one("#deny-reason", Input)
+        if field.display:
+            field.add_class("-hidden")
+            self.query_one("#deny_why", Button).focus()
+            self.call_after_refresh(self._fit)
+        else:
+            self.dismiss(PermissionAnswer("deny"))
+
+    def action_scroll_body(self, pages: int) -> None:
+        body = self.query_one("#permission-body", VerticalScroll)
+        if pages < 0:
+            body.scroll_page_up()
+        else:
+            body.scroll_page_down()
+
+
+def fit_body(screen: Screen[Any], dialog_selector: str, body_selector: str) -> None:
+    """Cap the body, the part of the dialog that scrolls, so that the dialog with all its other
+    parts (the choices above all) fits the screen: a long command or plan never pushes a button
+    off it. Margins are counted in full (an upper bound: siblings' margins collapse)."""
+    dialogs, bodies = screen.query(dialog_selector), screen.query(body_selector)
+    if not dialogs or not bodies:
+        return  # dismissed before its first layout (the turn ended)
+    dialog, body = dialogs.first(), bodies.first()
+    used = dialog.styles.gutter.height + _OUTSIDE_ROWS
+    for child in dialog.children:
+        margin = child.styles.margin
+        if child is body:
+            used += margin.top + margin.bottom
+        elif child.display:
+            used += child.outer_size.height + margin.top + margin.bottom
+    body.styles.max_height = max(_MIN_BODY_ROWS, screen.size.height - used)
+
+
+def choice_button(
+    key: str, label: str, choice_id: str, variant: ButtonVariant = "default"
+) -> Button:
+    """One row of the choices: the key first, so a label cut at a narrow width keeps it."""
+    return Button(
+        Content.assemble((f" {key} ", "bold"), " ", label),
+        id=choice_id,
+        variant=variant,
+        compact=True,
+    )
 
 
 def _preview_text(preview: PermissionPreview) -> Content:
-    """A diff coloured by line (untrusted text: never markup); a new file as it will be."""
+    """A diff coloured by line (untrusted text: never markup); a new file as it will be; the
+    arguments an MCP tool gets; the refusal the tool would answer with."""
     if preview.kind == "new-file":
         head = Content.styled(f"new file {preview.path}\n", "bold $success")
+        return head + Content(preview.text)
+    if preview.kind == "arguments":
+        return Content.styled("arguments\n", "bold") + Content(preview.text)
+    if preview.kind == "refusal":
+        head = Content.styled("The tool will refuse this call as it stands:\n", "bold $error")
         return head + Content(preview.text)
     parts: list[Content] = []
     for line in preview.text.splitlines():
