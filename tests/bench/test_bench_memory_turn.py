@@ -8,11 +8,11 @@ from pathlib import Path
 
 from tests.extraction_helpers import is_fork
 from tests.model_server import ModelServer
-from wave_tui.agent.extraction import ExtractionHook
-from wave_tui.agent.factory import create_service
 from wave_tui.agent.service import AgentOptions
 from wave_tui.config.paths import WavePaths
+from wave_tui.features.memory.extraction import ExtractionHook
 from wave_tui.memory.injection import MemoryInjector
+from wave_tui.session.factory import create_service
 from wave_tui.tools.base import ToolResult
 
 

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TextIO
 
-from wave_tui.agent.session import EntryError, MemoryAccess, MemoryEntry
 from wave_tui.cli.memory_review_cmd import (
     REVIEW_ACTIONS,
     ReviewError,
@@ -20,6 +19,7 @@ from wave_tui.cli.memory_review_cmd import (
     run_review_action,
 )
 from wave_tui.config.paths import WavePaths
+from wave_tui.session.facade import EntryError, MemoryAccess, MemoryEntry
 
 Clock = Callable[[], datetime]
 

@@ -20,7 +20,10 @@ from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState
 
 from wave_tui.agent import events as ev
-from wave_tui.agent.session import (
+from wave_tui.config.paths import WavePaths
+from wave_tui.config.records import record
+from wave_tui.config.settings import SettingsStore
+from wave_tui.session.facade import (
     AddResult,
     AgentService,
     AgentSession,
@@ -28,9 +31,6 @@ from wave_tui.agent.session import (
     MemoryScope,
     key_argument,
 )
-from wave_tui.config.paths import WavePaths
-from wave_tui.config.records import record
-from wave_tui.config.settings import SettingsStore
 from wave_tui.tui.command_screens import CommandScreens
 from wave_tui.tui.css_state import CssState, css_state
 from wave_tui.tui.format import one_line, show_key_arg, show_path

@@ -10,7 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from wave_tui.agent.events import PermissionChoice
-from wave_tui.agent.session import MemoryScope, PermissionPreview
+from wave_tui.session.facade import MemoryScope, PermissionPreview
 from wave_tui.tui.widgets.footer import Footer
 
 

@@ -9,7 +9,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, RadioButton, RadioSet, Static
 
-from wave_tui.agent.session import PlanDecision, Question, QuestionAnswer
+from wave_tui.session.facade import PlanDecision, Question, QuestionAnswer
 from wave_tui.tui.widgets.footer import Footer
 
 OTHER = "Other…"
