@@ -33,7 +33,7 @@ async def service_for(model_server: ModelServer, project: Path):
 
 
 def extraction(service: AgentService) -> ExtractionHook:
-    return next(h for h in service.hooks if isinstance(h, ExtractionHook))
+    return service.extensions.of_type(ExtractionHook)
 
 
 def fork_requests(server: ModelServer) -> list:

@@ -36,7 +36,7 @@ async def service_for(model_server: ModelServer, project: Path):
 
 
 def extraction(service: AgentService) -> ExtractionHook:
-    return next(h for h in service.hooks if isinstance(h, ExtractionHook))
+    return service.extensions.of_type(ExtractionHook)
 
 
 def script_fork_writes(model_server: ModelServer, mem: Path) -> None:

@@ -89,7 +89,7 @@ async def test_mx2_context_after_a_turn_counts_rules_nested_and_cache_hits(
     model_server.enqueue(text("nothing"), text("nothing"), when=is_fork)
     await service.run_turn("read src/a.py")
     await service.run_turn("and again")
-    await next(h for h in service.hooks if isinstance(h, ExtractionHook)).wait()
+    await service.extensions.of_type(ExtractionHook).wait()
     output = await registry(service).dispatch("/context")
     report = build_context_report(service)
     await service.destroy()

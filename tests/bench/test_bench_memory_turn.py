@@ -54,7 +54,7 @@ def test_bench_fork_cache_efficiency(benchmark, model_server: ModelServer, proje
 
         async def go() -> None:
             await service.run_turn("remember that I like tea")
-            hook = next(h for h in service.hooks if isinstance(h, ExtractionHook))
+            hook = service.extensions.of_type(ExtractionHook)
             await hook.wait()
             await service.destroy()
 

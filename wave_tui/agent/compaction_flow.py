@@ -6,8 +6,7 @@ PreCompact output joins the summary instructions, PostCompact gets the summary (
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Literal, Protocol, runtime_checkable
+from collections.abc import Callable
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.compaction import (
@@ -18,20 +17,14 @@ from wave_tui.agent.compaction import (
     should_compact,
 )
 from wave_tui.agent.conversation import Conversation
+from wave_tui.agent.extensions import CompactionHooks, CompactionTrigger, Extensions
 from wave_tui.agent.model_gateway import ModelTarget
 from wave_tui.config.settings import EffectiveSettings
 from wave_tui.llm.types import Usage
 
 Emit = Callable[[ev.AgentEvent], None]
 Notify = Callable[[str, str], None]
-Trigger = Literal["manual", "auto"]
-
-
-@runtime_checkable
-class CompactionHooks(Protocol):
-    async def run_pre_compact(self, trigger: Trigger, custom: str | None) -> str: ...
-
-    async def run_post_compact(self, trigger: Trigger, summary: str) -> None: ...
+Trigger = CompactionTrigger
 
 
 def _join(instructions: str | None, extra: str) -> str | None:
@@ -51,7 +44,7 @@ class CompactionFlow:
         notify: Notify,
         restored: Callable[[], None],
         settings: Callable[[], EffectiveSettings] | None = None,
-        extensions: Callable[[], Sequence[object]] = lambda: (),
+        extensions: Extensions | None = None,
     ) -> None:
         self.conversation = conversation
         self._target = target
@@ -61,7 +54,7 @@ class CompactionFlow:
         self._notify = notify
         self._restored = restored  # the history was replaced: extensions rebuild their state
         self._settings = settings
-        self._extensions = extensions
+        self._extensions = extensions or Extensions()
         self.breaker = CompactionBreaker()
         self.due = False
         self.running = False
@@ -85,7 +78,7 @@ class CompactionFlow:
         await self.compact(None, trigger="auto")
 
     def _hooks(self) -> list[CompactionHooks]:
-        return [e for e in self._extensions() if isinstance(e, CompactionHooks)]
+        return self._extensions.compaction_hooks
 
     # req: CP5
     async def compact(

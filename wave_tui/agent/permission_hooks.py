@@ -7,31 +7,25 @@ the call without asking, and the user sees that line. `wave -p` asks nobody, so 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from wave_tui.agent import events as ev
-from wave_tui.agent.extensions import ToolCallInfo
+from wave_tui.agent.extensions import Extensions, ToolCallInfo
 
 Ask = Callable[[str, dict[str, Any], str], Awaitable[ev.PermissionChoice]]
 
 
-@runtime_checkable
-class PermissionRequestHooks(Protocol):
-    async def run_permission_request(self, call: ToolCallInfo) -> str | None: ...
-
-
 def with_permission_hooks(
-    ask: Ask, extensions: Callable[[], Sequence[object]], notify: Callable[[str, str], None]
+    ask: Ask, extensions: Extensions, notify: Callable[[str, str], None]
 ) -> Ask:
     async def asking(tool: str, args: dict[str, Any], reason: str) -> ev.PermissionChoice:
         call = ToolCallInfo("", tool, args)
-        for extension in extensions():
-            if isinstance(extension, PermissionRequestHooks):
-                denied = await extension.run_permission_request(call)  # req: HK2
-                if denied is not None:
-                    notify("blocked", f"PermissionRequest hook denied {tool}: {denied}")
-                    return "deny"
+        for extension in extensions.permission_hooks:
+            denied = await extension.run_permission_request(call)  # req: HK2
+            if denied is not None:
+                notify("blocked", f"PermissionRequest hook denied {tool}: {denied}")
+                return "deny"
         return await ask(tool, args, reason)
 
     return asking

@@ -26,9 +26,9 @@ from wave_tui.agent.compaction import CompactionBreaker
 from wave_tui.agent.compaction_flow import CompactionFlow
 from wave_tui.agent.conversation import READ_META, Conversation
 from wave_tui.agent.extensions import (
-    SessionObserver,
+    Extension,
+    Extensions,
     StatusContribution,
-    StatusSource,
     merge_status,
 )
 from wave_tui.agent.model_gateway import (
@@ -96,7 +96,7 @@ class AgentService:
         self.tools: list[Tool] = tools if tools is not None else builtin_tools()
         self.safe_zones = SafeZones()
         self.policy = PermissionPolicy(self.paths.project_root, safe_zones=self.safe_zones)
-        self.extensions: list[object] = []
+        self.extensions = Extensions()
         self.settings: EffectiveSettings = self.store.current()
         self._approver = approver
         self._listeners: list[Listener] = []
@@ -115,13 +115,13 @@ class AgentService:
             notify=self.notify,
             restored=lambda: self.switch.after_compaction(),
             settings=lambda: self.settings,
-            extensions=lambda: self.extensions,
+            extensions=self.extensions,
         )
         self.executor = ToolExecutor(
             conversation=self.conversation,
             policy=self.policy,
             emit=self._emit,
-            extensions=lambda: self.extensions,
+            extensions=self.extensions,
             context=self._tool_context,
             asker=self._asker,
         )
@@ -137,7 +137,7 @@ class AgentService:
             target=self._model_target,
             settings=lambda: self.settings,
             apply_settings=lambda: self._apply_settings(self.store.current()),
-            extensions=lambda: self.extensions,
+            extensions=self.extensions,
             builtin_tools=lambda: self.tools,
             max_input_tokens=options.max_input_tokens,
             max_requests=options.max_turns,
@@ -148,7 +148,7 @@ class AgentService:
             policy=self.policy,
             turn_rules=lambda: self.runner.turn_rules,
             emit=self._emit,
-            extensions=lambda: self.extensions,
+            extensions=self.extensions,
         )
         self.turns = TurnQueue(self.runner, self._emit, before_turn=self.start)
         self.switch = ConversationSwitch(
@@ -156,7 +156,7 @@ class AgentService:
             runner=self.runner,
             compaction=self.compaction,
             requests=self.requests,
-            extensions=lambda: self.extensions,
+            extensions=self.extensions,
         )
         if options.append_system_prompt:  # req: HL5
             self.add_extension(AppendedSystemPrompt(options.append_system_prompt))
@@ -207,17 +207,10 @@ class AgentService:
     def breaker(self) -> CompactionBreaker:
         return self.compaction.breaker
 
-    @property
-    def hooks(self) -> list[object]:
-        """The extensions, in the order they were added (older name)."""
-        return self.extensions
-
     # -- lifecycle -----------------------------------------------------------------------------
-    def add_extension(self, extension: object) -> None:
-        """Plug a feature in: any object implementing protocols of `agent.extensions`."""
-        self.extensions.append(extension)
-
-    add_hook = add_extension
+    def add_extension(self, extension: Extension) -> None:
+        """Plug a feature in: an object implementing protocols of `agent.extensions`."""
+        self.extensions.add(extension)
 
     def start(self) -> None:
         """Restore the session (--continue / --resume) and apply the settings in force."""
@@ -242,9 +235,8 @@ class AgentService:
         if self._cleanup_task is not None:
             with contextlib.suppress(BaseException):
                 await self._cleanup_task
-        for extension in self.extensions:
-            if isinstance(extension, SessionObserver):
-                await extension.aclose()
+        for extension in self.extensions.session_observers:
+            await extension.aclose()
         for tool in self.tools:
             stop = getattr(tool, "stop_background", None)  # Bash: commands run in background
             if callable(stop):
@@ -285,7 +277,7 @@ class AgentService:
 
     def status(self) -> StatusContribution:
         """What the extensions contribute to the status, merged."""
-        return merge_status(e.status() for e in self.extensions if isinstance(e, StatusSource))
+        return merge_status(e.status() for e in self.extensions.status_sources)
 
     def rule_activations(self) -> dict[str, tuple[str, str]] | None:
         """Why each conditional rule is loaded: rule id -> (trigger file, pattern); None
@@ -408,9 +400,7 @@ class AgentService:
     def _asker(self) -> Ask | None:
         if self.options.headless or (self._approver is None and not self._listeners):
             return None
-        return with_permission_hooks(
-            self._approver or self._ask_ui, lambda: self.extensions, self.notify
-        )
+        return with_permission_hooks(self._approver or self._ask_ui, self.extensions, self.notify)
 
     async def _ask_ui(self, tool: str, args: dict[str, Any], reason: str) -> ev.PermissionChoice:
         future: asyncio.Future[ev.PermissionChoice] = asyncio.get_running_loop().create_future()

@@ -8,7 +8,7 @@ add context, or ask to go on after the turn (at most `MAX_CONTINUATIONS` times).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine
 from typing import Any, Literal
 
 from wave_tui.agent import events as ev
@@ -17,7 +17,7 @@ from wave_tui.agent.compaction_flow import CompactionFlow
 from wave_tui.agent.conversation import Conversation
 from wave_tui.agent.extensions import (
     ContextSource,
-    ToolProvider,
+    Extensions,
     TurnContinuation,
     TurnEnd,
     TurnObserver,
@@ -70,7 +70,7 @@ class TurnRunner:
         target: Callable[[], ModelTarget],
         settings: Callable[[], EffectiveSettings],
         apply_settings: Callable[[], None],
-        extensions: Callable[[], Sequence[object]],
+        extensions: Extensions,
         builtin_tools: Callable[[], list[Tool]],
         max_input_tokens: int | None,
         max_requests: int | None = None,
@@ -130,14 +130,13 @@ class TurnRunner:
     def tools(self) -> dict[str, Tool]:
         """Built-in tools, then every ToolProvider's, asked afresh for each request."""
         merged = {t.name: t for t in self._builtin_tools()}
-        for extension in self._extensions():
-            if isinstance(extension, ToolProvider):
-                for tool in extension.tools():
-                    merged.setdefault(tool.name, tool)
+        for extension in self._extensions.tool_providers:
+            for tool in extension.tools():
+                merged.setdefault(tool.name, tool)
         return merged
 
     def sources(self) -> list[ContextSource]:
-        return [e for e in self._extensions() if isinstance(e, ContextSource)]
+        return list(self._extensions.context_sources)
 
     def build_request(
         self, tools: dict[str, Tool] | None = None, model: str | None = None
@@ -250,7 +249,7 @@ class TurnRunner:
         return reply.content if reply else ""
 
     def _observers(self) -> list[TurnObserver]:
-        return [e for e in self._extensions() if isinstance(e, TurnObserver)]
+        return list(self._extensions.turn_observers)
 
     async def turn_ended(self, result: TurnResult) -> TurnContinuation | None:
         """Tell the turn observers; the first continuation asked for is returned."""

@@ -263,9 +263,9 @@ class AgentSession(SessionParts):
         """Stop background work now (quit without waiting); a stopped extraction is recorded
         as cancelled."""
         if self.service is not None:
-            for extension in self.service.extensions:
-                if isinstance(extension, ExtractionHook):
-                    extension.cancel()
+            extraction = self.service.extensions.of_type(ExtractionHook)
+            if extraction is not None:
+                extraction.cancel()
 
     # -- events --------------------------------------------------------------------------------
     def subscribe(self, listener: Listener) -> Callable[[], None]:
@@ -349,8 +349,7 @@ class AgentSession(SessionParts):
 
     async def tasks(self) -> list[Task]:
         """The session's task list (the task panel's first state; `TasksChanged` follows)."""
-        extensions = self.service.extensions if self.service is not None else []
-        work = next((e for e in extensions if isinstance(e, WorkFeatures)), None)
+        work = self.service.extensions.of_type(WorkFeatures) if self.service is not None else None
         return await work.store.all_tasks() if work is not None else []
 
     def status(self) -> AgentStatus:

@@ -51,7 +51,7 @@ def create_service_with_extensions(
             service.notify,
         )
     )
-    service.add_extension(AttachmentReads(lambda: service.extensions))  # req: UX16
+    service.add_extension(AttachmentReads(service.extensions))  # req: UX16
     for command in memory_commands(service):  # /init, /context
         service.commands.register(command)
     install_work(service)  # tasks, plan mode, subagents, background, questions, web

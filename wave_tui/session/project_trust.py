@@ -12,7 +12,7 @@ from wave_tui.features.user_hooks import UserHooks
 
 
 def _hooks_of(service: AgentService) -> UserHooks | None:
-    return next((e for e in service.extensions if isinstance(e, UserHooks)), None)
+    return service.extensions.of_type(UserHooks)
 
 
 def trust_requests(service: AgentService) -> list[TrustRequested]:  # req: HK10

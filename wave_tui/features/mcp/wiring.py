@@ -161,4 +161,4 @@ def install_mcp(service: AgentService) -> McpWiring:
 
 
 def mcp_of(service: AgentService) -> McpWiring | None:
-    return next((e for e in service.extensions if isinstance(e, McpWiring)), None)
+    return service.extensions.of_type(McpWiring)

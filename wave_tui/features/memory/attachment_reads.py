@@ -3,11 +3,9 @@ memory loads, through the same tool observers a Read goes through."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-
 from wave_tui.agent.extensions import (
+    Extensions,
     ToolCallInfo,
-    ToolObserver,
     ToolOutcome,
     TurnContinuation,
     TurnEnd,
@@ -21,7 +19,7 @@ class AttachmentReads:
     """A TurnObserver: each file attached to the prompt is handed to the tool observers as a
     finished Read; what they add (rules, nested memory) joins the turn's context."""
 
-    def __init__(self, extensions: Callable[[], Iterable[object]]) -> None:
+    def __init__(self, extensions: Extensions) -> None:
         self._extensions = extensions
 
     # req: UX16
@@ -31,9 +29,8 @@ class AttachmentReads:
             call = ToolCallInfo(f"attachment-{index}", "Read", {"file_path": str(path)})
             result = ToolResult("", summary="attached", context_paths=[path], read_paths=[path])
             outcome = ToolOutcome(call, result)
-            for extension in self._extensions():
-                if isinstance(extension, ToolObserver):
-                    await extension.after_tool(outcome)
+            for observer in self._extensions.tool_observers:
+                await observer.after_tool(outcome)
             context.extend(message.content or "" for message in outcome.follow_ups)
         return TurnStart(context=tuple(text for text in context if text))
 

@@ -116,30 +116,30 @@ def _tokens(value: object) -> int:
 
 
 def _fork_cache_hit(service: AgentService) -> float | None:
-    for hook in service.hooks:
-        if isinstance(hook, ExtractionHook) and hook.last_record and hook.last_record.usage:
-            last = hook.last_record.usage[-1]
-            prompt = last.get("prompt_tokens", 0)
-            return last.get("cache_read_tokens", 0) / prompt if prompt else 0.0
+    hook = service.extensions.of_type(ExtractionHook)
+    if hook is not None and hook.last_record and hook.last_record.usage:
+        last = hook.last_record.usage[-1]
+        prompt = last.get("prompt_tokens", 0)
+        return last.get("cache_read_tokens", 0) / prompt if prompt else 0.0
     return None
 
 
 def _memory_index_block(service: AgentService) -> str | None:
-    for hook in service.hooks:
-        if isinstance(hook, AutoMemoryHook) and hook.enabled and hook.index is not None:
-            return render_memory_index_block(hook.index.text, hook.index.warning)
+    hook = service.extensions.of_type(AutoMemoryHook)
+    if hook is not None and hook.enabled and hook.index is not None:
+        return render_memory_index_block(hook.index.text, hook.index.warning)
     return None
 
 
 def _reminder_sources(service: AgentService) -> list[SourceCost]:
-    for hook in service.hooks:
-        if isinstance(hook, MemoryInjectionHook):
-            return [
-                SourceCost(part.kind, part.name, _tokens(f"{part.label}\n\n{part.text.strip()}"))
-                for part in hook.injector.reminder_parts()
-                if part.text.strip()
-            ]
-    return []
+    hook = service.extensions.of_type(MemoryInjectionHook)
+    if hook is None:
+        return []
+    return [
+        SourceCost(part.kind, part.name, _tokens(f"{part.label}\n\n{part.text.strip()}"))
+        for part in hook.injector.reminder_parts()
+        if part.text.strip()
+    ]
 
 
 def build_context_report(service: AgentService) -> ContextReport:

@@ -21,7 +21,7 @@ from wave_tui.agent import events as ev
 from wave_tui.agent.commands import CommandRegistry, parse_command
 from wave_tui.agent.compaction_flow import CompactionFlow
 from wave_tui.agent.conversation import Conversation
-from wave_tui.agent.extensions import ContextSource, ToolCallInfo, ToolGuard, ToolLock
+from wave_tui.agent.extensions import ContextSource, Extensions, ToolCallInfo, ToolGuard, ToolLock
 from wave_tui.agent.model_gateway import ModelTarget
 from wave_tui.agent.request import RequestBuilder, SystemPrompt
 from wave_tui.agent.tool_executor import ToolExecutor
@@ -140,15 +140,18 @@ class SubagentLoopRunner:
             return main
         return definition.model
 
-    def _extensions(self) -> list[object]:
-        out: list[object] = []
-        for extension in self.service.extensions:
-            if isinstance(extension, MemoryInjectionHook):
-                out.append(_MemoryContext(extension))  # req: AG4
-            if isinstance(extension, ToolGuard):
-                out.append(_Guard(extension))
-            if isinstance(extension, ToolLock):
-                out.append(_Lock(extension))
+    def _extensions(self) -> Extensions:
+        """The child's registry: the parent's memory context, guards and locks, nothing else
+        (no extraction fork, no Stop hooks, no task reminder)."""
+        parent = self.service.extensions
+        out = Extensions()
+        injection = parent.of_type(MemoryInjectionHook)
+        if injection is not None:
+            out.add(_MemoryContext(injection))  # req: AG4
+        for guard in parent.guards:
+            out.add(_Guard(guard))
+        for lock in parent.locks:
+            out.add(_Lock(lock))
         return out
 
     async def run(self, definition: SubagentDefinition, prompt: str, description: str) -> str:
@@ -194,7 +197,7 @@ class SubagentLoopRunner:
             conversation=conversation,
             policy=policy,
             emit=emit,
-            extensions=lambda: extensions,
+            extensions=extensions,
             context=context,
             asker=service.permission_asker,
         )
@@ -217,7 +220,7 @@ class SubagentLoopRunner:
             target=target,
             settings=lambda: service.settings,
             apply_settings=lambda: None,  # the child's mode is fixed for its run
-            extensions=lambda: extensions,
+            extensions=extensions,
             builtin_tools=lambda: tools,
             max_input_tokens=service.options.max_input_tokens,
         )

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import field
 
 from wave_tui.agent.commands import Command
+from wave_tui.agent.extensions import Extension
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
 from wave_tui.features.subagents.definitions import SubagentCatalog, load_subagents
@@ -67,7 +68,7 @@ class WorkFeatures:
         return self._tools
 
     @property
-    def extensions(self) -> list[object]:
+    def extensions(self) -> list[Extension]:
         return [self, self.reminder, self.notifier]
 
     def on_settings(self, settings: object) -> None:
