@@ -16,9 +16,9 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from wave_tui.agent.extensions import ContextSourceBase, SessionObserverBase
 from wave_tui.agent.service import AgentService
 from wave_tui.config.trust import TrustMode, TrustRequested, TrustStore
-from wave_tui.llm.types import Message
 from wave_tui.mcp.config import Layer, McpConfig, ServerConfig, load_servers, read_mcp_json
 from wave_tui.tools.base import Tool
 
@@ -50,7 +50,7 @@ def trust_items(servers: Sequence[ServerConfig]) -> list[str]:
     return items
 
 
-class McpWiring:
+class McpWiring(ContextSourceBase, SessionObserverBase):
     """ToolProvider + ContextSource + SessionObserver over the (lazily built) manager."""
 
     def __init__(self, service: AgentService, config: McpConfig, trust: TrustStore) -> None:
@@ -132,19 +132,7 @@ class McpWiring:
     def system_sections(self, settings: EffectiveSettings) -> list[str]:
         return self.manager.system_sections(settings) if self.manager is not None else []
 
-    def prepend_reminder(self) -> str | None:
-        return None
-
-    def before_request(self) -> list[Message]:
-        return []
-
     # -- SessionObserver -----------------------------------------------------------------------
-    def on_settings(self, settings: EffectiveSettings) -> None:
-        return None
-
-    def on_messages_restored(self, messages: list[Message]) -> None:
-        return None
-
     async def aclose(self) -> None:  # req: MC8
         if self.manager is not None:
             await self.manager.aclose()

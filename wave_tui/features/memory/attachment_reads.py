@@ -7,15 +7,14 @@ from wave_tui.agent.extensions import (
     Extensions,
     ToolCallInfo,
     ToolOutcome,
-    TurnContinuation,
-    TurnEnd,
+    TurnObserverBase,
     TurnStart,
 )
 from wave_tui.features.commands.inline_input import attached_paths
 from wave_tui.tools.base import ToolResult
 
 
-class AttachmentReads:
+class AttachmentReads(TurnObserverBase):
     """A TurnObserver: each file attached to the prompt is handed to the tool observers as a
     finished Read; what they add (rules, nested memory) joins the turn's context."""
 
@@ -33,6 +32,3 @@ class AttachmentReads:
                 await observer.after_tool(outcome)
             context.extend(message.content or "" for message in outcome.follow_ups)
         return TurnStart(context=tuple(text for text in context if text))
-
-    async def on_turn_end(self, end: TurnEnd) -> TurnContinuation | None:
-        return None

@@ -7,18 +7,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wave_tui.agent.conversation import FORGOTTEN_META, READ_META
+from wave_tui.agent.extensions import ContextSourceBase, SessionObserverBase
 from wave_tui.config.paths import display_under
 from wave_tui.llm.types import Message
 from wave_tui.memory.changes import ChangeDetector
 from wave_tui.tools.read_state import ReadState
 
 if TYPE_CHECKING:
-    from wave_tui.config.settings import EffectiveSettings
+    pass
 
 Notify = Callable[[str, str], None]
 
 
-class FreshnessHook:
+class FreshnessHook(ContextSourceBase, SessionObserverBase):
     """A ContextSource: only `before_request` contributes."""
 
     def __init__(self, read_state: Callable[[], ReadState], root: Path, home: Path, notify: Notify):
@@ -30,12 +31,6 @@ class FreshnessHook:
 
     def display(self, path: Path) -> str:
         return display_under(path, self.root, self.home)
-
-    def system_sections(self, settings: EffectiveSettings) -> list[str]:
-        return []
-
-    def prepend_reminder(self) -> str | None:
-        return None
 
     # req: N1
     def before_request(self) -> list[Message]:
@@ -62,11 +57,5 @@ class FreshnessHook:
         return message.model_copy(update={"meta": meta})
 
     # SessionObserver: only `aclose` matters (the detector's inotify descriptor).
-    def on_settings(self, settings: EffectiveSettings) -> None:
-        pass
-
-    def on_messages_restored(self, messages: list[Message]) -> None:
-        pass
-
     async def aclose(self) -> None:
         self.detector.close()

@@ -6,7 +6,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wave_tui.agent.extensions import StatusContribution, ToolOutcome
+from wave_tui.agent.extensions import (
+    ContextSourceBase,
+    SessionObserverBase,
+    StatusContribution,
+    ToolOutcome,
+)
 from wave_tui.config.paths import WavePaths
 from wave_tui.llm.types import Message
 from wave_tui.memory.injection import MemoryInjector
@@ -18,7 +23,7 @@ if TYPE_CHECKING:
 Notify = Callable[[str, str], None]
 
 
-class MemoryInjectionHook:
+class MemoryInjectionHook(ContextSourceBase, SessionObserverBase):
     """ContextSource (guidance, the reminder), ToolObserver (rules and nested memory after a
     tool), SessionObserver (restore) and StatusSource (rule activations)."""
 
@@ -40,9 +45,6 @@ class MemoryInjectionHook:
         # Rebuilt for every request from disk (cached by mtime): never persisted (I1, R2).
         return self.injector.reminder_text()
 
-    def before_request(self) -> list[Message]:
-        return []
-
     async def after_tool(self, outcome: ToolOutcome) -> None:
         if not outcome.result.is_error:
             outcome.follow_ups.extend(self._follow_ups(outcome))
@@ -59,9 +61,6 @@ class MemoryInjectionHook:
             elif "nestedMemory" in message.meta:
                 self.notify("memory", f"loaded {self._display(message.meta['nestedMemory'])}")
         return messages
-
-    def on_settings(self, settings: EffectiveSettings) -> None:
-        pass
 
     def on_messages_restored(self, messages: list[Message]) -> None:
         self.injector.restore(messages)

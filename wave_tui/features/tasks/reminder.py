@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from wave_tui.agent.extensions import ContextSourceBase
 from wave_tui.llm.types import Message
 from wave_tui.tools.tasks.store import TaskStore
 from wave_tui.tools.tasks.tools import TASK_TOOL_NAMES, format_task_line
 
 if TYPE_CHECKING:
-    from wave_tui.config.settings import EffectiveSettings
+    pass
 
 TASK_REMINDER_MARKER = "<!-- task-reminder -->"
 REMINDER_INTERVAL = 10  # assistant replies without a task tool before the next reminder
@@ -53,7 +54,7 @@ def reminder_message(open_lines: Sequence[str]) -> Message:
     return Message.user(text, is_meta=True, taskReminder=True)
 
 
-class TaskReminderSource:
+class TaskReminderSource(ContextSourceBase):
     """A `ContextSource`: `messages` returns the live conversation (e.g. `lambda: service.messages`)."""
 
     def __init__(
@@ -65,12 +66,6 @@ class TaskReminderSource:
         self.store = store
         self._messages = messages
         self.interval = interval
-
-    def system_sections(self, settings: EffectiveSettings) -> list[str]:
-        return []
-
-    def prepend_reminder(self) -> str | None:
-        return None
 
     def before_request(self) -> list[Message]:
         # req: TK4
