@@ -33,6 +33,7 @@ ALSO_ALLOWED = (
     "wave_tui.config.settings",
     "wave_tui.config.schema",
     "wave_tui.config.records",
+    "wave_tui.config.clock",
 )
 
 

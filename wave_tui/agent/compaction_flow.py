@@ -17,12 +17,12 @@ from wave_tui.agent.compaction import (
     should_compact,
 )
 from wave_tui.agent.conversation import Conversation
+from wave_tui.agent.events import Emit
 from wave_tui.agent.extensions import CompactionHooks, CompactionTrigger, Extensions
 from wave_tui.agent.model_gateway import ModelTarget
 from wave_tui.config.settings import EffectiveSettings
 from wave_tui.llm.types import Usage
 
-Emit = Callable[[ev.AgentEvent], None]
 Notify = Callable[[str, str], None]
 Trigger = CompactionTrigger
 

@@ -12,11 +12,10 @@ from collections.abc import Callable
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.agent_options import AgentOptions
+from wave_tui.agent.events import Emit
 from wave_tui.agent.extensions import Extensions
 from wave_tui.config.settings import EffectiveSettings, SettingsStore
 from wave_tui.permissions.policy import PermissionPolicy
-
-Emit = Callable[[ev.AgentEvent], None]
 
 
 class SettingsApplication:

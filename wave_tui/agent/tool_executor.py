@@ -12,6 +12,7 @@ from typing import Any
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.conversation import READ_META, Conversation
+from wave_tui.agent.events import Emit
 from wave_tui.agent.extensions import Extensions, ToolCallInfo, ToolOutcome
 from wave_tui.agent.prompts import HEADLESS_REFUSAL, USER_REFUSAL
 from wave_tui.llm.types import Message, ToolCall
@@ -20,7 +21,6 @@ from wave_tui.permissions.tool_table import key_argument
 from wave_tui.tools.base import Tool, ToolContext, ToolResult
 
 CONCURRENT_TOOLS = frozenset({"Agent"})  # consecutive calls of these in one reply run at once
-Emit = Callable[[ev.AgentEvent], None]
 Ask = Callable[[str, dict[str, Any], str], Awaitable[ev.PermissionChoice]]
 
 

@@ -15,6 +15,7 @@ from wave_tui.agent import events as ev
 from wave_tui.agent.commands import CommandOutput, CommandRegistry, PromptExpansion, parse_command
 from wave_tui.agent.compaction_flow import CompactionFlow
 from wave_tui.agent.conversation import Conversation
+from wave_tui.agent.events import Emit
 from wave_tui.agent.extensions import (
     ContextSource,
     Extensions,
@@ -43,7 +44,6 @@ SMALL_WINDOW = (
     "(instructions, AGENTS.md, rules, MEMORY.md, tools) already takes about {used}: raise num_ctx "
     "(e.g. OLLAMA_CONTEXT_LENGTH=32768) or trim AGENTS.md / MEMORY.md"
 )
-Emit = Callable[[ev.AgentEvent], None]
 StopReason = Literal["end_turn", "max_turns"]
 
 

@@ -9,20 +9,15 @@ and its store here, so every part sees the new one at once.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
 
-from wave_tui.agent import events as ev
+from wave_tui.agent.events import Emit
 from wave_tui.agent.service import AgentService
+from wave_tui.config.clock import Clock, system_clock
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
 from wave_tui.config.settings import SettingsStore
 
-Clock = Callable[[], datetime]
-Emit = Callable[[ev.AgentEvent], None]
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
+utc_now = system_clock
 
 
 @record(frozen=False)

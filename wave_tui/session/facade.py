@@ -20,6 +20,7 @@ from wave_tui.agent.commands import parse_command
 from wave_tui.agent.service import AgentService, Approver, TurnResult, key_argument
 from wave_tui.agent.sessions import SessionInfo
 from wave_tui.agent.status import AgentStatus
+from wave_tui.config.clock import Clock
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.schema import PERMISSION_MODES
 from wave_tui.config.settings import SettingsStore
@@ -30,7 +31,7 @@ from wave_tui.features.memory.extraction import ExtractionHook
 from wave_tui.features.tasks.parts import WorkFeatures
 from wave_tui.llm.types import Message
 from wave_tui.permissions.rules import parse_rule_list
-from wave_tui.session.core import Clock, SessionCore, utc_now
+from wave_tui.session.core import SessionCore, utc_now
 from wave_tui.session.factory import create_service
 from wave_tui.session.local_endpoint import (
     LocalEndpoint,

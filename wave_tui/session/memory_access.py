@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
 from wave_tui.agent import events as ev
+from wave_tui.agent.events import Emit
+from wave_tui.config.clock import Clock
 from wave_tui.config.paths import WavePaths
 from wave_tui.memory.catalog import (
     MemoryEntry,
@@ -31,8 +32,6 @@ from wave_tui.memory.runs import RevertResult, Run, RunError, list_runs, revert_
 from wave_tui.memory.staleness import STALENESS_TEMPLATE
 
 MemoryScope = Literal["project", "user"]
-Clock = Callable[[], datetime]
-Emit = Callable[[ev.AgentEvent], None]
 Warn = Callable[[str], None]
 
 __all__ = [

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from wave_tui.agent.extensions import StatusContribution, ToolCallInfo, ToolOutcome
 from wave_tui.agent.locks import async_file_lock
+from wave_tui.config.clock import Clock
 from wave_tui.config.paths import WavePaths
 from wave_tui.llm.types import Message
 from wave_tui.memory.auto_memory import AutoMemoryDir
@@ -23,7 +24,7 @@ from wave_tui.memory.staleness import memory_age_days, staleness_reminder, stale
 from wave_tui.memory.turn_counter import TurnCounter
 from wave_tui.permissions.policy import SafeZones
 from wave_tui.permissions.tool_table import writes_paths
-from wave_tui.tools.base import Clock, ToolResult
+from wave_tui.tools.base import ToolResult
 from wave_tui.tools.paths import resolve_tool_path
 from wave_tui.tools.read_state import ReadState
 
