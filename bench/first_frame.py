@@ -62,7 +62,7 @@ def engine_app() -> App[None]:
 
 
 def wave_app(workdir: Path) -> App[None]:
-    from wave_tui.agent.session import AgentOptions, create_session
+    from wave_tui.session.facade import AgentOptions, create_session
     from wave_tui.tui.app import make_app
 
     session = create_session(AgentOptions(workdir=workdir))

@@ -6,13 +6,13 @@ import os
 from pathlib import Path
 
 from wave_tui.agent.commands import CommandRegistry, PromptExpansion
-from wave_tui.agent.custom_commands import CustomCommands
-from wave_tui.agent.custom_commands import trust_items as command_trust_items
-from wave_tui.agent.markdown_files import expand_arguments
-from wave_tui.agent.skills import Skills
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.settings import EffectiveSettings
 from wave_tui.config.trust import TrustStore
+from wave_tui.features.commands.custom import CustomCommands
+from wave_tui.features.commands.custom import trust_items as command_trust_items
+from wave_tui.features.commands.markdown_files import expand_arguments
+from wave_tui.features.commands.skills import Skills
 from wave_tui.permissions.rules import parse_rule_list
 
 

@@ -17,7 +17,7 @@ from wave_tui.agent.compaction import (
     group_rounds,
     restoration_section,
 )
-from wave_tui.agent.compaction_budget import KEPT_SHARE, fitting_keep_rounds, wire_tokens
+from wave_tui.agent.restoration import KEPT_SHARE, fitting_keep_rounds, wire_tokens
 from wave_tui.llm.client import ClientConfig, ModelClient
 from wave_tui.llm.types import Message, ToolCall
 from wave_tui.llm.usage import estimate_prompt_tokens

@@ -11,9 +11,9 @@ import pytest
 
 from tests.extraction_helpers import is_fork, is_main
 from tests.model_server import ModelServer, text, tool_call
-from wave_tui.agent.extraction import ExtractionHook
-from wave_tui.agent.factory import create_service
 from wave_tui.agent.service import AgentOptions, AgentService
+from wave_tui.features.memory.extraction import ExtractionHook
+from wave_tui.session.factory import create_service
 
 
 @pytest.fixture
@@ -33,7 +33,7 @@ async def service_for(model_server: ModelServer, project: Path):
 
 
 def extraction(service: AgentService) -> ExtractionHook:
-    return next(h for h in service.hooks if isinstance(h, ExtractionHook))
+    return service.extensions.of_type(ExtractionHook)
 
 
 def fork_requests(server: ModelServer) -> list:

@@ -11,10 +11,10 @@ import pytest
 from tests.extraction_helpers import is_fork, is_main
 from tests.model_server import ModelServer, text, tool_call
 from tests.wave_cli import run_wave
-from wave_tui.agent import extraction as extraction_module
-from wave_tui.agent.extraction import ExtractionHook
-from wave_tui.agent.factory import create_service
 from wave_tui.agent.service import AgentOptions, AgentService
+from wave_tui.features.memory import extraction as extraction_module
+from wave_tui.features.memory.extraction import ExtractionHook
+from wave_tui.session.factory import create_service
 
 TOPIC = "---\nname: build\ndescription: how to build\ntype: project\n---\nBuild with make dist.\n"
 
@@ -36,7 +36,7 @@ async def service_for(model_server: ModelServer, project: Path):
 
 
 def extraction(service: AgentService) -> ExtractionHook:
-    return next(h for h in service.hooks if isinstance(h, ExtractionHook))
+    return service.extensions.of_type(ExtractionHook)
 
 
 def script_fork_writes(model_server: ModelServer, mem: Path) -> None:

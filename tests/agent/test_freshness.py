@@ -11,8 +11,8 @@ import pytest
 from tests.model_server import ModelServer, text, tool_call
 from tests.wire_view import texts
 from wave_tui.agent import events as ev
-from wave_tui.agent.factory import create_service
 from wave_tui.agent.service import AgentOptions, AgentService
+from wave_tui.session.factory import create_service
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from tests.mcp.conftest import DEMO
 from wave_tui.agent.commands import CommandOutput
-from wave_tui.agent.mcp_wiring import mcp_of
-from wave_tui.agent.session import AgentOptions, AgentSession, create_session
+from wave_tui.features.mcp.wiring import mcp_of
+from wave_tui.session.facade import AgentOptions, AgentSession, create_session
 
 
 def demo_entry() -> dict[str, object]:

@@ -9,12 +9,12 @@ import pytest
 from tests.extraction_helpers import is_fork, is_main
 from tests.model_server import ModelServer, text, tool_call
 from wave_tui.agent.commands import CommandOutput, CommandRegistry, PromptExpansion
-from wave_tui.agent.context_report import build_context_report
-from wave_tui.agent.extraction import ExtractionHook
-from wave_tui.agent.factory import create_service
-from wave_tui.agent.memory_commands import memory_commands
 from wave_tui.agent.service import AgentOptions, AgentService
+from wave_tui.features.memory.commands import memory_commands
+from wave_tui.features.memory.context_report import build_context_report
+from wave_tui.features.memory.extraction import ExtractionHook
 from wave_tui.memory.prompts import forbidden_save_terms, render_init_prompt
+from wave_tui.session.factory import create_service
 
 
 @pytest.fixture
@@ -89,7 +89,7 @@ async def test_mx2_context_after_a_turn_counts_rules_nested_and_cache_hits(
     model_server.enqueue(text("nothing"), text("nothing"), when=is_fork)
     await service.run_turn("read src/a.py")
     await service.run_turn("and again")
-    await next(h for h in service.hooks if isinstance(h, ExtractionHook)).wait()
+    await service.extensions.of_type(ExtractionHook).wait()
     output = await registry(service).dispatch("/context")
     report = build_context_report(service)
     await service.destroy()

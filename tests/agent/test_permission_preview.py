@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from wave_tui.agent.ui_queries import permission_preview
+from wave_tui.session.ui_queries import permission_preview
 from wave_tui.tools.base import ToolContext
 from wave_tui.tools.edit import EditTool
 from wave_tui.tools.read_state import ReadState

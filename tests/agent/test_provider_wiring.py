@@ -10,8 +10,8 @@ from tests.providers import providers
 from tests.providers.emulator import Emulator, Rejection, Seen, running, say
 from tests.wave_cli import run_wave
 from wave_tui.agent import events as ev
-from wave_tui.agent.session import AgentOptions, AgentSession, create_session
 from wave_tui.agent.turn_runner import OVERFLOW_NOTICE, REPLY_CUT
+from wave_tui.session.facade import AgentOptions, AgentSession, create_session
 
 MARKER = "OLD-HISTORY-MARKER"
 

@@ -9,8 +9,8 @@ import pytest
 
 from tests.model_server import ModelServer, text
 from wave_tui.agent import events as ev
-from wave_tui.agent.session import AgentSession, EditableSettings, EntryError
 from wave_tui.config.paths import WavePaths
+from wave_tui.session.facade import AgentSession, EditableSettings, EntryError
 
 
 async def test_u2_status_changed_carries_busy_usage_and_memory_countdown(

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from wave_tui.agent.task_reminder import (
+from wave_tui.config.paths import WavePaths
+from wave_tui.features.tasks.reminder import (
     TASK_REMINDER_MARKER,
     TaskReminderSource,
     replies_since_task_activity,
 )
-from wave_tui.config.paths import WavePaths
 from wave_tui.llm.types import Message, ToolCall
 from wave_tui.tools.tasks.store import TaskPatch, TaskStore
 

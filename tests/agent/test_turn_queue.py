@@ -6,7 +6,7 @@ import asyncio
 
 from tests.model_server import ModelServer, text
 from wave_tui.agent import events as ev
-from wave_tui.agent.session import AgentSession
+from wave_tui.session.facade import AgentSession
 
 
 async def test_ux19_queued_messages_are_taken_back_or_dropped_through_the_facade(

@@ -13,9 +13,9 @@ import httpx
 from tests.model_server import ModelServer, text, tool_call
 from wave_tui.agent import events as ev
 from wave_tui.agent.extensions import TurnContinuation, TurnEnd, TurnStart
-from wave_tui.agent.factory import create_service
 from wave_tui.agent.service import MAX_CONTINUATIONS, AgentOptions, AgentService
 from wave_tui.llm.client import ClientConfig, ModelClient
+from wave_tui.session.factory import create_service
 from wave_tui.tools.base import ToolContext, ToolResult
 
 

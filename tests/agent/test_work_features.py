@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from wave_tui.agent.extensions import ContextSource, SessionObserver, ToolProvider
-from wave_tui.agent.subagents.definitions import SubagentDefinition
-from wave_tui.agent.work_features import WorkBindings, build_work_features
 from wave_tui.config.paths import WavePaths
+from wave_tui.features.subagents.definitions import SubagentDefinition
+from wave_tui.features.tasks.parts import WorkBindings, build_work_features
 from wave_tui.llm.types import Message
 from wave_tui.tools.base import ToolContext
 from wave_tui.tools.read_state import ReadState

@@ -13,16 +13,16 @@ import pytest
 
 from tests.model_server import ModelServer, text, tool_call
 from wave_tui.agent import events as ev
-from wave_tui.agent.factory import create_service
 from wave_tui.agent.service import AgentOptions, AgentService
-from wave_tui.agent.session import AgentSession, QuestionAnswer
-from wave_tui.agent.subagents.definitions import BUILTIN_AGENTS
-from wave_tui.agent.subagents.runner import child_mode
 from wave_tui.agent.tool_executor import concurrent_batches
 from wave_tui.config.paths import WavePaths
+from wave_tui.features.subagents.definitions import BUILTIN_AGENTS
+from wave_tui.features.subagents.runner import child_mode
 from wave_tui.llm.types import ToolCall
 from wave_tui.memory.prompts import render_memory_section
 from wave_tui.permissions.fork_gate import ForkToolGate
+from wave_tui.session.facade import AgentSession, QuestionAnswer
+from wave_tui.session.factory import create_service
 
 QUESTION = {
     "question": "Which library?",

@@ -30,7 +30,7 @@ from textual.widgets import DataTable, Footer, Input, Static
 
 from tests.bench.costs import Cost, alternate, clock, show, since
 from wave_tui.agent.service import AgentOptions, AgentService
-from wave_tui.agent.session import AgentSession
+from wave_tui.session.facade import AgentSession
 from wave_tui.tui.app import WaveApp, make_app
 from wave_tui.tui.widgets.row_list import RowList
 

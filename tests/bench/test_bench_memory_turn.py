@@ -8,11 +8,11 @@ from pathlib import Path
 
 from tests.extraction_helpers import is_fork
 from tests.model_server import ModelServer
-from wave_tui.agent.extraction import ExtractionHook
-from wave_tui.agent.factory import create_service
 from wave_tui.agent.service import AgentOptions
 from wave_tui.config.paths import WavePaths
+from wave_tui.features.memory.extraction import ExtractionHook
 from wave_tui.memory.injection import MemoryInjector
+from wave_tui.session.factory import create_service
 from wave_tui.tools.base import ToolResult
 
 
@@ -54,7 +54,7 @@ def test_bench_fork_cache_efficiency(benchmark, model_server: ModelServer, proje
 
         async def go() -> None:
             await service.run_turn("remember that I like tea")
-            hook = next(h for h in service.hooks if isinstance(h, ExtractionHook))
+            hook = service.extensions.of_type(ExtractionHook)
             await hook.wait()
             await service.destroy()
 

@@ -13,7 +13,7 @@ from tests.e2e.hook_helpers import configure, project_settings, script
 from tests.model_server import ModelServer, text, tool_call
 from tests.wave_cli import run_wave
 from wave_tui.agent import events as ev
-from wave_tui.agent.session import AgentOptions, create_session
+from wave_tui.session.facade import AgentOptions, create_session
 
 
 @pytest.fixture(autouse=True)

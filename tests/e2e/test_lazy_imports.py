@@ -30,11 +30,11 @@ NOT_ON_A_PLAIN_TURN = (
     "rich",
     "pygments",
     "wave_tui.tui",
-    "wave_tui.agent.ui_queries",  # the app's pickers, previews and connection check
-    "wave_tui.agent.context_report",  # /context
-    "wave_tui.agent.memory_review",  # the app's inbox and runs
-    "wave_tui.agent.endpoint_settings",
-    "wave_tui.agent.input_history",
+    "wave_tui.session.ui_queries",  # the app's pickers, previews and connection check
+    "wave_tui.features.memory.context_report",  # /context
+    "wave_tui.session.memory_review",  # the app's inbox and runs
+    "wave_tui.session.endpoint_settings",
+    "wave_tui.session.input_history",
 )
 
 
@@ -57,5 +57,5 @@ def test_ac1_a_plain_turn_imports_no_module_of_an_unused_feature(
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout == "hello\n"
     names = imported_modules(proc.stderr)
-    assert "wave_tui.agent.session" in names  # the probe itself works
+    assert "wave_tui.session.facade" in names  # the probe itself works
     assert [m for m in NOT_ON_A_PLAIN_TURN if loaded(names, m)] == []

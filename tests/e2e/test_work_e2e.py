@@ -19,9 +19,9 @@ import pytest
 from tests.model_server import ModelServer, Reply, text, tool_call, tool_calls
 from tests.processes import alive
 from tests.wave_cli import WAVE, run_wave
-from wave_tui.agent.subagents.definitions import EXPLORE_PROMPT, GENERAL_PURPOSE_PROMPT
-from wave_tui.agent.task_reminder import TASK_REMINDER_MARKER
 from wave_tui.config.paths import WavePaths
+from wave_tui.features.subagents.definitions import EXPLORE_PROMPT, GENERAL_PURPOSE_PROMPT
+from wave_tui.features.tasks.reminder import TASK_REMINDER_MARKER
 from wave_tui.tools.ask_user import NO_USER
 from wave_tui.tools.plan_mode import NO_CONTROLLER
 

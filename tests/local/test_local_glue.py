@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from wave_tui.agent import local_endpoint as local
 from wave_tui.cli.main import build_parser, main
 from wave_tui.config.settings import EffectiveSettings
 from wave_tui.llm import local_server
@@ -20,6 +19,7 @@ from wave_tui.llm.local_server import (
     cache_dir,
     gguf_has_chat_template,
 )
+from wave_tui.session import local_endpoint as local
 
 
 def args(*argv: str) -> argparse.Namespace:

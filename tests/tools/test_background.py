@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 
 from tests.processes import alive as _alive
-from wave_tui.agent.background_notices import NOTIFICATION_HEADER, BackgroundNotifier
 from wave_tui.config.paths import WavePaths
+from wave_tui.features.tasks.background_notices import NOTIFICATION_HEADER, BackgroundNotifier
 from wave_tui.tools.background import BackgroundManager, BackgroundToolProvider
 from wave_tui.tools.base import ToolContext
 from wave_tui.tools.bash import BashTool

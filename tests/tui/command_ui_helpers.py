@@ -8,11 +8,11 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 
 from tests.tui.conftest import FIXED_NOW, fixed_clock, set_age
-from wave_tui.agent.factory import create_service_with_extensions
 from wave_tui.agent.service import AgentOptions
 from wave_tui.agent.transcript import transcript_for
 from wave_tui.config.paths import WavePaths
 from wave_tui.llm.types import Message
+from wave_tui.session.factory import create_service_with_extensions
 from wave_tui.tui.app import WaveApp, make_app
 
 STAMP = FIXED_NOW.isoformat()

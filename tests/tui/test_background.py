@@ -10,9 +10,9 @@ from tests.extraction_helpers import is_fork, is_main
 from tests.model_server import ModelServer, text, tool_call
 from tests.tui.conftest import fixed_clock, server_env
 from tests.tui.helpers import wait_until
-from wave_tui.agent.extraction import AUDIT_DIR
-from wave_tui.agent.factory import create_service
 from wave_tui.agent.service import AgentOptions
+from wave_tui.features.memory.extraction import AUDIT_DIR
+from wave_tui.session.factory import create_service
 from wave_tui.tui.app import make_app
 from wave_tui.tui.widgets.history_input import HistoryInput
 

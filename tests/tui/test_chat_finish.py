@@ -16,8 +16,8 @@ from tests.model_server import ModelServer, text
 from tests.tui.conftest import BuildApp, server_env
 from tests.tui.helpers import settle
 from wave_tui.agent import events as ev
-from wave_tui.agent.session import AgentOptions, AgentService, AgentSession
 from wave_tui.config.paths import WavePaths
+from wave_tui.session.facade import AgentOptions, AgentService, AgentSession
 from wave_tui.tui.app import PendingAgent, Progress, WaveApp, make_app
 from wave_tui.tui.widgets.background_indicator import BackgroundIndicator
 from wave_tui.tui.widgets.chat_items import ErrorLine, NoticeLine, UserMessage

@@ -19,9 +19,9 @@ from tests.model_server import ModelServer, text, tool_call
 from tests.tui.command_ui_helpers import extended_app, wait_for_screen
 from tests.tui.conftest import BuildApp, fixed_clock, server_env
 from tests.tui.helpers import settle, wait_until
-from wave_tui.agent.factory import create_service
 from wave_tui.agent.service import AgentOptions
 from wave_tui.config.paths import WavePaths
+from wave_tui.session.factory import create_service
 from wave_tui.tui.app import WaveApp, make_app
 from wave_tui.tui.screens.memory_runs import InboxScreen
 from wave_tui.tui.screens.pickers import Picker

@@ -25,7 +25,7 @@ def test_tui_helpers_do_not_import_textual() -> None:
 
 
 WAVE_IMPORT = re.compile(r"^\s*(?:from|import)\s+(wave_tui(?:\.\w+)*)", re.MULTILINE)
-FACADE = ("wave_tui.agent.session", "wave_tui.agent.events", "wave_tui.agent.status")
+FACADE = ("wave_tui.session.facade", "wave_tui.agent.events", "wave_tui.agent.status")
 # Types and paths only (WavePaths, SettingsStore for the watch, the settings schema's
 # constants), `@record` for the app's own data; `wave_tui` itself for `__version__`.
 ALSO_ALLOWED = (
@@ -33,6 +33,7 @@ ALSO_ALLOWED = (
     "wave_tui.config.settings",
     "wave_tui.config.schema",
     "wave_tui.config.records",
+    "wave_tui.config.clock",
 )
 
 

@@ -9,9 +9,9 @@ from textual.app import App, ComposeResult
 from tests.tui.conftest import BuildApp, write
 from tests.tui.helpers import open_memory, wait_until
 from wave_tui.agent import events as ev
-from wave_tui.agent.session import MemoryEntry
 from wave_tui.config.paths import WavePaths
 from wave_tui.memory import catalog
+from wave_tui.session.facade import MemoryEntry
 from wave_tui.tui.messages import AgentEventPosted
 from wave_tui.tui.widgets.row_list import Column, LazyRows, ListRow, RowList
 

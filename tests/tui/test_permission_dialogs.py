@@ -20,8 +20,8 @@ from tests.tui.command_ui_helpers import wait_for_screen
 from tests.tui.conftest import BuildApp, fixed_clock, server_env
 from tests.tui.helpers import settle
 from wave_tui.agent import events as ev
-from wave_tui.agent.factory import create_service
 from wave_tui.agent.service import AgentOptions
+from wave_tui.session.factory import create_service
 from wave_tui.tui.app import WaveApp, make_app
 from wave_tui.tui.screens.dialogs import PermissionDialog
 

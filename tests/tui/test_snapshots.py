@@ -120,8 +120,8 @@ def test_first_run_without_a_model(snap_compare: Any, build_app: BuildApp) -> No
 def full_app(project, model_server: ModelServer):  # type: ignore[no-untyped-def]
     """The app over the fully wired service (memory hooks, extraction fork) — as `wave` runs."""
     from tests.tui.conftest import fixed_clock
-    from wave_tui.agent.factory import create_service
     from wave_tui.agent.service import AgentOptions
+    from wave_tui.session.factory import create_service
     from wave_tui.tui.app import make_app
 
     def build():  # type: ignore[no-untyped-def]

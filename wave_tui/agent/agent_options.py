@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from wave_tui.config.clock import Clock, system_clock
 from wave_tui.config.records import record
 from wave_tui.permissions.policy import PermissionMode
-from wave_tui.tools.base import Clock, system_clock
 
 
 @record(frozen=False)

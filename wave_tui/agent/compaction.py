@@ -13,23 +13,21 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from wave_tui.agent.compaction_budget import (
-    Budget,
-    fit_summary,
-    fitting_keep_rounds,
-    summary_cap,
-    wire_tokens,
-)
 from wave_tui.agent.restoration import (
     RESTORATION_HEADING,
     RESTORE_MAX_FILES,
     RESTORE_TOKENS_PER_FILE,
     SKILLS_TOKENS_EACH,
     SKILLS_TOKENS_TOTAL,
+    Budget,
     cap_to_tokens,
+    fit_summary,
+    fitting_keep_rounds,
     not_in_messages,
     recent_read_files,
     restoration_section,
+    summary_cap,
+    wire_tokens,
 )
 from wave_tui.agent.summary_request import (
     IMAGE_PLACEHOLDER,

@@ -15,9 +15,9 @@ with `invoked_skills` / `running_work` add to the restoration (skills, backgroun
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.compaction import (
@@ -29,10 +29,12 @@ from wave_tui.agent.compaction import (
     recent_read_files,
     should_compact,
 )
-from wave_tui.agent.compaction_budget import MIN_ROOM
 from wave_tui.agent.context_window import ContextWindows
 from wave_tui.agent.conversation import Conversation
+from wave_tui.agent.events import Emit
+from wave_tui.agent.extensions import CompactionHooks, CompactionTrigger, Extensions
 from wave_tui.agent.model_gateway import ModelTarget
+from wave_tui.agent.restoration import MIN_ROOM
 from wave_tui.config.records import record
 from wave_tui.config.settings import EffectiveSettings
 from wave_tui.llm.errors import ContextLengthExceeded, ModelError
@@ -40,9 +42,8 @@ from wave_tui.llm.replies import AssistantReply
 from wave_tui.llm.types import Message, Usage
 from wave_tui.llm.usage import estimate_prompt_tokens
 
-Emit = Callable[[ev.AgentEvent], None]
 Notify = Callable[[str, str], None]
-Trigger = Literal["manual", "auto"]
+Trigger = CompactionTrigger
 Build = Callable[[list[Message]], dict[str, Any]]
 Send = Callable[[dict[str, Any]], Awaitable[AssistantReply]]
 
@@ -60,27 +61,6 @@ WINDOW_TOO_SMALL = (
 
 class ContextWindowFull(ModelError):
     """The conversation cannot be made to fit the window: one line saying what to do (CV11)."""
-
-
-@runtime_checkable
-class CompactionHooks(Protocol):
-    async def run_pre_compact(self, trigger: Trigger, custom: str | None) -> str: ...
-
-    async def run_post_compact(self, trigger: Trigger, summary: str) -> None: ...
-
-
-@runtime_checkable
-class InvokedSkills(Protocol):
-    """The skills invoked in `messages` (the whole thread), newest first: (name, text)."""
-
-    def invoked_skills(self, messages: Sequence[Message]) -> list[tuple[str, str]]: ...
-
-
-@runtime_checkable
-class RunningWork(Protocol):
-    """Background work running now, one line each (command, id, where its output goes)."""
-
-    def running_work(self) -> list[str]: ...
 
 
 @record
@@ -109,7 +89,7 @@ class CompactionFlow:
         notify: Notify,
         restored: Callable[[], None],
         settings: Callable[[], EffectiveSettings] | None = None,
-        extensions: Callable[[], Sequence[object]] = lambda: (),
+        extensions: Extensions | None = None,
         windows: ContextWindows | None = None,
         limit: Callable[[str], int] | None = None,
         overhead: Callable[[], int] | None = None,
@@ -122,7 +102,7 @@ class CompactionFlow:
         self._notify = notify
         self._restored = restored  # the history was replaced: extensions rebuild their state
         self._settings = settings
-        self._extensions = extensions
+        self._extensions = extensions or Extensions()
         self.windows = windows if windows is not None else ContextWindows()
         self._limit = limit  # model -> the window in force (configured or learned)
         self._overhead = overhead  # estimated tokens of the next request without its messages
@@ -150,7 +130,7 @@ class CompactionFlow:
         await self.compact(None, trigger="auto")
 
     def _hooks(self) -> list[CompactionHooks]:
-        return [e for e in self._extensions() if isinstance(e, CompactionHooks)]
+        return self._extensions.compaction_hooks
 
     # req: CP5
     async def compact(
@@ -227,11 +207,9 @@ class CompactionFlow:
     async def _restoration_parts(self) -> tuple[list[str], list[tuple[str, str]]]:
         """Background work running now and the skills invoked in this conversation (its whole
         thread, across earlier compactions)."""
-        extensions = self._extensions()
-        background = [
-            line for e in extensions if isinstance(e, RunningWork) for line in e.running_work()
-        ]
-        sources = [e for e in extensions if isinstance(e, InvokedSkills)]
+        extensions = self._extensions
+        background = [line for e in extensions.work_sources for line in e.running_work()]
+        sources = extensions.skill_sources
         skills: list[tuple[str, str]] = []
         if sources:
             thread = await asyncio.to_thread(self.conversation.full_thread)

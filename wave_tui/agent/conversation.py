@@ -7,12 +7,12 @@ the read state a resumed session needs (N1, N7 across processes).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.compaction import recent_read_files
+from wave_tui.agent.events import Emit
 from wave_tui.agent.prompts import ABORTED_TOOL_RESULT
 from wave_tui.agent.sessions import (
     full_thread,
@@ -36,7 +36,6 @@ from wave_tui.tools.read_state import ReadEntry, ReadState, content_hash
 INTERRUPTED_NOTE = "[Request interrupted by user]"
 READ_META = "read"  # tool-message meta: [{path, sha256, mtimeNs}] of files seen in full
 FORGOTTEN_META = "readForgotten"  # change-notice meta: [path] no longer in the read state
-Emit = Callable[[ev.AgentEvent], None]
 
 
 class Conversation:

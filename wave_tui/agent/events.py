@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
@@ -255,3 +256,6 @@ AgentEvent = (
     | MemoryChanged
     | ExtractionFinished
 )
+
+# What every part of the loop is handed to announce an event.
+Emit = Callable[[AgentEvent], None]

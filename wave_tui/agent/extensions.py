@@ -4,8 +4,12 @@ Every feature that shapes a turn plugs in through exactly one (or a few) of thes
 loop's body: memory injection and freshness are context sources; the extraction fork and user
 `Stop` hooks are turn observers; MCP servers, skills and task tools are tool providers; user
 `PreToolUse` hooks and the memory-dir lock are tool guards. An object may implement several.
-The loop discovers which protocols an extension implements with `isinstance` (they are
-`runtime_checkable`), so a new extension needs no change in the loop.
+
+`Extensions` is the registry the loop reads: one `add(extension)` files the object under every
+protocol it implements (typed slots, filled once), and refuses an object that implements none —
+so a misspelt hook method fails at wiring time instead of never being called. mypy checks the
+argument against the `Extension` union. The base classes give the no-op defaults of the
+protocols with several methods, so a feature writes only the methods it needs.
 """
 
 from __future__ import annotations
@@ -13,11 +17,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from wave_tui.config.records import record
 from wave_tui.llm.types import Message
 from wave_tui.tools.base import Tool, ToolResult
+
+_T = TypeVar("_T")
 
 if TYPE_CHECKING:
     from wave_tui.agent.events import TurnStatus
@@ -135,6 +141,42 @@ class SessionObserver(Protocol):
     async def aclose(self) -> None: ...
 
 
+CompactionTrigger = Literal["manual", "auto"]
+
+
+@runtime_checkable
+class CompactionHooks(Protocol):
+    """Sees each compaction: what it returns before joins the summary instructions (PreCompact),
+    and it gets the summary after (PostCompact)."""
+
+    async def run_pre_compact(self, trigger: CompactionTrigger, custom: str | None) -> str: ...
+
+    async def run_post_compact(self, trigger: CompactionTrigger, summary: str) -> None: ...
+
+
+@runtime_checkable
+class PermissionRequestHooks(Protocol):
+    """Asked before the user is about a call that needs approval; a reason denies it."""
+
+    async def run_permission_request(self, call: ToolCallInfo) -> str | None: ...
+
+
+@runtime_checkable
+class InvokedSkills(Protocol):
+    """The skills invoked in `messages` (the whole thread), newest first: (name, text); a
+    compaction restores them."""
+
+    def invoked_skills(self, messages: Sequence[Message]) -> list[tuple[str, str]]: ...
+
+
+@runtime_checkable
+class RunningWork(Protocol):
+    """Background work running now, one line each (command, id, where its output goes); a
+    compaction names it."""
+
+    def running_work(self) -> list[str]: ...
+
+
 @record
 class StatusContribution:
     """What an extension adds to the agent's status (typed, so the UI never reads a dict)."""
@@ -173,4 +215,97 @@ Extension = (
     | TurnObserver
     | SessionObserver
     | StatusSource
+    | CompactionHooks
+    | PermissionRequestHooks
+    | InvokedSkills
+    | RunningWork
 )
+
+
+class ContextSourceBase:
+    """`ContextSource` with nothing to contribute: override what the feature adds."""
+
+    def system_sections(self, settings: EffectiveSettings) -> list[str]:
+        return []
+
+    def prepend_reminder(self) -> str | None:
+        return None
+
+    def before_request(self) -> list[Message]:
+        return []
+
+
+class TurnObserverBase:
+    """`TurnObserver` that lets every turn start and end as it would."""
+
+    async def on_turn_start(self, prompt: str) -> TurnStart:
+        return TurnStart()
+
+    async def on_turn_end(self, end: TurnEnd) -> TurnContinuation | None:
+        return None
+
+
+class SessionObserverBase:
+    """`SessionObserver` with nothing to follow or to wait for on close."""
+
+    def on_settings(self, settings: EffectiveSettings) -> None:
+        return None
+
+    def on_messages_restored(self, messages: list[Message]) -> None:
+        return None
+
+    async def aclose(self) -> None:
+        return None
+
+
+class Extensions:
+    """The loop's registry: each slot holds, in the order added, the extensions implementing
+    one protocol. The loop's parts read the slots; only `add` writes them."""
+
+    def __init__(self) -> None:
+        self.all: list[Extension] = []
+        self.context_sources: list[ContextSource] = []
+        self.tool_providers: list[ToolProvider] = []
+        self.guards: list[ToolGuard] = []
+        self.locks: list[ToolLock] = []
+        self.tool_observers: list[ToolObserver] = []
+        self.turn_observers: list[TurnObserver] = []
+        self.session_observers: list[SessionObserver] = []
+        self.status_sources: list[StatusSource] = []
+        self.compaction_hooks: list[CompactionHooks] = []
+        self.permission_hooks: list[PermissionRequestHooks] = []
+        self.skill_sources: list[InvokedSkills] = []
+        self.work_sources: list[RunningWork] = []
+
+    def add(self, extension: Extension) -> None:
+        filed = False
+        for protocol, slot in self._slots():
+            if isinstance(extension, protocol):
+                slot.append(extension)
+                filed = True
+        if not filed:
+            raise TypeError(
+                f"{type(extension).__name__} implements no extension protocol of agent.extensions"
+            )
+        self.all.append(extension)
+
+    def _slots(self) -> tuple[tuple[type, list[Any]], ...]:
+        return (
+            (ContextSource, self.context_sources),
+            (ToolProvider, self.tool_providers),
+            (ToolGuard, self.guards),
+            (ToolLock, self.locks),
+            (ToolObserver, self.tool_observers),
+            (TurnObserver, self.turn_observers),
+            (SessionObserver, self.session_observers),
+            (StatusSource, self.status_sources),
+            (CompactionHooks, self.compaction_hooks),
+            (PermissionRequestHooks, self.permission_hooks),
+            (InvokedSkills, self.skill_sources),
+            (RunningWork, self.work_sources),
+        )
+
+    def of_type(self, kind: type[_T]) -> _T | None:
+        """The first extension of a concrete class (features that find a sibling, e.g. the
+        subagent runner finding the memory injection), or None."""
+        return next((e for e in self.all if isinstance(e, kind)), None)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from wave_tui.agent.extensions import ContextSource
+from wave_tui.agent.extensions import ContextSource, ContextSourceBase
 from wave_tui.agent.prompts import STATIC_SYSTEM_PROMPT, environment_section, language_section
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
@@ -109,7 +109,7 @@ class RequestBuilder:
         )
 
 
-class AppendedSystemPrompt:
+class AppendedSystemPrompt(ContextSourceBase):
     """`--append-system-prompt TEXT`: one more section of the dynamic block (a ContextSource)."""
 
     def __init__(self, text: str) -> None:
@@ -117,9 +117,3 @@ class AppendedSystemPrompt:
 
     def system_sections(self, settings: EffectiveSettings) -> list[str]:
         return [self.text]
-
-    def prepend_reminder(self) -> str | None:
-        return None
-
-    def before_request(self) -> list[Message]:
-        return []

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 
 from wave_tui.agent.compaction_flow import CompactionFlow
 from wave_tui.agent.conversation import Conversation
-from wave_tui.agent.extensions import SessionObserver
+from wave_tui.agent.extensions import Extensions
 from wave_tui.agent.request import RequestBuilder
 from wave_tui.agent.sessions import cleanup_old_sessions, session_chain
 from wave_tui.agent.transcript import transcript_for
@@ -31,7 +30,7 @@ class ConversationSwitch:
         runner: TurnRunner,
         compaction: CompactionFlow,
         requests: RequestBuilder,
-        extensions: Callable[[], list[object]],
+        extensions: Extensions,
     ) -> None:
         self._conversation = conversation
         self._runner = runner
@@ -72,9 +71,8 @@ class ConversationSwitch:
         self._compaction.reset()
 
     def messages_restored(self) -> None:
-        for extension in self._extensions():
-            if isinstance(extension, SessionObserver):
-                extension.on_messages_restored(self._conversation.messages)
+        for extension in self._extensions.session_observers:
+            extension.on_messages_restored(self._conversation.messages)
 
 
 # req: F8

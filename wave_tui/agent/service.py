@@ -27,9 +27,9 @@ from wave_tui.agent.compaction_flow import CompactionFlow
 from wave_tui.agent.context_window import ContextWindows
 from wave_tui.agent.conversation import READ_META, Conversation
 from wave_tui.agent.extensions import (
-    SessionObserver,
+    Extension,
+    Extensions,
     StatusContribution,
-    StatusSource,
     merge_status,
 )
 from wave_tui.agent.model_gateway import (
@@ -38,11 +38,10 @@ from wave_tui.agent.model_gateway import (
     ModelTarget,
     default_client_factory,
 )
-from wave_tui.agent.permission_hooks import with_permission_hooks
+from wave_tui.agent.permission_hooks import asking_agent, with_permission_hooks
 from wave_tui.agent.request import AppendedSystemPrompt, RequestBuilder, SystemPrompt
 from wave_tui.agent.resume import ConversationSwitch, start_cleanup
 from wave_tui.agent.settings_apply import SettingsApplication
-from wave_tui.agent.subagents.asking import asking_agent
 from wave_tui.agent.tool_executor import Ask, ToolExecutor
 from wave_tui.agent.transcript import Transcript
 from wave_tui.agent.turn_queue import AgentDestroyed, TurnQueue
@@ -99,7 +98,7 @@ class AgentService:
         self.tools: list[Tool] = tools if tools is not None else builtin_tools()
         self.safe_zones = SafeZones()
         self.policy = PermissionPolicy(self.paths.project_root, safe_zones=self.safe_zones)
-        self.extensions: list[object] = []
+        self.extensions = Extensions()
         self.settings: EffectiveSettings = self.store.current()
         self._approver = approver
         self._listeners: list[Listener] = []
@@ -119,7 +118,7 @@ class AgentService:
             notify=self.notify,
             restored=lambda: self.switch.after_compaction(),
             settings=lambda: self.settings,
-            extensions=lambda: self.extensions,
+            extensions=self.extensions,
             windows=self.windows,
             limit=lambda model: self.runner.input_limit(model),
             overhead=lambda: estimate_prompt_tokens(self.runner.build_request(messages=[])),
@@ -128,7 +127,7 @@ class AgentService:
             conversation=self.conversation,
             policy=self.policy,
             emit=self._emit,
-            extensions=lambda: self.extensions,
+            extensions=self.extensions,
             context=self._tool_context,
             asker=self._asker,
         )
@@ -144,7 +143,7 @@ class AgentService:
             target=self._model_target,
             settings=lambda: self.settings,
             apply_settings=lambda: self._apply_settings(self.store.current()),
-            extensions=lambda: self.extensions,
+            extensions=self.extensions,
             builtin_tools=lambda: self.tools,
             max_input_tokens=options.max_input_tokens,
             max_requests=options.max_turns,
@@ -161,7 +160,7 @@ class AgentService:
             policy=self.policy,
             turn_rules=lambda: self.runner.turn_rules,
             emit=self._emit,
-            extensions=lambda: self.extensions,
+            extensions=self.extensions,
         )
         self.turns = TurnQueue(self.runner, self._emit, before_turn=self.start)
         self.switch = ConversationSwitch(
@@ -169,7 +168,7 @@ class AgentService:
             runner=self.runner,
             compaction=self.compaction,
             requests=self.requests,
-            extensions=lambda: self.extensions,
+            extensions=self.extensions,
         )
         if options.append_system_prompt:  # req: HL5
             self.add_extension(AppendedSystemPrompt(options.append_system_prompt))
@@ -220,17 +219,10 @@ class AgentService:
     def breaker(self) -> CompactionBreaker:
         return self.compaction.breaker
 
-    @property
-    def hooks(self) -> list[object]:
-        """The extensions, in the order they were added (older name)."""
-        return self.extensions
-
     # -- lifecycle -----------------------------------------------------------------------------
-    def add_extension(self, extension: object) -> None:
-        """Plug a feature in: any object implementing protocols of `agent.extensions`."""
-        self.extensions.append(extension)
-
-    add_hook = add_extension
+    def add_extension(self, extension: Extension) -> None:
+        """Plug a feature in: an object implementing protocols of `agent.extensions`."""
+        self.extensions.add(extension)
 
     def start(self) -> None:
         """Restore the session (--continue / --resume) and apply the settings in force."""
@@ -255,9 +247,8 @@ class AgentService:
         if self._cleanup_task is not None:
             with contextlib.suppress(BaseException):
                 await self._cleanup_task
-        for extension in self.extensions:
-            if isinstance(extension, SessionObserver):
-                await extension.aclose()
+        for extension in self.extensions.session_observers:
+            await extension.aclose()
         for tool in self.tools:
             stop = getattr(tool, "stop_background", None)  # Bash: commands run in background
             if callable(stop):
@@ -298,7 +289,7 @@ class AgentService:
 
     def status(self) -> StatusContribution:
         """What the extensions contribute to the status, merged."""
-        return merge_status(e.status() for e in self.extensions if isinstance(e, StatusSource))
+        return merge_status(e.status() for e in self.extensions.status_sources)
 
     def rule_activations(self) -> dict[str, tuple[str, str]] | None:
         """Why each conditional rule is loaded: rule id -> (trigger file, pattern); None
@@ -421,9 +412,7 @@ class AgentService:
     def _asker(self) -> Ask | None:
         if self.options.headless or (self._approver is None and not self._listeners):
             return None
-        return with_permission_hooks(
-            self._approver or self._ask_ui, lambda: self.extensions, self.notify
-        )
+        return with_permission_hooks(self._approver or self._ask_ui, self.extensions, self.notify)
 
     async def _ask_ui(self, tool: str, args: dict[str, Any], reason: str) -> ev.PermissionReply:
         future: asyncio.Future[ev.PermissionReply] = asyncio.get_running_loop().create_future()

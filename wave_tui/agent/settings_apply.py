@@ -12,11 +12,10 @@ from collections.abc import Callable
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.agent_options import AgentOptions
-from wave_tui.agent.extensions import SessionObserver
+from wave_tui.agent.events import Emit
+from wave_tui.agent.extensions import Extensions
 from wave_tui.config.settings import EffectiveSettings, SettingsStore
 from wave_tui.permissions.policy import PermissionPolicy
-
-Emit = Callable[[ev.AgentEvent], None]
 
 
 class SettingsApplication:
@@ -28,7 +27,7 @@ class SettingsApplication:
         policy: PermissionPolicy,
         turn_rules: Callable[[], tuple[str, ...]],
         emit: Emit,
-        extensions: Callable[[], list[object]],
+        extensions: Extensions,
     ) -> None:
         self._options = options
         self._store = store
@@ -48,6 +47,5 @@ class SettingsApplication:
         )
         for problem in self._store.new_problems():
             self._emit(ev.Notice("settings", problem))
-        for extension in self._extensions():
-            if isinstance(extension, SessionObserver):
-                extension.on_settings(settings)
+        for extension in self._extensions.session_observers:
+            extension.on_settings(settings)

@@ -12,7 +12,12 @@ from typing import Any
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.conversation import READ_META, Conversation
-from wave_tui.agent.extensions import ToolCallInfo, ToolGuard, ToolLock, ToolObserver, ToolOutcome
+from wave_tui.agent.events import Emit
+from wave_tui.agent.extensions import (
+    Extensions,
+    ToolCallInfo,
+    ToolOutcome,
+)
 from wave_tui.agent.prompts import HEADLESS_REFUSAL, USER_REFUSAL, USER_REFUSAL_WITH_REASON
 from wave_tui.llm.types import Message, ToolCall
 from wave_tui.permissions.policy import UNRESTRICTED, PermissionPolicy, RunProfile
@@ -20,7 +25,6 @@ from wave_tui.permissions.tool_table import key_argument
 from wave_tui.tools.base import Tool, ToolContext, ToolResult
 
 CONCURRENT_TOOLS = frozenset({"Agent"})  # consecutive calls of these in one reply run at once
-Emit = Callable[[ev.AgentEvent], None]
 Ask = Callable[[str, dict[str, Any], str], Awaitable[ev.PermissionReply]]
 
 
@@ -44,7 +48,7 @@ class ToolExecutor:
         conversation: Conversation,
         policy: PermissionPolicy,
         emit: Emit,
-        extensions: Callable[[], Sequence[object]],
+        extensions: Extensions,
         context: Callable[[asyncio.Event], ToolContext],
         asker: Callable[[], Ask | None],
     ) -> None:
@@ -112,14 +116,13 @@ class ToolExecutor:
             refusal, profile = await self._check_permission(call.name, args)
         if refusal is not None:
             return ToolOutcome(info, ToolResult(refusal, is_error=True, summary="refused"))
-        extensions = self._extensions()
+        extensions = self._extensions
         async with contextlib.AsyncExitStack() as locks:
             try:
-                for extension in extensions:
-                    if isinstance(extension, ToolLock):
-                        lock = extension.lock_for(info)
-                        if lock is not None:
-                            await locks.enter_async_context(lock)
+                for extension in extensions.locks:
+                    lock = extension.lock_for(info)
+                    if lock is not None:
+                        await locks.enter_async_context(lock)
                 result = await tool.run(args, self._run_context(abort, profile))
             except (OSError, ValueError, RuntimeError, TypeError, LookupError) as exc:
                 # TimeoutError (a lock held elsewhere too long) is an OSError: the model is told.
@@ -127,9 +130,8 @@ class ToolExecutor:
                     f"{call.name} failed: {type(exc).__name__}: {exc}", is_error=True
                 )
         outcome = ToolOutcome(info, result)
-        for extension in extensions:
-            if isinstance(extension, ToolObserver):
-                await extension.after_tool(outcome)
+        for observer in extensions.tool_observers:
+            await observer.after_tool(outcome)
         return outcome
 
     def _run_context(self, abort: asyncio.Event, profile: RunProfile) -> ToolContext:
@@ -142,11 +144,10 @@ class ToolExecutor:
         )
 
     async def _guard(self, call: ToolCallInfo) -> str | None:
-        for extension in self._extensions():
-            if isinstance(extension, ToolGuard):
-                refusal = await extension.check(call)
-                if refusal is not None:
-                    return refusal
+        for extension in self._extensions.guards:
+            refusal = await extension.check(call)
+            if refusal is not None:
+                return refusal
         return None
 
     # req: PM4

@@ -13,9 +13,9 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from wave_tui.agent import events as ev
+from wave_tui.agent.events import Emit
 from wave_tui.agent.turn_runner import MAX_CONTINUATIONS, TurnResult, TurnRunner
 
-Emit = Callable[[ev.AgentEvent], None]
 TurnWork = Callable[[str, asyncio.Event], Coroutine[Any, Any, TurnResult]]
 
 

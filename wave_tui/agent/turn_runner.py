@@ -8,23 +8,24 @@ add context, or ask to go on after the turn (at most `MAX_CONTINUATIONS` times).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine
 from typing import Any, Literal
 
 from wave_tui.agent import events as ev
+from wave_tui.agent.attachments import ATTACHED_BLOCK
 from wave_tui.agent.commands import CommandOutput, CommandRegistry, PromptExpansion, parse_command
 from wave_tui.agent.compaction_flow import OVERFLOW_NOTICE as OVERFLOW_NOTICE
 from wave_tui.agent.compaction_flow import CompactionFlow
 from wave_tui.agent.context_window import ContextWindows
 from wave_tui.agent.conversation import Conversation
+from wave_tui.agent.events import Emit
 from wave_tui.agent.extensions import (
     ContextSource,
-    ToolProvider,
+    Extensions,
     TurnContinuation,
     TurnEnd,
     TurnObserver,
 )
-from wave_tui.agent.inline_input import ATTACHED_BLOCK
 from wave_tui.agent.model_gateway import ModelTarget
 from wave_tui.agent.request import RequestBuilder
 from wave_tui.agent.tool_executor import ToolExecutor
@@ -53,7 +54,6 @@ ROUND_CAP = (
 # other retries wait seconds (said in the app).
 RATE_LIMITED = "rate-limit"
 RETRYING = "retry"
-Emit = Callable[[ev.AgentEvent], None]
 # max_turns: `--max-turns` of the whole run; max_rounds: the per-turn request cap.
 StopReason = Literal["end_turn", "max_turns", "max_rounds"]
 
@@ -81,7 +81,7 @@ class TurnRunner:
         target: Callable[[], ModelTarget],
         settings: Callable[[], EffectiveSettings],
         apply_settings: Callable[[], None],
-        extensions: Callable[[], Sequence[object]],
+        extensions: Extensions,
         builtin_tools: Callable[[], list[Tool]],
         max_input_tokens: int | None,
         max_requests: int | None = None,
@@ -145,14 +145,13 @@ class TurnRunner:
     def tools(self) -> dict[str, Tool]:
         """Built-in tools, then every ToolProvider's, asked afresh for each request."""
         merged = {t.name: t for t in self._builtin_tools()}
-        for extension in self._extensions():
-            if isinstance(extension, ToolProvider):
-                for tool in extension.tools():
-                    merged.setdefault(tool.name, tool)
+        for extension in self._extensions.tool_providers:
+            for tool in extension.tools():
+                merged.setdefault(tool.name, tool)
         return merged
 
     def sources(self) -> list[ContextSource]:
-        return [e for e in self._extensions() if isinstance(e, ContextSource)]
+        return list(self._extensions.context_sources)
 
     def build_request(
         self,
@@ -307,7 +306,7 @@ class TurnRunner:
         self._emit(ev.AssistantFinished(partial))
 
     def _observers(self) -> list[TurnObserver]:
-        return [e for e in self._extensions() if isinstance(e, TurnObserver)]
+        return list(self._extensions.turn_observers)
 
     async def turn_ended(self, result: TurnResult) -> TurnContinuation | None:
         """Tell the turn observers; the first continuation asked for is returned."""

@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from wave_tui.agent.session import AgentOptions, build_context_report, create_service
+from wave_tui.session.facade import AgentOptions, build_context_report, create_service
 
 # req: MX2
 

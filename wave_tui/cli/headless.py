@@ -17,15 +17,15 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from wave_tui.agent import events as ev
-from wave_tui.agent.session import (
+from wave_tui.cli.main import startup_finished
+from wave_tui.cli.output import OutputFormat, RunReport, ScriptOutput
+from wave_tui.session.facade import (
     AgentOptions,
     LocalModelError,
     LocalUnavailable,
     create_session,
     prepare_local_endpoint,
 )
-from wave_tui.cli.main import startup_finished
-from wave_tui.cli.output import OutputFormat, RunReport, ScriptOutput
 
 EXIT_OK = 0
 EXIT_FAILED = 1

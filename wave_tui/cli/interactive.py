@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from wave_tui.agent.session import AgentService, LocalEndpoint, LocalPlan
+    from wave_tui.session.facade import AgentService, LocalEndpoint, LocalPlan
     from wave_tui.tui.app import PendingAgent, Progress
 
 
 def run_interactive(args: argparse.Namespace, workdir: Path) -> int:
-    from wave_tui.agent.session import (
+    from wave_tui.session.facade import (
         LocalModelError,
         LocalUnavailable,
         plan_local_endpoint,
@@ -46,7 +46,7 @@ def run_interactive(args: argparse.Namespace, workdir: Path) -> int:
 def _pending_local(
     args: argparse.Namespace, workdir: Path, plan: LocalPlan, started: list[LocalEndpoint]
 ) -> PendingAgent:
-    from wave_tui.agent.session import create_service
+    from wave_tui.session.facade import create_service
     from wave_tui.tui.app import PendingAgent
     from wave_tui.tui.launch import agent_options
 

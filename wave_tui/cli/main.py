@@ -125,8 +125,8 @@ def _owned_paths_problem(workdir: Path) -> str | None:
 
 def _script_options(args: argparse.Namespace) -> str | None:
     """Check and normalise the scripting flags in place; a usage problem as one line."""
-    from wave_tui.agent.session import parse_rule_list
     from wave_tui.cli.output import OUTPUT_FORMATS
+    from wave_tui.session.facade import parse_rule_list
 
     if args.output_format not in OUTPUT_FORMATS:
         return f"--output-format must be one of {', '.join(OUTPUT_FORMATS)} (got {args.output_format!r})"

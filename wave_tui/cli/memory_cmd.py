@@ -6,11 +6,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import TextIO
 
-from wave_tui.agent.session import EntryError, MemoryAccess, MemoryEntry
 from wave_tui.cli.memory_review_cmd import (
     REVIEW_ACTIONS,
     ReviewError,
@@ -19,9 +16,9 @@ from wave_tui.cli.memory_review_cmd import (
     format_duplicates,
     run_review_action,
 )
+from wave_tui.config.clock import Clock, system_clock
 from wave_tui.config.paths import WavePaths
-
-Clock = Callable[[], datetime]
+from wave_tui.session.facade import EntryError, MemoryAccess, MemoryEntry
 
 SCOPE_HEADINGS = {
     "project": "Project memory (AGENTS.md)",
@@ -58,10 +55,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
 def _age(entry: MemoryEntry) -> str:
     if entry.age_days is None:
         return ""
@@ -95,7 +88,7 @@ def format_table(entries: list[MemoryEntry]) -> str:
 def run_memory_command(
     argv: list[str],
     paths: WavePaths,
-    clock: Clock = _utc_now,
+    clock: Clock = system_clock,
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
 ) -> int:

@@ -7,8 +7,8 @@ import json
 import time
 from typing import Any, TextIO
 
-from wave_tui.agent.session import MemoryEntry, MemoryReview, ReviewError, near_duplicates
 from wave_tui.config.paths import WavePaths
+from wave_tui.session.facade import MemoryEntry, MemoryReview, ReviewError, near_duplicates
 
 __all__ = [
     "REVIEW_ACTIONS",

@@ -11,11 +11,11 @@ import time
 from typing import TYPE_CHECKING, Any, Literal, TextIO, get_args
 
 from wave_tui.agent import events as ev
-from wave_tui.agent.session import Message
 from wave_tui.config.records import record
+from wave_tui.session.facade import Message
 
 if TYPE_CHECKING:
-    from wave_tui.agent.session import AgentService, TurnResult
+    from wave_tui.session.facade import AgentService, TurnResult
 
 OutputFormat = Literal["text", "json", "stream-json"]
 OUTPUT_FORMATS: tuple[str, ...] = get_args(OutputFormat)

@@ -1,6 +1,6 @@
 """All MCP servers of a session: started together in the background, offered as tools.
 
-`McpManager` does the work behind the agent's one MCP extension (`agent/mcp_wiring.py`, which
+`McpManager` does the work behind the agent's one MCP extension (`features/mcp/wiring.py`, which
 answers the loop's protocols and delegates here):
 - `tools()` (a `ToolProvider`): the tools of every ready server, asked before each request, so
   a server that became ready or changed its list counts from the next request;

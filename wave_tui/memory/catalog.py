@@ -16,12 +16,12 @@ import math
 import os
 import re
 import time
-from collections.abc import Callable
 from dataclasses import asdict, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
+from wave_tui.config.clock import Clock
 from wave_tui.config.paths import MEMORY_INDEX_FILENAME, WavePaths
 from wave_tui.config.records import record
 from wave_tui.memory.agents_md import (
@@ -44,7 +44,6 @@ from wave_tui.memory.references import missing_references
 from wave_tui.memory.rules import Rule, RuleSet, discover_rules
 
 EntryScope = Literal["project", "user", "auto", "rule"]
-Clock = Callable[[], datetime]
 SECONDS_PER_DAY = 86_400
 STALE_AFTER_DAYS = 1
 _HEADING_RE = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)

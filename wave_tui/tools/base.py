@@ -3,22 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from wave_tui.config.clock import Clock, system_clock
 from wave_tui.config.records import record
 from wave_tui.llm.types import ToolSpec
 from wave_tui.tools.paths import resolve_tool_path
 from wave_tui.tools.read_state import ReadState
-
-Clock = Callable[[], datetime]
-
-
-def system_clock() -> datetime:
-    return datetime.now(UTC)
 
 
 @record(frozen=False)

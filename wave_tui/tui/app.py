@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Iterable
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,16 +20,17 @@ from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState
 
 from wave_tui.agent import events as ev
-from wave_tui.agent.session import (
+from wave_tui.config.clock import system_clock
+from wave_tui.config.paths import WavePaths
+from wave_tui.config.records import record
+from wave_tui.config.settings import SettingsStore
+from wave_tui.session.facade import (
     AddResult,
     AgentService,
     AgentSession,
     EntryError,
     MemoryScope,
 )
-from wave_tui.config.paths import WavePaths
-from wave_tui.config.records import record
-from wave_tui.config.settings import SettingsStore
 from wave_tui.tui.command_screens import CommandScreens
 from wave_tui.tui.css_state import CssState, css_state
 from wave_tui.tui.format import one_line, show_path
@@ -427,7 +428,7 @@ def make_app(
     if isinstance(service, AgentSession):
         session = service
     else:
-        session = AgentSession(service, store=settings, clock=clock or _utc_now)
+        session = AgentSession(service, store=settings, clock=clock or system_clock)
     return WaveApp(
         session,
         watch_settings=watch_settings,
@@ -437,7 +438,3 @@ def make_app(
         pick_session=pick_session,
         pending=pending,
     )
-
-
-def _utc_now() -> datetime:
-    return datetime.now(UTC)

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from wave_tui.agent.session import NOT_TRUSTED_YET
+from wave_tui.session.facade import NOT_TRUSTED_YET
 from wave_tui.tui.format import show_path
 
 if TYPE_CHECKING:
-    from wave_tui.agent.session import TrustRequested
+    from wave_tui.session.facade import TrustRequested
     from wave_tui.tui.app import WaveApp
 
 

@@ -6,8 +6,8 @@ import argparse
 from collections.abc import Mapping
 from pathlib import Path
 
-from wave_tui.agent.session import AgentOptions, AgentSession, create_session
 from wave_tui.config.paths import WavePaths
+from wave_tui.session.facade import AgentOptions, AgentSession, create_session
 from wave_tui.tui.app import PendingAgent, make_app
 
 

@@ -12,8 +12,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 
 from wave_tui.agent import events as ev
-from wave_tui.agent.session import AgentSession, key_argument
 from wave_tui.config.paths import WavePaths
+from wave_tui.session.facade import AgentSession, key_argument
 from wave_tui.tui.format import show_key_arg
 from wave_tui.tui.widgets.subagent_block import SubagentBlock
 from wave_tui.tui.widgets.task_panel import TaskPanel

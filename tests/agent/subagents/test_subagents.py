@@ -6,7 +6,8 @@ import asyncio
 from pathlib import Path
 
 from wave_tui.agent.commands import CommandOutput, CommandRegistry
-from wave_tui.agent.subagents.definitions import (
+from wave_tui.config.paths import WavePaths
+from wave_tui.features.subagents.definitions import (
     FAST_MODEL,
     MAIN_MODEL,
     SubagentDefinition,
@@ -14,9 +15,8 @@ from wave_tui.agent.subagents.definitions import (
     new_agent_id,
     tools_for,
 )
-from wave_tui.agent.subagents.tool import AgentTool
-from wave_tui.agent.work_commands import agents_command, tasks_command
-from wave_tui.config.paths import WavePaths
+from wave_tui.features.subagents.tool import AgentTool
+from wave_tui.features.tasks.commands import agents_command, tasks_command
 from wave_tui.tools.base import ToolContext
 from wave_tui.tools.registry import builtin_tools
 from wave_tui.tools.tasks.store import TaskStore

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from tests.e2e.hook_helpers import configure, script
 from wave_tui.agent.extensions import ToolCallInfo
-from wave_tui.agent.user_hooks import Layer, SessionInfo, UserHooks, live_layers, parse_layers
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.trust import TrustStore
+from wave_tui.features.user_hooks import Layer, SessionInfo, UserHooks, live_layers, parse_layers
 
 
 def make_hooks(project: Path, home: Path, mode: str = "ask") -> tuple[UserHooks, list[str]]:

@@ -13,7 +13,7 @@ from textual.widget import Widget
 from textual.widgets import Static, TextArea
 
 from wave_tui.agent import events as ev
-from wave_tui.agent.session import (
+from wave_tui.session.facade import (
     AgentStatus,
     Message,
     key_argument,

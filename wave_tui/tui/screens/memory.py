@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 from textual.worker import Worker
 
-from wave_tui.agent.session import EntryError, MemoryEntry
+from wave_tui.session.facade import EntryError, MemoryEntry
 from wave_tui.tui.editor import open_in_editor
 from wave_tui.tui.format import age_label, one_line
 from wave_tui.tui.memory_view import (

@@ -13,7 +13,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Static
 from textual.worker import Worker
 
-from wave_tui.agent.session import InboxError, PendingWrite, Run, RunError
+from wave_tui.session.facade import InboxError, PendingWrite, Run, RunError
 from wave_tui.tui.format import show_path
 from wave_tui.tui.widgets.footer import Footer
 from wave_tui.tui.widgets.row_list import Column, ListRow, RowList

@@ -16,13 +16,13 @@ from textual.validation import Integer
 from textual.widgets import Button, Input, Label, Static, Switch
 from textual.worker import Worker
 
-from wave_tui.agent.session import EditableSettings, EndpointSettings
 from wave_tui.config.settings import AUTO_MEMORY_FREQUENCY_MAX, AUTO_MEMORY_FREQUENCY_MIN
+from wave_tui.session.facade import EditableSettings, EndpointSettings
 from wave_tui.tui.format import show_path
 from wave_tui.tui.widgets.footer import Footer
 
 if TYPE_CHECKING:
-    from wave_tui.agent.session import EndpointInUse, SettingInUse
+    from wave_tui.session.facade import EndpointInUse, SettingInUse
     from wave_tui.tui.app import WaveApp
 
 FREQUENCY_ERROR = (

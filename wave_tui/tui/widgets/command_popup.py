@@ -16,7 +16,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 if TYPE_CHECKING:
-    from wave_tui.agent.session import CommandChoice
+    from wave_tui.session.facade import CommandChoice
 
 MAX_ROWS = 8
 COMPLETION_BINDINGS = [

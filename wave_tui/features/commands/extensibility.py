@@ -1,0 +1,66 @@
+"""User-provided extensions of one session: hooks, custom commands, skills, `/hooks`.
+
+One place that builds them for a service and plugs them in: the hooks and skills as loop
+extensions, the commands, skills and `/hooks` in a `CommandRegistry`. The app asks before a
+project's hooks run (trust mode "ask"); `wave -p` runs them (the invoker's trust).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from wave_tui.agent.commands import CommandRegistry
+from wave_tui.agent.service import AgentService
+from wave_tui.config.records import record
+from wave_tui.config.settings import display_path
+from wave_tui.config.trust import TrustMode, TrustStore
+from wave_tui.features.commands.custom import CustomCommands
+from wave_tui.features.commands.skills import Skills
+from wave_tui.features.user_hooks import SessionInfo, SessionSource, UserHooks, live_layers
+from wave_tui.features.user_hooks.listing import hooks_command
+
+
+@record
+class Extensibility:
+    hooks: UserHooks
+    commands: CustomCommands
+    skills: Skills
+    registry: CommandRegistry
+
+
+def install_extensibility(
+    service: AgentService, registry: CommandRegistry | None = None
+) -> Extensibility:
+    """Build the user extensions for `service`, plug them in, register their commands."""
+    paths = service.paths
+    mode: TrustMode = "invoker" if service.options.headless else "ask"  # req: HK10
+    trust = TrustStore(paths.trust_file, mode)
+
+    def label(path: Path) -> str:
+        return display_path(path, paths)
+
+    def warn(line: str) -> None:
+        service.notify("warning", line)
+
+    source: SessionSource = (
+        "resume" if service.options.continue_last or service.options.resume else "startup"
+    )
+    hooks = UserHooks(
+        project_root=paths.project_root,
+        layers=live_layers(service.store, paths),
+        session=lambda: SessionInfo(service.session_id, service.transcript.path),
+        notify=warn,
+        trust=trust,
+        initial_source=source,
+        env=lambda: service.settings.env,
+        label=label,
+    )
+    commands = CustomCommands(paths, warn, trust, label)
+    skills = Skills(paths, warn, label)
+    service.add_extension(hooks)
+    service.add_extension(skills)
+    registry = registry or CommandRegistry()
+    registry.register(hooks_command(hooks))
+    registry.add_provider(commands)  # custom commands before skills: a command wins a name
+    registry.add_provider(skills)
+    return Extensibility(hooks, commands, skills, registry)

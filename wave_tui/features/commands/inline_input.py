@@ -1,0 +1,130 @@
+"""`!cmd` and `@path` in a message (UX16), for the app and `wave -p` alike.
+
+`!cmd` runs in `$SHELL` (else `/bin/sh`) at the project root; the command and its output become
+a user message the model sees next turn — not a turn. `@path` attaches the file's text to the
+message and records it in the read state, as a Read would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+from pathlib import Path
+
+from wave_tui.agent.attachments import attached_block
+from wave_tui.config.records import record
+from wave_tui.tools.read_state import ReadState
+
+SHELL_TIMEOUT_S = 120.0
+SHELL_OUTPUT_MAX = 30_000  # characters of output kept in the message
+ATTACH_MAX = 100_000  # characters of an attached file
+ATTACHMENT = re.compile(r"(?<![\w@])@((?:\\ |[^\s])+)")
+
+
+@record
+class ShellRun:
+    command: str
+    output: str
+    exit_code: int | None  # None: killed after the timeout
+
+    def as_message(self) -> str:
+        status = "timed out" if self.exit_code is None else f"exit code {self.exit_code}"
+        return f"I ran `{self.command}` ({status}):\n```\n{self.output.rstrip()}\n```"
+
+
+def shell_command(text: str) -> str | None:
+    """`!cmd` -> `cmd`; anything else -> None."""
+    stripped = text.strip()
+    if not stripped.startswith("!") or not stripped[1:].strip():
+        return None
+    return stripped[1:].strip()
+
+
+# req: UX16
+async def run_shell(command: str, root: Path, env: dict[str, str] | None = None) -> ShellRun:
+    shell = os.environ.get("SHELL") or "/bin/sh"
+    process = await asyncio.create_subprocess_exec(
+        shell,
+        "-c",
+        command,
+        cwd=root,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        env={**os.environ, **(env or {})},
+        start_new_session=True,
+    )
+    try:
+        async with asyncio.timeout(SHELL_TIMEOUT_S):  # not wait_for: see llm/client.py _open
+            out, _ = await process.communicate()
+    except TimeoutError:
+        process.kill()
+        await process.wait()
+        return ShellRun(command, "", None)
+    output = out.decode("utf-8", errors="replace")
+    if len(output) > SHELL_OUTPUT_MAX:
+        output = output[:SHELL_OUTPUT_MAX] + "\n… (output cut)"
+    return ShellRun(command, output, process.returncode)
+
+
+def attachment_paths(text: str, root: Path) -> list[Path]:
+    """The files named `@path` in the message (relative to the root, or absolute) that exist."""
+    found: list[Path] = []
+    for match in ATTACHMENT.finditer(text):
+        name = match.group(1).replace("\\ ", " ").rstrip(".,;:!?)")
+        path = (root / Path(name).expanduser()).resolve()
+        if path.is_file() and path not in found:
+            found.append(path)
+    return found
+
+
+# req: UX16
+def attach_files(text: str, root: Path, read_state: ReadState) -> tuple[str, list[Path]]:
+    """The message with each `@path` file's text appended; the files are recorded as read."""
+    paths = attachment_paths(text, root)
+    parts = [text]
+    for path in paths:
+        try:
+            content = path.read_text(encoding="utf-8")
+            mtime_ns = path.stat().st_mtime_ns
+        except (OSError, UnicodeDecodeError):
+            continue
+        read_state.record_text(path, content, mtime_ns)
+        shown = content if len(content) <= ATTACH_MAX else content[:ATTACH_MAX] + "\n… (cut)"
+        parts.append(attached_block(path, shown))
+    return "\n\n".join(parts), paths
+
+
+def complete_path(text: str, root: Path, limit: int = 50) -> tuple[str, tuple[str, ...]] | None:
+    """Tab on a trailing `@partial`: the completed text and the candidates (fuzzy: the letters
+    in order), or None when the input does not end in an `@` token."""
+    match = re.search(r"(?:^|\s)@(\S*)$", text)
+    if match is None:
+        return None
+    partial = match.group(1)
+    pattern = re.compile(".*?".join(re.escape(c) for c in partial.lower()))
+    candidates: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d != "node_modules")
+        for name in sorted(filenames):
+            relative = str((Path(dirpath) / name).relative_to(root))
+            if pattern.search(relative.lower()):
+                candidates.append(relative)
+                if len(candidates) >= limit:
+                    break
+        if len(candidates) >= limit:
+            break
+    if not candidates:
+        return text, ()
+    exact = [c for c in candidates if c.lower().startswith(partial.lower())]
+    best = (exact or candidates)[0] if len(candidates) == 1 or exact else None
+    if best is None:
+        return text, tuple(candidates)
+    prefix = text[: match.end() - len(partial)]
+    completed = prefix + best if len(candidates) == 1 else prefix + _common_prefix(exact)
+    return completed, tuple(candidates) if len(candidates) > 1 else ()
+
+
+def _common_prefix(items: list[str]) -> str:
+    return os.path.commonprefix(items) if items else ""  # noqa: RUF071 (character prefix wanted)

@@ -1,0 +1,152 @@
+"""The MCP servers of one session, as one loop extension (MC1–MC8 wired).
+
+`McpWiring` reads `.mcp.json` and every settings file's `mcpServers`, and — only when there is
+a server — builds the `McpManager` (so a session without servers never imports it nor the SDK),
+offers its tools and instructions through the loop's protocols, and registers `/mcp`.
+Servers are started in the background at session start (`start()`, inside the running loop);
+`wave -p` awaits `wait_started()` before its first request, the app never waits.
+Project servers (`.mcp.json`, project settings) need the user's trust in the app, like project
+hooks (`config/trust.py`, kind "mcp"); until then they are not started. `wave -p` runs them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from wave_tui.agent.extensions import ContextSourceBase, SessionObserverBase
+from wave_tui.agent.service import AgentService
+from wave_tui.config.trust import NOT_TRUSTED_YET, TrustMode, TrustRequested, TrustStore
+from wave_tui.mcp.config import Layer, McpConfig, ServerConfig, load_servers, read_mcp_json
+from wave_tui.tools.base import Tool
+
+if TYPE_CHECKING:
+    from wave_tui.config.settings import EffectiveSettings
+    from wave_tui.mcp.manager import McpManager, ServerStatus
+
+
+def read_mcp_config(service: AgentService) -> McpConfig:  # req: MC1
+    """Servers from `.mcp.json` first, then the settings files (later layers win by name)."""
+    layer, problem = read_mcp_json(service.paths.project_mcp_json)
+    layers: list[Layer] = [layer] if layer is not None else []
+    layers += [(s.path, s.scope, s.data) for s in service.store.layers()]
+    environ = service.options.environ if service.options.environ is not None else os.environ
+    config = load_servers(layers, environ)
+    if problem is not None:
+        return McpConfig(config.servers, (problem, *config.problems))
+    return config
+
+
+def trust_items(servers: Sequence[ServerConfig]) -> list[str]:
+    """What a project's server set is fingerprinted (and shown to the user) as."""
+    items = []
+    for server in servers:
+        if server.kind == "stdio":
+            items.append(" ".join([f"{server.name}:", server.command, *server.args]))
+        else:
+            items.append(f"{server.name}: {server.url}")
+    return items
+
+
+class McpWiring(ContextSourceBase, SessionObserverBase):
+    """ToolProvider + ContextSource + SessionObserver over the (lazily built) manager."""
+
+    def __init__(self, service: AgentService, config: McpConfig, trust: TrustStore) -> None:
+        self._service = service
+        self.config = config
+        self._trust = trust
+        self.manager: McpManager | None = None
+        # Told at start(), when the front end listens.
+        self._notices: list[str] = list(config.problems)
+        own = [s for s in config.servers if not s.needs_trust]
+        project = [s for s in config.servers if s.needs_trust]
+        self._untrusted: list[ServerConfig] = []
+        if project:
+            request = trust.request(service.paths.project_root, "mcp", trust_items(project))
+            if request is None:
+                own += project
+            else:  # req: MC6
+                self._untrusted = project
+                self._notices.append(
+                    f"project MCP servers not started: {NOT_TRUSTED_YET} ({len(project)} in "
+                    f"{service.paths.project_mcp_json.name} or project settings)"
+                )
+        if config.servers:
+            self._build(own)
+
+    def _build(self, servers: Sequence[ServerConfig]) -> None:
+        from wave_tui.features.mcp.command import mcp_command
+        from wave_tui.mcp.manager import McpManager
+
+        self.manager = McpManager(
+            servers,
+            workdir=self._service.paths.project_root,
+            notify=lambda line: self._service.notify("warning", line),
+        )
+        self._service.commands.register(mcp_command(self.manager))  # req: MC7
+
+    # -- life ----------------------------------------------------------------------------------
+    def start(self) -> None:  # req: MC2
+        """Start the servers in the background; needs a running loop (no loop: no-op)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        notices, self._notices = self._notices, []
+        for line in notices:
+            self._service.notify("warning", line)
+        if self.manager is not None:
+            self.manager.start()
+
+    async def wait_started(self) -> None:
+        """Until no server is still starting (`wave -p`, before its first request)."""
+        if self.manager is not None:
+            self.start()
+            await self.manager.wait_started()
+
+    def statuses(self) -> list[ServerStatus]:
+        return self.manager.statuses() if self.manager is not None else []
+
+    # -- trust (MC6) ---------------------------------------------------------------------------
+    def trust_needed(self) -> TrustRequested | None:
+        if not self._untrusted:
+            return None
+        return self._trust.request(
+            self._service.paths.project_root, "mcp", trust_items(self._untrusted)
+        )
+
+    async def grant_trust(self, request: TrustRequested) -> None:
+        """The user trusted the project's servers: remember it, start them now."""
+        await asyncio.to_thread(self._trust.record, request)
+        servers, self._untrusted = self._untrusted, []
+        if self.manager is not None and servers:
+            self.manager.add(servers)
+
+    # -- ToolProvider --------------------------------------------------------------------------
+    def tools(self) -> list[Tool]:  # req: MC3
+        return self.manager.tools() if self.manager is not None else []
+
+    # -- ContextSource -------------------------------------------------------------------------
+    def system_sections(self, settings: EffectiveSettings) -> list[str]:
+        return self.manager.system_sections(settings) if self.manager is not None else []
+
+    # -- SessionObserver -----------------------------------------------------------------------
+    async def aclose(self) -> None:  # req: MC8
+        if self.manager is not None:
+            await self.manager.aclose()
+
+
+def install_mcp(service: AgentService) -> McpWiring:
+    """Read the servers and plug the wiring in (config problems: one warning line each, told
+    at `start()`)."""
+    mode: TrustMode = "invoker" if service.options.headless else "ask"
+    config = read_mcp_config(service)
+    wiring = McpWiring(service, config, TrustStore(service.paths.trust_file, mode))
+    service.add_extension(wiring)
+    return wiring
+
+
+def mcp_of(service: AgentService) -> McpWiring | None:
+    return service.extensions.of_type(McpWiring)

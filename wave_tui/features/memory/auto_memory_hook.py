@@ -1,0 +1,213 @@
+"""Auto memory in the loop: directory + safe zone (S5, A4), the index in the system prompt (A2),
+the memory prompt (P1–P7), staleness on Read (T1–T5), index-cap notes and locked writes (X2)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from wave_tui.agent.extensions import StatusContribution, ToolCallInfo, ToolOutcome
+from wave_tui.config.async_locks import async_file_lock
+from wave_tui.config.clock import Clock
+from wave_tui.config.paths import WavePaths
+from wave_tui.llm.types import Message
+from wave_tui.memory.auto_memory import AutoMemoryDir
+from wave_tui.memory.index import IndexView, check_index_write, load_index
+from wave_tui.memory.prompts import render_memory_index_block, render_memory_section
+from wave_tui.memory.secrets import secret_refusal, written_text
+from wave_tui.memory.staleness import memory_age_days, staleness_reminder, staleness_summary
+from wave_tui.memory.turn_counter import TurnCounter
+from wave_tui.permissions.policy import SafeZones
+from wave_tui.permissions.tool_table import writes_paths
+from wave_tui.tools.base import ToolResult
+from wave_tui.tools.paths import resolve_tool_path
+from wave_tui.tools.read_state import ReadState
+
+if TYPE_CHECKING:
+    from wave_tui.config.settings import EffectiveSettings
+
+Notify = Callable[[str, str], None]
+
+
+def turns_since(messages: list[Message], since: float | None) -> int:
+    """Completed user turns in `messages` after the time `since` (all of them when None)."""
+    turns = 0
+    for message in messages:
+        if message.role != "user" or message.is_meta or message.kind != "normal":
+            continue
+        try:
+            stamp = datetime.fromisoformat(message.timestamp).timestamp()
+        except ValueError:
+            continue
+        if since is None or stamp > since:
+            turns += 1
+    return turns
+
+
+class AutoMemoryHook:
+    """SessionObserver (the switch, restore), ContextSource (memory prompt and index),
+    ToolGuard (no secrets in memory), ToolLock (memory files, X2), ToolObserver (staleness,
+    index-cap notes) and StatusSource (the extraction countdown). The extraction scheduler
+    talks to it only through `refresh` / `take_wrote_memory` / `count_turn`."""
+
+    def __init__(
+        self,
+        paths: WavePaths,
+        *,
+        safe_zones: SafeZones,
+        read_state: Callable[[], ReadState],
+        clock: Clock,
+        notify: Notify,
+        last_extraction: Callable[[], float | None] = lambda: None,
+    ) -> None:
+        self.paths = paths
+        self.last_extraction = last_extraction  # when this session last extracted (resume)
+        self.dir = AutoMemoryDir(paths)
+        self.safe_zones = safe_zones
+        self.read_state = read_state
+        self.clock = clock
+        self.notify = notify
+        self.counter = TurnCounter()
+        self.enabled: bool | None = None
+        self.index: IndexView | None = None  # loaded once per session: the prompt stays stable
+        self.wrote_memory = False  # a successful main-agent write inside the dir (C3)
+        self._resumed_turns: int | None = None  # seeds the counter once settings are known
+
+    # -- settings: one switch decides directory, safe zone, prompt and reminders (S1–S6) ----------
+    # req: A4
+    # req: S1
+    # req: S5
+    def on_settings(self, settings: EffectiveSettings) -> None:
+        enabled = settings.auto_memory_enabled
+        self.counter.apply_settings(enabled, settings.auto_memory_frequency)
+        if self._resumed_turns is not None:
+            self.counter.resume(self._resumed_turns)
+            self._resumed_turns = None
+        if enabled == self.enabled:
+            return
+        self.enabled = enabled
+        if enabled:
+            self.dir.ensure()
+            self.safe_zones.add(self.dir.path)
+            if self.index is None:
+                self._load_index()
+        else:
+            self.safe_zones.remove(self.dir.path)
+
+    def _load_index(self) -> None:
+        self.index = load_index(self.dir.index_path)
+        try:
+            text = self.dir.index_path.read_text(encoding="utf-8")
+            mtime = self.dir.index_path.stat().st_mtime_ns
+        except (OSError, UnicodeDecodeError):
+            return
+        # MEMORY.md as loaded into the prompt counts as read: a rewrite elsewhere is notified (N7).
+        self.read_state().record_text(Path(os.path.realpath(self.dir.index_path)), text, mtime)
+
+    def status(self) -> StatusContribution:
+        turns = self.counter.turns_until_next if self.enabled else None
+        return StatusContribution(turns_until_extraction=turns)
+
+    # -- the extraction scheduler's view (C1–C4) ---------------------------------------------------
+    def refresh(self, settings: EffectiveSettings) -> bool:
+        """Apply the settings in force now; True when auto memory is on."""
+        self.on_settings(settings)
+        return bool(self.enabled)
+
+    def take_wrote_memory(self) -> bool:
+        """Whether the main agent wrote memory this turn; the flag starts afresh (C3)."""
+        wrote, self.wrote_memory = self.wrote_memory, False
+        return wrote
+
+    def count_turn(self) -> bool:
+        """Count a completed turn; True when an extraction is due now."""
+        return self.counter.on_turn_end()
+
+    async def aclose(self) -> None:
+        pass
+
+    def on_messages_restored(self, messages: list[Message]) -> None:
+        if self.enabled is None:  # a resumed session, before its first turn: continue its count
+            self._resumed_turns = turns_since(messages, self.last_extraction())
+        elif self.enabled:  # after compaction MEMORY.md is read again (the prompt changes once)
+            self._load_index()
+
+    def prepend_reminder(self) -> str | None:
+        return None
+
+    def before_request(self) -> list[Message]:
+        return []
+
+    def system_sections(self, settings: EffectiveSettings) -> list[str]:
+        if not self.enabled or self.index is None:
+            return []
+        return [
+            render_memory_section(self.dir.path),
+            render_memory_index_block(self.index.text, self.index.warning),
+        ]
+
+    # -- tools ------------------------------------------------------------------------------------
+    def _target(self, args: dict[str, Any]) -> Path | None:
+        return resolve_tool_path(args.get("file_path"), self.paths.project_root)
+
+    async def check(self, call: ToolCallInfo) -> str | None:
+        """No credentials in memory files, whoever writes them."""
+        name, args = call.name, call.args
+        if not writes_paths(name):
+            return None
+        target = self._target(args)
+        if target is None or not self.dir.contains(target):
+            return None
+        return secret_refusal(written_text(name, args))
+
+    # req: X2
+    def lock_for(self, call: ToolCallInfo) -> AbstractAsyncContextManager[None] | None:
+        if not writes_paths(call.name) or not self.enabled:
+            return None
+        target = self._target(call.args)
+        if target is None or not self.dir.contains(target):
+            return None
+        return async_file_lock(target)
+
+    async def after_tool(self, outcome: ToolOutcome) -> None:
+        outcome.result = self._transform(outcome.call.name, outcome.result)
+
+    # req: T5
+    def _transform(self, name: str, result: ToolResult) -> ToolResult:
+        if not self.enabled or result.is_error:
+            return result
+        if name == "Read":
+            return self._with_staleness(result)
+        if writes_paths(name):
+            for path in result.written_paths:
+                if not self.dir.contains(path):
+                    continue
+                self.wrote_memory = True
+                if self.dir.is_index(path):
+                    with contextlib.suppress(OSError, UnicodeDecodeError):
+                        note = check_index_write(Path(path).read_text(encoding="utf-8"))
+                        if note:
+                            result.content = f"{result.content}\n\n{note}"
+        return result
+
+    # req: T3
+    def _with_staleness(self, result: ToolResult) -> ToolResult:
+        for path in result.read_paths:
+            if not self.dir.contains(path):
+                continue
+            try:
+                mtime = Path(path).stat().st_mtime
+            except OSError:
+                continue
+            now = self.clock()
+            reminder = staleness_reminder(mtime, now)
+            if reminder:
+                result.content = f"{reminder}\n{result.content}"
+                name = os.path.relpath(path, self.dir.path)
+                self.notify("stale", staleness_summary(name, memory_age_days(mtime, now)))
+        return result

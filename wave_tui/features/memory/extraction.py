@@ -1,0 +1,418 @@
+"""Background memory extraction: a fork that shares the main request's cached prefix.
+
+The fork's first request is the main loop's last request, byte for byte (system blocks, cache
+marks, tools, model, every message including the memory reminder), then the turn's final reply,
+then one user message: the existing-memory manifest and the extraction prompt (F1–F3, F12).
+It runs with a clone of the main read state (F10), never writes back (F8, F11), may write only
+inside the memory directory (F5–F7), and leaves an audit record of what it did.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import json
+import time
+from collections.abc import Callable
+from dataclasses import asdict, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from wave_tui.agent import events as ev
+from wave_tui.agent.extensions import StatusContribution, TurnContinuation, TurnEnd, TurnStart
+from wave_tui.config.async_locks import async_file_lock
+from wave_tui.config.fileio import atomic_write_text
+from wave_tui.config.paths import WavePaths
+from wave_tui.config.records import record
+from wave_tui.llm.types import Message, ToolCall
+from wave_tui.llm.wire import mark_last_message, message_to_wire, strip_cache_marks
+from wave_tui.memory.auto_memory import AutoMemoryDir
+from wave_tui.memory.duplicates import duplicate_note
+from wave_tui.memory.fork_gate import memory_fork_gate
+from wave_tui.memory.inbox import Inbox, InboxError, review_enabled
+from wave_tui.memory.manifest import build_manifest
+from wave_tui.memory.prompts import (
+    render_extraction_prompt,
+    render_standalone_extraction_prompt,
+    render_typology,
+)
+from wave_tui.memory.runs import ChangeRecorder, run_id_for
+from wave_tui.permissions.tool_table import key_argument, writes_paths
+from wave_tui.tools.base import Tool, ToolContext, ToolResult
+from wave_tui.tools.paths import resolve_tool_path
+from wave_tui.tools.read_state import ReadState
+
+if TYPE_CHECKING:
+    from wave_tui.config.settings import EffectiveSettings
+    from wave_tui.llm.client import ModelClient
+
+MAX_FORK_TURNS = 5
+AUDIT_DIR = "extractions"
+
+
+@record(frozen=False)
+class ExtractionRecord:
+    started_at: float
+    session_id: str
+    model: str
+    finished_at: float | None = None
+    turns: int = 0
+    reads: list[str] = field(default_factory=list)
+    writes: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    usage: list[dict[str, int]] = field(default_factory=list)
+    error: str | None = None
+    turn: int | None = None  # the main session's user turn that triggered the run (MX7)
+    # Per memory file written: content before the run and after it, to show and revert (MX7).
+    changes: list[dict[str, Any]] = field(default_factory=list)
+    pending: list[str] = field(default_factory=list)  # review-inbox item ids (MX8)
+    cancelled: bool = False  # the user quit without waiting for the run (UX9)
+
+
+@record
+class ForkSnapshot:
+    """What the fork starts from, captured when the main turn ended."""
+
+    body: dict[str, Any]
+    final_reply: Message
+    read_state: ReadState
+    session_id: str
+    turn: int | None = None
+
+
+def last_extraction_time(project_dir: Path, session_id: str) -> float | None:
+    """When this session's latest extraction started, from its audit records."""
+    latest: float | None = None
+    for audit in (project_dir / AUDIT_DIR).glob(f"*-{session_id[:8]}-*.json"):
+        try:
+            data = json.loads(audit.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if data.get("session_id") == session_id and isinstance(data.get("started_at"), float | int):
+            latest = max(latest or 0.0, float(data["started_at"]))
+    return latest
+
+
+class ExtractionFork:
+    def __init__(
+        self,
+        snapshot: ForkSnapshot,
+        *,
+        client: ModelClient,
+        memory: AutoMemoryDir,
+        tools: list[Tool],
+        workdir: Path,
+        emit: Callable[[ev.AgentEvent], None],
+        paths: WavePaths | None = None,
+        inbox: Inbox | None = None,
+    ) -> None:
+        self.snapshot = snapshot
+        self.paths = paths  # for duplicate notes (MX9)
+        self.inbox = inbox  # review mode: writes are proposed, never made (MX8)
+        self.recorder = ChangeRecorder()
+        self.client = client
+        self.memory = memory
+        self.tools = {t.name: t for t in tools}
+        self.workdir = workdir
+        self.gate = memory_fork_gate(memory)
+        self.emit = emit
+        # req: F11
+        self.read_state = snapshot.read_state  # already a clone: never flows back (F11)
+        self.abort = asyncio.Event()
+
+    # req: F1
+    # req: F3
+    # req: F9
+    def first_body(self, manifest: str | None = None) -> dict[str, Any]:
+        base = self.snapshot.body
+        caching = "cache_control" in json.dumps(base["messages"][0])
+        if manifest is None:
+            manifest = build_manifest(self.memory.path, project_root=self.workdir)
+        # The typology rides in the shared system prompt when auto memory was on for it.
+        system = json.dumps(base["messages"][0], ensure_ascii=False)
+        shared = json.dumps(render_typology(), ensure_ascii=False)[1:-1] in system
+        render = render_extraction_prompt if shared else render_standalone_extraction_prompt
+        prompt = render(self.memory.path, manifest)
+        tail = [
+            message_to_wire(self.snapshot.final_reply),
+            {"role": "user", "content": prompt},
+        ]
+        return self._body(tail, caching)
+
+    def _body(self, tail: list[dict[str, Any]], caching: bool) -> dict[str, Any]:
+        base = self.snapshot.body
+        # The shared prefix is copied as sent; only the fork's own tail gets the moving mark.
+        added = mark_last_message(tail) if caching else tail
+        return {**base, "messages": [*copy.deepcopy(base["messages"]), *added]}
+
+    async def run(self, record: ExtractionRecord) -> ExtractionRecord:
+        # The stale-reference checks read the project: off the event loop (MX6).
+        manifest = await asyncio.to_thread(
+            build_manifest, self.memory.path, project_root=self.workdir
+        )
+        body = self.first_body(manifest)
+        caching = "cache_control" in json.dumps(body["messages"][0])
+        tail = body["messages"][len(self.snapshot.body["messages"]) :]
+        tail = strip_cache_marks(tail)
+        for _ in range(MAX_FORK_TURNS):
+            record.turns += 1
+            reply = await self.client.stream_chat(self._body(tail, caching))
+            if reply.usage is not None:
+                record.usage.append(reply.usage.model_dump())
+                self.emit(ev.UsageUpdated(reply.usage, record.model, source="fork"))
+            assistant = Message(  # req: PV2
+                role="assistant",
+                content=reply.content,
+                reasoning=reply.reasoning or None,
+                tool_calls=reply.tool_calls,
+            )
+            tail.append(message_to_wire(assistant))
+            if not reply.tool_calls:
+                break
+            for call in reply.tool_calls:
+                result = await self._run_tool(call, record)
+                tail.append({"role": "tool", "tool_call_id": call.id, "content": result.content})
+        return record
+
+    # The fork runs tools itself, past the main loop's guards and observers: no user hook sees them.
+    # req: HK9
+    async def _run_tool(self, call: ToolCall, record: ExtractionRecord) -> ToolResult:
+        try:
+            args = json.loads(call.arguments or "{}")
+        except ValueError:
+            args = None
+        if not isinstance(args, dict):
+            return ToolResult(f"Invalid arguments for {call.name}.", is_error=True)
+        decision = self.gate.check(call.name, args, self.workdir)
+        tool = self.tools.get(call.name)
+        if not decision.allowed or tool is None:
+            record.refused.append(f"{call.name} {key_argument(call.name, args)[:120]}".strip())
+            return ToolResult(f"Refused: {decision.reason}", is_error=True)
+        ctx = ToolContext(
+            workdir=self.workdir,
+            read_state=self.read_state,
+            abort=self.abort,
+            env=decision.profile.env,
+            output_limit_bytes=decision.profile.output_limit_bytes,
+        )
+        target = resolve_tool_path(args.get("file_path"), self.workdir)
+        if not writes_paths(call.name) or target is None:
+            result = await tool.run(args, ctx)
+            record.reads.extend(str(p) for p in result.read_paths)
+            return result
+        if self.inbox is not None:
+            return await asyncio.to_thread(self._propose, call.name, args, target, record)
+        async with async_file_lock(target):  # req: X2
+            await asyncio.to_thread(self.recorder.touch, target)  # req: MX7
+            result = await tool.run(args, ctx)
+        record.writes.extend(str(p) for p in result.written_paths)
+        if not result.is_error and self.paths is not None:
+            note = await asyncio.to_thread(duplicate_note, target, self.paths)  # req: MX9
+            if note is not None:
+                result.content = f"{result.content}\n\n{note}"
+        return result
+
+    def _propose(
+        self, name: str, args: dict[str, Any], target: Path, record: ExtractionRecord
+    ) -> ToolResult:
+        """Review mode: the write becomes a pending inbox item; the memory dir is untouched."""
+        assert self.inbox is not None
+        # req: MX8
+        try:
+            after = _proposed_text(name, args, self.inbox.current_text(target))
+        except InboxError as exc:
+            return ToolResult(str(exc), is_error=True)
+        run_id = run_id_for(record.started_at, record.session_id)
+        item = self.inbox.propose(target, after, run_id)
+        if item.id not in record.pending:
+            record.pending.append(item.id)
+        text = (
+            f"Saved {target} for review (pending item {item.id}): the user accepts or rejects "
+            "it; until then the memory folder is unchanged."
+        )
+        note = duplicate_note(target, self.paths, after) if self.paths is not None else None
+        return ToolResult(f"{text}\n\n{note}" if note else text)
+
+
+def _proposed_text(name: str, args: dict[str, Any], current: str | None) -> str:
+    if name == "Write":
+        return str(args.get("content", ""))
+    old, new = str(args.get("old_string", "")), str(args.get("new_string", ""))
+    if current is None:
+        raise InboxError("File does not exist. To create it, use Write.")
+    count = current.count(old) if old else 0
+    if count == 0:
+        raise InboxError("old_string was not found in the file; Read it again if unsure.")
+    if count > 1 and args.get("replace_all") is not True:
+        raise InboxError(f"old_string occurs {count} times; add context or set replace_all.")
+    return (
+        current.replace(old, new)
+        if args.get("replace_all") is True
+        else current.replace(old, new, 1)
+    )
+
+
+class ExtractionSchedule(Protocol):
+    """What the scheduler needs from auto memory (the switch, the countdown, C3's flag)."""
+
+    @property
+    def dir(self) -> AutoMemoryDir: ...
+
+    def refresh(self, settings: EffectiveSettings) -> bool: ...
+
+    def take_wrote_memory(self) -> bool: ...
+
+    def count_turn(self) -> bool: ...
+
+
+@record
+class ForkHost:
+    """What the scheduler needs from the agent: a narrow view, never its internals."""
+
+    snapshot: Callable[[], ForkSnapshot | None]  # the last main request and reply, or None
+    client: Callable[[], ModelClient]
+    tools: Callable[[], list[Tool]]
+    settings: Callable[[], EffectiveSettings]  # read live at each turn end (S1, S2)
+    workdir: Path
+    audit_dir: Path
+    paths: WavePaths
+    publish: Callable[[ev.AgentEvent], None]
+    notify: Callable[[str, str], None]
+
+
+class ExtractionHook:
+    """The scheduler: at the end of each completed main turn, maybe start one fork (C1–C4, S1–S4).
+    A TurnObserver, SessionObserver and StatusSource."""
+
+    def __init__(self, host: ForkHost, auto: ExtractionSchedule) -> None:
+        self.host = host
+        self.auto = auto
+        self.task: asyncio.Task[None] | None = None
+        self.owed = False
+        self.closing = False
+        self.last_record: ExtractionRecord | None = None
+
+    @property
+    def running(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    def status(self) -> StatusContribution:
+        return StatusContribution(extraction_running=self.running)
+
+    async def on_turn_start(self, prompt: str) -> TurnStart:
+        return TurnStart()
+
+    async def on_turn_end(self, end: TurnEnd) -> TurnContinuation | None:
+        self._turn_ended(end.status)
+        return None
+
+    # req: C1
+    # req: S1
+    # req: S2
+    def _turn_ended(self, status: ev.TurnStatus) -> None:
+        # C3 covers this turn only (seed: 本轮): whatever happens next, the flag starts afresh.
+        wrote_memory = self.auto.take_wrote_memory()
+        if status != "completed" or self.closing:
+            return  # never after an abort or an API error
+        # The switch is read live: turned off during the turn ⇒ no extraction (S1, S2).
+        if not self.auto.refresh(self.host.settings()) or not self.auto.count_turn():
+            return
+        if wrote_memory:  # req: C3
+            self.host.notify("memory", "extraction skipped: memory was saved in this turn")
+            return
+        if self.running:  # req: C2
+            self.owed = True  # no concurrent fork (C1); run once when this one ends (C2)
+            return
+        self._start()
+
+    def _start(self) -> None:
+        snapshot = self.host.snapshot()
+        if snapshot is None:
+            return
+        self.task = asyncio.get_running_loop().create_task(self._run(snapshot))
+
+    async def _run(self, snapshot: ForkSnapshot) -> None:
+        emit = self.host.publish
+        emit(ev.BackgroundChanged("extraction", True, "extracting memories"))
+        record = ExtractionRecord(time.time(), snapshot.session_id, snapshot.body.get("model", ""))
+        record.turn = snapshot.turn
+        detail = ""
+        fork: ExtractionFork | None = None
+        written: tuple[str, ...] = ()
+        cancelled = True  # until the fork returns or fails on its own
+        try:
+            review = review_enabled(self.host.settings())
+            paths = self.host.paths
+            fork = ExtractionFork(
+                snapshot,
+                client=self.host.client(),
+                memory=self.auto.dir,
+                tools=self.host.tools(),
+                workdir=self.host.workdir,
+                emit=emit,
+                paths=paths,
+                inbox=Inbox(paths.project_dir, self.auto.dir.path) if review else None,
+            )
+            await fork.run(record)
+            cancelled = False
+            written = tuple(sorted({Path(w).name for w in record.writes}))
+            detail = f"memory updated: {', '.join(written)}" if written else "no new memories"
+            if record.pending:
+                detail = f"{len(record.pending)} memory write(s) waiting for review"
+        except Exception as exc:  # extraction errors never disturb the main session
+            cancelled = False
+            record.error = str(exc) or type(exc).__name__
+            detail = f"memory extraction failed: {record.error}"
+        finally:
+            record.cancelled = cancelled  # req: UX9
+            if fork is not None:
+                record.changes = await asyncio.to_thread(fork.recorder.changes)
+            record.finished_at = time.time()
+            self.last_record = record
+            self._write_audit(record)
+            emit(ev.BackgroundChanged("extraction", False, detail))
+            if record.writes:
+                emit(ev.MemoryChanged(tuple(sorted({Path(w) for w in record.writes}))))
+            emit(ev.ExtractionFinished(written, record.error, cancelled))
+        if self.owed and not self.closing:
+            self.owed = False
+            if self.auto.refresh(self.host.settings()):
+                self._start()
+
+    def _write_audit(self, record: ExtractionRecord) -> None:
+        folder = self.host.audit_dir
+        path = folder / f"{run_id_for(record.started_at, record.session_id)}.json"
+        with contextlib.suppress(OSError):
+            atomic_write_text(path, json.dumps(asdict(record), indent=2))
+
+    async def wait(self) -> None:
+        while self.running:
+            assert self.task is not None
+            try:
+                await asyncio.shield(self.task)
+            except asyncio.CancelledError:
+                if not self.task.cancelled():
+                    raise  # the waiter itself was cancelled
+                # req: UX9 (the run was cancelled on purpose: quit without waiting)
+
+    def on_settings(self, settings: EffectiveSettings) -> None:
+        pass
+
+    def on_messages_restored(self, messages: list[Message]) -> None:
+        pass
+
+    # req: C4
+    # req: UX9
+    def cancel(self) -> None:
+        """Quit without waiting (a second Ctrl+Q): the run stops and is recorded as cancelled."""
+        self.closing = True
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+
+    async def aclose(self) -> None:
+        """Exit awaits the fork in flight: its writes are never cut off (C4)."""
+        self.closing = True
+        if self.running:
+            self.host.notify("memory", "waiting for the memory extraction to finish…")
+        await self.wait()

@@ -1,0 +1,75 @@
+"""AGENTS.md, rules and nested memory in the request, exactly as I1–I2 / R2–R5 / D1–D7 say."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from wave_tui.agent.extensions import (
+    ContextSourceBase,
+    SessionObserverBase,
+    StatusContribution,
+    ToolOutcome,
+)
+from wave_tui.config.paths import WavePaths
+from wave_tui.llm.types import Message
+from wave_tui.memory.injection import MemoryInjector
+from wave_tui.memory.prompts import render_manual_memory_guidance
+
+if TYPE_CHECKING:
+    from wave_tui.config.settings import EffectiveSettings
+
+Notify = Callable[[str, str], None]
+
+
+class MemoryInjectionHook(ContextSourceBase, SessionObserverBase):
+    """ContextSource (guidance, the reminder), ToolObserver (rules and nested memory after a
+    tool), SessionObserver (restore) and StatusSource (rule activations)."""
+
+    def __init__(self, paths: WavePaths, notify: Notify) -> None:
+        self.paths = paths
+        self.notify = notify
+        self.injector = MemoryInjector(paths, warn=lambda text: notify("warning", text))
+
+    def system_sections(self, settings: EffectiveSettings) -> list[str]:
+        return [
+            render_manual_memory_guidance(self.paths.project_agents_md, self.paths.user_agents_md)
+        ]
+
+    def status(self) -> StatusContribution:
+        # Why each conditional rule is loaded in this session: rule id -> (trigger file, pattern).
+        return StatusContribution(rule_activations=dict(self.injector.activations))
+
+    def prepend_reminder(self) -> str | None:
+        # Rebuilt for every request from disk (cached by mtime): never persisted (I1, R2).
+        return self.injector.reminder_text()
+
+    async def after_tool(self, outcome: ToolOutcome) -> None:
+        if not outcome.result.is_error:
+            outcome.follow_ups.extend(self._follow_ups(outcome))
+
+    def _follow_ups(self, outcome: ToolOutcome) -> list[Message]:
+        messages = self.injector.on_tool_result(outcome.result)
+        for message in messages:
+            if "ruleId" in message.meta:
+                self.notify(
+                    "rule",
+                    f"rule {message.meta['ruleId']} loaded ({message.meta.get('trigger')} "
+                    f"matches {message.meta.get('pattern')})",
+                )
+            elif "nestedMemory" in message.meta:
+                self.notify("memory", f"loaded {self._display(message.meta['nestedMemory'])}")
+        return messages
+
+    def on_messages_restored(self, messages: list[Message]) -> None:
+        self.injector.restore(messages)
+
+    async def aclose(self) -> None:
+        self.injector.close()
+
+    def _display(self, raw: str) -> str:
+        try:
+            return str(Path(raw).relative_to(self.paths.project_root))
+        except ValueError:
+            return raw

@@ -1,0 +1,240 @@
+"""The loop behind the `Agent` tool (AG3–AG5): a child `TurnRunner` over its own conversation.
+
+The child has its own messages and transcript (`paths.subagent_transcript`), its own read state,
+its definition's system prompt with the parent's memory guidance and reminder (AGENTS.md,
+rules), the parent's tools as `tools_for` narrows them, and the parent's permission policy —
+never wider: a read-only type runs in plan mode. The parent's tool guards (user hooks) and
+locks still apply to each call. Progress goes out as `SubagentProgress` events; the child's
+own stream events stay inside.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from wave_tui.agent import events as ev
+from wave_tui.agent.commands import CommandRegistry, parse_command
+from wave_tui.agent.compaction_flow import CompactionFlow
+from wave_tui.agent.conversation import Conversation
+from wave_tui.agent.extensions import ContextSource, Extensions, ToolCallInfo, ToolGuard, ToolLock
+from wave_tui.agent.model_gateway import ModelTarget
+from wave_tui.agent.permission_hooks import running_subagent
+from wave_tui.agent.request import RequestBuilder, SystemPrompt
+from wave_tui.agent.tool_executor import ToolExecutor
+from wave_tui.agent.transcript import Transcript
+from wave_tui.agent.turn_runner import TurnRunner
+from wave_tui.config.paths import WavePaths
+from wave_tui.config.settings import EffectiveSettings
+from wave_tui.features.memory.injection_hook import MemoryInjectionHook
+from wave_tui.features.subagents.definitions import (
+    FAST_MODEL,
+    MAIN_MODEL,
+    SubagentDefinition,
+    new_agent_id,
+    tools_for,
+)
+from wave_tui.llm.types import Message, Usage
+from wave_tui.permissions.policy import PermissionMode, PermissionPolicy
+from wave_tui.tools.base import ToolContext
+
+if TYPE_CHECKING:
+    from wave_tui.agent.service import AgentService
+
+# Most permissive last: a child's mode is never later in this order than its parent's.
+MODE_STRICTNESS: tuple[PermissionMode, ...] = (
+    "plan",
+    "default",
+    "acceptEdits",
+    "bypassPermissions",
+)
+SUBAGENT_PROMPT_PREFIX = "Task: "  # a prompt that looks like `/command` stays a prompt
+
+
+class SubagentFailed(RuntimeError):
+    pass
+
+
+def child_mode(parent: PermissionMode, definition: SubagentDefinition) -> PermissionMode:
+    """The stricter of the parent's mode and the definition's (plan for read-only types)."""
+    # req: AG4
+    wanted: PermissionMode = "plan" if definition.read_only else parent
+    return min(parent, wanted, key=MODE_STRICTNESS.index)
+
+
+def child_policy(parent: PermissionPolicy, definition: SubagentDefinition) -> PermissionPolicy:
+    """The parent's rules, deny list and session grants, in the child's mode."""
+    policy = copy.copy(parent)
+    policy.mode = child_mode(parent.mode, definition)
+    return policy
+
+
+class _SubagentRequests(RequestBuilder):
+    """The definition's prompt as the static block; environment and memory guidance after it."""
+
+    def __init__(self, paths: WavePaths, started: datetime, prompt: str) -> None:
+        super().__init__(paths, started)
+        self._prompt = prompt
+
+    def system_prompt(
+        self, settings: EffectiveSettings, sources: Sequence[ContextSource]
+    ) -> SystemPrompt:
+        return SystemPrompt(self._prompt, super().system_prompt(settings, sources).dynamic)
+
+
+class _MemoryContext:
+    """A parent's memory source seen only as context: the child reads the same guidance and
+    reminder, but never records rule activations in the parent's state."""
+
+    def __init__(self, source: ContextSource) -> None:
+        self._source = source
+
+    def system_sections(self, settings: EffectiveSettings) -> list[str]:
+        return self._source.system_sections(settings)
+
+    def prepend_reminder(self) -> str | None:
+        return self._source.prepend_reminder()
+
+    def before_request(self) -> list[Message]:
+        return []
+
+
+class _Guard:
+    def __init__(self, guard: ToolGuard) -> None:
+        self._guard = guard
+
+    async def check(self, call: ToolCallInfo) -> str | None:
+        return await self._guard.check(call)
+
+
+class _Lock:
+    def __init__(self, lock: ToolLock) -> None:
+        self._lock = lock
+
+    def lock_for(self, call: ToolCallInfo) -> AbstractAsyncContextManager[None] | None:
+        return self._lock.lock_for(call)
+
+
+class _NoCompaction(CompactionFlow):
+    """A subagent's run is one task: it is not compacted into a session of its own."""
+
+    def after_usage(self, usage: Usage, limit: int) -> None:
+        return None
+
+
+class SubagentLoopRunner:
+    """`SubagentRunner` over the service's client, policy, tools and extensions."""
+
+    def __init__(self, service: AgentService) -> None:
+        self.service = service
+
+    def model_for(self, definition: SubagentDefinition) -> str:
+        service = self.service
+        main = service.model or ""
+        if definition.model == FAST_MODEL:
+            return service.settings.fast_model or main  # req: AG1
+        if definition.model == MAIN_MODEL:
+            return main
+        return definition.model
+
+    def _extensions(self) -> Extensions:
+        """The child's registry: the parent's memory context, guards and locks, nothing else
+        (no extraction fork, no Stop hooks, no task reminder)."""
+        parent = self.service.extensions
+        out = Extensions()
+        injection = parent.of_type(MemoryInjectionHook)
+        if injection is not None:
+            out.add(_MemoryContext(injection))  # req: AG4
+        for guard in parent.guards:
+            out.add(_Guard(guard))
+        for lock in parent.locks:
+            out.add(_Lock(lock))
+        return out
+
+    async def run(self, definition: SubagentDefinition, prompt: str, description: str) -> str:
+        service = self.service
+        agent_id = new_agent_id()
+
+        def progress(phase: ev.SubagentPhase, text: str = "") -> None:
+            service.publish(ev.SubagentProgress(agent_id, description, phase, text))
+
+        def emit(event: ev.AgentEvent) -> None:
+            if isinstance(event, ev.AssistantFinished) and event.message.content.strip():
+                progress("text", event.message.content.strip())
+            elif isinstance(event, ev.ToolStarted):
+                progress("tool", f"{event.name} {event.key_arg}".strip())
+            elif isinstance(event, ev.Notice | ev.PermissionRequested):
+                service.publish(event)
+
+        conversation = Conversation(service.paths, emit)
+        conversation.session_id = agent_id
+        # req: AG3
+        conversation.transcript = Transcript(
+            service.paths.subagent_transcript(service.session_id, agent_id)
+        )
+        model = self.model_for(definition)
+        tools = tools_for(definition, service.all_tools())
+        extensions = self._extensions()
+        policy = child_policy(service.policy, definition)
+
+        def context(abort: asyncio.Event) -> ToolContext:
+            return ToolContext(
+                workdir=service.paths.project_root,
+                read_state=conversation.read_state,
+                abort=abort,
+                env=service.settings.env,
+                clock=service.clock,
+            )
+
+        def target() -> ModelTarget:
+            parent = service.gateway.target(service.settings, service.model)
+            return ModelTarget(model, parent.client, parent.key)
+
+        executor = ToolExecutor(
+            conversation=conversation,
+            policy=policy,
+            emit=emit,
+            extensions=extensions,
+            context=context,
+            asker=service.permission_asker,
+        )
+        compaction = _NoCompaction(
+            conversation=conversation,
+            target=target,
+            fast_model=lambda: service.settings.fast_model,
+            plan_mode=lambda: policy.mode == "plan",
+            emit=emit,
+            notify=lambda kind, text: None,
+            restored=lambda: None,
+        )
+        runner = TurnRunner(
+            conversation=conversation,
+            requests=_SubagentRequests(service.paths, service.clock(), definition.system_prompt),
+            executor=executor,
+            compaction=compaction,
+            commands=CommandRegistry(),
+            emit=emit,
+            target=target,
+            settings=lambda: service.settings,
+            apply_settings=lambda: None,  # the child's mode is fixed for its run
+            extensions=extensions,
+            builtin_tools=lambda: tools,
+            max_input_tokens=service.options.max_input_tokens,
+        )
+        if parse_command(prompt) is not None:
+            prompt = SUBAGENT_PROMPT_PREFIX + prompt
+        progress("started", definition.name)
+        with running_subagent(definition.name, description):
+            result = await runner.turn(prompt, asyncio.Event())
+        if result.status == "aborted":
+            progress("finished", "aborted")
+            raise asyncio.CancelledError()
+        if result.status == "error":
+            progress("finished", result.error or "failed")
+            raise SubagentFailed(result.error or "the subagent failed")
+        progress("finished", result.text)
+        return result.text

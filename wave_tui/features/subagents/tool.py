@@ -1,0 +1,111 @@
+"""The `Agent` tool: hand a task to a subagent and return its final text (AG1, AG2).
+
+Running a subagent (its own loop, context, transcript and tool list) is the injected
+`SubagentRunner`'s job; this tool resolves the type, bounds how many run at once, and turns
+the runner's answer (or failure) into the tool result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from collections.abc import Sequence
+from typing import Annotated, Any, Protocol
+
+from wave_tui.features.subagents.definitions import (
+    AGENT_TOOL_NAME,
+    SubagentCatalog,
+    SubagentDefinition,
+)
+from wave_tui.tools.arguments import Arg, TypedTool, schema_of, tool_arguments
+from wave_tui.tools.base import Tool, ToolContext, ToolError, ToolResult
+
+SUBAGENT_CONCURRENCY = 4  # Agent calls of one reply running at the same time
+
+DESCRIPTION_HEAD = """\
+Launch a subagent to handle a self-contained task on its own: it has its own context and tools, \
+works without seeing this conversation, and returns one final report as the result. Use it for \
+broad searches and research that would flood this context, or for independent pieces of work \
+(several Agent calls in one reply run concurrently). Write a complete, self-contained prompt: \
+what to do, what to return. The subagent cannot ask you or the user anything, and its permissions are never wider than yours (read-only types cannot change files at all). Its final message is the result you get back: tell it what that message should contain, and summarise it for the user yourself, since they do not see it.
+- description: 3-5 words for the user.
+- prompt: the full task.
+- subagent_type: one of the types below.
+
+Available types:"""
+
+
+class SubagentRunner(Protocol):
+    async def run(self, definition: SubagentDefinition, prompt: str, description: str) -> str:
+        """Run the subagent to its end and return its final text."""
+        ...
+
+
+def describe_types(catalog: SubagentCatalog) -> str:
+    return "\n".join(f"- {d.name}: {d.description}" for d in catalog.definitions)
+
+
+@tool_arguments
+class AgentArgs:
+    description: Annotated[str, Arg("3-5 words for the user.")]
+    prompt: Annotated[str, Arg("The complete task.")]
+    subagent_type: str  # one of the catalog's names: the schema's enum is filled at run time
+
+
+class AgentTool(TypedTool[AgentArgs]):
+    name = AGENT_TOOL_NAME
+    read_only = False  # what its subagent may do is decided by the subagent's own tools
+    arguments = AgentArgs
+
+    def __init__(
+        self,
+        catalog: SubagentCatalog,
+        runner: SubagentRunner,
+        limit: asyncio.Semaphore | None = None,
+    ) -> None:
+        self.catalog = catalog
+        self.runner = runner
+        self.limit = limit or asyncio.Semaphore(SUBAGENT_CONCURRENCY)
+        self.description = f"{DESCRIPTION_HEAD}\n{describe_types(catalog)}"
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        schema = copy.deepcopy(schema_of(AgentArgs))
+        schema["properties"]["subagent_type"]["enum"] = self.catalog.names
+        return schema
+
+    async def call(self, args: AgentArgs, ctx: ToolContext) -> ToolResult:
+        description = args.description.strip()
+        prompt = args.prompt.strip()
+        kind = args.subagent_type.strip()
+        if not prompt:
+            raise ToolError("prompt must not be empty.")
+        definition = self.catalog.get(kind)
+        if definition is None:
+            raise ToolError(
+                f"Unknown subagent_type {kind!r}; available: {', '.join(self.catalog.names)}."
+            )
+        label = description or definition.name
+        async with self.limit:
+            try:
+                text = await self.runner.run(definition, prompt, label)
+            except (ToolError, asyncio.CancelledError):
+                raise
+            except Exception as exc:
+                raise ToolError(
+                    f"The {definition.name} subagent failed: {type(exc).__name__}: {exc}"
+                ) from exc
+        return ToolResult(
+            content=text.strip() or "(the subagent returned no text)",
+            summary=f"{definition.name}: {label}",
+        )
+
+
+class SubagentToolProvider:
+    """A `ToolProvider` offering the Agent tool (to the main agent only, never to subagents)."""
+
+    def __init__(self, tool: AgentTool) -> None:
+        self._tools: list[Tool] = [tool]
+
+    def tools(self) -> Sequence[Tool]:
+        return self._tools

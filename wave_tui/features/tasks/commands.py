@@ -1,0 +1,50 @@
+"""`/tasks` and `/agents`: answered locally, never a turn (TK3, AG1, AG2)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from wave_tui.agent.commands import Command, CommandOutput, CommandResult
+from wave_tui.features.subagents.definitions import SubagentCatalog
+from wave_tui.tools.background import BackgroundManager
+from wave_tui.tools.tasks.store import TaskStore
+from wave_tui.tools.tasks.tools import format_task_line, task_list_label
+
+
+def tasks_command(store: TaskStore, background: BackgroundManager | None = None) -> Command:
+    # req: TK3
+    async def run(args: str) -> CommandResult:
+        tasks = await store.all_tasks()
+        lines = [f"{task_list_label(store.list_id)}:"]
+        lines += [f"  {format_task_line(t)}" for t in tasks] or ["  (no tasks)"]
+        running = background.tasks() if background is not None else []
+        if running:
+            lines.append("Background commands:")
+            lines += [f"  {t.id} [{t.status}] {t.label} — {t.output_file}" for t in running]
+        return CommandOutput("\n".join(lines))
+
+    return Command("tasks", "Show the task list and background commands", run)
+
+
+def agents_command(catalog: Callable[[], SubagentCatalog]) -> Command:
+    """`catalog` is called on each run, so edited `.wave/agents/*.md` files show at once
+    (e.g. `lambda: load_subagents(paths)`; it is run in a worker thread)."""
+
+    async def run(args: str) -> CommandResult:
+
+        loaded = await asyncio.to_thread(catalog)
+        lines = ["Subagent types:"]
+        for d in loaded.definitions:
+            model = (
+                "fast model"
+                if d.model == "fast"
+                else ("main model" if d.model == "main" else d.model)
+            )
+            tools = "all tools but Agent" if d.tools is None else ", ".join(d.tools)
+            mode = ", read-only" if d.read_only else ""
+            lines.append(f"  {d.name} ({d.source}; {model}; {tools}{mode}) — {d.description}")
+        lines += [f"warning: {w}" for w in loaded.warnings]
+        return CommandOutput("\n".join(lines))
+
+    return Command("agents", "List the subagent types", run)

@@ -1,0 +1,87 @@
+"""The memory browser's door (M3, M4, MX6–MX8): `MemoryAccess`, off the event loop.
+
+Each call runs the blocking file work of `MemoryAccess` in a thread; every write it makes is
+announced as a `MemoryChanged` event on the session's stream. Why a conditional rule is loaded
+comes from the agent, when one runs. The catalog is kept from one listing to the next, each file
+read again only when its stat changed: the browser lists on every showing and after every
+extraction (issue 20, item 6).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from wave_tui.memory.catalog import CatalogCache, build_catalog
+from wave_tui.session.core import SessionCore
+from wave_tui.session.memory_access import (
+    AddResult,
+    MemoryAccess,
+    MemoryEntry,
+    MemoryScope,
+    PendingWrite,
+    RevertResult,
+    Run,
+)
+
+
+class MemoryBrowserAccess:
+    def __init__(self, core: SessionCore) -> None:
+        self._core = core
+        self.access = MemoryAccess(core.paths, core.clock, core.emit)
+        self._catalog = CatalogCache()
+
+    async def entries(self) -> list[MemoryEntry]:
+        """`MemoryAccess.list`, from the files as they are now (unchanged ones not read again)."""
+        access = self.access
+        return await asyncio.to_thread(
+            build_catalog, access.paths, access.clock, cache=self._catalog
+        )
+
+    async def show(self, entry_id: str) -> MemoryEntry:
+        """Raises EntryError for an unknown id."""
+        return await asyncio.to_thread(self.access.show, entry_id)
+
+    async def add(self, scope: MemoryScope, text: str) -> AddResult:
+        """Raises EntryError; a duplicate is reported in the result, not written."""
+        return await asyncio.to_thread(self.access.add, scope, text)
+
+    async def delete(self, entry: MemoryEntry) -> MemoryEntry:
+        """Delete the entry the user saw (EntryError when it changed on disk since)."""
+        return await asyncio.to_thread(self.access.delete, entry.id, entry)
+
+    async def with_missing_refs(self, entries: list[MemoryEntry]) -> list[MemoryEntry]:
+        """The entries marked with the files, lines and symbols they cite that are gone (MX6)."""
+        return await asyncio.to_thread(self.access.with_missing_refs, entries)
+
+    async def runs(self) -> list[Run]:
+        """Extraction runs and reverts, newest first (MX7)."""
+        return await asyncio.to_thread(self.access.runs)
+
+    async def revert(self, run_id: str) -> RevertResult:
+        """Undo one extraction run; the revert is recorded. Raises RunError."""
+        return await asyncio.to_thread(self.access.revert, run_id)
+
+    async def inbox(self) -> list[PendingWrite]:
+        """The review inbox: fork writes waiting for accept / reject (MX8)."""
+        return await asyncio.to_thread(self.access.inbox)
+
+    async def accept(self, item_id: str) -> PendingWrite:
+        """Raises InboxError (unknown id, or the file changed since the proposal)."""
+        return await asyncio.to_thread(self.access.accept, item_id)
+
+    async def reject(self, item_id: str) -> PendingWrite:
+        return await asyncio.to_thread(self.access.reject, item_id)
+
+    def target(self, scope: MemoryScope) -> Path:
+        return self.access.target(scope)
+
+    def rule_activation(self, rule_id: str) -> tuple[str, str] | None:
+        """For a conditional rule loaded in this session: (trigger file, pattern)."""
+        service = self._core.service
+        activations = service.rule_activations() if service is not None else None
+        return activations.get(rule_id) if activations is not None else None
+
+    def knows_rule_activations(self) -> bool:
+        service = self._core.service
+        return service is not None and service.rule_activations() is not None

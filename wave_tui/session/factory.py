@@ -1,0 +1,93 @@
+"""Builds an AgentService with every feature extension plugged in (one place for the wiring)."""
+
+from __future__ import annotations
+
+import copy
+
+from wave_tui.agent.service import AgentOptions, AgentService, Approver
+from wave_tui.features.commands.extensibility import Extensibility, install_extensibility
+from wave_tui.features.mcp.wiring import install_mcp
+from wave_tui.features.memory.attachment_reads import AttachmentReads
+from wave_tui.features.memory.auto_memory_hook import AutoMemoryHook
+from wave_tui.features.memory.commands import memory_commands
+from wave_tui.features.memory.duplicate_hook import DuplicateNoteHook
+from wave_tui.features.memory.extraction import (
+    AUDIT_DIR,
+    ExtractionHook,
+    ForkHost,
+    ForkSnapshot,
+    last_extraction_time,
+)
+from wave_tui.features.memory.freshness_hook import FreshnessHook
+from wave_tui.features.memory.injection_hook import MemoryInjectionHook
+from wave_tui.features.tasks.wiring import install_work
+
+
+def create_service(options: AgentOptions, *, approver: Approver | None = None) -> AgentService:
+    return create_service_with_extensions(options, approver=approver)[0]
+
+
+def create_service_with_extensions(
+    options: AgentOptions, *, approver: Approver | None = None
+) -> tuple[AgentService, Extensibility]:
+    service = AgentService(options, approver=approver)
+    service.add_extension(MemoryInjectionHook(service.paths, service.notify))
+    auto = AutoMemoryHook(
+        service.paths,
+        safe_zones=service.safe_zones,
+        read_state=lambda: service.read_state,
+        clock=service.clock,
+        notify=service.notify,
+        last_extraction=lambda: last_extraction_time(service.paths.project_dir, service.session_id),
+    )
+    service.add_extension(auto)
+    service.add_extension(ExtractionHook(fork_host(service), auto))
+    service.add_extension(DuplicateNoteHook(service.paths))  # req: MX9
+    service.add_extension(
+        FreshnessHook(
+            lambda: service.read_state,
+            service.paths.project_root,
+            service.paths.home,
+            service.notify,
+        )
+    )
+    service.add_extension(AttachmentReads(service.extensions))  # req: UX16
+    for command in memory_commands(service):  # /init, /context
+        service.commands.register(command)
+    install_work(service)  # tasks, plan mode, subagents, background, questions, web
+    extras = install_extensibility(service, service.commands)
+    install_mcp(service)  # req: MC1
+    return service, extras
+
+
+def fork_host(service: AgentService) -> ForkHost:
+    """The extraction fork's narrow view of the agent."""
+    return ForkHost(
+        snapshot=lambda: fork_snapshot(service),
+        client=service.client,
+        tools=lambda: service.tools,
+        settings=service.store.current,
+        workdir=service.paths.project_root,
+        audit_dir=service.paths.project_dir / AUDIT_DIR,
+        paths=service.paths,
+        publish=service.publish,
+        notify=service.notify,
+    )
+
+
+# req: F1
+# req: F2
+# req: F3
+# req: F10
+def fork_snapshot(service: AgentService) -> ForkSnapshot | None:
+    """The main loop's last request and reply, and a clone of its read state (F10, F11)."""
+    body, reply = service.last_request, service.last_reply
+    if body is None or reply is None:
+        return None
+    return ForkSnapshot(
+        body=copy.deepcopy(body),
+        final_reply=reply,
+        read_state=service.read_state.clone(),
+        session_id=service.session_id,
+        turn=sum(1 for m in service.messages if m.role == "user" and not m.is_meta),
+    )

@@ -1,0 +1,75 @@
+"""The input line's door: `!cmd` shell runs, `@path` attachments and completion, slash
+commands, and the project's input history (UX16, UX19)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from wave_tui.agent import events as ev
+from wave_tui.agent.commands import CommandOutput, CommandResult, parse_command
+from wave_tui.agent.turn_runner import TurnResult
+from wave_tui.features.commands.inline_input import attach_files, complete_path, run_shell
+from wave_tui.llm.types import Message
+from wave_tui.session.core import SessionCore
+
+if TYPE_CHECKING:
+    from wave_tui.session.ui_queries import CommandChoice
+
+
+class InputAccess:
+    def __init__(self, core: SessionCore) -> None:
+        self._core = core
+
+    # req: UX16
+    async def run_shell(self, command: str) -> TurnResult:
+        """Run the command of a `!cmd` input in the project (not a turn); its output joins the
+        conversation as the user's message."""
+        service = self._core.agent()
+        run = await run_shell(command, self._core.paths.project_root, service.settings.env)
+        message = Message.user(run.as_message())
+        service.conversation.add(message)
+        self._core.emit(ev.UserMessageAdded(message))
+        return TurnResult("completed", run.output, command=True)
+
+    # req: UX16
+    def with_attachments(self, text: str) -> str:
+        """`text` with the `@path` files it names attached (a slash command stays as it is)."""
+        if parse_command(text) is not None or "@" not in text:
+            return text
+        service = self._core.agent()
+        attached, _paths = attach_files(text, self._core.paths.project_root, service.read_state)
+        return attached
+
+    def complete_path(self, text: str) -> tuple[str, tuple[str, ...]] | None:
+        """Tab on a trailing `@partial` (fuzzy), for the input."""
+        return complete_path(text, self._core.paths.project_root)
+
+    async def run_command(self, text: str) -> CommandResult:
+        """Run a slash command now; its answer is local (not a turn, nothing sent to the
+        model). A command that expands to a prompt is returned, not run: `send` it."""
+        service = self._core.service
+        if service is None:
+            return CommandOutput("the agent could not start", is_error=True)
+        return await service.commands.dispatch(text)
+
+    def command_choices(self, prefix: str = "") -> list[CommandChoice]:
+        """Commands starting with `prefix`, with descriptions (the `/` completion popup)."""
+        service = self._core.service
+        from wave_tui.session.ui_queries import command_choices
+
+        return command_choices(service.commands.complete(prefix)) if service is not None else []
+
+    # req: UX19
+    async def history(self) -> list[str]:
+        """What was typed in this project before (oldest first), for Up / Down and Ctrl+R."""
+        paths = self._core.paths
+        from wave_tui.session.input_history import load_history
+
+        return await asyncio.to_thread(load_history, paths.input_history, paths.project_root)
+
+    async def remember(self, text: str) -> None:
+        paths = self._core.paths
+        from wave_tui.session.input_history import append_history
+
+        await asyncio.to_thread(append_history, paths.input_history, paths.project_root, text)

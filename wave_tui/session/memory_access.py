@@ -1,0 +1,144 @@
+"""Memory as the UI and `wave memory` see it: list, show, add, delete (M3, M4).
+
+The one door to `memory.catalog` / `memory.entries` for the front ends: `tui` and `cli` reach
+memory files only through here (via `AgentSession`), so every write is announced as a
+`MemoryChanged` event and no front end touches the files itself.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from pathlib import Path
+from typing import Literal
+
+from wave_tui.agent import events as ev
+from wave_tui.agent.events import Emit
+from wave_tui.config.clock import Clock
+from wave_tui.config.paths import WavePaths
+from wave_tui.memory.catalog import (
+    MemoryEntry,
+    build_catalog,
+    delete_entry,
+    find_entry,
+    with_missing_refs,
+)
+from wave_tui.memory.duplicates import Duplicate, find_duplicate
+from wave_tui.memory.entries import AddResult, EntryError, add_entry
+from wave_tui.memory.frontmatter import parse_frontmatter
+from wave_tui.memory.inbox import Inbox, InboxError, PendingWrite
+from wave_tui.memory.injection import REMINDER_CLOSE, REMINDER_OPEN
+from wave_tui.memory.runs import RevertResult, Run, RunError, list_runs, revert_run
+from wave_tui.memory.staleness import STALENESS_TEMPLATE
+
+MemoryScope = Literal["project", "user"]
+Warn = Callable[[str], None]
+
+__all__ = [
+    "AddResult",
+    "Duplicate",
+    "EntryError",
+    "InboxError",
+    "MemoryAccess",
+    "MemoryEntry",
+    "MemoryScope",
+    "PendingWrite",
+    "RevertResult",
+    "Run",
+    "RunError",
+]
+
+
+class MemoryAccess:
+    """Blocking file work: call from a thread (`AgentSession` wraps each in `to_thread`)."""
+
+    def __init__(self, paths: WavePaths, clock: Clock, emit: Emit | None = None) -> None:
+        self.paths = paths
+        self.clock = clock
+        self._emit = emit
+
+    def target(self, scope: MemoryScope) -> Path:
+        """The AGENTS.md file a quick-add of this scope writes to."""
+        return self.paths.project_agents_md if scope == "project" else self.paths.user_agents_md
+
+    # req: M3
+    def list(self, warn: Warn | None = None) -> builtins.list[MemoryEntry]:
+        return build_catalog(self.paths, self.clock, warn=warn)
+
+    # `builtins.list`: inside this class `list` names the method above.
+    def with_missing_refs(self, entries: builtins.list[MemoryEntry]) -> builtins.list[MemoryEntry]:
+        """The entries with what each cites that no longer exists (MX6)."""
+        return with_missing_refs(entries, self.paths.project_root)
+
+    def similar_entry(self, text: str, written_to: Path) -> Duplicate | None:
+        """An entry of another file that `text` repeats or closely matches (MX9)."""
+        others = [e for e in build_catalog(self.paths, self.clock) if e.path != written_to]
+        return find_duplicate(text, others)
+
+    # req: M4
+    def show(self, entry_id: str) -> MemoryEntry:
+        return find_entry(self.paths, entry_id)
+
+    def add(self, scope: MemoryScope, text: str) -> AddResult:
+        """Append one item; a duplicate is reported, not written. Raises EntryError."""
+        path = self.target(scope)
+        result = add_entry(path, text)
+        if result.added:
+            self._changed(path)
+        return result
+
+    def delete(self, entry_id: str, listed: MemoryEntry | None = None) -> MemoryEntry:
+        """Delete one entry (the one the user saw, when `listed` is given). Raises EntryError."""
+        entry = delete_entry(self.paths, entry_id, listed)
+        self._changed(entry.path)
+        return entry
+
+    # req: MX7
+    def runs(self) -> builtins.list[Run]:
+        """The extraction runs (and reverts) recorded for this project, newest first."""
+        return sorted(list_runs(self.paths.project_dir), key=lambda r: r.started_at, reverse=True)
+
+    def revert(self, run_id: str) -> RevertResult:
+        """Put back what one run changed (the revert is itself recorded). Raises RunError."""
+        result = revert_run(self.paths.project_dir, run_id)
+        if result.restored:
+            self._changed(*result.restored)
+        return result
+
+    # req: MX8
+    def inbox(self) -> builtins.list[PendingWrite]:
+        """Fork writes waiting for review (`autoMemoryReview`)."""
+        return self._inbox().items()
+
+    def accept(self, item_id: str) -> PendingWrite:
+        """Write one pending file into the memory folder. Raises InboxError."""
+        item = self._inbox().accept(item_id)
+        self._changed(item.path)
+        return item
+
+    def reject(self, item_id: str) -> PendingWrite:
+        """Drop one pending file; nothing reaches the memory folder. Raises InboxError."""
+        return self._inbox().reject(item_id)
+
+    def _inbox(self) -> Inbox:
+        return Inbox(self.paths.project_dir, self.paths.memory_dir)
+
+    def _changed(self, *paths: Path) -> None:
+        if self._emit is not None:
+            self._emit(ev.MemoryChanged(paths))
+
+
+def stale_reminder(entry: MemoryEntry) -> str | None:
+    """The staleness reminder the agent sees (T1), without its tags."""
+    # Only auto memories get this reminder when the agent reads them (T3).
+    if entry.scope != "auto" or not entry.stale or entry.age_days is None:
+        return None
+    text = STALENESS_TEMPLATE.format(days=entry.age_days)
+    return text.removeprefix(REMINDER_OPEN).removesuffix(REMINDER_CLOSE)
+
+
+def preview_body(entry: MemoryEntry) -> str:
+    """The entry's text for the preview; frontmatter is left out (the header shows it)."""
+    if entry.scope in ("auto", "rule"):
+        return parse_frontmatter(entry.body).body.strip()
+    return entry.body
