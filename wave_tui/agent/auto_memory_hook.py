@@ -126,7 +126,8 @@ class AutoMemoryHook:
 
     def status(self) -> StatusContribution:
         turns = self.counter.turns_until_next if self.enabled else None
-        return StatusContribution(turns_until_extraction=turns)
+        unusable = self.unusable is not None
+        return StatusContribution(turns_until_extraction=turns, auto_memory_unusable=unusable)
 
     # -- the extraction scheduler's view (C1–C4) ---------------------------------------------------
     def refresh(self, settings: EffectiveSettings) -> bool:
