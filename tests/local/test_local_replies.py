@@ -16,12 +16,8 @@ from wave_tui.agent import events as ev
 from wave_tui.agent import local_endpoint as local
 from wave_tui.agent.session import AgentOptions, create_session
 from wave_tui.cli.main import build_parser
-from wave_tui.llm.local_server import (
-    LocalModelServer,
-    TemplateTokenFilter,
-    is_local_engine,
-    strip_template_tokens,
-)
+from wave_tui.llm.local_server import LocalModelServer, is_local_engine
+from wave_tui.llm.local_template import TemplateTokenFilter, strip_template_tokens
 
 # What the bundled base model wrote for "say hello" (the engine's own pieces were shorter still).
 DEMO_REPLY = (

@@ -25,7 +25,8 @@ from wave_tui.llm.errors import (
     ServerMisconfigured,
     StreamInterrupted,
 )
-from wave_tui.llm.local_server import TemplateTokenFilter, is_local_engine, strip_template_tokens
+from wave_tui.llm.local_server import is_local_engine
+from wave_tui.llm.local_template import TemplateTokenFilter, strip_template_tokens
 from wave_tui.llm.ollama import probe_ollama_context
 from wave_tui.llm.quirks import ErrorInfo, is_context_length, misconfiguration_fix, parse_error
 from wave_tui.llm.replies import FIRST_BYTE_TIMEOUT_ENV, AssistantReply, ClientConfig, StreamDelta
