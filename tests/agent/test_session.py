@@ -10,7 +10,13 @@ import pytest
 from tests.model_server import ModelServer, text
 from wave_tui.agent import events as ev
 from wave_tui.config.paths import WavePaths
-from wave_tui.session.facade import AgentSession, EditableSettings, EntryError
+from wave_tui.session.facade import (
+    AgentOptions,
+    AgentSession,
+    EditableSettings,
+    EntryError,
+    create_session,
+)
 
 
 async def test_u2_status_changed_carries_busy_usage_and_memory_countdown(
@@ -80,3 +86,29 @@ async def test_u1_list_sessions_for_a_resume_picker(
     infos = await session.list_sessions()
     await session.close()
     assert [i.id for i in infos] == [session.service.session_id]  # type: ignore[union-attr]
+
+
+async def test_m5_a_memory_folder_that_is_a_file_shows_auto_memory_off_and_warns_once(
+    project: Path, isolated_home: Path, model_server: ModelServer
+) -> None:
+    paths = WavePaths.for_workdir(project, home=isolated_home)
+    paths.project_dir.mkdir(parents=True)
+    paths.memory_dir.write_text("not a folder")
+    model_server.enqueue(text("one"), text("two"))
+    session = create_session(AgentOptions(workdir=project, environ=model_server.env()))
+    notices: list[str] = []
+    session.subscribe(lambda e: notices.append(e.text) if isinstance(e, ev.Notice) else None)
+    session.start()
+    try:
+        assert session.status().auto_memory is False
+        await session.run_turn("hi")
+        await session.run_turn("again")
+    finally:
+        await session.close()
+
+    assert [n for n in notices if "memory" in n] == [
+        f"~/.wave/projects/{paths.project_id}/memory is a file, not the auto-memory folder; "
+        "auto memory is off for this run"
+    ]
+    assert session.status().auto_memory is False
+    assert paths.memory_dir.read_text() == "not a folder"

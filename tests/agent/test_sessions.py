@@ -129,6 +129,50 @@ def test_cleanup_deletes_old_jsonl_but_keeps_memory_and_non_empty_projects(proje
     assert report.removed_dirs == [gone_dir]
 
 
+def test_cp6_cleanup_removes_expired_subagent_transcripts_too(project: Path) -> None:
+    """CP6: `<session-id>/subagents/*.jsonl` expire by their own age; emptied folders go, the
+    session being resumed keeps its subagents, and `memory/` is never entered."""
+    paths = make_paths(project)
+    now = time.time()
+    proj = paths.projects_dir / "p"
+    fresh_main = _file(proj / "live.jsonl", 1, now)
+    old_sub = _file(proj / "live" / "subagents" / "agent-a.jsonl", 40, now)
+    fresh_sub = _file(proj / "live" / "subagents" / "agent-b.jsonl", 1, now)
+    gone_main = _file(proj / "gone.jsonl", 40, now)
+    gone_sub = _file(proj / "gone" / "subagents" / "agent-c.jsonl", 40, now)
+    kept_main = _file(proj / "kept.jsonl", 40, now)
+    kept_sub = _file(proj / "kept" / "subagents" / "agent-d.jsonl", 40, now)
+    memory_sub = _file(proj / "memory" / "subagents" / "notes.jsonl", 400, now)
+    other = _file(proj / "gone" / "notes.txt", 400, now)
+
+    report = cleanup_old_sessions(paths, 30, now, keep=frozenset({kept_main}))
+
+    assert not old_sub.exists() and not gone_main.exists() and not gone_sub.exists()
+    assert fresh_main.exists() and fresh_sub.exists()
+    assert kept_main.exists() and kept_sub.exists()
+    assert memory_sub.exists() and other.exists()
+    assert not (proj / "gone" / "subagents").exists() and (proj / "gone").is_dir()
+    assert sorted(p.name for p in report.deleted) == [
+        "agent-a.jsonl",
+        "agent-c.jsonl",
+        "gone.jsonl",
+    ]
+    assert report.errors == []
+
+
+def test_cp6_a_session_folder_left_empty_is_removed_with_its_project(project: Path) -> None:
+    paths = make_paths(project)
+    now = time.time()
+    proj = paths.projects_dir / "old"
+    _file(proj / "s.jsonl", 40, now)
+    _file(proj / "s" / "subagents" / "a.jsonl", 40, now)
+
+    report = cleanup_old_sessions(paths, 30, now)
+
+    assert not proj.exists()
+    assert report.removed_dirs == [proj / "s" / "subagents", proj / "s", proj]
+
+
 def test_cleanup_period_zero_deletes_nothing(project: Path) -> None:
     paths = make_paths(project)
     now = time.time()

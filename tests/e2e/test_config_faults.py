@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -36,12 +37,26 @@ def _agents_md_is_a_folder(home: Path, paths: WavePaths) -> str:
     return "AGENTS.md is a folder"
 
 
-BREAKAGES: list[Callable[[Path, WavePaths], str]] = [
-    _wave_home_is_a_file,
-    _locks_is_a_file,
+def _memory_index_is_a_folder(home: Path, paths: WavePaths) -> str:
+    paths.memory_index.mkdir(parents=True)
+    return f"~/.wave/projects/{paths.project_id}/memory/MEMORY.md is a folder"
+
+
+def _user_agents_md_is_a_folder(home: Path, paths: WavePaths) -> str:
+    paths.user_agents_md.mkdir(parents=True)
+    return "~/.wave/AGENTS.md is a folder"
+
+
+# What a run cannot do without: `wave -p` stops on these (X10).
+RUN_BREAKAGES: list[Callable[[Path, WavePaths], str]] = [_wave_home_is_a_file, _locks_is_a_file]
+# Memory sources: `wave memory …` stops on these (X10); a run warns and goes on (M5).
+MEMORY_BREAKAGES: list[Callable[[Path, WavePaths], str]] = [
     _memory_folder_is_a_file,
+    _memory_index_is_a_folder,
     _agents_md_is_a_folder,
+    _user_agents_md_is_a_folder,
 ]
+BREAKAGES = RUN_BREAKAGES + MEMORY_BREAKAGES
 
 
 def _assert_one_clear_line(proc_stderr: str, expected: str) -> None:
@@ -51,7 +66,7 @@ def _assert_one_clear_line(proc_stderr: str, expected: str) -> None:
     assert "Traceback" not in proc_stderr
 
 
-@pytest.mark.parametrize("breakage", BREAKAGES, ids=lambda f: f.__name__.strip("_"))
+@pytest.mark.parametrize("breakage", RUN_BREAKAGES, ids=lambda f: f.__name__.strip("_"))
 def test_x10_wave_p_names_the_path_and_exits_2(
     breakage: Callable[[Path, WavePaths], str],
     isolated_home: Path,
@@ -67,6 +82,48 @@ def test_x10_wave_p_names_the_path_and_exits_2(
     _assert_one_clear_line(proc.stderr, expected)
     assert proc.stdout == ""
     assert model_server.requests == []
+
+
+@pytest.mark.req("M5")
+@pytest.mark.parametrize(
+    ("breakage", "folder_broken"),
+    [
+        (_memory_folder_is_a_file, True),
+        (_memory_index_is_a_folder, True),
+        (_agents_md_is_a_folder, False),
+        (_user_agents_md_is_a_folder, False),
+    ],
+    ids=lambda f: f.__name__.strip("_") if callable(f) else "",
+)
+def test_m5_an_unreadable_memory_source_is_warned_once_and_the_turn_goes_on(
+    breakage: Callable[[Path, WavePaths], str],
+    folder_broken: bool,
+    isolated_home: Path,
+    project: Path,
+    model_server: ModelServer,
+) -> None:
+    """Auto memory stays on (the default), so a broken memory folder must switch it off for
+    the run: no extraction request follows the turn, no memory section in the prompt."""
+    paths = WavePaths.for_workdir(project, home=isolated_home)
+    named = breakage(isolated_home, paths).split(" is a ")[0].removeprefix("~/.wave/")
+    model_server.enqueue(text("answered anyway"))
+
+    proc = run_wave("-p", "hi", cwd=project, server=model_server)
+
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "answered anyway\n"
+    (warning,) = proc.stderr.splitlines()
+    assert warning.startswith("wave: warning: ") and named in warning, warning
+    assert "Traceback" not in proc.stderr
+    chats = [r for r in model_server.requests if r.path.endswith("/chat/completions")]
+    system = json.dumps(chats[0].body["messages"][0])
+    if folder_broken:
+        assert warning.endswith("; auto memory is off for this run")
+        assert len(chats) == 1  # no extraction fork
+        assert "MEMORY.md" not in system
+    else:
+        assert warning.endswith(" is a folder, not a file; skipped")
+        assert "MEMORY.md" in system  # auto memory itself is untouched
 
 
 @pytest.mark.parametrize("breakage", BREAKAGES, ids=lambda f: f.__name__.strip("_"))

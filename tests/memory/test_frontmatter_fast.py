@@ -296,3 +296,25 @@ def test_x4_fence_found_without_splitting_lines_as_line_by_line() -> None:
     for text in docs:
         assert frontmatter._split(text) == frontmatter._split_lines(text), repr(text)
     assert sum(map(_takes_the_fast_path, docs)) > 1000  # the generator does reach it
+
+
+TAG_SPELLINGS = [
+    "paths: !!python/object/apply:os.system\n",
+    'paths: !!python/object/apply:os.system ["ls"]\n',
+    "paths:   !!python/name:os.system\n",
+    "paths: !x\n",
+    "paths: ! x\n",
+    "paths: !!str x\n",
+    "paths: !<tag:yaml.org,2002:str> x\n",
+    "paths: &a !x y\n",
+    "paths:\n  - !!python/object/apply:os.system\n",
+    "paths:\n  - a\n  - !x b\n",
+    "!!python/object/apply:os.system: x\n",
+    "name: ok\n!x key: v\n",
+]
+
+
+@pytest.mark.parametrize("raw", TAG_SPELLINGS)
+def test_a_tag_always_goes_to_the_yaml_parser(raw: str) -> None:
+    """R6: whatever the tag's spelling, the fast path steps aside (safe_load decides)."""
+    assert parse_simple_yaml(raw) is None

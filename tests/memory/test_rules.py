@@ -392,3 +392,40 @@ def test_mx4_retry_keeps_the_original_error_for_truly_broken_yaml(
     write(rules_dir(paths) / "bad.md", "---\npaths: **/*.ts\n  oops: [\n---\nBad.\n")
     (rule,) = discover(paths, warnings).all
     assert rule.status == "inactive" and rule.reason.startswith("invalid YAML")
+
+
+# YAML tags as a rule file may spell them: safe_load refuses each one, so the rule is named in a
+# warning and loads nowhere — never a pattern made of the tag's text.
+TAGGED_PATHS = [
+    'paths: !!python/object/apply:os.system ["touch /tmp/pwned"]',
+    "paths: !!python/object/apply:os.system",
+    "paths: !!python/name:os.system",
+    "paths: !custom src/**/*.ts",
+    "paths: !<tag:yaml.org,2002:python/object/apply:os.system> x",
+    "paths: &anchor !!python/object/apply:os.system",
+    "paths:\n  - src/*.ts\n  - !!python/object/apply:os.system",
+    "paths:\n- !custom x",
+    "name: !!python/object/new:dict\npaths: src/*.ts",
+]
+
+
+@pytest.mark.parametrize("frontmatter", TAGGED_PATHS)
+def test_r6_a_yaml_tag_is_refused_and_the_rule_named(
+    frontmatter: str, paths: WavePaths, warnings: list[str]
+) -> None:
+    write(rules_dir(paths) / "tagged.md", f"---\n{frontmatter}\n---\nBody.\n")
+
+    rules = discover(paths, warnings)
+
+    (rule,) = rules.all
+    assert rule.status == "inactive" and rule.reason.startswith("invalid YAML"), rule.reason
+    assert rules.conditional() == [] and rules.unconditional() == []
+    assert len(warnings) == 1 and "tagged.md" in warnings[0], warnings
+
+
+def test_mx4_a_bang_inside_an_unquoted_glob_is_no_tag(
+    paths: WavePaths, warnings: list[str]
+) -> None:
+    write(rules_dir(paths) / "neg.md", "---\npaths: **/!(vendor)/*.ts\n---\nTS rule.\n")
+    (rule,) = discover(paths, warnings).active
+    assert rule.patterns == ("**/!(vendor)/*.ts",) and warnings == []

@@ -162,6 +162,14 @@ def test_integers_of_the_wrong_type_or_below_the_minimum_are_refused(
     assert _error({"name": "n", "size": raw}) == message
 
 
+@pytest.mark.parametrize("raw", ["--5", "-", "5-", "²", "٣", "1_000", "+5", " - 5"])
+def test_a_digit_string_that_is_no_integer_is_one_clear_error(raw: str) -> None:
+    """Not a ValueError out of int(): the model is told which parameter, and what it sent."""
+    assert _error({"name": "n", "size": raw}) == (
+        f"Parameter `size` must be an integer, got {raw!r}."
+    )
+
+
 @pytest.mark.parametrize(("raw", "value"), [(True, True), ("true", True), ("FALSE", False)])
 def test_booleans_accept_true_and_false_strings(raw: object, value: bool) -> None:
     assert parse_args(Sample, {"name": "n", "-f": raw}).flag is value

@@ -185,6 +185,8 @@ class StatusContribution:
     extraction_running: bool = False
     # Why each conditional rule is loaded: rule id -> (trigger file, pattern).
     rule_activations: Mapping[str, tuple[str, str]] | None = None
+    # Auto memory is on in the settings but off for this run: its folder cannot be used (M5).
+    auto_memory_unusable: bool = False
 
 
 @runtime_checkable
@@ -195,15 +197,16 @@ class StatusSource(Protocol):
 
 
 def merge_status(parts: Iterable[StatusContribution]) -> StatusContribution:
-    """The first known value of each fact wins; `extraction_running` if any says so."""
+    """The first known value of each fact wins; the flags are set if any part says so."""
     turns: int | None = None
-    running = False
+    running = unusable = False
     activations: Mapping[str, tuple[str, str]] | None = None
     for part in parts:
         turns = part.turns_until_extraction if turns is None else turns
         running = running or part.extraction_running
         activations = part.rule_activations if activations is None else activations
-    return StatusContribution(turns, running, activations)
+        unusable = unusable or part.auto_memory_unusable
+    return StatusContribution(turns, running, activations, unusable)
 
 
 Extension = (

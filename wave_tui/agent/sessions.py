@@ -23,6 +23,8 @@ from wave_tui.llm.types import Message
 PARENT_KEY = "parentSessionId"
 SUBAGENT_PREFIXES = ("subagent-", "subagent_")
 SECONDS_PER_DAY = 86_400
+MEMORY_FOLDER = "memory"  # auto memory: never entered by cleanup
+SUBAGENTS_FOLDER = "subagents"  # `<session-id>/subagents/<agent-id>.jsonl` (config/paths.py)
 
 
 # -- chains -------------------------------------------------------------------------------------
@@ -188,9 +190,11 @@ def cleanup_old_sessions(
 ) -> CleanupReport:
     """Delete transcripts under `~/.wave/projects/*/` idle for longer than `period_days`.
 
-    Only top-level `*.jsonl` files are candidates, so `memory/` is never entered; transcripts in
-    `keep` (the session being resumed, and its chain) are never deleted, however old. Pure
-    filesystem work with no shared state: safe to run in a background thread. Never raises.
+    The candidates are top-level `*.jsonl` files and subagent transcripts
+    (`<session-id>/subagents/*.jsonl`, each by its own age); `memory/` is never entered;
+    transcripts in `keep` (the session being resumed, and its chain) and their subagents' are
+    never deleted, however old. Pure filesystem work with no shared state: safe to run in a
+    background thread. Never raises.
     """
     report = CleanupReport()
     if period_days <= 0:
@@ -215,23 +219,54 @@ def _cleanup_project(
         return
     deleted_any = False
     for entry in entries:
-        if not entry.name.endswith(".jsonl") or Path(entry.path) in keep:
-            continue
-        try:
-            if not entry.is_file(follow_symlinks=False):
-                continue
-            if entry.stat(follow_symlinks=False).st_mtime >= cutoff:
-                continue
-            os.unlink(entry.path)
-        except FileNotFoundError:
-            continue  # another process cleaned it up first
-        except OSError as exc:
-            report.errors.append(f"{entry.path}: {exc}")
-            continue
-        deleted_any = True
-        report.deleted.append(Path(entry.path))
+        if entry.name.endswith(".jsonl"):
+            if Path(entry.path) not in keep:
+                deleted_any |= _delete_if_expired(entry, cutoff, report)
+        elif entry.name != MEMORY_FOLDER and project / f"{entry.name}.jsonl" not in keep:
+            deleted_any |= _cleanup_subagents(Path(entry.path), cutoff, report)
     if deleted_any:
         # rmdir refuses a non-empty folder, which is exactly the "memory/ stays" rule.
         with contextlib.suppress(OSError):
             project.rmdir()
             report.removed_dirs.append(project)
+
+
+def _delete_if_expired(entry: os.DirEntry[str], cutoff: float, report: CleanupReport) -> bool:
+    """Delete one regular file last written before `cutoff`; True when it was deleted."""
+    try:
+        if not entry.is_file(follow_symlinks=False):
+            return False
+        if entry.stat(follow_symlinks=False).st_mtime >= cutoff:
+            return False
+        os.unlink(entry.path)
+    except FileNotFoundError:
+        return False  # another process cleaned it up first
+    except OSError as exc:
+        report.errors.append(f"{entry.path}: {exc}")
+        return False
+    report.deleted.append(Path(entry.path))
+    return True
+
+
+# req: CP6
+def _cleanup_subagents(session_dir: Path, cutoff: float, report: CleanupReport) -> bool:
+    """Expired `<session-id>/subagents/*.jsonl`; the folders go too once nothing else is in them."""
+    subagents = session_dir / SUBAGENTS_FOLDER
+    try:
+        if session_dir.is_symlink() or subagents.is_symlink():
+            return False  # only folders wave made are cleaned, never what a link points at
+        entries = list(os.scandir(subagents))
+    except OSError:  # no subagents here (a file, or a folder of something else): not ours
+        return False
+    deleted_any = False
+    for entry in entries:
+        if entry.name.endswith(".jsonl"):
+            deleted_any |= _delete_if_expired(entry, cutoff, report)
+    if deleted_any:
+        for folder in (subagents, session_dir):
+            try:
+                folder.rmdir()  # refuses a folder that still holds anything
+            except OSError:
+                break
+            report.removed_dirs.append(folder)
+    return deleted_any

@@ -9,16 +9,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import codecs
 import contextlib
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from wave_tui.agent import events as ev
-from wave_tui.cli.main import startup_finished
+from wave_tui.cli.main import EXIT_CLOSED_PIPE, output_closed, startup_finished
 from wave_tui.cli.output import OutputFormat, RunReport, ScriptOutput
+from wave_tui.config.records import record
 from wave_tui.session.facade import (
     AgentOptions,
     LocalModelError,
@@ -32,14 +36,86 @@ EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143  # 128 + SIGTERM
+PIPED_MAX_BYTES = 1 << 20  # 1 MiB of piped text goes to the model; the rest is read and dropped
+PIPED_CUT_NOTE = "[standard input was cut at 1 MiB; the rest was not sent]"
+_DRAIN_CHUNK = 1 << 16
 
 
 def _stderr(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except BrokenPipeError:  # stderr's reader has gone (`2>&1 | head`): say nothing more
+        output_closed()
+
+
+@record
+class PipedText:
+    text: str
+    cut: bool  # there was more than PIPED_MAX_BYTES
+
+
+class PipedReader:
+    """Standard input read to its end on a thread of its own, while the session starts: the
+    event loop never waits on the pipe. The thread is a daemon, so a writer that never closes
+    the pipe cannot keep wave from exiting; what lies past PIPED_MAX_BYTES is read and
+    dropped, so the writer finishes instead of blocking on a full pipe."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        loop = asyncio.get_running_loop()
+        self._result: asyncio.Future[PipedText | None] = loop.create_future()
+        self._thread = threading.Thread(
+            target=self._read, args=(stream, loop), name="wave-stdin", daemon=True
+        )
+        self._thread.start()
+
+    def _read(self, stream: BinaryIO, loop: asyncio.AbstractEventLoop) -> None:
+        try:
+            data = stream.read(PIPED_MAX_BYTES + 1) or b""
+        except (OSError, ValueError):
+            data = b""
+        cut = len(data) > PIPED_MAX_BYTES
+        # Cut on a character boundary: an incomplete UTF-8 sequence at the end is left out.
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        text = decoder.decode(data[:PIPED_MAX_BYTES], final=not cut)
+        with contextlib.suppress(RuntimeError):  # the loop has closed: nobody waits any more
+            loop.call_soon_threadsafe(self._deliver, PipedText(text, cut))
+        while cut:
+            try:
+                cut = bool(stream.read(_DRAIN_CHUNK))
+            except (OSError, ValueError):
+                return
+
+    def _deliver(self, piped: PipedText | None) -> None:
+        if not self._result.done():
+            self._result.set_result(piped)
+
+    def stop(self) -> None:
+        """Stop waiting (SIGTERM): `text()` returns None."""
+        self._deliver(None)
+
+    async def text(self) -> PipedText | None:
+        """The piped text once standard input ended (or 1 MiB of it arrived)."""
+        return await self._result
+
+
+# req: CV7
+def with_piped_text(prompt: str, piped: PipedText) -> str:
+    """The prompt, then the piped text (and a note when it was cut); an empty pipe adds nothing."""
+    if not piped.text.strip():
+        return prompt
+    parts = [prompt, piped.text.rstrip("\n")]
+    if piped.cut:
+        parts.append(PIPED_CUT_NOTE)
+    return "\n\n".join(parts)
 
 
 # req: AC1
-async def run_headless(args: argparse.Namespace, workdir: Path, prompt: str) -> int:
+async def run_headless(
+    args: argparse.Namespace, workdir: Path, prompt: str, piped: BinaryIO | None = None
+) -> int:
+    """One headless turn on `prompt`; `piped` (standard input, when it is a pipe or a file) is
+    read meanwhile and follows the prompt in the user message."""
+    reader = PipedReader(piped) if piped is not None else None
     try:
         local = prepare_local_endpoint(args, workdir)
     except LocalModelError as exc:
@@ -48,11 +124,15 @@ async def run_headless(args: argparse.Namespace, workdir: Path, prompt: str) -> 
     with local or contextlib.nullcontext():
         if local is not None and local.banner:
             _stderr(local.banner)
-        return await _run_turn(args, workdir, prompt, local.environ if local else None)
+        return await _run_turn(args, workdir, prompt, local.environ if local else None, reader)
 
 
 async def _run_turn(
-    args: argparse.Namespace, workdir: Path, prompt: str, environ: dict[str, str] | None
+    args: argparse.Namespace,
+    workdir: Path,
+    prompt: str,
+    environ: dict[str, str] | None,
+    reader: PipedReader | None,
 ) -> int:
     options = AgentOptions(
         workdir=workdir,
@@ -84,22 +164,27 @@ async def _run_turn(
     startup_finished()
     service = session.service
     assert service is not None  # create_session always builds one; the facade's type allows none
-    out = ScriptOutput(fmt, sys.stdout)
+    out = ScriptOutput(fmt, sys.stdout, on_closed=session.abort)
     session.subscribe(out.on_event)
     terminated = asyncio.Event()
 
     def terminate() -> None:
         terminated.set()
         session.abort()
+        if reader is not None:
+            reader.stop()
 
-    code = EXIT_FAILED
+    code: int | None = None  # set once the run's result is out
     with _on_sigterm(terminate):
         try:
             await session.wait_tools_started()  # req: MC2
             out.init(service)
+            if reader is not None:
+                prompt = await _with_stdin(prompt, reader)
             # Slash commands go through the registry here too.
-            result = await session.run_turn(prompt)  # req: CS3
-            if not terminated.is_set():
+            stopped = terminated.is_set() or out.closed  # nobody left to answer: no turn
+            result = None if stopped else await session.run_turn(prompt)  # req: CS3
+            if result is not None and not terminated.is_set() and not out.closed:
                 report = RunReport(result, service.session_id, service.model_requests, started)
                 # The answer is out and flushed before close() waits for the extraction fork
                 # (C4: the process still exits only after it).
@@ -109,7 +194,18 @@ async def _run_turn(
     if terminated.is_set():
         _stderr("wave: terminated; the turn was aborted and background commands ended")
         return EXIT_TERMINATED
-    return code
+    if out.closed and code in (None, EXIT_OK):  # req: CV12
+        return EXIT_CLOSED_PIPE  # the reader went away: the turn was stopped, nothing said
+    return EXIT_FAILED if code is None else code
+
+
+async def _with_stdin(prompt: str, reader: PipedReader) -> str:
+    piped = await reader.text()
+    if piped is None:  # terminated while waiting: no turn runs
+        return prompt
+    if piped.cut:
+        _stderr("wave: warning: standard input is over 1 MiB; only its first MiB is sent")
+    return with_piped_text(prompt, piped)
 
 
 # req: BG4

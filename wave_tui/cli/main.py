@@ -7,28 +7,78 @@ import asyncio
 import gc
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO
 
 from wave_tui import __version__
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_CONFIG = 2  # a settings problem that stops the start, or a path wave owns of the wrong type
+# 128 + SIGPIPE: what `git log | head` ends with when its reader goes (`set -o pipefail` shows
+# it); nothing is printed. Python ignores SIGPIPE, so the closed pipe arrives as BrokenPipeError.
+EXIT_CLOSED_PIPE = 141
 
 
 PICK_SESSION = ""  # `--resume` without an id: the app opens the resume picker
+COMMAND_COLUMN = 44  # `wave --help`: a longer command puts its description on the next line
+
+
+class PipeParser(argparse.ArgumentParser):
+    """argparse, except that help or usage meeting a closed pipe raises BrokenPipeError (which
+    ends the command quietly) instead of being dropped while the command carries on."""
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        if message:
+            (file or sys.stderr).write(message)
+
+
+class _WaveParser(PipeParser):
+    """`wave`'s own options, then every `wave <command>` with its one-line description."""
+
+    def format_help(self) -> str:
+        return super().format_help() + "\n" + commands_help()
+
+
+def usage_line(parser: argparse.ArgumentParser) -> str:
+    """`parser`'s usage on one line, without `usage:` and `[-h]` (`wave memory show ID`)."""
+    formatter = argparse.HelpFormatter(parser.prog, width=10_000)
+    formatter.add_usage(parser.usage, parser._actions, parser._mutually_exclusive_groups, "")
+    return formatter.format_help().strip().replace(" [-h]", "")
+
+
+def commands_help() -> str:
+    """The `commands:` section of `wave --help`, read from the commands' own parsers."""
+    import shutil
+    import textwrap
+
+    from wave_tui.cli.memory_cmd import command_parsers
+
+    rows = [(usage_line(p), text) for p, text in [*command_parsers(), _context_parser_help()]]
+    width = min(max(len(usage) for usage, _ in rows), COMMAND_COLUMN)
+    indent = " " * (width + 4)
+    # argparse's own measure: the terminal's width less two columns
+    room = max(shutil.get_terminal_size().columns - 2 - len(indent), 20)
+    lines = ["commands:"]
+    for usage, text in rows:
+        wrapped = textwrap.wrap(text, room) or [""]
+        if len(usage) > width:
+            lines.append(f"  {usage}")
+        else:
+            lines.append(f"  {usage:{width}}  {wrapped.pop(0)}")
+        lines += [indent + part for part in wrapped]
+    return "\n".join(lines) + "\n"
 
 
 def build_parser() -> argparse.ArgumentParser:
     from wave_tui.config.schema import PERMISSION_MODES
 
-    parser = argparse.ArgumentParser(
+    parser = _WaveParser(
         prog="wave",
         description="A terminal coding agent whose heart is memory.",
-        epilog=(
-            "Also: wave memory list|show|delete|add|runs|revert|inbox|accept|reject|search "
-            "(see `wave memory --help`) and wave context [--json]."
-        ),
     )
     parser.add_argument(
         "-p",
@@ -123,6 +173,14 @@ def _owned_paths_problem(workdir: Path) -> str | None:
     return owned_path_problem(WavePaths.for_workdir(workdir))
 
 
+def _run_paths_problem(workdir: Path) -> str | None:
+    """Only what a run cannot do without stops it (M5): a memory source of the wrong type is
+    warned about and skipped by the session itself."""
+    from wave_tui.config.paths import WavePaths, run_path_problem
+
+    return run_path_problem(WavePaths.for_workdir(workdir))
+
+
 def _script_options(args: argparse.Namespace) -> str | None:
     """Check and normalise the scripting flags in place; a usage problem as one line."""
     from wave_tui.cli.output import OUTPUT_FORMATS
@@ -149,17 +207,47 @@ def main(argv: list[str] | None = None) -> int:
     # cost. Collection resumes once the session is up (`startup_finished`) or here at the end.
     gc.disable()
     try:
-        from wave_tui.config.paths import OwnedPathError
-
-        try:
-            code = _main(argv)
-        except OwnedPathError as exc:  # req: X10
-            return fail(str(exc), EXIT_CONFIG)
+        code = _run_quietly(argv)
     finally:
         gc.enable()
     if argv is None and _is_headless(sys.argv[1:]):
         _exit_now(code)
     return code
+
+
+# req: CV12
+def _run_quietly(argv: list[str] | None) -> int:
+    """`_main`, where a reader that went away (`wave memory runs | head -1`) ends the command
+    quietly with EXIT_CLOSED_PIPE, whichever command was writing — the Python docs' recipe."""
+    from wave_tui.config.paths import OwnedPathError
+
+    try:
+        try:
+            return _main(argv)
+        except OwnedPathError as exc:  # req: X10
+            return fail(str(exc), EXIT_CONFIG)
+        finally:
+            # What is still buffered meets the closed pipe here, not in the interpreter's exit.
+            if sys.stdout is not None:
+                sys.stdout.flush()
+    except BrokenPipeError:
+        return output_closed()
+
+
+def output_closed() -> int:
+    """The reader of stdout (or stderr) has gone: both now write to /dev/null, so no later
+    write or flush fails again, and the command ends with EXIT_CLOSED_PIPE and nothing said."""
+    import contextlib
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(AttributeError, OSError, ValueError):
+                os.dup2(devnull, stream.fileno())
+    finally:
+        os.close(devnull)
+    return EXIT_CLOSED_PIPE
 
 
 def _is_headless(argv: list[str]) -> bool:
@@ -179,6 +267,8 @@ def _exit_now(code: int) -> None:
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
+        except BrokenPipeError:
+            code = code or output_closed()
         except (OSError, ValueError):
             code = code or EXIT_FAILED
     os._exit(code)
@@ -201,7 +291,7 @@ def _main(argv: list[str] | None) -> int:
     workdir = resolve_workdir(args.workdir)
     if workdir is None:
         return fail(f"work dir does not exist or is not a folder: {args.workdir}", EXIT_USAGE)
-    problem = _owned_paths_problem(workdir)
+    problem = _run_paths_problem(workdir)
     if problem is not None:
         return fail(problem, EXIT_CONFIG)
     if args.prompt is not None and args.resume == PICK_SESSION:
@@ -210,14 +300,17 @@ def _main(argv: list[str] | None) -> int:
         )
     if args.prompt is not None:
         prompt = args.prompt
-        if prompt in ("", "-"):
+        piped = None
+        if prompt in ("", "-"):  # standard input is the prompt
             prompt = "" if sys.stdin is None or sys.stdin.isatty() else _read_stdin()
+        else:  # req: CV7
+            piped = _piped_stdin()  # read while the session starts, sent after the prompt
         if not prompt.strip():
             return fail("-p needs a prompt (as an argument or on standard input)", EXIT_USAGE)
         from wave_tui.cli.headless import run_headless
 
         try:
-            return asyncio.run(run_headless(args, workdir, prompt))
+            return asyncio.run(run_headless(args, workdir, prompt, piped))
         except KeyboardInterrupt:
             return fail("interrupted", 130)
     from wave_tui.cli.interactive import run_interactive
@@ -235,14 +328,29 @@ def startup_finished() -> None:
     gc.enable()
 
 
-def _context(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
-        prog="wave context", description="What the next request costs."
-    )
+CONTEXT_HELP = "what the next request costs, per memory source and block"
+
+
+def _context_parser() -> argparse.ArgumentParser:
+    parser = PipeParser(prog="wave context", description=CONTEXT_HELP.capitalize())
     parser.add_argument("--json", action="store_true", help="print a JSON object")
     parser.add_argument("--workdir", default=None, help="project root (default: current directory)")
-    parser.add_argument("-c", "--continue", dest="continue_last", action="store_true")
-    args = parser.parse_args(argv)
+    parser.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_last",
+        action="store_true",
+        help="the latest session of this project",
+    )
+    return parser
+
+
+def _context_parser_help() -> tuple[argparse.ArgumentParser, str]:
+    return _context_parser(), CONTEXT_HELP
+
+
+def _context(argv: list[str]) -> int:
+    args = _context_parser().parse_args(argv)
     workdir = resolve_workdir(args.workdir)
     if workdir is None:
         return fail(f"work dir does not exist or is not a folder: {args.workdir}", EXIT_USAGE)
@@ -271,8 +379,16 @@ def _memory(argv: list[str]) -> int:
     return run_memory_command(argv, WavePaths.for_workdir(workdir))
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+def _piped_stdin() -> BinaryIO | None:
+    """Standard input when it is a pipe or a file (not a terminal, not closed), else None."""
+    stream = sys.stdin
+    try:
+        if stream is None or stream.isatty() or not stream.readable():
+            return None
+    except (OSError, ValueError):  # closed
+        return None
+    buffer: BinaryIO | None = getattr(stream, "buffer", None)
+    return buffer
 
 
 def _read_stdin() -> str:
@@ -283,3 +399,7 @@ def _read_stdin() -> str:
         return sys.stdin.read()
     data: bytes = buffer.read()
     return data.decode("utf-8", errors="replace")
+
+
+if __name__ == "__main__":  # last: every function above is defined by the time main() runs
+    raise SystemExit(main())

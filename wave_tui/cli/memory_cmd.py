@@ -8,6 +8,7 @@ import json
 import sys
 from typing import TextIO
 
+from wave_tui.cli.main import PipeParser
 from wave_tui.cli.memory_review_cmd import (
     REVIEW_ACTIONS,
     ReviewError,
@@ -33,7 +34,7 @@ class _ArgError(Exception):
     pass
 
 
-class _Parser(argparse.ArgumentParser):
+class _Parser(PipeParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         raise _ArgError(message)
 
@@ -46,13 +47,20 @@ def _parser() -> argparse.ArgumentParser:
     list_cmd.add_argument(
         "--duplicates", action="store_true", help="only entries that repeat another entry"
     )
-    sub.add_parser("show", help="print an entry's content").add_argument("id")
-    sub.add_parser("delete", help="delete an entry").add_argument("id")
+    sub.add_parser("show", help="print an entry's content").add_argument("id", metavar="ID")
+    sub.add_parser("delete", help="delete an entry").add_argument("id", metavar="ID")
     add_cmd = sub.add_parser("add", help="save a new entry to AGENTS.md")
     add_cmd.add_argument("--scope", choices=["project", "user"], required=True)
-    add_cmd.add_argument("text", nargs="+")
+    add_cmd.add_argument("text", nargs="+", metavar="TEXT")
     add_review_parsers(sub)
     return parser
+
+
+def command_parsers() -> list[tuple[argparse.ArgumentParser, str]]:
+    """Each `wave memory <action>` parser with its one-line help, in `wave memory --help` order
+    (for the command list of `wave --help`)."""
+    sub = next(a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return [(sub.choices[action.dest], action.help or "") for action in sub._choices_actions]
 
 
 def _age(entry: MemoryEntry) -> str:

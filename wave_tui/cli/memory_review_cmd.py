@@ -25,13 +25,14 @@ def add_review_parsers(sub: argparse._SubParsersAction[Any]) -> None:
     runs = sub.add_parser("runs", help="list extraction runs with the files each wrote")
     runs.add_argument("--json", action="store_true", help="print a JSON array (with diffs)")
     runs.add_argument("--diff", action="store_true", help="print each run's diff")
-    sub.add_parser("revert", help="undo what an extraction run changed").add_argument("run_id")
+    revert = sub.add_parser("revert", help="undo what an extraction run changed")
+    revert.add_argument("run_id", metavar="RUN_ID")
     inbox = sub.add_parser("inbox", help="memory writes waiting for review (autoMemoryReview)")
     inbox.add_argument("--json", action="store_true", help="print a JSON array")
-    sub.add_parser("accept", help="write a pending memory").add_argument("id")
-    sub.add_parser("reject", help="drop a pending memory").add_argument("id")
+    sub.add_parser("accept", help="write a pending memory").add_argument("id", metavar="ID")
+    sub.add_parser("reject", help="drop a pending memory").add_argument("id", metavar="ID")
     search = sub.add_parser("search", help="entries whose title or content matches TEXT")
-    search.add_argument("text", nargs="+")
+    search.add_argument("text", nargs="+", metavar="TEXT")
     search.add_argument("--json", action="store_true", help="print a JSON array")
 
 

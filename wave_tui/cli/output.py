@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, TextIO, get_args
 
 from wave_tui.agent import events as ev
+from wave_tui.cli.main import output_closed
 from wave_tui.config.records import record
 from wave_tui.session.facade import Message
 
@@ -55,18 +57,36 @@ def assistant_message(message: Message) -> dict[str, Any]:
 
 
 class ScriptOutput:
-    def __init__(self, fmt: OutputFormat, stream: TextIO) -> None:
+    """Writes the run to `stream`; when its reader goes away (`| head -1`), `closed` is set,
+    `on_closed` is called once (the run stops) and nothing more is written."""
+
+    def __init__(
+        self, fmt: OutputFormat, stream: TextIO, on_closed: Callable[[], None] = lambda: None
+    ) -> None:
         self.fmt = fmt
         self._stream = stream
+        self._on_closed = on_closed
+        self.closed = False
         self.input_tokens = 0
         self.output_tokens = 0
         self.cache_read = 0
         self.estimated = False
         self._service: AgentService | None = None
 
+    # req: CV12
+    def _write(self, text: str) -> None:
+        if self.closed:
+            return
+        try:
+            self._stream.write(text)
+            self._stream.flush()  # req: HL3
+        except BrokenPipeError:
+            self.closed = True
+            output_closed()
+            self._on_closed()
+
     def _line(self, obj: dict[str, Any]) -> None:
-        self._stream.write(json.dumps(obj, ensure_ascii=False) + "\n")
-        self._stream.flush()  # req: HL3
+        self._write(json.dumps(obj, ensure_ascii=False) + "\n")
 
     def init(self, service: AgentService) -> None:
         self._service = service
@@ -114,10 +134,7 @@ class ScriptOutput:
         result = report.result
         if self.fmt == "text":
             if result.status == "completed":
-                self._stream.write(
-                    result.text if result.text.endswith("\n") else result.text + "\n"
-                )
-                self._stream.flush()
+                self._write(result.text if result.text.endswith("\n") else result.text + "\n")
             return
         # req: HL2
         obj = {
@@ -136,8 +153,4 @@ class ScriptOutput:
         }
         if self.estimated:  # the endpoint sent no usage: counted from characters (PV9)
             obj["usage"]["estimated"] = True  # type: ignore[index]
-        if self.fmt == "json":
-            self._stream.write(json.dumps(obj, ensure_ascii=False) + "\n")
-            self._stream.flush()
-        else:
-            self._line(obj)
+        self._line(obj)  # `json`: this one line is the whole output

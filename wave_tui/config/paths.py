@@ -281,12 +281,33 @@ def owned_path_problem(paths: WavePaths) -> str | None:  # req: X10
     """One line for the first path wave owns that has the wrong type, else None.
 
     Checked top down, so `~/.wave` being a file is reported rather than what lies below it."""
+    folders, files = _run_paths(paths)
+    memory_folders, memory_files = _memory_paths(paths)
+    return _first_problem(paths, folders + memory_folders, files + memory_files)
+
+
+def run_path_problem(paths: WavePaths) -> str | None:
+    """`owned_path_problem` for the paths a run cannot do without (`~/.wave`, its locks, the
+    transcript folder); a memory source of the wrong type is warned and skipped by the run."""
+    return _first_problem(paths, *_run_paths(paths))
+
+
+def _run_paths(paths: WavePaths) -> tuple[list[Path], list[Path]]:
     folders = [paths.wave_home, paths.wave_home / "locks", paths.projects_dir]
-    files = [paths.user_agents_md, paths.project_agents_md]
     if _any_project_folder_broken(paths.projects_dir):
         # Only now is the project id worth its git subprocess.
-        folders += [paths.project_dir, paths.memory_dir]
-        files.append(paths.memory_index)
+        folders.append(paths.project_dir)
+    return folders, []
+
+
+def _memory_paths(paths: WavePaths) -> tuple[list[Path], list[Path]]:
+    files = [paths.user_agents_md, paths.project_agents_md]
+    if not _any_project_folder_broken(paths.projects_dir):
+        return [], files
+    return [paths.memory_dir], [*files, paths.memory_index]
+
+
+def _first_problem(paths: WavePaths, folders: list[Path], files: list[Path]) -> str | None:
     for folder in folders:
         if _wrong_type(folder, want_folder=True):
             return (

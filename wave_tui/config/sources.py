@@ -35,6 +35,22 @@ SCOPES: tuple[SettingsScope, ...] = ("user", "project", "local")
 MAX_SETTINGS_DEPTH = 64
 # Validated per entry, so one bad model or env value does not discard its siblings.
 _PER_ENTRY_KEYS = ("models", "env", "permissions")
+# Keys the contract names for features that read them from the files themselves or are not
+# built yet: a settings file may hold them without a warning. Every other key outside the
+# schema (a misspelling, another tool's setting) is named once per file.
+CONTRACT_KEYS = frozenset(
+    {
+        "$schema",  # an editor's JSON-schema hint
+        "enabledPlugins",
+        "extraKnownMarketplaces",
+        "lspServers",
+        "monitoring",
+        "sandbox",
+        "visionModel",
+        "webSearch",
+        "worktree",
+    }
+)
 
 
 @record(slots=True)
@@ -97,12 +113,30 @@ def key_problem(label: str, raw: dict[str, Any]) -> str | None:
 # -- one settings file ------------------------------------------------------------------------
 
 
+def unknown_keys_problem(label: str, data: Mapping[str, Any]) -> str | None:
+    """One line naming the keys of one settings file that wave does not know (kept, unused)."""
+    unknown = [key for key in data if key not in FILE_KEYS and key not in CONTRACT_KEYS]
+    if not unknown:
+        return None
+    import difflib  # only when a file has an unknown key
+
+    known = [*FILE_KEYS, *CONTRACT_KEYS]
+    named = []
+    for key in unknown:
+        close = difflib.get_close_matches(key, known, n=1, cutoff=0.8)
+        named.append(f"{key} (did you mean {close[0]}?)" if close else key)
+    what = "unknown key" if len(named) == 1 else "unknown keys"
+    return f"{label}: {what} {', '.join(named)}; ignored"
+
+
 def validate_raw(
     label: str, data: dict[str, Any], previous: Mapping[str, Any]
 ) -> tuple[dict[str, Any], list[str]]:
-    """Keep the valid keys of `data`; a bad key keeps its last valid value from `previous`."""
+    """Keep the valid keys of `data`; a bad key keeps its last valid value from `previous`.
+    Unknown keys are kept (features may read them from the layers) and named in one line."""
     valid: dict[str, Any] = {}
-    problems: list[str] = []
+    unknown = unknown_keys_problem(label, data)
+    problems: list[str] = [] if unknown is None else [unknown]
     for key, value in data.items():
         if key not in FILE_KEYS:
             valid[key] = value

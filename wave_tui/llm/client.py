@@ -27,6 +27,8 @@ from wave_tui.llm.errors import (
     ServerMisconfigured,
     StreamInterrupted,
 )
+from wave_tui.llm.local_server import is_local_engine
+from wave_tui.llm.local_template import TemplateTokenFilter, strip_template_tokens
 from wave_tui.llm.model_list import ModelListUnavailable, fetch_model_ids
 from wave_tui.llm.ollama import OLLAMA_PORT, probe_ollama_context, says_ollama
 from wave_tui.llm.quirks import (
@@ -279,6 +281,8 @@ class ModelClient:
         reply = AssistantReply()
         tools = ToolCallAssembler()
         think = ThinkSplitter()
+        # A local engine's reply loses the chat-template tokens it leaks as text.
+        template = TemplateTokenFilter() if is_local_engine(self.config.base_url) else None
         content: list[str] = []
         reasoning: list[str] = []
         arg_chars = 0
@@ -331,6 +335,8 @@ class ModelClient:
                         reasoning.append(thought)
                         await emit(StreamDelta("reasoning", thought))
                     text = delta.get("content")
+                    if isinstance(text, str) and template is not None:
+                        text = template.feed(text)
                     if isinstance(text, str) and text:
                         await emit_text(think.feed(text))  # req: PV3
                     for call_delta in delta.get("tool_calls") or []:
@@ -341,12 +347,20 @@ class ModelClient:
                         await emit(StreamDelta("tool_call", fragment, index, name))
                     if choice.get("finish_reason"):
                         reply.finish_reason = choice["finish_reason"]
+                if template is not None and template.ended:
+                    # The model went on to play the next turns: the reply is complete, and
+                    # closing the stream stops the engine spending CPU on the rest.
+                    reply.finish_reason = reply.finish_reason or "stop"
+                    done = True
+                    break
         except httpx.TransportError as exc:  # once streaming, never retried blindly
             raise StreamInterrupted(str(exc) or type(exc).__name__, "".join(content)) from exc
         if not done and reply.finish_reason is None:
             raise StreamInterrupted("connection closed before the reply finished", "".join(content))
         if not choices_seen:  # a stream of no choices is no reply, not an empty answer
             raise ModelProtocolError("the stream ended without a reply (no choices in it)")
+        if template is not None:
+            await emit_text(think.feed(template.flush()))
         await emit_text(think.flush())
         reply.content = "".join(content)
         reply.reasoning = "".join(reasoning)
@@ -372,7 +386,10 @@ class ModelClient:
             )
             for i, c in enumerate(message.get("tool_calls") or [])
         ]
-        thought, answer = split_think(message.get("content") or "")
+        text = message.get("content") or ""
+        if isinstance(text, str) and is_local_engine(self.config.base_url):
+            text = strip_template_tokens(text)
+        thought, answer = split_think(text)
         reasoning = self.adapter.read_reasoning(message) or thought
         usage = parse_usage(data.get("usage"))
         if usage is None or not usage.prompt_tokens:

@@ -43,6 +43,27 @@ class LocalModelError(RuntimeError):
     """The local model cannot be started; the message is one line for the user."""
 
 
+# Base URLs of the local engines this process started: their replies are filtered.
+_LOCAL_ENGINES: set[str] = set()
+
+
+def _url_key(base_url: str) -> str:
+    return base_url.rstrip("/")
+
+
+def register_local_engine(base_url: str) -> None:
+    """Replies from `base_url` lose their chat-template tokens from now on."""
+    _LOCAL_ENGINES.add(_url_key(base_url))
+
+
+def forget_local_engine(base_url: str) -> None:
+    _LOCAL_ENGINES.discard(_url_key(base_url))
+
+
+def is_local_engine(base_url: str) -> bool:
+    return _url_key(base_url) in _LOCAL_ENGINES
+
+
 # -- what is installed, and where the model lives ---------------------------------------------
 
 

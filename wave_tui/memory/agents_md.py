@@ -7,6 +7,8 @@ files work without conversion.
 from __future__ import annotations
 
 import logging
+import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,26 +30,33 @@ def default_warn(message: str) -> None:
     _log.warning("%s", message)
 
 
-def _first_file(folder: Path, names: tuple[str | Path, ...]) -> Path | None:
+def _first_file(
+    folder: Path, names: tuple[str | Path, ...], warn: Warn | None = None
+) -> Path | None:
+    """The first of `names` in `folder` that is a file; one that is a folder is skipped and
+    reported through `warn` (M5)."""
     for name in names:
         candidate = folder / name
         try:
-            if candidate.is_file():
-                return candidate
-        except OSError:
+            mode = os.stat(candidate).st_mode
+        except (OSError, ValueError):
             continue
+        if stat.S_ISREG(mode):
+            return candidate
+        if warn is not None and stat.S_ISDIR(mode):
+            warn(f"{candidate} is a folder, not a file; skipped")
     return None
 
 
 # req: D6
-def folder_memory_file(folder: Path) -> Path | None:
+def folder_memory_file(folder: Path, warn: Warn | None = None) -> Path | None:
     """The folder's AGENTS.md, else CLAUDE.md, else .claude/CLAUDE.md, else None."""
-    return _first_file(folder, (*MEMORY_FILENAMES, CLAUDE_DIR_MEMORY))
+    return _first_file(folder, (*MEMORY_FILENAMES, CLAUDE_DIR_MEMORY), warn)
 
 
-def folder_local_memory_file(folder: Path) -> Path | None:
+def folder_local_memory_file(folder: Path, warn: Warn | None = None) -> Path | None:
     """The folder's private AGENTS.local.md, else CLAUDE.local.md (MX5)."""
-    return _first_file(folder, LOCAL_MEMORY_FILENAMES)
+    return _first_file(folder, LOCAL_MEMORY_FILENAMES, warn)
 
 
 def _folders_top_down(top: Path, root: Path) -> list[Path]:
@@ -64,14 +73,16 @@ def _folders_top_down(top: Path, root: Path) -> list[Path]:
 
 
 # req: M6
-def project_memory_files(paths: WavePaths) -> list[Path]:
+def project_memory_files(paths: WavePaths, warn: Warn | None = None) -> list[Path]:
     """Project memory files, far to near: repository top level down to the project root (M6);
-    in each folder its shared file, then its private `*.local.md` (MX5)."""
+    in each folder its shared file, then its private `*.local.md` (MX5). A memory name that is
+    a folder is skipped, and told through `warn` when given."""
     root = paths.project_root
     top = paths.repo_top or root
     found: list[Path] = []
     for folder in _folders_top_down(top, root):
-        for memory_file in (folder_memory_file(folder), folder_local_memory_file(folder)):
+        shared = folder_memory_file(folder, warn)
+        for memory_file in (shared, folder_local_memory_file(folder, warn)):
             if memory_file is not None:
                 found.append(memory_file)
     return found
@@ -93,6 +104,9 @@ def read_memory_text(path: Path, warn: Warn | None = None, *, strict: bool = Fal
     try:
         data = path.read_bytes()
     except FileNotFoundError:
+        return None
+    except IsADirectoryError:  # req: M5
+        (warn or default_warn)(f"{path} is a folder, not a file; skipped")
         return None
     except OSError as exc:
         (warn or default_warn)(f"{path}: cannot read ({exc.strerror or exc})")

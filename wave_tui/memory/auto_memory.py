@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from wave_tui.config.fileio import atomic_write_text, file_lock, locked_update
-from wave_tui.config.paths import MEMORY_INDEX_FILENAME, WavePaths
+from wave_tui.config.paths import MEMORY_INDEX_FILENAME, OwnedPathError, WavePaths, display_path
 from wave_tui.tools.paths import is_strictly_inside, real_path
 
 INDEX_FILENAME = MEMORY_INDEX_FILENAME
@@ -26,10 +27,33 @@ class AutoMemoryDir:
         return self.path / INDEX_FILENAME
 
     def ensure(self) -> None:
-        """Create the directory and an empty MEMORY.md. Call only while auto memory is on (S5)."""
-        self.path.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(FileExistsError), open(self.index_path, "x", encoding="utf-8"):
-            pass
+        """Create the directory and an empty MEMORY.md. Call only while auto memory is on (S5).
+
+        Raises OwnedPathError (one line naming the path) when the folder is a file, MEMORY.md
+        is a folder, or either cannot be made: the caller turns auto memory off (M5)."""
+        problem = self.problem()
+        if problem is not None:
+            raise OwnedPathError(problem)
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            with (
+                contextlib.suppress(FileExistsError),
+                open(self.index_path, "x", encoding="utf-8"),
+            ):
+                pass
+        except OSError as exc:
+            where = display_path(Path(exc.filename or self.path), self._paths)
+            raise OwnedPathError(f"{where}: cannot create ({exc.strerror or exc})") from exc
+
+    # req: M5
+    def problem(self) -> str | None:
+        """One line when the memory folder or its MEMORY.md has the wrong type, else None."""
+        folder = self._paths.memory_dir
+        if os.path.lexists(folder) and not folder.is_dir():
+            return f"{display_path(folder, self._paths)} is a file, not the auto-memory folder"
+        if self.index_path.is_dir():
+            return f"{display_path(self._paths.memory_index, self._paths)} is a folder, not a file"
+        return None
 
     # req: F6
     def contains(self, path: object) -> bool:

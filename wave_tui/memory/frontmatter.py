@@ -16,6 +16,10 @@ FENCE = "---"
 _SPECIAL_CHARS = re.compile(r"[*{}&!%@`]")
 _KEY_VALUE_RE = re.compile(r"^(\s*[A-Za-z_][\w-]*:[ \t]+)(\S.*?)\s*$")
 _LIST_ITEM_RE = re.compile(r"^(\s*-[ \t]+)(\S.*?)\s*$")
+# A node that starts with a tag (`!!python/object/apply:…`, `!x`, after an optional anchor) is
+# YAML's own business: safe_load refuses what it cannot build, and quoting it would turn the
+# refusal into a silent string.
+_TAGGED = re.compile(r"^(?:&\S*\s+)?!")
 HEAD_BYTES = 8192  # enough for any sane frontmatter; the manifest reads only this much (F12)
 
 
@@ -66,6 +70,8 @@ def _split_lines(text: str) -> tuple[str, str] | None:
 def _needs_quotes(value: str) -> bool:
     if value[0] in "'\"[|>#" or (value[0] == "{" and value.endswith("}")):
         return False  # already quoted, a flow list/mapping, a block scalar or a comment
+    if _TAGGED.match(value):
+        return False
     return _SPECIAL_CHARS.search(value) is not None
 
 

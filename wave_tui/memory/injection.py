@@ -104,7 +104,7 @@ def _iter_reminder_parts(
     paths: WavePaths, rules: RuleSet, warn: Warn, imported: list[Path] | None
 ) -> Iterator[ReminderPart]:
     # One part at a time: the reminder alone never holds one object per rule (10k rules).
-    for memory_file in project_memory_files(paths):
+    for memory_file in project_memory_files(paths, warn):
         shown = _relative_label(memory_file, paths.project_root)
         text = _expanded(memory_file, shown, paths, warn, imported)
         if text:

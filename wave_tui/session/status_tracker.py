@@ -97,7 +97,8 @@ class StatusTracker:
             context_estimated=self._context_estimate is not None
             or bool(usage is not None and usage.estimated),  # req: PV9
             cache_hit_ratio=None if self._usage_stale else cache_hit_ratio(usage),
-            auto_memory=settings.auto_memory_enabled,
+            auto_memory=settings.auto_memory_enabled
+            and not (service is not None and service.status().auto_memory_unusable),
             auto_memory_frequency=settings.auto_memory_frequency,
             turns_until_extraction=service.turns_until_next if service is not None else None,
             extraction_running=bool(service is not None and service.background_busy),

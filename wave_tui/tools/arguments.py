@@ -18,12 +18,17 @@ Plain dataclasses and `typing.get_type_hints`, no pydantic: this runs on the `wa
 from __future__ import annotations
 
 import dataclasses
+import re
 import types
 import typing
 from collections.abc import Callable
 from typing import Any, Generic, Literal, NamedTuple, TypeVar, Union
 
 from wave_tui.tools.base import BaseTool, ToolContext, ToolError, ToolResult
+
+# A digit string a model may send for an integer: one optional minus, ASCII digits only
+# (`"--5"` or `"²"` pass `str.isdigit` checks yet make `int()` raise).
+_DIGITS = re.compile(r"-?[0-9]+")
 
 A = TypeVar("A")
 
@@ -269,7 +274,7 @@ def _integer(key: str, value: object, minimum: int | None) -> int:
         raise ToolError(f"Parameter `{key}` must be an integer, got a boolean.")
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    elif isinstance(value, str) and value.strip().lstrip("-").isdigit():
+    elif isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
         value = int(value.strip())
     if not isinstance(value, int):
         raise ToolError(f"Parameter `{key}` must be an integer, got {value!r}.")

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from wave_tui.agent.extensions import StatusContribution, ToolCallInfo, ToolOutcome
 from wave_tui.config.async_locks import async_file_lock
 from wave_tui.config.clock import Clock
-from wave_tui.config.paths import WavePaths
+from wave_tui.config.paths import OwnedPathError, WavePaths
 from wave_tui.llm.types import Message
 from wave_tui.memory.auto_memory import AutoMemoryDir
 from wave_tui.memory.index import IndexView, check_index_write, load_index
@@ -74,6 +74,7 @@ class AutoMemoryHook:
         self.notify = notify
         self.counter = TurnCounter()
         self.enabled: bool | None = None
+        self.unusable: str | None = None  # why the memory folder cannot be used this run (M5)
         self.index: IndexView | None = None  # loaded once per session: the prompt stays stable
         self.wrote_memory = False  # a successful main-agent write inside the dir (C3)
         self._resumed_turns: int | None = None  # seeds the counter once settings are known
@@ -84,6 +85,8 @@ class AutoMemoryHook:
     # req: S5
     def on_settings(self, settings: EffectiveSettings) -> None:
         enabled = settings.auto_memory_enabled
+        if enabled and not self.enabled:
+            enabled = self._folder_ready()
         self.counter.apply_settings(enabled, settings.auto_memory_frequency)
         if self._resumed_turns is not None:
             self.counter.resume(self._resumed_turns)
@@ -92,12 +95,25 @@ class AutoMemoryHook:
             return
         self.enabled = enabled
         if enabled:
-            self.dir.ensure()
             self.safe_zones.add(self.dir.path)
             if self.index is None:
                 self._load_index()
         else:
             self.safe_zones.remove(self.dir.path)
+
+    # req: M5
+    def _folder_ready(self) -> bool:
+        """Make the memory folder; one that cannot be (a file in its place, MEMORY.md a
+        folder) turns auto memory off for the rest of this run, said once, and the turn goes on."""
+        if self.unusable is not None:
+            return False
+        try:
+            self.dir.ensure()
+        except OwnedPathError as exc:
+            self.unusable = str(exc)
+            self.notify("warning", f"{exc}; auto memory is off for this run")
+            return False
+        return True
 
     def _load_index(self) -> None:
         self.index = load_index(self.dir.index_path)
@@ -111,7 +127,8 @@ class AutoMemoryHook:
 
     def status(self) -> StatusContribution:
         turns = self.counter.turns_until_next if self.enabled else None
-        return StatusContribution(turns_until_extraction=turns)
+        unusable = self.unusable is not None
+        return StatusContribution(turns_until_extraction=turns, auto_memory_unusable=unusable)
 
     # -- the extraction scheduler's view (C1–C4) ---------------------------------------------------
     def refresh(self, settings: EffectiveSettings) -> bool:
