@@ -32,6 +32,7 @@ from wave_tui.agent.extensions import (
     StatusSource,
     merge_status,
 )
+from wave_tui.agent.inline_input import LocalShell
 from wave_tui.agent.model_gateway import (
     ClientFactory,
     ModelGateway,
@@ -154,6 +155,12 @@ class AgentService:
                 else MAX_ROUNDS_PER_TURN
             ),
             windows=self.windows,
+            shell=LocalShell(
+                self.paths.project_root,
+                lambda: self.settings.env,
+                self.conversation.add,
+                self._emit,
+            ),
         )
         self.settings_application = SettingsApplication(
             options=options,

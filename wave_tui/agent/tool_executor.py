@@ -14,12 +14,16 @@ from wave_tui.agent import events as ev
 from wave_tui.agent.conversation import READ_META, Conversation
 from wave_tui.agent.extensions import ToolCallInfo, ToolGuard, ToolLock, ToolObserver, ToolOutcome
 from wave_tui.agent.prompts import HEADLESS_REFUSAL, USER_REFUSAL, USER_REFUSAL_WITH_REASON
+from wave_tui.config.records import record
 from wave_tui.llm.types import Message, ToolCall
 from wave_tui.permissions.policy import UNRESTRICTED, PermissionPolicy, RunProfile
 from wave_tui.permissions.tool_table import key_argument
 from wave_tui.tools.base import Tool, ToolContext, ToolResult
 
 CONCURRENT_TOOLS = frozenset({"Agent"})  # consecutive calls of these in one reply run at once
+# Kept with a tool message (never sent): a restored chat shows what the live one showed.
+SUMMARY_META = "summary"
+DIFF_META = "diff"
 Emit = Callable[[ev.AgentEvent], None]
 Ask = Callable[[str, dict[str, Any], str], Awaitable[ev.PermissionReply]]
 
@@ -35,6 +39,27 @@ def concurrent_batches(calls: Sequence[ToolCall]) -> list[list[ToolCall]]:
         else:
             batches.append([call])
     return batches
+
+
+@record
+class StoredToolResult:
+    """A tool message of the transcript as the chat shows it after a restore."""
+
+    summary: str
+    diff: str
+    is_error: bool
+
+
+def stored_tool_result(message: Message) -> StoredToolResult:
+    """The summary and diff the live run showed; a transcript from before they were kept gives
+    an error's first line (as an error result's summary is), else no summary."""
+    is_error = bool(message.meta.get("isError"))
+    summary = message.meta.get(SUMMARY_META)
+    if not isinstance(summary, str):
+        lines = (message.content or "").strip().splitlines()
+        summary = lines[0] if is_error and lines else ""
+    diff = message.meta.get(DIFF_META)
+    return StoredToolResult(summary, diff if isinstance(diff, str) else "", is_error)
 
 
 class ToolExecutor:
@@ -70,6 +95,9 @@ class ToolExecutor:
         """The call's result into the history; its follow-ups are returned for after the round."""
         result = outcome.result
         meta: dict[str, Any] = {"isError": True} if result.is_error else {}
+        meta[SUMMARY_META] = result.summary  # even "": an absent key is an older transcript
+        if result.diff:
+            meta[DIFF_META] = result.diff
         seen = self.conversation.read_signatures([*result.read_paths, *result.written_paths])
         if seen:
             meta[READ_META] = seen
@@ -83,7 +111,9 @@ class ToolExecutor:
             )
         )
         self._emit(
-            ev.ToolFinished(call.id, call.name, result.summary, result.content, result.is_error)
+            ev.ToolFinished(
+                call.id, call.name, result.summary, result.content, result.is_error, result.diff
+            )
         )
         return outcome.follow_ups
 
