@@ -185,6 +185,13 @@ class AssistantMessage(Vertical):
 class ToolBlock(Vertical):
     """A tool call: name, key argument, status, and its output in a collapsible."""
 
+    # The output starts on the line under its title (Collapsible's own top padding wastes one).
+    DEFAULT_CSS = """
+    ToolBlock Expandable > Contents {
+        padding: 0 0 0 3;
+    }
+    """
+
     def __init__(self, call_id: str, name: str, key_arg: str) -> None:
         super().__init__(classes="tool-block -running")
         self.call_id = call_id
