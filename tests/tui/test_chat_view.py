@@ -113,10 +113,19 @@ async def test_cv8_a_message_sent_while_a_command_runs_waits_for_it(
         await wait_until(pilot, lambda: bool(model_server.requests))
         await settle(pilot)
     sent = "\n".join(
-        str(m["content"]) for m in model_server.last_request.body["messages"] if m["role"] == "user"
+        text_of(m["content"])
+        for m in model_server.last_request.body["messages"]
+        if m["role"] == "user"
     )
-    assert "I ran `echo waiting;" in sent and "waiting\\n```" in sent
+    assert "I ran `echo waiting;" in sent and "waiting\n```" in sent
     assert sent.index("I ran `echo waiting;") < sent.index("what did it print?")
+
+
+def text_of(content: object) -> str:
+    """A wire message's text, whether a string or a list of text parts."""
+    if isinstance(content, list):
+        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return str(content)
 
 
 async def test_bang_command_output_is_a_command_block_not_a_user_bubble(
