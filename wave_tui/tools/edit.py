@@ -8,7 +8,6 @@ the tool would refuse shows that refusal instead.
 from __future__ import annotations
 
 import asyncio
-import difflib
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -52,6 +51,8 @@ def _snippet(text: str, start_char: int, new_len: int) -> str:
 def change_diff(old: str, new: str) -> str:
     """What a write changed, as unified diff hunks (no file header) for the user. CPU-bound on
     a big file: call from a thread."""
+    import difflib  # with the first write, not at start-up
+
     lines = list(
         difflib.unified_diff(split_lines(old), split_lines(new), n=DIFF_CONTEXT, lineterm="")
     )[2:]  # the ---/+++ header: the chat names the file already
