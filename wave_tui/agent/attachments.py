@@ -1,8 +1,9 @@
-"""How a file attached to a message (`@path`) is laid out in its text, and read back out of it.
+"""What a user message carries beside the words typed, and how the chat shows it again.
 
-One home for the `<attached-file>` wrapper: the input layer writes it, the chat shows the message
-without it, the loop takes a failed prompt back without it, and the memory observers find the
-attached paths through it.
+One home for the `<attached-file>` wrapper of an `@path` (the input layer writes it, the chat
+shows the message without it, the loop takes a failed prompt back without it, the memory
+observers find the attached paths through it), and for the typed text a custom command keeps
+(`/review src/x.py`, while its expanded body is what is sent).
 """
 
 from __future__ import annotations
@@ -10,6 +11,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from wave_tui.llm.types import Message
+
+TYPED_META = "typed"  # a custom command's message: what the user typed (the body was sent)
 ATTACHED_MARK = re.compile(r'^<attached-file path="([^"\n]+)">$', re.MULTILINE)
 
 
@@ -34,3 +38,17 @@ def without_attachments(message: str) -> str:
     names = ATTACHED_BLOCK.findall(message)
     typed = ATTACHED_BLOCK.sub("", message)
     return typed + "".join(f"\n(attached: {Path(name).name})" for name in names)
+
+
+def prompt_message(text: str, typed: str) -> Message:
+    """The user message of a prompt; one a custom command expanded keeps what was typed
+    (`/review src/x.py`) for the chat, which shows that rather than the body sent."""
+    meta = {TYPED_META: typed} if typed != text else {}
+    return Message(role="user", content=text, meta=meta)
+
+
+def shown_text(message: Message) -> str:
+    """A user message as the chat shows it: what was typed (a custom command's `/name args`,
+    not its expanded body), each attached file as one line."""
+    typed = message.meta.get(TYPED_META)
+    return typed if isinstance(typed, str) else without_attachments(message.content or "")

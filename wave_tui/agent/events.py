@@ -17,6 +17,8 @@ from wave_tui.tools.plan_mode import PlanDecision
 from wave_tui.tools.tasks.store import Task
 
 TurnStatus = Literal["completed", "aborted", "error"]
+# How a `!cmd` run ended: by itself, killed at the timeout, or stopped by the user (Esc).
+ShellEnding = Literal["exited", "timed out", "interrupted"]
 PermissionChoice = Literal["allow_once", "allow_session", "deny"]
 
 
@@ -62,6 +64,7 @@ class ToolFinished:
     summary: str
     content: str
     is_error: bool
+    diff: str = ""  # the change an Edit/Write made, as a unified diff (for the chat only)
 
 
 @record
@@ -199,6 +202,43 @@ class BackgroundChanged:
 
 
 @record
+class ShellStarted:
+    """A `!cmd` run began (CV8): it runs as a queued turn, off the UI's loop."""
+
+    run_id: str
+    command: str
+
+
+@record
+class ShellOutput:
+    """Output of a running `!cmd`, as it arrives (not split at line ends)."""
+
+    run_id: str
+    text: str
+
+
+@record
+class ShellFinished:
+    """A `!cmd` run ended; its `UserMessageAdded` (what the model gets) follows."""
+
+    run_id: str
+    command: str
+    output: str
+    exit_code: int | None  # None: it did not exit by itself
+    ending: ShellEnding
+
+
+@record
+class BackgroundCommandFinished:
+    """A background command (Bash run_in_background) finished by itself; the model is told
+    before its next request, the user at once."""
+
+    task_id: str
+    label: str
+    exit_code: int | None
+
+
+@record
 class CommandAnswered:
     """A slash command answered locally (not a turn): its text for the user."""
 
@@ -251,6 +291,10 @@ AgentEvent = (
     | SubagentProgress
     | TasksChanged
     | BackgroundChanged
+    | ShellStarted
+    | ShellOutput
+    | ShellFinished
+    | BackgroundCommandFinished
     | CommandAnswered
     | StatusChanged
     | MemoryChanged

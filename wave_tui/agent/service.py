@@ -32,17 +32,17 @@ from wave_tui.agent.extensions import (
     StatusContribution,
     merge_status,
 )
+from wave_tui.agent.local_shell import LocalShell
 from wave_tui.agent.model_gateway import (
     ClientFactory,
     ModelGateway,
     ModelTarget,
     default_client_factory,
 )
-from wave_tui.agent.permission_hooks import asking_agent, with_permission_hooks
 from wave_tui.agent.request import AppendedSystemPrompt, RequestBuilder, SystemPrompt
 from wave_tui.agent.resume import ConversationSwitch, start_cleanup
 from wave_tui.agent.settings_apply import SettingsApplication
-from wave_tui.agent.tool_executor import Ask, ToolExecutor
+from wave_tui.agent.tool_executor import Ask, ToolExecutor, asking_agent, with_permission_hooks
 from wave_tui.agent.transcript import Transcript
 from wave_tui.agent.turn_queue import AgentDestroyed, TurnQueue
 from wave_tui.agent.turn_runner import (
@@ -153,6 +153,12 @@ class AgentService:
                 else MAX_ROUNDS_PER_TURN
             ),
             windows=self.windows,
+            shell=LocalShell(
+                self.paths.project_root,
+                lambda: self.settings.env,
+                self.conversation.add,
+                self._emit,
+            ),
         )
         self.settings_application = SettingsApplication(
             options=options,

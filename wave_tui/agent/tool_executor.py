@@ -1,5 +1,14 @@
 """Running one round of tool calls: parse arguments, guards, the permission question, locks,
-the tool itself, observers — then the results (and the observers' follow-ups) in the history."""
+the tool itself, observers — then the results (and the observers' follow-ups) in the history.
+
+PermissionRequest hooks (HK2): `with_permission_hooks(ask, extensions, notify)` wraps the
+function that asks the user: every extension with `run_permission_request` (the user hooks) runs first; a reason from one denies
+the call without asking, and the user sees that line. `wave -p` asks nobody, so it runs none.
+
+A subagent's tool calls ask through the same asker; the running subagent is a context variable,
+set for the subagent's own task (`running_subagent`), so the question it raises names it
+(`asking_agent`) without the asker's signature changing.
+"""
 
 from __future__ import annotations
 
@@ -7,24 +16,30 @@ import asyncio
 import contextlib
 import dataclasses
 import json
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.conversation import READ_META, Conversation
-from wave_tui.agent.events import Emit
+from wave_tui.agent.events import AskingAgent, Emit
 from wave_tui.agent.extensions import (
     Extensions,
     ToolCallInfo,
     ToolOutcome,
 )
 from wave_tui.agent.prompts import HEADLESS_REFUSAL, USER_REFUSAL, USER_REFUSAL_WITH_REASON
+from wave_tui.config.records import record
 from wave_tui.llm.types import Message, ToolCall
 from wave_tui.permissions.policy import UNRESTRICTED, PermissionPolicy, RunProfile
 from wave_tui.permissions.tool_table import key_argument
 from wave_tui.tools.base import Tool, ToolContext, ToolResult
 
 CONCURRENT_TOOLS = frozenset({"Agent"})  # consecutive calls of these in one reply run at once
+# Kept with a tool message (never sent): a restored chat shows what the live one showed.
+SUMMARY_META = "summary"
+DIFF_META = "diff"
 Ask = Callable[[str, dict[str, Any], str], Awaitable[ev.PermissionReply]]
 
 
@@ -39,6 +54,27 @@ def concurrent_batches(calls: Sequence[ToolCall]) -> list[list[ToolCall]]:
         else:
             batches.append([call])
     return batches
+
+
+@record
+class StoredToolResult:
+    """A tool message of the transcript as the chat shows it after a restore."""
+
+    summary: str
+    diff: str
+    is_error: bool
+
+
+def stored_tool_result(message: Message) -> StoredToolResult:
+    """The summary and diff the live run showed; a transcript from before they were kept gives
+    an error's first line (as an error result's summary is), else no summary."""
+    is_error = bool(message.meta.get("isError"))
+    summary = message.meta.get(SUMMARY_META)
+    if not isinstance(summary, str):
+        lines = (message.content or "").strip().splitlines()
+        summary = lines[0] if is_error and lines else ""
+    diff = message.meta.get(DIFF_META)
+    return StoredToolResult(summary, diff if isinstance(diff, str) else "", is_error)
 
 
 class ToolExecutor:
@@ -74,6 +110,9 @@ class ToolExecutor:
         """The call's result into the history; its follow-ups are returned for after the round."""
         result = outcome.result
         meta: dict[str, Any] = {"isError": True} if result.is_error else {}
+        meta[SUMMARY_META] = result.summary  # even "": an absent key is an older transcript
+        if result.diff:
+            meta[DIFF_META] = result.diff
         seen = self.conversation.read_signatures([*result.read_paths, *result.written_paths])
         if seen:
             meta[READ_META] = seen
@@ -87,7 +126,9 @@ class ToolExecutor:
             )
         )
         self._emit(
-            ev.ToolFinished(call.id, call.name, result.summary, result.content, result.is_error)
+            ev.ToolFinished(
+                call.id, call.name, result.summary, result.content, result.is_error, result.diff
+            )
         )
         return outcome.follow_ups
 
@@ -179,3 +220,39 @@ def refusal_text(tool: str, feedback: str) -> str:
     if not feedback:
         return USER_REFUSAL.format(tool=tool)
     return USER_REFUSAL_WITH_REASON.format(tool=tool, feedback=feedback)
+
+
+# -- the permission question's hooks and who asks ----------------------------------------
+
+
+def with_permission_hooks(
+    ask: Ask, extensions: Extensions, notify: Callable[[str, str], None]
+) -> Ask:
+    async def asking(tool: str, args: dict[str, Any], reason: str) -> ev.PermissionReply:
+        call = ToolCallInfo("", tool, args)
+        for extension in extensions.permission_hooks:
+            denied = await extension.run_permission_request(call)  # req: HK2
+            if denied is not None:
+                notify("blocked", f"PermissionRequest hook denied {tool}: {denied}")
+                return "deny"
+        return await ask(tool, args, reason)
+
+    return asking
+
+
+_RUNNING: ContextVar[AskingAgent | None] = ContextVar("wave_running_subagent", default=None)
+
+
+def asking_agent() -> AskingAgent | None:
+    """The subagent whose task this is; None in the main agent's."""
+    return _RUNNING.get()
+
+
+@contextmanager
+def running_subagent(agent_type: str, description: str) -> Iterator[None]:
+    """Within this block (and the tasks it starts), questions come from this subagent."""
+    token = _RUNNING.set(AskingAgent(agent_type, description))
+    try:
+        yield
+    finally:
+        _RUNNING.reset(token)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any, Literal
 
 from wave_tui.agent import events as ev
-from wave_tui.agent.attachments import ATTACHED_BLOCK
+from wave_tui.agent.attachments import ATTACHED_BLOCK, prompt_message
 from wave_tui.agent.commands import CommandOutput, CommandRegistry, PromptExpansion, parse_command
 from wave_tui.agent.compaction_flow import OVERFLOW_NOTICE as OVERFLOW_NOTICE
 from wave_tui.agent.compaction_flow import CompactionFlow
@@ -26,6 +26,7 @@ from wave_tui.agent.extensions import (
     TurnEnd,
     TurnObserver,
 )
+from wave_tui.agent.local_shell import LocalShell, shell_command
 from wave_tui.agent.model_gateway import ModelTarget
 from wave_tui.agent.request import RequestBuilder
 from wave_tui.agent.tool_executor import ToolExecutor
@@ -87,6 +88,7 @@ class TurnRunner:
         max_requests: int | None = None,
         max_rounds: int = MAX_ROUNDS_PER_TURN,
         windows: ContextWindows | None = None,
+        shell: LocalShell | None = None,
     ) -> None:
         self.conversation = conversation
         self.requests = requests
@@ -102,6 +104,7 @@ class TurnRunner:
         self._max_input_tokens = max_input_tokens
         self._max_requests = max_requests
         self._max_rounds = max_rounds
+        self._shell = shell
         self.model_requests = 0
         # A custom command's `allowed-tools` and `model` hold for its turn only (CS2).
         self.turn_rules: tuple[str, ...] = ()
@@ -217,6 +220,9 @@ class TurnRunner:
     # req: UX15
     async def _turn(self, text: str, abort: asyncio.Event) -> TurnResult:
         self._apply_settings()
+        typed = text
+        if self._shell is not None and (command := shell_command(text)) is not None:
+            return await self._run_shell(self._shell, command)
         if parse_command(text) is not None:
             result = await self.commands.dispatch(text)
             if isinstance(result, PromptExpansion):
@@ -241,7 +247,7 @@ class TurnRunner:
                 self._emit(ev.TurnEnded("error", ""))
                 return TurnResult("error", "", reason, command=True)
             context.extend(start.context)
-        user = Message.user(text)
+        user = prompt_message(text, typed)
         self.conversation.add(user)
         self._prompt.append(user)
         self._begun = True
@@ -251,6 +257,12 @@ class TurnRunner:
             self.conversation.add(added)
             self._prompt.append(added)
         return await self._finish(abort)
+
+    async def _run_shell(self, shell: LocalShell, command: str) -> TurnResult:
+        """`!cmd`: run here, not by the model; a stopped one ends as an aborted turn."""
+        run = await shell.run(command)
+        status: ev.TurnStatus = "aborted" if run.ending == "interrupted" else "completed"
+        return TurnResult(status, run.output, command=True)
 
     async def _finish(self, abort: asyncio.Event) -> TurnResult:
         try:

@@ -16,17 +16,18 @@ from typing import TYPE_CHECKING, Any
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.agent_options import AgentOptions
-from wave_tui.agent.attachments import without_attachments
+from wave_tui.agent.attachments import shown_text, without_attachments
 from wave_tui.agent.commands import parse_command
+from wave_tui.agent.local_shell import ShellRun, shell_run_of
 from wave_tui.agent.service import AgentService, Approver, TurnResult, key_argument
 from wave_tui.agent.sessions import SessionInfo
 from wave_tui.agent.status import AgentStatus
+from wave_tui.agent.tool_executor import stored_tool_result
 from wave_tui.config.clock import Clock
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.schema import PERMISSION_MODES
 from wave_tui.config.settings import SettingsStore
 from wave_tui.config.trust import NOT_TRUSTED_YET, TrustRequested
-from wave_tui.features.commands.inline_input import shell_command
 from wave_tui.features.mcp.wiring import mcp_of
 from wave_tui.features.memory.extraction import ExtractionHook
 from wave_tui.features.tasks.parts import WorkFeatures
@@ -155,6 +156,7 @@ __all__ = [
     "SessionInfo",
     "SessionSummary",
     "SettingInUse",
+    "ShellRun",
     "Task",
     "TrustRequested",
     "TurnResult",
@@ -168,8 +170,11 @@ __all__ = [
     "plan_local_endpoint",
     "prepare_local_endpoint",
     "preview_body",
+    "shell_run_of",
+    "shown_text",
     "size_text",
     "stale_reminder",
+    "stored_tool_result",
     "without_attachments",
 ]
 
@@ -306,21 +311,13 @@ class AgentSession(SessionParts):
 
     # -- conversation --------------------------------------------------------------------------
     async def send(self, text: str) -> None:
-        """Queue a message (or a slash command); turns run one after another. `!cmd` runs
-        once the agent is idle (not a turn); `@path` files are attached."""
-        service = self._core.agent()
-        command = shell_command(text)
-        if command is not None:
-            await service.wait_idle()
-            await self.inputs.run_shell(command)
-            return
-        await service.send(self.inputs.with_attachments(text))
+        """Queue a message (or a slash command, or a `!cmd`); they run one after another, each
+        `!cmd` as a turn of its own without the model (Esc stops it). `@path` files are
+        attached."""
+        await self._core.agent().send(self.inputs.with_attachments(text))
 
     async def run_turn(self, text: str) -> TurnResult:
-        """Run one message (or command) now and return how it ended (`wave -p`)."""
-        command = shell_command(text)
-        if command is not None:
-            return await self.inputs.run_shell(command)
+        """Run one message (or command, or `!cmd`) now and return how it ended (`wave -p`)."""
         return await self._core.agent().run_turn(self.inputs.with_attachments(text))
 
     def abort(self) -> None:

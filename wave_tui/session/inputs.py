@@ -1,16 +1,15 @@
-"""The input line's door: `!cmd` shell runs, `@path` attachments and completion, slash
-commands, and the project's input history (UX16, UX19)."""
+"""The input line's door: `@path` attachments and completion, slash commands, and the
+project's input history (UX16, UX19). A `!cmd` goes to the turn queue as it is: the turn
+runner runs it (`agent.local_shell.LocalShell`)."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import TYPE_CHECKING
 
-from wave_tui.agent import events as ev
 from wave_tui.agent.commands import CommandOutput, CommandResult, parse_command
-from wave_tui.agent.turn_runner import TurnResult
-from wave_tui.features.commands.inline_input import attach_files, complete_path, run_shell
-from wave_tui.llm.types import Message
+from wave_tui.agent.local_shell import shell_command
+from wave_tui.features.commands.inline_input import attach_files, complete_path
 from wave_tui.session.core import SessionCore
 
 if TYPE_CHECKING:
@@ -22,20 +21,10 @@ class InputAccess:
         self._core = core
 
     # req: UX16
-    async def run_shell(self, command: str) -> TurnResult:
-        """Run the command of a `!cmd` input in the project (not a turn); its output joins the
-        conversation as the user's message."""
-        service = self._core.agent()
-        run = await run_shell(command, self._core.paths.project_root, service.settings.env)
-        message = Message.user(run.as_message())
-        service.conversation.add(message)
-        self._core.emit(ev.UserMessageAdded(message))
-        return TurnResult("completed", run.output, command=True)
-
-    # req: UX16
     def with_attachments(self, text: str) -> str:
-        """`text` with the `@path` files it names attached (a slash command stays as it is)."""
-        if parse_command(text) is not None or "@" not in text:
+        """`text` with the `@path` files it names attached (a slash command or a `!cmd` stays
+        as it is)."""
+        if "@" not in text or parse_command(text) is not None or shell_command(text) is not None:
             return text
         service = self._core.agent()
         attached, _paths = attach_files(text, self._core.paths.project_root, service.read_state)

@@ -37,6 +37,8 @@ class ToolResult:
     read_paths: list[Path] = field(default_factory=list)
     # Files successfully written (Write/Edit).
     written_paths: list[Path] = field(default_factory=list)
+    # The change written (Edit, Write over a file) as a unified diff: for the user, never sent.
+    diff: str = ""
 
 
 class ToolError(Exception):

@@ -25,6 +25,8 @@ from wave_tui.tools.text_files import ensure_fresh, load_text_sync, split_lines
 
 SNIPPET_CONTEXT = 3
 SNIPPET_MAX_LINES = 40
+DIFF_CONTEXT = 3
+DIFF_MAX_LINES = 200  # of the diff the user sees (the chat); the rest is counted
 
 DESCRIPTION = """\
 Replace an exact string in a file.
@@ -44,6 +46,19 @@ def _snippet(text: str, start_char: int, new_len: int) -> str:
     lo = max(0, first - SNIPPET_CONTEXT)
     hi = min(len(lines), last + SNIPPET_CONTEXT + 1, lo + SNIPPET_MAX_LINES)
     return "\n".join(format_line(i + 1, lines[i]) for i in range(lo, hi))
+
+
+def change_diff(old: str, new: str) -> str:
+    """What a write changed, as unified diff hunks (no file header) for the user. CPU-bound on
+    a big file: call from a thread."""
+    import difflib  # with the first write, not at start-up
+
+    lines = list(
+        difflib.unified_diff(split_lines(old), split_lines(new), n=DIFF_CONTEXT, lineterm="")
+    )[2:]  # the ---/+++ header: the chat names the file already
+    if len(lines) > DIFF_MAX_LINES:
+        lines = [*lines[:DIFF_MAX_LINES], f"… {len(lines) - DIFF_MAX_LINES} more diff lines"]
+    return "\n".join(lines)
 
 
 @tool_arguments
@@ -78,6 +93,7 @@ class EditTool(TypedTool[EditArgs]):
         ctx.read_state.record_text(path, edited.text, mtime_ns, written_by_agent=True)
 
         what = f"{edited.count} replacement{'s' if edited.count != 1 else ''}"
+        diff = await asyncio.to_thread(change_diff, current.text, edited.text)
         return ToolResult(
             content=(
                 f"Edited {path} ({what}). The region around the first change now reads:\n"
@@ -86,6 +102,7 @@ class EditTool(TypedTool[EditArgs]):
             summary=f"Edited file ({what})",
             context_paths=[path],
             written_paths=[path],
+            diff=diff,
         )
 
 

@@ -13,6 +13,7 @@ from wave_tui.tools.base import (
     resolve_path,
     write_text_and_stat,
 )
+from wave_tui.tools.edit import change_diff
 from wave_tui.tools.text_files import ensure_fresh, split_lines
 
 DESCRIPTION = """\
@@ -41,8 +42,9 @@ class WriteTool(TypedTool[WriteArgs]):
         if path.is_dir():
             raise ToolError(f"{path} is a directory; give the path of a file.")
         existed = path.exists()
+        before = None
         if existed:
-            await asyncio.to_thread(ensure_fresh, path, ctx.read_state.get(path))
+            before = await asyncio.to_thread(ensure_fresh, path, ctx.read_state.get(path))
         try:
             mtime_ns = await asyncio.to_thread(write_text_and_stat, path, content)
         except OSError as exc:
@@ -51,10 +53,12 @@ class WriteTool(TypedTool[WriteArgs]):
         ctx.read_state.record_text(path, content, mtime_ns, written_by_agent=True)
         count = len(split_lines(content))
         verb = "Updated" if existed else "Created"
+        diff = await asyncio.to_thread(change_diff, before.text, content) if before else ""
         noun = f"{count} line{'s' if count != 1 else ''}"
         return ToolResult(
             content=f"{verb} {path} ({noun}).",
             summary=f"{verb} file ({noun})",
             context_paths=[path],
             written_paths=[path],
+            diff=diff,
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from wave_tui.agent.status import cache_hit_percent, context_tokens
@@ -11,17 +12,26 @@ from wave_tui.config.settings import display_path
 __all__ = [
     "age_label",
     "auto_memory_label",
+    "background_finished",
     "cache_hit_percent",
     "clip_output",
     "context_tokens",
     "one_line",
+    "shell_ending_label",
     "short_tokens",
     "show_key_arg",
     "show_path",
+    "shown_tool_output",
 ]
 
 TOOL_OUTPUT_MAX_CHARS = 4_000
 TOOL_OUTPUT_MAX_LINES = 60
+# Tools whose output lines start with a file's path (files, `path:line:text`, `path:count`).
+PATH_LISTING_TOOLS = frozenset({"Grep", "Glob"})
+# The path that starts such a line: up to `:N:`/`-N-` (a match or context line), `:` or the end.
+# Cut too early (a name with "-2-" in it), only a leading part of the path is shortened, which
+# reads the same; a path outside the project and home stays as it is.
+LEADING_PATH = re.compile(r"^/.*?(?=[:-]\d+[:-]|:|$)")
 
 
 def show_path(path: Path | str, paths: WavePaths) -> str:
@@ -41,6 +51,34 @@ def show_key_arg(value: str, paths: WavePaths) -> str:
     if len(line) > 80:
         line = line[:77] + "..."
     return line
+
+
+def shown_tool_output(tool: str, output: str, paths: WavePaths) -> str:
+    """A tool's output as the chat shows it: Grep's and Glob's absolute paths relative to the
+    project (`~/…` under home), as `show_path` shows every path. The model got them as they
+    are."""
+    if tool not in PATH_LISTING_TOOLS:
+        return output
+    return "\n".join(
+        LEADING_PATH.sub(lambda found: show_path(found.group(0), paths), line, count=1)
+        for line in output.split("\n")
+    )
+
+
+def background_finished(task_id: str, label: str, exit_code: int | None) -> str:
+    """The chat's line for a background command that finished (what the model is told)."""
+    ended = "completed" if exit_code == 0 else "failed"
+    return f'"{one_line(label, 60)}" {ended} (exit code {exit_code}) · {task_id}'
+
+
+def shell_ending_label(exit_code: int | None, ending: str) -> str:
+    """How a `!cmd` ended, for its block: nothing for a clean exit, else the exit code or why
+    it stopped."""
+    if ending == "interrupted":
+        return "killed (esc)"
+    if ending == "timed out":
+        return "killed: timed out"
+    return "" if exit_code == 0 else f"exit code {exit_code}"
 
 
 def clip_output(text: str) -> str:

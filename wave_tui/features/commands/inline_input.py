@@ -1,71 +1,18 @@
-"""`!cmd` and `@path` in a message (UX16), for the app and `wave -p` alike.
-
-`!cmd` runs in `$SHELL` (else `/bin/sh`) at the project root; the command and its output become
-a user message the model sees next turn — not a turn. `@path` attaches the file's text to the
-message and records it in the read state, as a Read would.
+"""`@path` in a message (UX16), for the app and `wave -p` alike: the file's text is attached to
+the message and recorded in the read state, as a Read would; Tab completes a trailing `@partial`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 from pathlib import Path
 
 from wave_tui.agent.attachments import attached_block
-from wave_tui.config.records import record
 from wave_tui.tools.read_state import ReadState
 
-SHELL_TIMEOUT_S = 120.0
-SHELL_OUTPUT_MAX = 30_000  # characters of output kept in the message
 ATTACH_MAX = 100_000  # characters of an attached file
 ATTACHMENT = re.compile(r"(?<![\w@])@((?:\\ |[^\s])+)")
-
-
-@record
-class ShellRun:
-    command: str
-    output: str
-    exit_code: int | None  # None: killed after the timeout
-
-    def as_message(self) -> str:
-        status = "timed out" if self.exit_code is None else f"exit code {self.exit_code}"
-        return f"I ran `{self.command}` ({status}):\n```\n{self.output.rstrip()}\n```"
-
-
-def shell_command(text: str) -> str | None:
-    """`!cmd` -> `cmd`; anything else -> None."""
-    stripped = text.strip()
-    if not stripped.startswith("!") or not stripped[1:].strip():
-        return None
-    return stripped[1:].strip()
-
-
-# req: UX16
-async def run_shell(command: str, root: Path, env: dict[str, str] | None = None) -> ShellRun:
-    shell = os.environ.get("SHELL") or "/bin/sh"
-    process = await asyncio.create_subprocess_exec(
-        shell,
-        "-c",
-        command,
-        cwd=root,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        env={**os.environ, **(env or {})},
-        start_new_session=True,
-    )
-    try:
-        async with asyncio.timeout(SHELL_TIMEOUT_S):  # not wait_for: see llm/client.py _open
-            out, _ = await process.communicate()
-    except TimeoutError:
-        process.kill()
-        await process.wait()
-        return ShellRun(command, "", None)
-    output = out.decode("utf-8", errors="replace")
-    if len(output) > SHELL_OUTPUT_MAX:
-        output = output[:SHELL_OUTPUT_MAX] + "\n… (output cut)"
-    return ShellRun(command, output, process.returncode)
 
 
 def attachment_paths(text: str, root: Path) -> list[Path]:

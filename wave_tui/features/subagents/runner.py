@@ -23,9 +23,8 @@ from wave_tui.agent.compaction_flow import CompactionFlow
 from wave_tui.agent.conversation import Conversation
 from wave_tui.agent.extensions import ContextSource, Extensions, ToolCallInfo, ToolGuard, ToolLock
 from wave_tui.agent.model_gateway import ModelTarget
-from wave_tui.agent.permission_hooks import running_subagent
 from wave_tui.agent.request import RequestBuilder, SystemPrompt
-from wave_tui.agent.tool_executor import ToolExecutor
+from wave_tui.agent.tool_executor import ToolExecutor, running_subagent
 from wave_tui.agent.transcript import Transcript
 from wave_tui.agent.turn_runner import TurnRunner
 from wave_tui.config.paths import WavePaths

@@ -1,9 +1,10 @@
-"""Announce finished background commands to the model (BG3).
+"""Announce finished background commands to the model (BG3), and to the user at once.
 
 Before each request, every command that finished since the last request becomes one block of a
 single persisted isMeta user message. Stopped commands are never announced. Pending completions
 live in the manager, not in the conversation, so `/clear` keeps them; while a turn is being
-aborted nothing is taken, and they join the next request instead.
+aborted nothing is taken, and they join the next request instead. The user sees each finish
+when it happens, as a `BackgroundCommandFinished` event (the chat's one-line notice).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape
 
+from wave_tui.agent import events as ev
 from wave_tui.llm.types import Message
 from wave_tui.tools.background import BackgroundManager, BackgroundTask
 
@@ -51,6 +53,19 @@ class BackgroundNotifier:
     def __init__(self, manager: BackgroundManager, aborting: Callable[[], bool] = _never) -> None:
         self.manager = manager
         self._aborting = aborting
+        self._shown: set[str] = set()  # finished ids the user was told of
+
+    def show_finished(self, publish: Callable[[ev.AgentEvent], None]) -> None:
+        """Tell `publish` of every command that finishes by itself from now on (stopped ones
+        are the user's own doing: TaskStop's result says so)."""
+
+        def changed(tasks: list[BackgroundTask]) -> None:
+            for task in tasks:
+                if task.status in ("completed", "failed") and task.id not in self._shown:
+                    self._shown.add(task.id)
+                    publish(ev.BackgroundCommandFinished(task.id, task.label, task.exit_code))
+
+        self.manager.subscribe(changed)
 
     def system_sections(self, settings: EffectiveSettings) -> list[str]:
         return []

@@ -133,4 +133,5 @@ def install_work(service: AgentService) -> WorkFeatures:
         service.commands.register(command)  # replaces the placeholders
     service.tools = [features.bash_tool if t.name == "Bash" else t for t in service.tools]
     features.store.subscribe(lambda tasks: service.publish(ev.TasksChanged(tuple(tasks))))
+    features.notifier.show_finished(service.publish)
     return features

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, cast
 
 from textual.app import ComposeResult
@@ -16,11 +15,11 @@ from wave_tui.agent import events as ev
 from wave_tui.session.facade import (
     AgentStatus,
     Message,
-    key_argument,
     parse_command,
-    without_attachments,
+    shell_run_of,
+    shown_text,
 )
-from wave_tui.tui.format import one_line, show_key_arg
+from wave_tui.tui.format import background_finished, one_line, show_key_arg, shown_tool_output
 from wave_tui.tui.widgets.chat_items import (
     AssistantMessage,
     CommandOutputBlock,
@@ -28,10 +27,13 @@ from wave_tui.tui.widgets.chat_items import (
     NoticeLine,
     ToolBlock,
     UserMessage,
+    shown_expandables,
 )
 from wave_tui.tui.widgets.command_popup import COMPLETION_BINDINGS, CommandPopup, command_word
 from wave_tui.tui.widgets.footer import Footer
 from wave_tui.tui.widgets.history_input import Completion, HistoryInput
+from wave_tui.tui.widgets.restored import show_messages
+from wave_tui.tui.widgets.shell_block import ShellBlocks
 from wave_tui.tui.widgets.status_line import StatusLine
 from wave_tui.tui.widgets.task_panel import TaskPanel
 
@@ -76,14 +78,18 @@ class ChatScreen(Screen[None]):
         Binding("escape", "abort_turn", "Stop turn", id="abort-turn"),
         Binding("ctrl+l", "focus_prompt", "Prompt", id="focus-prompt"),
         Binding("shift+tab", "cycle_mode", "Mode", id="cycle-mode", priority=True, show=False),
-        Binding("ctrl+o", "toggle_output", "Output", id="toggle-output", show=False),
+        Binding("ctrl+o", "toggle_output", "Expand", id="toggle-output", show=False),
         *COMPLETION_BINDINGS,
+        # Screen's own Tab, which the completion's Tab would replace: Tab walks from the input
+        # through the chat's Thinking and output blocks (Enter or Space opens one).
+        Binding("tab", "app.focus_next", "Next", show=False, id="focus-next"),
     ]
 
     def __init__(self) -> None:
         super().__init__(id="chat")
         self._assistants: dict[str, AssistantMessage] = {}
         self._tools: dict[str, ToolBlock] = {}
+        self._shells = ShellBlocks()
 
     @property
     def wave(self) -> WaveApp:
@@ -222,10 +228,10 @@ class ChatScreen(Screen[None]):
             self.wave.session.cycle_permission_mode()
 
     def action_toggle_output(self) -> None:
-        """Ctrl+O: expand or collapse the output of the last tool that has one."""
-        blocks = [b for b in self.query(ToolBlock) if b.has_output]
+        """Ctrl+O: open or close the newest Thinking or tool output of the chat."""
+        blocks = shown_expandables(self.query_one("#chat-log", VerticalScroll))
         if blocks:
-            blocks[-1].toggle_output()
+            blocks[-1].collapsed = not blocks[-1].collapsed
 
     def on_history_input_quit_requested(self, event: HistoryInput.QuitRequested) -> None:
         if event.confirmed:
@@ -314,7 +320,8 @@ class ChatScreen(Screen[None]):
         """Show one service event. Called in order, from the app's message loop."""
         match event:
             case ev.UserMessageAdded(message=message) if not message.is_meta:
-                await self._append(UserMessage(without_attachments(message.content or "")))
+                if shell_run_of(message) is None:  # a `!cmd` run has its own block
+                    await self._append(UserMessage(shown_text(message)))
             case ev.AssistantStarted(message_id=message_id):
                 started = AssistantMessage(message_id)
                 self._assistants[message_id] = started
@@ -332,9 +339,15 @@ class ChatScreen(Screen[None]):
                 running = ToolBlock(call_id, name, show_key_arg(key_arg, self.wave.paths))
                 self._tools[call_id] = running
                 await self._append(running)
-            case ev.ToolFinished(call_id=call_id, summary=summary, content=content):
+            case ev.ToolFinished(call_id=call_id, name=name, summary=summary, content=content):
                 if tool := self._tools.pop(call_id, None):
-                    tool.finish(summary, content, event.is_error)
+                    output = shown_tool_output(name, content, self.wave.paths)
+                    tool.finish(summary, output, event.is_error, event.diff)
+            case ev.ShellStarted() | ev.ShellOutput() | ev.ShellFinished():
+                await self._shells.apply(event, self._append)
+            case ev.BackgroundCommandFinished(task_id=task_id, label=label, exit_code=code):
+                line = background_finished(task_id, label, code)
+                await self._append(NoticeLine(line, "background"))
             case ev.Notice(kind="session", text=text):  # a new conversation (/clear) began
                 await self._clear_log()  # req: UX8
                 await self._append(NoticeLine(text, "session"))
@@ -363,6 +376,7 @@ class ChatScreen(Screen[None]):
         )
         self._assistants.clear()
         self._tools.clear()
+        self._shells.running.clear()
 
     async def _append(self, widget: Widget) -> None:
         await self.query_one("#chat-log", VerticalScroll).mount(widget)
@@ -374,32 +388,5 @@ class ChatScreen(Screen[None]):
         panel.update("\n".join(lines))
 
     async def _restore(self, messages: list[Message]) -> None:
-        """Show a resumed session (--continue / --resume); isMeta messages stay hidden."""
-        for message in messages:
-            if message.is_meta:
-                continue
-            if message.role == "user":
-                await self._append(UserMessage(without_attachments(message.content or "")))
-            elif message.role == "assistant":
-                if message.content or message.reasoning:
-                    reply = AssistantMessage(message.id, message.content, message.reasoning or "")
-                    await self._append(reply)
-                for call in message.tool_calls:
-                    block = ToolBlock(
-                        call.id, call.name, self._call_key_arg(call.name, call.arguments)
-                    )
-                    self._tools[call.id] = block
-                    await self._append(block)
-            elif message.role == "tool" and (
-                tool := self._tools.pop(message.tool_call_id or "", None)
-            ):
-                tool.finish("", message.content, bool(message.meta.get("isError")))
-
-    def _call_key_arg(self, name: str, arguments: str) -> str:
-        try:
-            args = json.loads(arguments or "{}")
-        except ValueError:
-            return ""
-        if not isinstance(args, dict):
-            return ""
-        return show_key_arg(key_argument(name, args), self.wave.paths)
+        """Show a resumed session (--continue / --resume) as the live run showed it."""
+        await show_messages(messages, self._append, self.wave.paths)

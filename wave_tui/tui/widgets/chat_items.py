@@ -1,6 +1,8 @@
 """The blocks of the chat log: user lines, streamed replies, tool calls, notices, errors.
 
-Everything that came from the model, a tool or a file is shown with markup off.
+Everything that came from the model, a tool or a file is shown with markup off. A reply's
+Thinking and a tool's output fold (`Expandable`): Enter or Space on the focused title, or
+Ctrl+O from anywhere in the chat for the newest one.
 """
 
 from __future__ import annotations
@@ -10,8 +12,10 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
 from wave_tui.tui.format import clip_output
@@ -33,6 +37,48 @@ def plain_html_parser() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
     return MarkdownIt("gfm-like", {"html": False})
+
+
+class Expandable(Collapsible):
+    """A Collapsible whose focused title also toggles with Space (Enter does already)."""
+
+    BINDINGS = [Binding("space", "toggle_block", "Toggle", show=False)]
+
+    def action_toggle_block(self) -> None:
+        self.collapsed = not self.collapsed
+
+
+def shown_expandables(log: Widget) -> list[Expandable]:
+    """The Thinking and tool-output blocks shown in `log` (none of them hidden), oldest first."""
+    shown: list[Expandable] = []
+    for block in log.query(Expandable):
+        node: Widget | None = block
+        while node is not None and node is not log and node.display:
+            node = node.parent if isinstance(node.parent, Widget) else None
+        if node is log:
+            shown.append(block)
+    return shown
+
+
+DIFF_SHOWN_LINES = 30  # of an Edit/Write diff in the chat (the rest is counted)
+
+
+def diff_view(diff: str) -> Content:
+    """A change as removed (red) and added (green) lines; the text verbatim, never markup."""
+    lines = diff.splitlines()
+    if len(lines) > DIFF_SHOWN_LINES:
+        lines = [*lines[:DIFF_SHOWN_LINES], f"… {len(lines) - DIFF_SHOWN_LINES} more lines"]
+    styled: list[Content] = []
+    for line in lines:
+        if line.startswith("@@"):
+            styled.append(Content.styled(line, "$text-muted"))
+        elif line.startswith("+"):
+            styled.append(Content.styled(line, "$text-success on $success-muted"))
+        elif line.startswith("-"):
+            styled.append(Content.styled(line, "$text-error on $error-muted"))
+        else:
+            styled.append(Content(line))
+    return Content("\n").join(styled)
 
 
 class UserMessage(Static):
@@ -81,7 +127,7 @@ class AssistantMessage(Vertical):
     def compose(self) -> ComposeResult:
         from textual.widgets import Markdown
 
-        with Collapsible(title="Thinking", collapsed=bool(self._content), classes="reasoning"):
+        with Expandable(title="Thinking", collapsed=bool(self._content), classes="reasoning"):
             yield Static(self._reasoning, markup=False, classes="reasoning-text")
         yield Markdown(self._content, classes="reply", parser_factory=plain_html_parser)
 
@@ -139,6 +185,13 @@ class AssistantMessage(Vertical):
 class ToolBlock(Vertical):
     """A tool call: name, key argument, status, and its output in a collapsible."""
 
+    # The output starts on the line under its title (Collapsible's own top padding wastes one).
+    DEFAULT_CSS = """
+    ToolBlock Expandable > Contents {
+        padding: 0 0 0 3;
+    }
+    """
+
     def __init__(self, call_id: str, name: str, key_arg: str) -> None:
         super().__init__(classes="tool-block -running")
         self.call_id = call_id
@@ -148,7 +201,7 @@ class ToolBlock(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(self._header(), classes="tool-header")
-        with Collapsible(title="output", collapsed=True, classes="tool-output"):
+        with Expandable(title="output", collapsed=True, classes="tool-output"):
             yield Static("", markup=False, classes="tool-output-text")
 
     def on_mount(self) -> None:
@@ -164,19 +217,21 @@ class ToolBlock(Vertical):
             (self.status, "$text-muted italic"),
         )
 
-    @property
-    def has_output(self) -> bool:
-        return bool(self.query_one(".tool-output").display)
-
-    def toggle_output(self) -> None:
-        output = self.query_one(".tool-output", Collapsible)
-        output.collapsed = not output.collapsed
-
-    def finish(self, summary: str, content: str, is_error: bool) -> None:
+    def finish(self, summary: str, content: str, is_error: bool, diff: str = "") -> None:
+        """The call's end; a change (Edit, Write over a file) shows as its diff, open, in place
+        of the tool's own text."""
         self.status = ("✗ " if is_error else "✓ ") + (summary or ("error" if is_error else "done"))
         self.remove_class("-running")
         self.add_class("-error" if is_error else "-done")
         self.query_one(".tool-header", Static).update(self._header())
-        if content.strip():
-            self.query_one(".tool-output").display = True
-            self.query_one(".tool-output-text", Static).update(clip_output(content))
+        output = self.query_one(".tool-output", Expandable)
+        text = self.query_one(".tool-output-text", Static)
+        if diff.strip() and not is_error:
+            output.display = True
+            output.title = "diff"
+            output.collapsed = False
+            text.add_class("-diff")
+            text.update(diff_view(diff))
+        elif content.strip():
+            output.display = True
+            text.update(clip_output(content))
