@@ -321,7 +321,6 @@ PENDING: frozenset[str] = frozenset(
         "CV1",
         "CV2",
         "CV6",
-        "CV8",
         "CV9",
         "RW1",
         "RW2",
