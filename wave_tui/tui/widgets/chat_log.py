@@ -14,7 +14,7 @@ from textual.widgets import Static
 
 from wave_tui.agent import events as ev
 
-NEW_OUTPUT = "↓ new output  ·  End or PageDown to follow"
+NEW_OUTPUT = "↓ new output  ·  PageDown to follow"
 
 # The keys the input hands to the chat. Home and End move the cursor in a draft, as in any text
 # field; on an empty input there is no cursor to move, and they go to the chat's top and end.

@@ -137,7 +137,8 @@ class HistoryInput(TextArea):
 
     async def _run_binding(self, key: str) -> bool:
         """The input's own binding for `key`, run now: the same lookup as Textual's (the
-        first binding whose action may run), only not deferred until the key bubbled up."""
+        first binding whose action may run; wave sets no keymap), only not deferred until
+        the key bubbled up."""
         for binding in self._bindings.key_to_bindings.get(key, ()):
             if not binding.priority and await self.app.run_action(binding.action, self):
                 return True
