@@ -24,6 +24,7 @@ from wave_tui.agent import request as request_module
 from wave_tui.agent.service import AgentOptions, AgentService
 from wave_tui.config.paths import WavePaths
 from wave_tui.tui.app import WaveApp, make_app
+from wave_tui.tui.widgets import start_panel
 
 FIXED_NOW = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
 SIZE = (100, 32)
@@ -47,7 +48,7 @@ def fixed_clock() -> datetime:
 @pytest.fixture(autouse=True)
 def _steady_screen(monkeypatch: pytest.MonkeyPatch) -> None:
     """No cursor blink, and no absolute tmp path in the system prompt (its token count shows
-    in the status line)."""
+    in the status line) or on the start panel."""
     monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
     monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)
     original = prompts.environment_section
@@ -56,6 +57,8 @@ def _steady_screen(monkeypatch: pytest.MonkeyPatch) -> None:
         return original(Path("/project"), is_git_repo, today)
 
     monkeypatch.setattr(request_module, "environment_section", environment)
+    # The start panel names the project folder: the same name in every run (a tmp path is not).
+    monkeypatch.setattr(start_panel, "project_label", lambda root, home: "~/project")
 
 
 @pytest.fixture

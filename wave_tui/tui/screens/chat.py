@@ -29,11 +29,13 @@ from wave_tui.tui.widgets.chat_items import (
     UserMessage,
     shown_expandables,
 )
-from wave_tui.tui.widgets.command_popup import COMPLETION_BINDINGS, CommandPopup, command_word
+from wave_tui.tui.widgets.chat_log import ChatLog, NewOutputMarker
+from wave_tui.tui.widgets.command_popup import CommandPopup
 from wave_tui.tui.widgets.footer import Footer
 from wave_tui.tui.widgets.history_input import Completion, HistoryInput
 from wave_tui.tui.widgets.restored import show_messages
 from wave_tui.tui.widgets.shell_block import ShellBlocks
+from wave_tui.tui.widgets.start_panel import StartPanel
 from wave_tui.tui.widgets.status_line import StatusLine
 from wave_tui.tui.widgets.task_panel import TaskPanel
 
@@ -65,6 +67,7 @@ or put them in `~/.wave/settings.json` (picked up without a restart):
 """
 
 KEPT_ON_CLEAR = frozenset({"first-run", "settings-problems"})
+QUEUE_LINES = 5  # the queue panel's max-height (chat.tcss)
 PROMPT_PLACEHOLDER = (
     "Message wave  ·  Shift+Enter newline  ·  !cmd shell  ·  @file attach  ·  # saves a memory"
 )
@@ -76,13 +79,11 @@ PROMPT_RETURNED = "not sent: the message is back in the input"
 class ChatScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "abort_turn", "Stop turn", id="abort-turn"),
+        # The input takes Ctrl+C itself (CV6); this one is for a focus elsewhere (the log).
+        Binding("ctrl+c", "abort_turn", "Stop turn", id="interrupt-turn", show=False),
         Binding("ctrl+l", "focus_prompt", "Prompt", id="focus-prompt"),
         Binding("shift+tab", "cycle_mode", "Mode", id="cycle-mode", priority=True, show=False),
-        Binding("ctrl+o", "toggle_output", "Expand", id="toggle-output", show=False),
-        *COMPLETION_BINDINGS,
-        # Screen's own Tab, which the completion's Tab would replace: Tab walks from the input
-        # through the chat's Thinking and output blocks (Enter or Space opens one).
-        Binding("tab", "app.focus_next", "Next", show=False, id="focus-next"),
+        Binding("ctrl+o", "toggle_output", "Output", id="toggle-output", show=False),
     ]
 
     def __init__(self) -> None:
@@ -96,7 +97,10 @@ class ChatScreen(Screen[None]):
         return cast("WaveApp", self.app)
 
     def compose(self) -> ComposeResult:
-        yield VerticalScroll(id="chat-log")
+        log = ChatLog(id="chat-log")
+        with log:
+            yield StartPanel(id="start-panel")
+        yield NewOutputMarker(log, id="new-output")
         yield TaskPanel()
         yield Static("", markup=False, id="queue")
         yield StatusLine(id="status")
@@ -105,11 +109,17 @@ class ChatScreen(Screen[None]):
         yield Footer()
 
     async def on_mount(self) -> None:
-        self.query_one("#chat-log", VerticalScroll).anchor()
         self.query_one("#queue").display = False
         prompt = self.query_one("#prompt", HistoryInput)
         prompt.recall = self.wave.session.unqueue_last
         prompt.completer = self._complete
+        prompt.save = self.wave.session.remember_input
+        popup = self.query_one("#command-popup", CommandPopup)
+        popup.choices = self.wave.session.command_choices
+        prompt.popup = popup
+        prompt.interrupt = self._interrupt
+        prompt.scroll_chat = self._scroll_chat
+        self.query_one("#chat-log", ChatLog).watch_output(self.wave.session.subscribe)
         self.refresh_status()
         prompt.focus()
         self.call_after_refresh(self._start_loading_history)  # not shown in the first frame
@@ -128,7 +138,10 @@ class ChatScreen(Screen[None]):
     # req: UX3
     async def show_restored(self) -> None:
         """Show the conversation the session restored (--continue / --resume), at the end."""
-        await self._restore(self.wave.session.messages())
+        messages = self.wave.session.messages()
+        if messages:
+            self.query("#start-panel").remove()
+        await self._restore(messages)
         self.query_one("#chat-log", VerticalScroll).scroll_end(animate=False)
 
     def _show_first_run(self, show: bool) -> None:
@@ -186,6 +199,9 @@ class ChatScreen(Screen[None]):
         app = self.wave
         status = status or app.session.status()
         self._show_first_run(not status.configured and not app.agent_starting)
+        for panel in self.query("#start-panel").results(StartPanel):  # until the first message
+            panel.display = status.configured or app.agent_starting
+            panel.show_info(app.paths.project_root, app.paths.home, self._model_label(status))
         self.query_one("#status", StatusLine).update_info(
             model=self._model_label(status),
             context_tokens=status.context_tokens,
@@ -207,20 +223,37 @@ class ChatScreen(Screen[None]):
         return (app.model_label or status.model) if status.configured else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action.startswith("complete_"):
-            return self._completion_applies(action)
         if action == "abort_turn":
+            # Shown, and acting, only while there is a turn to stop (else Ctrl+C falls through
+            # to the app, and Esc to whatever else binds it).
             status = self.wave.session.status()
-            return True if status.busy or status.queue else None
+            return bool(status.busy or status.queue)
         return True
 
     # -- actions -------------------------------------------------------------------------------
+    # req: CV6
     def action_abort_turn(self) -> None:
+        """Esc or Ctrl+C during a turn: stop it, and drop what waits behind it, saying so."""
         session = self.wave.session
-        if not self.query_one("#prompt", HistoryInput).text and session.status().queue:
-            session.clear_queue()  # req: UX19
-            return
+        dropped = len(session.status().queue)
+        session.clear_queue()  # req: UX19
         session.abort()
+        if dropped:
+            log = self.query_one("#chat-log", ChatLog)
+            log.mount(NoticeLine(f"dropped {dropped} queued message{'s' * (dropped > 1)}"))
+            log.follow()
+
+    def _interrupt(self) -> bool:
+        """Ctrl+C in the input: True when a turn was there to stop."""
+        stop = bool(self.check_action("abort_turn", ()))
+        if stop:
+            self.action_abort_turn()
+        return stop
+
+    # req: CV9
+    def _scroll_chat(self, key: str) -> bool:
+        prompt = self.query_one("#prompt", HistoryInput)
+        return self.query_one("#chat-log", ChatLog).take_key(key, not prompt.text)
 
     # req: UX17
     def action_cycle_mode(self) -> None:
@@ -242,16 +275,13 @@ class ChatScreen(Screen[None]):
     def action_focus_prompt(self) -> None:
         self.query_one("#prompt", HistoryInput).focus()
 
+    # req: CV1
     async def on_history_input_submitted(self, event: HistoryInput.Submitted) -> None:
-        prompt = self.query_one("#prompt", HistoryInput)
-        text = event.value.strip()
-        if not text:
-            return
-        prompt.remember(text)
-        prompt.value = ""
-        self.run_worker(
-            self.wave.session.remember_input(text), group="history", exit_on_error=False
-        )
+        """One sent message (the input has cleared itself); messages are handled one at a time,
+        in the order they were sent."""
+        text = event.value
+        self.query("#start-panel").remove()
+        self.query_one("#chat-log", ChatLog).follow()  # req: CV9
         if text.startswith("#") and text.lstrip("#").strip() and not text.startswith("##"):
             self.wave.quick_add(text[1:].strip())
             return
@@ -272,40 +302,8 @@ class ChatScreen(Screen[None]):
 
     # -- `/` completion (UX15) -----------------------------------------------------------------
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        if event.text_area.id != "prompt":
-            return
-        popup = self.query_one("#command-popup", CommandPopup)
-        value = event.text_area.text
-        word = command_word(value)
-        choices = self.wave.session.command_choices(word) if word is not None else []
-        popup.show_for(value, choices)
-
-    def _completion_applies(self, action: str) -> bool | None:
-        popup = self.query_one("#command-popup", CommandPopup)
-        if not popup.is_open or self.focused is not self.query_one("#prompt"):
-            return False
-        if action == "complete_enter":
-            word = command_word(self.query_one("#prompt", HistoryInput).value) or ""
-            return not popup.knows(word)  # a complete command: Enter sends it
-        return True
-
-    def action_complete_accept(self) -> None:
-        popup = self.query_one("#command-popup", CommandPopup)
-        name = popup.selected_name()
-        if name is not None:
-            prompt = self.query_one("#prompt", HistoryInput)
-            prompt.value = f"/{name} "
-            prompt.move_cursor(prompt.document.end)
-        popup.close()
-
-    def action_complete_enter(self) -> None:
-        self.action_complete_accept()
-
-    def action_complete_move(self, delta: int) -> None:
-        self.query_one("#command-popup", CommandPopup).move(delta)
-
-    def action_complete_close(self) -> None:
-        self.query_one("#command-popup", CommandPopup).close()
+        if event.text_area.id == "prompt":
+            self.query_one("#command-popup", CommandPopup).follow(event.text_area.text)
 
     async def reload_conversation(self) -> None:
         """Show the session's conversation afresh (after `/resume` switched it)."""
@@ -385,6 +383,8 @@ class ChatScreen(Screen[None]):
         panel = self.query_one("#queue", Static)
         panel.display = bool(queued)
         lines = [f"queued: {one_line(text)}" for text in queued]
+        if len(lines) > QUEUE_LINES:  # the panel's height: say how many more wait
+            lines[QUEUE_LINES - 1 :] = [f"… and {len(queued) - QUEUE_LINES + 1} more queued"]
         panel.update("\n".join(lines))
 
     async def _restore(self, messages: list[Message]) -> None:

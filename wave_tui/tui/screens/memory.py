@@ -1,7 +1,8 @@
 """The memory browser: every memory entry by scope, a preview, filter, delete and edit (M3).
 
 The list is a virtual `RowList` (only the visible rows are rendered: 10,000 entries open as fast
-as 30); the filter has the focus on open, so typing filters at once (UX7); stale references are
+as 30); the list has the focus on open, so the keys the footer shows act at once, and `/` or any
+other letter typed goes to the filter (UX7); stale references are
 marked after a second, slower pass over the project (MX6); `u` opens the extraction runs (MX7),
 `i` the review inbox (MX8).
 """
@@ -52,6 +53,9 @@ COLUMNS = (
 )
 # Keys of the list that act; any other printable key typed in the list goes to the filter.
 LIST_KEYS = frozenset("derui")
+# Their actions: shown in the footer only while the list has the focus (in the filter, the
+# letters are typed).
+LIST_ACTIONS = frozenset({"delete_memory", "edit_memory", "reload", "show_runs", "show_inbox"})
 RULE_STATUS = {
     "always": ("active: every turn", "bold $success"),
     "conditional": ("active when a matching file is in context", "bold $success"),
@@ -114,8 +118,13 @@ class MemoryScreen(Screen[None]):
         return self._parts
 
     def on_mount(self) -> None:
-        self.query_one("#memory-filter", Input).focus()
+        self.query_one("#memory-table", RowList).focus()
         self.action_reload()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in LIST_ACTIONS:
+            return self.focused is not self.query_one("#memory-filter", Input)
+        return True
 
     def on_screen_suspend(self) -> None:
         self._hidden = True

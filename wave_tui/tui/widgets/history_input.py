@@ -1,17 +1,25 @@
 """The chat input: a multi-line TextArea that sends on Enter and remembers what was sent.
 
-Enter sends; Shift+Enter and Ctrl+J insert a newline (UX1); a paste keeps every line. ↑ on the
-first line and ↓ on the last walk the history (UX19), Ctrl+R searches it; Ctrl+C clears the
-input, and on an empty input asks the app to quit (twice in a row quits). Tab completes an
-`@path` through the completer the screen installs.
+Enter takes the text and clears the input at once (CV1); Shift+Enter and Ctrl+J insert a
+newline (UX1); a paste keeps every line. ↑ on the first line and ↓ on the last walk the history
+(UX19), Ctrl+R searches it (the query shows in the border); Ctrl+C interrupts a running turn,
+else clears the input, and on an empty one asks the app to quit (twice in a row quits). Tab
+completes an `@path` through the completer the screen installs; several matches open the popup.
+
+Every key is decided here, in the order the keys came (CV2): the input's own bindings, the
+popup's keys and the chat's scroll keys run inside this widget's key handler. Left to Textual,
+a binding runs once its key has bubbled up to the app — after the keys typed behind it were
+already inserted.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import Protocol
 
 from textual import events
 from textual.binding import Binding
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import TextArea
 
@@ -26,6 +34,22 @@ class Completion:
 
 # the input's text -> the completed text and the candidates, or None (nothing to complete)
 Completer = Callable[[str], Completion | None]
+
+
+class Popup(Protocol):
+    """The completion list above the input (`/` commands, `@` paths)."""
+
+    def take_key(self, key: str, prompt: HistoryInput) -> bool:
+        """Act on `key` for the input's text as it is now; False when the popup has no use
+        for it (closed, or a key it does not bind)."""
+        ...
+
+    def offer(self, text: str, options: tuple[str, ...]) -> None:
+        """Show `options` (paths) for the trailing `@` token of `text`."""
+        ...
+
+
+SEARCH_TITLE = "search history: {query}"
 
 
 class HistoryInput(TextArea):
@@ -65,6 +89,14 @@ class HistoryInput(TextArea):
         self.completer: Completer | None = None
         # Up on an empty input recalls this (the last queued message) before the history.
         self.recall: Callable[[], str | None] | None = None
+        self.popup: Popup | None = None
+        # Ctrl+C: stop the running turn (True: there was one to stop).
+        self.interrupt: Callable[[], bool] | None = None
+        # PageUp / PageDown / Home / End for the chat (True: the chat took the key).
+        self.scroll_chat: Callable[[str], bool] | None = None
+        # Writes one sent message to the persistent history; `_unsaved` waits for it.
+        self.save: Callable[[str], Awaitable[None]] | None = None
+        self._unsaved: list[str] = []
 
     # -- the value ---------------------------------------------------------------------------
     @property
@@ -80,30 +112,66 @@ class HistoryInput(TextArea):
         self.move_cursor(self.document.end)
 
     # -- keys --------------------------------------------------------------------------------
+    # req: CV2
     async def _on_key(self, event: events.Key) -> None:
-        if event.key != "ctrl+c":
+        key = event.key
+        if key != "ctrl+c":
             self._quit_armed = False
-        if event.key == "enter":
+        if key != "ctrl+r":
+            self._end_search()
+        if self._take(key) or await self._run_binding(key):
             event.stop()
             event.prevent_default()
-            self._search = None
-            self.post_message(self.Submitted(self, self.text))
             return
         await super()._on_key(event)
+
+    def _take(self, key: str) -> bool:
+        if self.popup is not None and self.popup.take_key(key, self):
+            return True
+        if self.scroll_chat is not None and self.scroll_chat(key):
+            return True
+        if key == "enter":
+            self.submit()
+            return True
+        return False
+
+    async def _run_binding(self, key: str) -> bool:
+        """The input's own binding for `key`, run now: the same lookup as Textual's (the
+        first binding whose action may run; wave sets no keymap), only not deferred until
+        the key bubbled up."""
+        for binding in self._bindings.key_to_bindings.get(key, ()):
+            if not binding.priority and await self.app.run_action(binding.action, self):
+                return True
+        return False
+
+    # req: CV1
+    def submit(self) -> None:
+        """Take what the input holds at this instant and clear it at once; keys typed after
+        this Enter land in the empty input, never in the message just sent."""
+        text = self.text.strip()
+        if not text:
+            return
+        self._show("")
+        self.remember(text)
+        self._save(text)
+        self.post_message(self.Submitted(self, text))
 
     # req: UX1
     def action_newline(self) -> None:
         self.insert("\n")
 
-    # req: UX19
+    # req: CV6
     def action_clear_or_quit(self) -> None:
+        """Ctrl+C: copy a selection; stop a running turn (the draft stays); clear the draft;
+        on an empty, idle input ask to quit."""
         if self.selected_text:
             self.action_copy()
+            return
+        if self.interrupt is not None and self.interrupt():
             return
         if self.text:
             self._show("")
             self._position = None
-            self._search = None
             return
         self.post_message(self.QuitRequested(confirmed=self._quit_armed))
         self._quit_armed = True
@@ -115,16 +183,33 @@ class HistoryInput(TextArea):
             return
         if completion.text != self.text:
             self._show(completion.text)
-        if len(completion.options) > 1:
-            self.notify("  ".join(completion.options[:12]), title="@ completions", markup=False)
+        if len(completion.options) > 1 and self.popup is not None:
+            self.popup.offer(completion.text, completion.options)
 
     # -- history -----------------------------------------------------------------------------
+    def _save(self, text: str) -> None:
+        """The persistent history gets each sent message once, in the order sent: one writer at
+        a time (writes started side by side, each in its own thread, may land in either order)."""
+        if self.save is None:
+            return
+        self._unsaved.append(text)
+        if len(self._unsaved) == 1:
+            self.run_worker(self._write_unsaved(), group="history", exit_on_error=False)
+
+    async def _write_unsaved(self) -> None:
+        while self._unsaved and self.save is not None:
+            try:
+                await self.save(self._unsaved[0])
+            except OSError as exc:
+                self.notify(f"input history not saved: {exc}", severity="warning", markup=False)
+            self._unsaved.pop(0)
+
     def remember(self, text: str) -> None:
         if text and (not self.past or self.past[-1] != text):
             self.past.append(text)
         self._position = None
         self._draft = ""
-        self._search = None
+        self._end_search()
 
     def action_cursor_up(self, select: bool = False) -> None:
         if select or self.cursor_location[0] > 0:
@@ -166,9 +251,12 @@ class HistoryInput(TextArea):
 
     # req: UX19
     def action_search_history(self) -> None:
-        """Ctrl+R: the newest entry containing what is typed; again: the one before it."""
+        """Ctrl+R: the newest entry containing what is typed; again: the one before it. The
+        query shows in the input's border until another key ends the search."""
         needle = self._search if self._search is not None else self.text
         self._search = needle
+        # Plain text (no markup: the query is whatever was typed), on one line.
+        title = SEARCH_TITLE.format(query=" ".join(needle.split()))
         start = self._position if self._position is not None else len(self.past)
         for index in range(start - 1, -1, -1):
             if needle in self.past[index]:
@@ -176,5 +264,11 @@ class HistoryInput(TextArea):
                     self._draft = self.text
                 self._position = index
                 self._show(self.past[index])
+                self.border_title = Content(title)
                 return
-        self.notify(f"no earlier entry contains {needle!r}", markup=False, timeout=3)
+        self.border_title = Content(f"{title}  (no earlier match)")
+
+    def _end_search(self) -> None:
+        if self._search is not None:
+            self._search = None
+            self.border_title = None

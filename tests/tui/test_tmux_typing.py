@@ -1,0 +1,114 @@
+"""Typing ahead in a real terminal (CV1, CV2): messages typed quickly while slow turns run
+reach the model each once, in order, never merged; a burst of keys keeps its order.
+
+`wave` runs in tmux against the scripted model server of this process: its request log is
+what the model received.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.model_server import ModelServer, RecordedRequest, text
+from tests.tui.test_tmux import Tmux, start_wave
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+MESSAGES = [f"note {n:02d}" for n in range(1, 26)]
+NOTE = re.compile(r"note \d\d")
+REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>\s*", re.S)
+
+
+@pytest.fixture
+def tmux() -> Any:
+    session = Tmux()
+    try:
+        yield session
+    finally:
+        session.run("kill-server", check=False)
+
+
+def _content(message: dict[str, Any]) -> str:
+    """What the user typed: the message's text without the memory reminder (AGENTS.md) that
+    rides in front of the first prompt."""
+    content = message.get("content")
+    if not isinstance(content, str):
+        content = "".join(p.get("text", "") for p in content or [] if isinstance(p, dict))
+    return REMINDER.sub("", content)
+
+
+def _last_note(record: RecordedRequest) -> str | None:
+    """A main-loop request's new prompt: its last message, a user one naming a note (the
+    extraction fork's requests end with its own prompt)."""
+    messages = record.body.get("messages") or []
+    if messages and messages[-1].get("role") == "user":
+        last = _content(messages[-1])
+        if NOTE.search(last):
+            return last
+    return None
+
+
+def _prompts(server: ModelServer) -> list[str]:
+    return [note for r in list(server.requests) if (note := _last_note(r)) is not None]
+
+
+@pytest.mark.req("CV1")
+def test_cv1_messages_typed_ahead_in_tmux_reach_the_model_each_once_in_order(
+    tmux: Tmux, model_server: ModelServer, tmp_path: Path
+) -> None:
+    """CV1: 25 messages typed 0.3–0.6 s apart while slow replies stream; the server's log
+    shows each exactly once, in order, never merged, and history.jsonl holds each once."""
+    model_server.default_reply = text("fine, thanks for that note", delay=0.15)
+    start_wave(tmux, model_server.base_url, tmp_path, (120, 40))
+    tmux.wait_for_text("Message wave")
+    # Typed ahead as a quick typist does: one message, or two in one burst (the second one's
+    # keys arrive right behind the first one's Enter), 0.3-0.6 s apart.
+    start = 0
+    while start < len(MESSAGES):
+        burst = MESSAGES[start : start + 1 + start % 2]
+        keys = [key for message in burst for key in (message, "Enter")]
+        tmux.run("send-keys", "-t", tmux.session, *keys)
+        start += len(burst)
+        time.sleep(0.3 + 0.1 * (start % 4))
+    tmux.wait_for(
+        lambda: (
+            any(MESSAGES[-1] in p for p in _prompts(model_server))
+            and "working" not in tmux.screen()
+        ),
+        "the last message to be answered",
+        timeout=180,
+    )
+    prompts = _prompts(model_server)
+    assert prompts == MESSAGES, prompts
+    (last,) = [r.body["messages"] for r in model_server.requests if _last_note(r) == MESSAGES[-1]]
+    in_conversation = [
+        _content(m) for m in last if m["role"] == "user" and NOTE.search(_content(m))
+    ]
+    assert in_conversation == MESSAGES
+    history = tmp_path / "home" / ".wave" / "history.jsonl"
+    lines = [json.loads(line)["text"] for line in history.read_text().splitlines()]
+    assert lines == MESSAGES
+
+
+@pytest.mark.req("CV2")
+def test_cv2_bursts_of_keys_keep_their_order_in_tmux(
+    tmux: Tmux, model_server: ModelServer, tmp_path: Path
+) -> None:
+    """CV2: `/help` + Enter in one burst runs `/help` (the popup's completion is not applied
+    to what came after); `alpha` Ctrl+J `beta` is sent as two lines, the newline where typed."""
+    model_server.default_reply = text("two lines received")
+    start_wave(tmux, model_server.base_url, tmp_path, (80, 24))
+    tmux.wait_for_text("Message wave")
+    tmux.run("send-keys", "-t", tmux.session, "/help", "Enter")
+    tmux.wait_for_text("Keys:")
+    tmux.run("send-keys", "-t", tmux.session, "alpha", "C-j", "beta", "Enter")
+    tmux.wait_for_text("two lines received")
+    first = model_server.requests[0].body["messages"]  # (the extraction fork's come after)
+    assert _content(first[-1]) == "alpha\nbeta"
