@@ -318,10 +318,6 @@ SHARED_IDS = (
 
 PENDING: frozenset[str] = frozenset(
     {
-        "CV1",
-        "CV2",
-        "CV6",
-        "CV9",
         "RW1",
         "RW2",
         "RW3",
