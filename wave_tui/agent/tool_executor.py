@@ -34,7 +34,7 @@ from wave_tui.config.records import record
 from wave_tui.llm.types import Message, ToolCall
 from wave_tui.permissions.policy import UNRESTRICTED, PermissionPolicy, RunProfile
 from wave_tui.permissions.tool_table import key_argument
-from wave_tui.tools.base import Tool, ToolContext, ToolResult
+from wave_tui.tools.base import Tool, ToolContext, ToolResult, ValidatesFirst, error_result
 
 CONCURRENT_TOOLS = frozenset({"Agent"})  # consecutive calls of these in one reply run at once
 # Kept with a tool message (never sent): a restored chat shows what the live one showed.
@@ -152,6 +152,11 @@ class ToolExecutor:
             unknown = ToolResult(f"Unknown tool {call.name!r}. Available: {names}.", is_error=True)
             return ToolOutcome(info, unknown)
         refusal = await self._guard(info)
+        if refusal is None and isinstance(tool, ValidatesFirst):
+            # A call the tool would refuse is answered before anyone is asked about it.
+            would_refuse = await tool.refusal(args, self._run_context(abort, UNRESTRICTED))
+            if would_refuse is not None:
+                return ToolOutcome(info, error_result(would_refuse))
         profile = UNRESTRICTED
         if refusal is None:
             refusal, profile = await self._check_permission(call.name, args)

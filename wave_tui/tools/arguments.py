@@ -308,3 +308,18 @@ class TypedTool(BaseTool, Generic[A]):
 
     async def call(self, args: A, ctx: ToolContext) -> ToolResult:
         raise NotImplementedError
+
+    async def refusal(self, args: dict[str, Any], ctx: ToolContext) -> str | None:
+        """The error the call would end in before it changes anything, or None (`ValidatesFirst`):
+        its arguments, then the tool's own `check`."""
+        try:
+            await self.check(parse_args(self.arguments, args), ctx)
+        except ToolError as exc:
+            return str(exc)
+        except (OSError, ValueError) as exc:
+            return f"{self.name} failed: {type(exc).__name__}: {exc}"
+        return None
+
+    async def check(self, args: A, ctx: ToolContext) -> None:
+        """Raise the ToolError `call` would raise before it changes anything (default: none)."""
+        return None

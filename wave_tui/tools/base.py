@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Mapping
 from dataclasses import field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from wave_tui.config.clock import Clock, system_clock
 from wave_tui.config.records import record
@@ -56,6 +56,15 @@ class Tool(Protocol):
         ...
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
+
+
+@runtime_checkable
+class ValidatesFirst(Protocol):
+    """A tool that can tell, before anyone is asked, that it would refuse a call (an Edit of a
+    file not read yet, an old_string that is not there): the refusal goes to the model at once,
+    so the user is never asked to approve a change that cannot happen."""
+
+    async def refusal(self, args: dict[str, Any], ctx: ToolContext) -> str | None: ...
 
 
 class BaseTool:

@@ -78,6 +78,14 @@ class EditTool(TypedTool[EditArgs]):
     read_only = False
     arguments = EditArgs
 
+    async def check(self, args: EditArgs, ctx: ToolContext) -> None:
+        _check_strings(args)
+        path = resolve_path(args.file_path, ctx.workdir)
+        if not path.exists():
+            raise ToolError(_missing(path))
+        current = await asyncio.to_thread(ensure_fresh, path, ctx.read_state.get(path))
+        edit_text(args, path, current.text)
+
     async def call(self, args: EditArgs, ctx: ToolContext) -> ToolResult:
         _check_strings(args)
         path = resolve_path(args.file_path, ctx.workdir)

@@ -36,6 +36,13 @@ class WriteTool(TypedTool[WriteArgs]):
     read_only = False
     arguments = WriteArgs
 
+    async def check(self, args: WriteArgs, ctx: ToolContext) -> None:
+        path = resolve_path(args.file_path, ctx.workdir)
+        if path.is_dir():
+            raise ToolError(f"{path} is a directory; give the path of a file.")
+        if path.exists():
+            await asyncio.to_thread(ensure_fresh, path, ctx.read_state.get(path))
+
     async def call(self, args: WriteArgs, ctx: ToolContext) -> ToolResult:
         content = args.content
         path = resolve_path(args.file_path, ctx.workdir)
