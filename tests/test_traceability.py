@@ -1,5 +1,10 @@
 """Every requirement ID is tagged in the code (`# req: ID`) and cited by a test.
 
+A tag names one ID and sits at the definition it describes: on the comment lines right above a
+`def`, `class`, decorator or assignment, or at the end of that line. A test cites an ID with the
+marker `@pytest.mark.req("ID")` (or a module's `pytestmark`); the marker is what is read, so an
+ID that only appears in a name or a docstring is not a citation.
+
 IDs come from the shared spec (`../shared/spec/requirements.md`, beside the checkout in CI) and from
 the project's own page (`docs/requirements.md`). An ID whose feature is not traced yet sits on
 PENDING; the list only ever shrinks: an ID that is traced must leave it (the test says so).
@@ -7,6 +12,7 @@ PENDING; the list only ever shrinks: an ID that is traced must leave it (the tes
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -14,8 +20,11 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED_SPEC = ROOT.parent / "shared" / "spec" / "requirements.md"
 PROJECT_SPEC = ROOT / "docs" / "requirements.md"
 TAG = re.compile(r"#\s*req:\s*(.*)$")
-# One ID, optionally followed by a parenthesised note: `# req: PV2 (why)`.
-ONE_ID = re.compile(r"^([A-Z]{1,2}\d+)(?:\s+\(.*)?$")
+# One ID and nothing after it: an explanation goes on a comment line of its own.
+ONE_ID = re.compile(r"^([A-Z]{1,2}\d+)$")
+DEFINITION = re.compile(
+    r"^\s*(?:async\s+def|def|class)\s|^\s*@|^\s*[A-Za-z_][\w.]*\s*(?::[^=]*)?=(?!=)"
+)
 # An entry starts a bullet, follows a sentence, or starts a line (a continuation line is indented
 # by two spaces: `  CR5 …`).
 SHARED_ENTRY = re.compile(r"(?:^- |(?<=\. )|(?<=^)|(?<=^  ))([A-Z]{1,2}\d+)\b(?= )", re.M)
@@ -414,43 +423,67 @@ def _all_ids() -> list[str]:
     return [*SHARED_IDS, *project]
 
 
+def _at_a_definition(lines: list[str], index: int, code: str) -> bool:
+    """The tag's line ends a definition's line, or heads a run of comments above one."""
+    if code.strip():
+        return DEFINITION.match(code) is not None and not code.startswith(" " * 8 + " ")
+    indent = lines[index][: len(lines[index]) - len(lines[index].lstrip())]
+    after = index + 1
+    while after < len(lines) and lines[after].strip().startswith("#"):
+        after += 1
+    if after >= len(lines):
+        return False
+    following = lines[after]
+    return following.startswith(indent) and DEFINITION.match(following) is not None
+
+
 def _code_tags() -> tuple[dict[str, list[str]], list[str]]:
+    """(ID -> where it is tagged, the tags that are malformed or out of place)."""
     tags: dict[str, list[str]] = {}
     malformed: list[str] = []
     for path in sorted((ROOT / "wave_tui").rglob("*.py")):
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for index, line in enumerate(lines):
             match = TAG.search(line)
             if match is None:
                 continue
-            where = f"{path.relative_to(ROOT)}:{number}"
+            where = f"{path.relative_to(ROOT)}:{index + 1}"
             value = match.group(1).strip()
             match_id = ONE_ID.match(value)
-            if match_id is not None:
-                tags.setdefault(match_id.group(1), []).append(where)
-            else:
+            if match_id is None:
                 malformed.append(f"{where}: {value!r}")
+            elif not _at_a_definition(lines, index, line[: match.start()]):
+                malformed.append(f"{where}: {value!r} is not at a definition")
+            else:
+                tags.setdefault(match_id.group(1), []).append(where)
     return tags, malformed
 
 
+def _req_marks(node: ast.expr) -> set[str]:
+    """IDs of `pytest.mark.req(...)` in a decorator or a `pytestmark` value."""
+    found: set[str] = set()
+    for part in ast.walk(node):
+        if isinstance(part, ast.Call) and ast.unparse(part.func) == "pytest.mark.req":
+            found.update(a.value for a in part.args if isinstance(a, ast.Constant))
+    return found
+
+
 def _test_citations(ids: list[str]) -> set[str]:
-    """IDs named in a test function's name (`test_pv4_…`) or anywhere in a test file's text
-    (docstrings, comments) as a whole word."""
-    texts: list[str] = []
-    name_tokens: set[str] = set()
-    for path in sorted((ROOT / "tests").rglob("*.py")):
+    """IDs cited by a `req` marker on a test (function or class) or on a test module."""
+    cited: set[str] = set()
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
         if path.name == Path(__file__).name:
             continue
-        text = path.read_text(encoding="utf-8")
-        texts.append(text)
-        for name in re.findall(r"def (test_\w+)", text):
-            name_tokens.update(name.lower().split("_"))
-    corpus = "\n".join(texts)
-    return {
-        rid
-        for rid in ids
-        if rid.lower() in name_tokens
-        or re.search(rf"(?<![A-Za-z0-9]){rid}(?![0-9A-Za-z])", corpus) is not None
-    }
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                for decorator in node.decorator_list:
+                    cited |= _req_marks(decorator)
+            elif isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets
+            ):
+                cited |= _req_marks(node.value)
+    return cited & set(ids)
 
 
 def test_shared_ids_match_the_spec() -> None:
@@ -461,7 +494,8 @@ def test_shared_ids_match_the_spec() -> None:
 
 
 def test_tags_name_one_id_each() -> None:
-    """`# req: F3` — one ID per tag (no ranges, no lists), and only IDs a spec defines."""
+    """`# req: F3` — one ID per tag (no ranges, no lists, no note after it), at a definition,
+    and only IDs a spec defines."""
     tags, malformed = _code_tags()
     assert malformed == [], "malformed requirement tags:\n" + "\n".join(malformed)
     unknown = sorted(set(tags) - set(_all_ids()))

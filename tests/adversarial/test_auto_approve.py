@@ -13,6 +13,9 @@ from tests.adversarial.tally import figure
 from tests.adversarial.world import make_world
 from wave_tui.permissions.policy import PermissionPolicy
 
+# The requirements this module checks beyond its tests' own markers.
+pytestmark = pytest.mark.req("X5")
+
 MUTATING: list[str] = [
     # option prefixes and `--output=` spellings
     "sort --output=out.txt a.txt",
@@ -192,11 +195,13 @@ def policy(tmp_path_factory: pytest.TempPathFactory) -> PermissionPolicy:
     return PermissionPolicy(world.proj, "default")
 
 
+@pytest.mark.req("X6")
 @pytest.mark.parametrize("command", MUTATING)
 def test_x6_mutating_command_is_not_auto_approved(command: str, policy: PermissionPolicy) -> None:
     assert attempt(command, policy) is None
 
 
+@pytest.mark.req("X6")
 def test_x6_auto_approve_figure(policy: PermissionPolicy) -> None:
     """Family 2 figure: 0 auto-approved mutating commands of at least 47."""
     handled, total, report = figure(
@@ -206,11 +211,13 @@ def test_x6_auto_approve_figure(policy: PermissionPolicy) -> None:
     assert handled == total, report
 
 
+@pytest.mark.req("X6")
 @pytest.mark.parametrize("command", READ_ONLY_CONTROLS)
 def test_x6_read_only_controls_are_approved(command: str, policy: PermissionPolicy) -> None:
     assert policy.decide("Bash", {"command": command}).behavior == "allow"
 
 
+@pytest.mark.req("X6")
 @pytest.mark.parametrize("command", LOOK_ALIKES)
 def test_x6_unicode_look_alikes_are_plain_words(command: str, policy: PermissionPolicy) -> None:
     decision = policy.decide("Bash", {"command": command})

@@ -23,6 +23,9 @@ from tests.adversarial.tally import figure
 from tests.model_server import ModelServer
 from wave_tui.config.paths import WavePaths
 
+# The requirements this module checks beyond its tests' own markers.
+pytestmark = pytest.mark.req("M5", "X11")
+
 OK, FAILED, USAGE = 0, 1, 2
 
 
@@ -387,11 +390,13 @@ def judge(item: Item, result: Result, before: dict[Path, bytes]) -> str | None:
 PARTS = 4  # the corpus in four tests, so xdist spreads it over both cores
 
 
+@pytest.mark.req("X9", "X10")
 def test_x9_x10_bad_input_corpus_size() -> None:
     assert len(ITEMS) >= 58
     assert len({item.id for item in ITEMS}) == len(ITEMS)
 
 
+@pytest.mark.req("X9", "X10")
 @pytest.mark.parametrize("part", range(PARTS))
 def test_x9_x10_bad_input_figure(part: int, tmp_path: Path) -> None:
     """Family 4 figure (one part of the corpus): every bad-input item handled cleanly."""

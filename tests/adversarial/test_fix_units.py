@@ -11,6 +11,7 @@ from wave_tui.agent.transcript import Transcript
 from wave_tui.config.sources import parse_settings_file
 
 
+@pytest.mark.req("X9")
 @pytest.mark.parametrize("constant", ["Infinity", "-Infinity", "NaN"])
 def test_x9_non_json_constants_are_named_and_the_file_ignored(
     tmp_path: Path, constant: str
@@ -22,6 +23,7 @@ def test_x9_non_json_constants_are_named_and_the_file_ignored(
     assert len(problems) == 1 and constant in problems[0] and "settings.json" in problems[0]
 
 
+@pytest.mark.req("X9")
 def test_x9_many_corrupt_transcript_lines_give_one_warning(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     path.write_bytes(b"garbage\n" * 50 + b'{"role": "user", "content": "kept"}\n' + b"[1]\n")
@@ -32,6 +34,7 @@ def test_x9_many_corrupt_transcript_lines_give_one_warning(tmp_path: Path) -> No
     assert "51 corrupt lines" in warnings[0] and "line 1" in warnings[0]
 
 
+@pytest.mark.req("X9")
 def test_x9_one_corrupt_transcript_line_names_it(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     path.write_bytes(b'{"role": "user", "content": "kept"}\nnot json\n')
@@ -40,6 +43,7 @@ def test_x9_one_corrupt_transcript_line_names_it(tmp_path: Path) -> None:
     assert len(warnings) == 1 and "corrupt line 2" in warnings[0]
 
 
+@pytest.mark.req("X5")
 def test_x5_main_agent_git_behind_an_empty_dotgit_runs_no_parent_driver(
     isolated_home: Path, tmp_path: Path
 ) -> None:
@@ -62,6 +66,7 @@ def test_x5_main_agent_git_behind_an_empty_dotgit_runs_no_parent_driver(
     assert not world.pwned.exists()
 
 
+@pytest.mark.req("X5")
 def test_x5_allow_rule_does_not_carry_git_into_a_hostile_repository(
     isolated_home: Path, tmp_path: Path
 ) -> None:

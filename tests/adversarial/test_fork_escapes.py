@@ -379,11 +379,13 @@ def memory_fork_gate_for(w: World):  # type: ignore[no-untyped-def]
     return memory_fork_gate(AutoMemoryDir(WavePaths.for_workdir(w.proj, home=w.home)))
 
 
+@pytest.mark.req("F7", "X5")
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_f7_x5_fork_cannot_escape(case: Case, isolated_home: Path, tmp_path: Path) -> None:
     assert attempt(case, isolated_home, tmp_path) is None
 
 
+@pytest.mark.req("F7")
 def test_f7_fork_escape_figure(isolated_home: Path, tmp_path: Path) -> None:
     """Family 1 figure: every hostile case handled (0 escapes), at least 67 cases."""
     outcomes = []
@@ -395,6 +397,7 @@ def test_f7_fork_escape_figure(isolated_home: Path, tmp_path: Path) -> None:
     assert handled == total, report
 
 
+@pytest.mark.req("F7")
 def test_f7_controls_are_allowed(isolated_home: Path, tmp_path: Path) -> None:
     """The gate is not refusing everything: memory writes, reads and plain reads of git pass."""
     w = make_world(isolated_home, tmp_path)

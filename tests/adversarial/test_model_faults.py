@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.adversarial.raw_server import (
     RawServer,
     answer,
@@ -27,6 +29,9 @@ from tests.adversarial.raw_server import (
 )
 from tests.adversarial.runner import Result, Run, run, run_all
 from tests.adversarial.tally import figure
+
+# The requirements this module checks beyond its tests' own markers.
+pytestmark = pytest.mark.req("C1")
 
 Behaviour = Callable[[int, Any, socket.socket], None]
 # A hang, not a timing: the slowest clean ending is four attempts with backoff (a few seconds);
@@ -300,6 +305,7 @@ def judge(fault: Fault, result: Result, proj: Path, requests: int) -> str | None
     return None
 
 
+@pytest.mark.req("X13", "X14")
 def test_x13_x14_model_fault_figure(tmp_path: Path) -> None:
     """Family 5 figure: every model fault ends cleanly within its bound (at least 20 faults)."""
 

@@ -105,16 +105,19 @@ def deny_attempt(command: str, workdir: Path) -> str | None:
     return None if decision.behavior == "deny" else f"{decision.behavior} ({decision.reason})"
 
 
+@pytest.mark.req("X6")
 @pytest.mark.parametrize("command", ALLOW_BYPASSES)
 def test_x6_allow_rule_covers_only_its_own_command(command: str, project: Path) -> None:
     assert allow_attempt(command, project) is None
 
 
+@pytest.mark.req("X6")
 @pytest.mark.parametrize("command", DENY_BYPASSES)
 def test_x6_deny_rule_catches_its_command_anywhere(command: str, project: Path) -> None:
     assert deny_attempt(command, project) is None
 
 
+@pytest.mark.req("X6")
 def test_x6_rule_bypass_figure(project: Path) -> None:
     """Family 3 figure: 0 rule bypasses."""
     outcomes = [(f"allow {c!r}", allow_attempt(c, project)) for c in ALLOW_BYPASSES]
@@ -123,6 +126,7 @@ def test_x6_rule_bypass_figure(project: Path) -> None:
     assert handled == total, report
 
 
+@pytest.mark.req("X6")
 @pytest.mark.parametrize(
     "command", ["echo hi", "echo hi; echo there", "echo a && ls", "echo a | wc -l"]
 )
@@ -131,6 +135,7 @@ def test_x6_allow_rule_still_allows_its_commands(command: str, project: Path) ->
     assert policy.decide("Bash", {"command": command}).behavior == "allow"
 
 
+@pytest.mark.req("X6")
 @pytest.mark.parametrize("command", ["ls -la", "grep rm notes.txt", "git commit -m 'rm old'"])
 def test_x6_deny_rule_does_not_catch_the_word_elsewhere(command: str, project: Path) -> None:
     policy = PermissionPolicy(project, "default", allow=["Bash"], deny=["Bash(rm *)"])

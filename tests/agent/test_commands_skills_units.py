@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from wave_tui.agent.commands import CommandRegistry, PromptExpansion
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.settings import EffectiveSettings
@@ -23,6 +25,7 @@ def write(path: Path, content: str) -> None:
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
 
 
+@pytest.mark.req("CS2")
 def test_cs2_expand_arguments() -> None:
     assert expand_arguments("Fix $ARGUMENTS now", "a b") == "Fix a b now"
     assert expand_arguments("$1 then $2, not $3", "x 'y z'") == "x then y z, not "
@@ -30,6 +33,7 @@ def test_cs2_expand_arguments() -> None:
     assert expand_arguments("No placeholder", "") == "No placeholder"
 
 
+@pytest.mark.req("HL4")
 def test_hl4_parse_rule_list_keeps_parentheses_together() -> None:
     assert parse_rule_list("Read,Bash(git *) Edit, mcp__gh__search") == [
         "Read",
@@ -39,6 +43,7 @@ def test_hl4_parse_rule_list_keeps_parentheses_together() -> None:
     ]
 
 
+@pytest.mark.req("CS6")
 async def test_cs6_commands_hot_reload_and_new_files_appear(project: Path) -> None:
     paths = WavePaths.for_workdir(project)
     lines: list[str] = []
@@ -54,6 +59,7 @@ async def test_cs6_commands_hot_reload_and_new_files_appear(project: Path) -> No
     assert lines == []
 
 
+@pytest.mark.req("CS2")
 async def test_cs2_project_grants_need_trust_in_the_app(project: Path) -> None:
     paths = WavePaths.for_workdir(project)
     write(project / ".wave" / "commands" / "mk.md", "---\nallowed-tools: Bash(touch *)\n---\nGo\n")
@@ -67,6 +73,7 @@ async def test_cs2_project_grants_need_trust_in_the_app(project: Path) -> None:
     assert await command.run("") == PromptExpansion("Go", ("Bash(touch *)",))
 
 
+@pytest.mark.req("CS6")
 def test_cs6_skills_hot_reload_and_the_section_is_stable(project: Path) -> None:
     paths = WavePaths.for_workdir(project)
     lines: list[str] = []

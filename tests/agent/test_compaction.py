@@ -84,6 +84,7 @@ def test_should_compact_falls_back_to_prompt_plus_completion() -> None:
 
 
 # -- grouping and splitting -----------------------------------------------------------------------
+@pytest.mark.req("CP1")
 def test_group_rounds_never_splits_a_tool_call_from_its_results_or_the_meta_after_them() -> None:
     """CP1: group rounds never splits a tool call from its results or the meta after them."""
     msgs = conversation()
@@ -96,6 +97,7 @@ def test_group_rounds_never_splits_a_tool_call_from_its_results_or_the_meta_afte
         assert call_ids == result_ids
 
 
+@pytest.mark.req("CP1")
 def test_split_keeps_the_last_two_rounds_verbatim() -> None:
     """CP1: split keeps the last two rounds verbatim."""
     msgs = conversation()
@@ -190,6 +192,7 @@ def test_recent_read_files_newest_full_reads_first(tmp_path: Path) -> None:
 
 
 # -- breaker --------------------------------------------------------------------------------------
+@pytest.mark.req("CP4")
 def test_breaker_opens_after_three_failures_and_warns_once() -> None:
     """CP4: breaker opens after three failures and warns once."""
     breaker = CompactionBreaker()
@@ -276,6 +279,7 @@ async def _read(tool_ctx_root: Path, state: ReadState, name: str, call_id: str) 
     ]
 
 
+@pytest.mark.req("MX10")
 async def test_mx10_restoration_skips_files_the_kept_tail_already_shows(
     model_server: ModelServer, tmp_path: Path
 ) -> None:
@@ -304,6 +308,7 @@ async def test_mx10_restoration_skips_files_the_kept_tail_already_shows(
     assert sum(1 for line in whole.splitlines() if "line " in line) == 2000
 
 
+@pytest.mark.req("MX10")
 def test_mx10_a_changed_or_partly_read_file_is_still_restored(tmp_path: Path) -> None:
     from wave_tui.agent.compaction import not_in_messages
 

@@ -243,6 +243,7 @@ async def test_pv11_no_ollama_probe_for_an_endpoint_that_is_not_ollama(
     assert [path for _, path in model_server.hits] == ["/v1/chat/completions"] * 2
 
 
+@pytest.mark.req("PV11")
 async def test_pv11_only_ollamas_port_is_taken_for_ollama_before_it_answers() -> None:
     """No request is made: the port alone decides, until a reply carries Ollama's stamp."""
     ollama, other, deepseek = clients = [

@@ -40,6 +40,7 @@ def fork_requests(server: ModelServer) -> list:
     return [r for r in server.requests if is_fork(r.body)]
 
 
+@pytest.mark.req("C1", "C2")
 async def test_slow_fork_and_two_turn_ends_give_exactly_one_trailing_run(
     service_for, model_server: ModelServer
 ) -> None:
@@ -61,6 +62,7 @@ async def test_slow_fork_and_two_turn_ends_give_exactly_one_trailing_run(
     await service.destroy()
 
 
+@pytest.mark.req("C4")
 async def test_destroy_awaits_the_fork_in_flight(
     service_for, model_server: ModelServer, project: Path
 ) -> None:
@@ -83,6 +85,7 @@ async def test_destroy_awaits_the_fork_in_flight(
     assert forks, "the fork ran"
 
 
+@pytest.mark.req("S2")
 async def test_turning_auto_memory_off_lets_the_running_fork_finish_but_starts_no_new_one(
     service_for, model_server: ModelServer, isolated_home: Path
 ) -> None:
@@ -108,6 +111,7 @@ async def test_turning_auto_memory_off_lets_the_running_fork_finish_but_starts_n
     await service.destroy()
 
 
+@pytest.mark.req("S3", "S4")
 async def test_re_enabling_restarts_the_count(
     service_for, model_server: ModelServer, isolated_home: Path
 ) -> None:
@@ -135,6 +139,7 @@ async def test_re_enabling_restarts_the_count(
     await service.destroy()
 
 
+@pytest.mark.req("F10", "F11", "N7")
 async def test_fork_starts_from_a_clone_of_the_read_state_and_never_writes_back(
     service_for, model_server: ModelServer
 ) -> None:
@@ -171,6 +176,7 @@ async def test_fork_starts_from_a_clone_of_the_read_state_and_never_writes_back(
     await service.destroy()
 
 
+@pytest.mark.req("F4")
 async def test_fork_usage_is_emitted_with_cache_tokens(
     service_for, model_server: ModelServer
 ) -> None:
@@ -187,6 +193,7 @@ async def test_fork_usage_is_emitted_with_cache_tokens(
     await service.destroy()
 
 
+@pytest.mark.req("N7")
 async def test_memory_index_rewritten_by_the_fork_is_notified_to_the_main_agent(
     service_for, model_server: ModelServer
 ) -> None:
@@ -210,6 +217,7 @@ async def test_memory_index_rewritten_by_the_fork_is_notified_to_the_main_agent(
     await service.destroy()
 
 
+@pytest.mark.req("A2")
 async def test_writing_memory_md_over_a_cap_succeeds_and_tells_the_model(
     service_for, model_server: ModelServer
 ) -> None:
@@ -227,6 +235,7 @@ async def test_writing_memory_md_over_a_cap_succeeds_and_tells_the_model(
     await service.destroy()
 
 
+@pytest.mark.req("C3")
 async def test_a_memory_write_only_skips_the_extraction_of_its_own_turn(
     service_for, model_server: ModelServer, isolated_home: Path
 ) -> None:
@@ -264,6 +273,7 @@ async def test_clear_and_compact_are_not_turns_and_never_re_extract_the_old_conv
     await service.destroy()
 
 
+@pytest.mark.req("P8", "P9")
 async def test_p8_p9_fork_request_carries_the_typology_once(
     service_for, model_server: ModelServer
 ) -> None:

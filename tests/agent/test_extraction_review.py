@@ -62,6 +62,7 @@ def cli(project: Path, *args: str):
     return proc
 
 
+@pytest.mark.req("MX7")
 async def test_mx7_a_run_is_listed_with_its_diff_and_reverted_memory_md_included(
     service_for, model_server: ModelServer, project: Path
 ) -> None:
@@ -97,6 +98,7 @@ async def test_mx7_a_run_is_listed_with_its_diff_and_reverted_memory_md_included
     assert (mem / "build.md").read_text() == TOPIC
 
 
+@pytest.mark.req("MX7")
 async def test_mx7_revert_leaves_a_file_edited_since_alone(
     service_for, model_server: ModelServer, project: Path
 ) -> None:
@@ -115,6 +117,7 @@ async def test_mx7_revert_leaves_a_file_edited_since_alone(
     assert "build.md" not in (mem / "MEMORY.md").read_text()
 
 
+@pytest.mark.req("MX8")
 async def test_mx8_review_mode_writes_wait_in_the_inbox_until_accepted(
     service_for, model_server: ModelServer, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -153,6 +156,7 @@ async def test_mx8_review_mode_writes_wait_in_the_inbox_until_accepted(
     assert missing.returncode == 1 and "no pending memory write" in missing.stderr
 
 
+@pytest.mark.req("MX9")
 async def test_mx9_fork_write_repeating_an_agents_md_item_is_told_which(
     service_for, model_server: ModelServer, project: Path
 ) -> None:
@@ -175,6 +179,7 @@ async def test_mx9_fork_write_repeating_an_agents_md_item_is_told_which(
     assert str(project / "AGENTS.md") in result
 
 
+@pytest.mark.req("MX9")
 async def test_mx9_main_agent_memory_write_repeating_another_memory_is_told(
     service_for, model_server: ModelServer, project: Path
 ) -> None:

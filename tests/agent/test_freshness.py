@@ -14,6 +14,9 @@ from wave_tui.agent import events as ev
 from wave_tui.agent.service import AgentOptions, AgentService
 from wave_tui.session.factory import create_service
 
+# The requirements this module checks beyond its tests' own markers.
+pytestmark = pytest.mark.req("N7")
+
 
 @pytest.fixture
 def service(model_server: ModelServer, project: Path) -> AgentService:
@@ -42,6 +45,7 @@ def notices_in(server: ModelServer, index: int = -1) -> list[str]:
     ]
 
 
+@pytest.mark.req("N1")
 async def test_external_edit_is_notified_with_path_and_added_lines(
     service: AgentService, model_server: ModelServer, project: Path
 ) -> None:
@@ -66,6 +70,7 @@ async def test_external_edit_is_notified_with_path_and_added_lines(
     await service.destroy()
 
 
+@pytest.mark.req("N2", "N3", "N4")
 async def test_touch_partial_read_and_own_edit_are_not_notified(
     service: AgentService, model_server: ModelServer, project: Path
 ) -> None:
@@ -88,6 +93,7 @@ async def test_touch_partial_read_and_own_edit_are_not_notified(
     await service.destroy()
 
 
+@pytest.mark.req("N5")
 async def test_the_same_change_is_notified_once(
     service: AgentService, model_server: ModelServer, project: Path
 ) -> None:
@@ -105,6 +111,7 @@ async def test_the_same_change_is_notified_once(
     await service.destroy()
 
 
+@pytest.mark.req("N6")
 async def test_a_formatter_touching_fifty_files_stays_within_the_caps(
     service: AgentService, model_server: ModelServer, project: Path
 ) -> None:

@@ -6,6 +6,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.mcp.conftest import DEMO
 from wave_tui.agent.commands import CommandOutput
 from wave_tui.features.mcp.wiring import mcp_of
@@ -21,6 +23,7 @@ def mcp_tools(session: AgentSession) -> list[str]:
     return sorted(t.name for t in session.service.all_tools() if t.name.startswith("mcp__"))
 
 
+@pytest.mark.req("MC6")
 async def test_mc6_project_servers_wait_for_trust_in_the_app(project: Path) -> None:
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"demo": demo_entry()}}))
     session = create_session(AgentOptions(workdir=project))
@@ -50,6 +53,7 @@ async def test_mc6_project_servers_wait_for_trust_in_the_app(project: Path) -> N
         await again.close()
 
 
+@pytest.mark.req("MC6")
 async def test_mc6_a_changed_project_server_asks_again(project: Path) -> None:
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"demo": demo_entry()}}))
     first = create_session(AgentOptions(workdir=project))
@@ -67,6 +71,7 @@ async def test_mc6_a_changed_project_server_asks_again(project: Path) -> None:
         await second.close()
 
 
+@pytest.mark.req("MC6")
 async def test_mc6_user_servers_need_no_trust_and_mcp_lists_them(project: Path) -> None:
     settings = Path.home() / ".wave" / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
@@ -85,6 +90,7 @@ async def test_mc6_user_servers_need_no_trust_and_mcp_lists_them(project: Path) 
         await session.close()
 
 
+@pytest.mark.req("MC2")
 async def test_mc2_no_servers_no_manager_and_mcp_says_so(project: Path) -> None:
     session = create_session(AgentOptions(workdir=project))
     try:

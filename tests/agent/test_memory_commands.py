@@ -33,6 +33,7 @@ def registry(service: AgentService) -> CommandRegistry:
     return commands
 
 
+@pytest.mark.req("MX1")
 async def test_mx1_init_writes_agents_md_through_a_normal_turn(
     service: AgentService, model_server: ModelServer, project: Path
 ) -> None:
@@ -56,6 +57,7 @@ async def test_mx1_init_writes_agents_md_through_a_normal_turn(
     assert "Study this repository" in first.body["messages"][-1]["content"]
 
 
+@pytest.mark.req("MX1")
 async def test_mx1_init_on_an_existing_file_asks_to_keep_what_people_wrote(
     service: AgentService, project: Path
 ) -> None:
@@ -68,6 +70,7 @@ async def test_mx1_init_on_an_existing_file_asks_to_keep_what_people_wrote(
     assert "Never delete or rewrite a person's instruction silently" in expansion.prompt
 
 
+@pytest.mark.req("MX1")
 def test_mx1_init_prompt_follows_the_what_not_to_save_rules(tmp_path: Path) -> None:
     prompt = render_init_prompt(tmp_path / "AGENTS.md", None)
     assert "## What NOT to save in memory" in prompt
@@ -75,6 +78,7 @@ def test_mx1_init_prompt_follows_the_what_not_to_save_rules(tmp_path: Path) -> N
     assert forbidden_save_terms(save_part) == []
 
 
+@pytest.mark.req("MX2")
 async def test_mx2_context_after_a_turn_counts_rules_nested_and_cache_hits(
     service: AgentService, model_server: ModelServer, project: Path
 ) -> None:

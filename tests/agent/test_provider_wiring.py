@@ -6,12 +6,17 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.providers import providers
 from tests.providers.emulator import Emulator, Rejection, Seen, running, say
 from tests.wave_cli import run_wave
 from wave_tui.agent import events as ev
 from wave_tui.agent.turn_runner import OVERFLOW_NOTICE, REPLY_CUT
 from wave_tui.session.facade import AgentOptions, AgentSession, create_session
+
+# The requirements this module checks beyond its tests' own markers.
+pytestmark = pytest.mark.req("CV11")
 
 MARKER = "OLD-HISTORY-MARKER"
 
@@ -50,6 +55,7 @@ def _llamacpp_overflow(armed: list[bool]) -> Any:
     return rule
 
 
+@pytest.mark.req("PV10", "PV11")
 async def test_pv11_a_context_length_error_compacts_and_retries_once(project: Path) -> None:
     armed: list[bool] = []
     settings = Path.home() / ".wave" / "settings.json"
@@ -78,6 +84,7 @@ async def test_pv11_a_context_length_error_compacts_and_retries_once(project: Pa
     assert OVERFLOW_NOTICE in [n.text for n in notices]
 
 
+@pytest.mark.req("PV11")
 async def test_pv11_a_second_overflow_after_compaction_is_one_clear_error(project: Path) -> None:
     with running(Emulator(rules=[providers.llamacpp_context])) as em:
         em.script(say("one"), say("two"))
@@ -96,6 +103,7 @@ async def test_pv11_a_second_overflow_after_compaction_is_one_clear_error(projec
     assert len(em.rejected) == 1 and "too small" in result.error
 
 
+@pytest.mark.req("PV11")
 async def test_pv11_ollama_num_ctx_is_the_window_and_a_too_big_memory_warns_once(
     project: Path,
 ) -> None:
@@ -116,6 +124,7 @@ async def test_pv11_ollama_num_ctx_is_the_window_and_a_too_big_memory_warns_once
     assert len([r for r in em.requests if r.path == "/api/show"]) == 1
 
 
+@pytest.mark.req("PV9")
 async def test_pv9_no_usage_from_the_endpoint_marks_the_status_estimated(project: Path) -> None:
     with running(providers.lm_studio()) as em:
         em.script(say("hi"))
@@ -130,6 +139,7 @@ async def test_pv9_no_usage_from_the_endpoint_marks_the_status_estimated(project
     assert status.context_estimated is True and (status.context_tokens or 0) > 0
 
 
+@pytest.mark.req("PV9")
 def test_pv9_wave_p_json_usage_says_estimated(project: Path) -> None:
     with running(providers.lm_studio()) as em:
         em.script(say("hi"))
@@ -146,6 +156,7 @@ def test_pv9_wave_p_json_usage_says_estimated(project: Path) -> None:
     assert usage["estimated"] is True and usage["input_tokens"] > 0
 
 
+@pytest.mark.req("PV12")
 def test_pv12_wave_p_says_a_cut_reply_was_cut_on_stderr(project: Path) -> None:
     with running(Emulator()) as em:
         em.script(say("half an ans", finish_reason="length"))
@@ -157,6 +168,7 @@ def test_pv12_wave_p_says_a_cut_reply_was_cut_on_stderr(project: Path) -> None:
     ]
 
 
+@pytest.mark.req("X14")
 async def test_x14_first_byte_timeout_from_settings_reaches_the_client(project: Path) -> None:
     settings = Path.home() / ".wave" / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)

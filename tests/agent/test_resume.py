@@ -33,6 +33,7 @@ def prompts(service: AgentService) -> list[str]:
     return [m.content for m in service.messages if m.role == "user" and not m.is_meta]
 
 
+@pytest.mark.req("UX15")
 async def test_ux15_resume_switches_the_service_to_another_conversation(
     make_service, model_server: ModelServer
 ) -> None:
@@ -53,6 +54,7 @@ async def test_ux15_resume_switches_the_service_to_another_conversation(
     assert service.breaker.failures == 0
 
 
+@pytest.mark.req("UX15")
 async def test_ux15_resume_refuses_an_unknown_id_and_a_running_turn(
     make_service, model_server: ModelServer
 ) -> None:

@@ -47,6 +47,7 @@ async def test_events_stream_text_tools_usage_and_turn_end(
     assert streamed == "it says alpha"
 
 
+@pytest.mark.req("CV3")
 async def test_abort_mid_stream_leaves_no_half_written_entry(
     make_service, model_server: ModelServer
 ) -> None:
@@ -71,6 +72,7 @@ async def test_abort_mid_stream_leaves_no_half_written_entry(
     await service.destroy()
 
 
+@pytest.mark.req("AC8")
 async def test_abort_during_a_tool_kills_it_and_closes_the_call(
     make_service, model_server: ModelServer, project: Path
 ) -> None:
@@ -91,6 +93,7 @@ async def test_abort_during_a_tool_kills_it_and_closes_the_call(
     await service.destroy()
 
 
+@pytest.mark.req("AC9")
 async def test_queued_messages_run_in_order(make_service, model_server: ModelServer) -> None:
     """AC9: queued messages run in order."""
     model_server.enqueue(text("one", delay=0.05), text("two"), text("three"))
@@ -200,6 +203,7 @@ async def test_destroyed_service_refuses_new_turns(make_service) -> None:
         raise AssertionError("run_turn after destroy must raise")
 
 
+@pytest.mark.req("AC7")
 async def test_invalid_tool_arguments_and_unknown_tools_go_back_to_the_model(
     make_service, model_server: ModelServer
 ) -> None:
@@ -224,6 +228,7 @@ async def test_clear_starts_a_new_empty_session(make_service, model_server: Mode
     await service.destroy()
 
 
+@pytest.mark.req("CP5")
 async def test_escape_during_compaction_cancels_it_cleanly(
     make_service, model_server: ModelServer, project: Path
 ) -> None:
@@ -265,6 +270,7 @@ async def test_transcript_keeps_messages_containing_unicode_line_separators(
     assert [m.content for m in reloaded] == ["a\u2028b", "first\u2028second\u2029third\x85end"]
 
 
+@pytest.mark.req("AC7")
 async def test_odd_paths_become_tool_errors_not_a_crashed_turn(
     make_service, model_server: ModelServer, project: Path
 ) -> None:
@@ -283,6 +289,7 @@ async def test_odd_paths_become_tool_errors_not_a_crashed_turn(
     assert "failed" in model_server.requests[2].body["messages"][-1]["content"]
 
 
+@pytest.mark.req("CV4")
 async def test_an_unexpected_failure_ends_the_turn_and_the_queue_goes_on(
     make_service, model_server: ModelServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -312,6 +319,7 @@ async def test_an_unexpected_failure_ends_the_turn_and_the_queue_goes_on(
     assert [m.content for m in service.messages if m.role == "user"] == ["second"]
 
 
+@pytest.mark.req("AC8")
 async def test_abort_finishes_the_open_tool_blocks(make_service, model_server: ModelServer) -> None:
     """AC8: Review: the UI gets ToolFinished for a call cut off by Esc (no block stays "running")."""
     model_server.enqueue(tool_call("Bash", {"command": "sleep 30"}))

@@ -19,6 +19,7 @@ from wave_tui.session.facade import (
 )
 
 
+@pytest.mark.req("U2")
 async def test_u2_status_changed_carries_busy_usage_and_memory_countdown(
     make_service, model_server: ModelServer
 ) -> None:
@@ -40,6 +41,7 @@ async def test_u2_status_changed_carries_busy_usage_and_memory_countdown(
     assert last.permission_mode == "default"
 
 
+@pytest.mark.req("U1")
 async def test_u1_memory_add_and_delete_go_through_the_session_and_announce_changes(
     project: Path, isolated_home: Path
 ) -> None:
@@ -63,6 +65,7 @@ async def test_u1_memory_add_and_delete_go_through_the_session_and_announce_chan
     await session.close()
 
 
+@pytest.mark.req("U1")
 async def test_u1_settings_save_and_read_back_with_a_status_event(
     project: Path, isolated_home: Path
 ) -> None:
@@ -77,6 +80,7 @@ async def test_u1_settings_save_and_read_back_with_a_status_event(
     await session.close()
 
 
+@pytest.mark.req("U1")
 async def test_u1_list_sessions_for_a_resume_picker(
     make_service, model_server: ModelServer
 ) -> None:
@@ -88,6 +92,7 @@ async def test_u1_list_sessions_for_a_resume_picker(
     assert [i.id for i in infos] == [session.service.session_id]  # type: ignore[union-attr]
 
 
+@pytest.mark.req("M5")
 async def test_m5_a_memory_folder_that_is_a_file_shows_auto_memory_off_and_warns_once(
     project: Path, isolated_home: Path, model_server: ModelServer
 ) -> None:

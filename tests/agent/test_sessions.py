@@ -8,6 +8,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from wave_tui.agent.compaction import make_compress_message
 from wave_tui.agent.sessions import (
     cleanup_old_sessions,
@@ -20,6 +22,9 @@ from wave_tui.agent.sessions import (
 from wave_tui.agent.transcript import transcript_for
 from wave_tui.config.paths import WavePaths
 from wave_tui.llm.types import Message
+
+# The requirements this module checks beyond its tests' own markers.
+pytestmark = pytest.mark.req("S1", "S2")
 
 DAY = 86_400
 
@@ -44,6 +49,7 @@ def three_linked(paths: WavePaths) -> tuple[str, str, str, list[Message]]:
     return "root", child.session_id, grand.session_id, [*first, *more, last]
 
 
+@pytest.mark.req("CP2")
 def test_child_transcript_starts_with_the_compress_block_naming_its_parent(project: Path) -> None:
     """CP2: child transcript starts with the compress block naming its parent."""
     paths = make_paths(project)
@@ -96,6 +102,7 @@ def _file(path: Path, age_days: float, now: float) -> Path:
     return path
 
 
+@pytest.mark.req("CP6")
 def test_cleanup_deletes_old_jsonl_but_keeps_memory_and_non_empty_projects(project: Path) -> None:
     """CP6: cleanup deletes old jsonl but keeps memory and non empty projects."""
     paths = make_paths(project)
@@ -129,6 +136,7 @@ def test_cleanup_deletes_old_jsonl_but_keeps_memory_and_non_empty_projects(proje
     assert report.removed_dirs == [gone_dir]
 
 
+@pytest.mark.req("CP6")
 def test_cp6_cleanup_removes_expired_subagent_transcripts_too(project: Path) -> None:
     """CP6: `<session-id>/subagents/*.jsonl` expire by their own age; emptied folders go, the
     session being resumed keeps its subagents, and `memory/` is never entered."""
@@ -160,6 +168,7 @@ def test_cp6_cleanup_removes_expired_subagent_transcripts_too(project: Path) -> 
     assert report.errors == []
 
 
+@pytest.mark.req("CP6")
 def test_cp6_a_session_folder_left_empty_is_removed_with_its_project(project: Path) -> None:
     paths = make_paths(project)
     now = time.time()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from wave_tui.config.paths import WavePaths
 from wave_tui.features.tasks.reminder import (
     TASK_REMINDER_MARKER,
@@ -19,6 +21,7 @@ def _reply(tool: str | None = None) -> Message:
     return Message(role="assistant", content="ok", tool_calls=calls)
 
 
+@pytest.mark.req("TK4")
 async def test_tk4_reminder_after_ten_replies_without_task_tool(project: Path) -> None:
     store = TaskStore(WavePaths.for_workdir(project), "s")
     await store.create("Open one", active_form="Doing")
@@ -37,12 +40,14 @@ async def test_tk4_reminder_after_ten_replies_without_task_tool(project: Path) -
     assert source.before_request() == []
 
 
+@pytest.mark.req("TK4")
 async def test_tk4_no_reminder_without_open_tasks(project: Path) -> None:
     store = TaskStore(WavePaths.for_workdir(project), "s")
     messages = [_reply() for _ in range(12)]
     assert TaskReminderSource(store, lambda: messages).before_request() == []
 
 
+@pytest.mark.req("TK5")
 def test_tk5_counter_survives_a_transcript_round_trip() -> None:
     """Resume reads the transcript: the marker and task calls are in it, so the count is the same."""
     reminder = Message.user(f"{TASK_REMINDER_MARKER}\nx", is_meta=True)

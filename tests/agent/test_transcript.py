@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from wave_tui.agent.transcript import Transcript
 from wave_tui.llm.types import Message
 
@@ -17,6 +19,7 @@ def _tear(path: Path, message: Message) -> bytes:
     return fragment
 
 
+@pytest.mark.req("X7")
 def test_x7_message_after_a_torn_line_loads(tmp_path: Path) -> None:
     path = tmp_path / "s1.jsonl"
     before = Transcript(path)
@@ -34,6 +37,7 @@ def test_x7_message_after_a_torn_line_loads(tmp_path: Path) -> None:
     assert after_restart.corrupt_path.read_bytes() == fragment + b"\n"
 
 
+@pytest.mark.req("X7")
 def test_x7_a_file_that_is_only_a_fragment(tmp_path: Path) -> None:
     path = tmp_path / "s2.jsonl"
     fragment = _tear(path, Message.user("y" * 200_000))
@@ -44,6 +48,7 @@ def test_x7_a_file_that_is_only_a_fragment(tmp_path: Path) -> None:
     assert Transcript(path).corrupt_path.read_bytes() == fragment + b"\n"
 
 
+@pytest.mark.req("X7")
 def test_x7_intact_files_are_not_touched(tmp_path: Path) -> None:
     path = tmp_path / "s3.jsonl"
     Transcript(path).append(Message.user("one"))

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from tests.model_server import ModelServer, text
 from wave_tui.agent import events as ev
 from wave_tui.session.facade import AgentSession
 
 
+@pytest.mark.req("UX19")
 async def test_ux19_queued_messages_are_taken_back_or_dropped_through_the_facade(
     make_service, model_server: ModelServer
 ) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.model_server import ModelServer, text, tool_call
 from wave_tui.agent import events as ev
@@ -19,6 +20,7 @@ from wave_tui.session.factory import create_service
 from wave_tui.tools.base import ToolContext, ToolResult
 
 
+@pytest.mark.req("UX15")
 async def test_ux15_help_is_answered_locally_and_never_reaches_the_model(
     make_service, model_server: ModelServer
 ) -> None:
@@ -36,6 +38,7 @@ async def test_ux15_help_is_answered_locally_and_never_reaches_the_model(
     assert service.messages == []  # nothing in the conversation
 
 
+@pytest.mark.req("UX15")
 async def test_ux15_unknown_command_is_not_a_turn_and_counts_no_extraction(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -56,6 +59,7 @@ async def test_ux15_unknown_command_is_not_a_turn_and_counts_no_extraction(
     assert model_server.requests == []
 
 
+@pytest.mark.req("UX15")
 async def test_ux15_model_permissions_and_placeholders_answer_locally(
     make_service, model_server: ModelServer
 ) -> None:

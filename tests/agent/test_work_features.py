@@ -7,6 +7,8 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
+
 from wave_tui.agent.extensions import ContextSource, SessionObserver, ToolProvider
 from wave_tui.config.paths import WavePaths
 from wave_tui.features.subagents.definitions import SubagentDefinition
@@ -45,6 +47,7 @@ async def test_headless_bundle_offers_no_web_or_agent_and_implements_the_protoco
     await features.aclose()
 
 
+@pytest.mark.req("BG4")
 async def test_bg4_full_bundle_background_command_notified_then_closed(project: Path) -> None:
     messages: list[Message] = []
     features = build_work_features(

@@ -59,6 +59,7 @@ def key(event: ev.AgentEvent) -> str:
 
 
 # -- AskUserQuestion: the app's future -------------------------------------------------------
+@pytest.mark.req("AQ1")
 async def test_aq1_question_event_future_answer_is_the_tool_result(
     make: Any, model_server: ModelServer
 ) -> None:
@@ -96,6 +97,7 @@ async def test_aq1_question_event_future_answer_is_the_tool_result(
 
 
 # -- plan mode: the app's future -------------------------------------------------------------
+@pytest.mark.req("PL1", "PL2")
 async def test_pl2_plan_dialog_approve_with_accept_edits_survives_the_next_turn(
     make: Any, model_server: ModelServer, project: Path
 ) -> None:
@@ -131,6 +133,7 @@ async def test_pl2_plan_dialog_approve_with_accept_edits_survives_the_next_turn(
     await session.close()
 
 
+@pytest.mark.req("PL2")
 async def test_pl2_keep_planning_stays_in_plan_mode(make: Any, model_server: ModelServer) -> None:
     service = make()
 
@@ -149,6 +152,7 @@ async def test_pl2_keep_planning_stays_in_plan_mode(make: Any, model_server: Mod
 
 
 # -- tasks: events, facade, commands, /clear -------------------------------------------------------
+@pytest.mark.req("TK2", "TK3")
 async def test_tk3_task_events_and_facade_list(make: Any, model_server: ModelServer) -> None:
     service = make()
     session = AgentSession(service)
@@ -173,6 +177,7 @@ async def test_tk3_task_events_and_facade_list(make: Any, model_server: ModelSer
     await session.close()
 
 
+@pytest.mark.req("TK3")
 async def test_tk3_tasks_names_the_list_by_a_short_id_or_its_name(
     make: Any, model_server: ModelServer
 ) -> None:
@@ -192,6 +197,7 @@ async def test_tk3_tasks_names_the_list_by_a_short_id_or_its_name(
     await shared.close()
 
 
+@pytest.mark.req("TK2")
 async def test_tk2_shared_list_survives_clear(make: Any, model_server: ModelServer) -> None:
     service = make(WAVE_TASK_LIST_ID="shared")
     model_server.enqueue(tool_call("TaskCreate", {"subject": "Shared step"}), text("ok"))
@@ -203,6 +209,7 @@ async def test_tk2_shared_list_survives_clear(make: Any, model_server: ModelServ
 
 
 # -- subagents -------------------------------------------------------------------------------------
+@pytest.mark.req("AG4")
 async def test_ag4_child_mode_is_never_wider_than_the_parent() -> None:
     by_name = {d.name: d for d in BUILTIN_AGENTS}
     assert child_mode("bypassPermissions", by_name["Explore"]) == "plan"
@@ -211,6 +218,7 @@ async def test_ag4_child_mode_is_never_wider_than_the_parent() -> None:
     assert child_mode("default", by_name["Plan"]) == "plan"
 
 
+@pytest.mark.req("AG4", "AG5")
 async def test_ag4_subagent_in_a_plan_mode_parent_cannot_write(
     make: Any, model_server: ModelServer, project: Path
 ) -> None:
@@ -254,6 +262,7 @@ async def test_ag4_subagent_in_a_plan_mode_parent_cannot_write(
     assert tool_results(chats(model_server)[-1]) == ["could not write"]
 
 
+@pytest.mark.req("AG4")
 async def test_ag4_subagent_gets_the_memory_guidance_and_agents_md(
     make: Any, model_server: ModelServer, project: Path
 ) -> None:
@@ -275,6 +284,7 @@ async def test_ag4_subagent_gets_the_memory_guidance_and_agents_md(
     assert "Always use tabs in this project." in json.dumps(body["messages"])
 
 
+@pytest.mark.req("AG5")
 def test_ag5_consecutive_agent_calls_form_one_batch() -> None:
     calls = [
         ToolCall(id="1", name="Agent", arguments="{}"),
@@ -285,6 +295,7 @@ def test_ag5_consecutive_agent_calls_form_one_batch() -> None:
     assert [[c.id for c in b] for b in concurrent_batches(calls)] == [["1", "2"], ["3"], ["4"]]
 
 
+@pytest.mark.req("AG6")
 @pytest.mark.parametrize(
     "tool",
     ["Agent", "TaskCreate", "TaskUpdate", "TaskStop", "EnterPlanMode", "ExitPlanMode", "WebFetch",
@@ -296,6 +307,7 @@ def test_ag6_extraction_fork_refuses_work_tools(tool: str, tmp_path: Path) -> No
 
 
 # -- P6 ------------------------------------------------------------------------------------------
+@pytest.mark.req("P6")
 def test_p6_memory_prompt_names_plan_and_task_tools_the_agent_offers(make: Any) -> None:
     section = render_memory_section(Path("/mem"))
     part = section[section.index("## Memory and other forms of persistence") :]

@@ -11,6 +11,9 @@ from pytest_benchmark.fixture import BenchmarkFixture
 from wave_tui.memory.changes import detect_changes
 from wave_tui.tools.read_state import ReadState
 
+# The requirements this module checks beyond its tests' own markers.
+pytestmark = pytest.mark.req("N1", "N6")
+
 TRACKED = 1_000
 
 
@@ -24,6 +27,7 @@ def tracked(tmp_path: Path) -> ReadState:
     return state
 
 
+@pytest.mark.req("N5")
 @pytest.mark.bench
 def test_n5_bench_detect_1000_unchanged_files(
     tracked: ReadState, benchmark: BenchmarkFixture
@@ -32,6 +36,7 @@ def test_n5_bench_detect_1000_unchanged_files(
     assert not report and len(tracked) == TRACKED
 
 
+@pytest.mark.req("N2")
 @pytest.mark.bench
 def test_n2_bench_detect_1000_touched_files_settles(
     tracked: ReadState, benchmark: BenchmarkFixture

@@ -11,6 +11,9 @@ from pytest_benchmark.fixture import BenchmarkFixture
 from wave_tui.config.paths import WavePaths
 from wave_tui.memory.index import INDEX_MAX_LINES, load_index
 
+# The requirements this module checks beyond its tests' own markers.
+pytestmark = pytest.mark.req("A2")
+
 
 def _index(project: Path, text: str) -> Path:
     path = WavePaths.for_workdir(project).memory_index
@@ -19,6 +22,7 @@ def _index(project: Path, text: str) -> Path:
     return path
 
 
+@pytest.mark.req("X1")
 @pytest.mark.bench
 def test_x1_bench_load_200kb_one_line_index(project: Path, benchmark: BenchmarkFixture) -> None:
     """The line is over the cap, so it is left out whole (never cut mid-line) — and fast."""
@@ -27,6 +31,7 @@ def test_x1_bench_load_200kb_one_line_index(project: Path, benchmark: BenchmarkF
     assert view.text == "" and view.first_line_cut and view.dropped_entries == 1
 
 
+@pytest.mark.req("X1")
 @pytest.mark.bench
 def test_x1_bench_load_200000_line_index(project: Path, benchmark: BenchmarkFixture) -> None:
     lines = "".join(f"- [E{i}](e{i}.md) — hook\n" for i in range(200_000))

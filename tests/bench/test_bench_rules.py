@@ -9,7 +9,7 @@ import pytest
 from wave_tui.config.paths import WavePaths
 from wave_tui.memory.rules import RuleCache, discover_rules
 
-pytestmark = pytest.mark.bench
+pytestmark = [pytest.mark.bench, pytest.mark.req("R1", "R3", "X1")]
 
 
 def _make_rules(root: Path, count: int, conditional: bool) -> None:

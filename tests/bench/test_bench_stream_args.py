@@ -40,6 +40,7 @@ def _once(em: Emulator) -> tuple[int, int]:
     return asyncio.run(go())
 
 
+@pytest.mark.req("X8")
 @pytest.mark.bench
 def test_bench_x8_8mb_as_tool_arguments(benchmark, emulator: Emulator) -> None:
     def once() -> tuple[int, int]:
@@ -50,6 +51,7 @@ def test_bench_x8_8mb_as_tool_arguments(benchmark, emulator: Emulator) -> None:
     assert args == len(json.dumps({"file_path": "big.txt", "content": PAYLOAD}))
 
 
+@pytest.mark.req("X8")
 @pytest.mark.bench
 def test_bench_x8_8mb_as_text(benchmark, emulator: Emulator) -> None:
     def once() -> tuple[int, int]:

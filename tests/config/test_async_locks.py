@@ -12,6 +12,7 @@ from wave_tui.config.async_locks import async_file_lock
 from wave_tui.config.fileio import file_lock, lock_path_for
 
 
+@pytest.mark.req("X2")
 async def test_x2_waiting_for_the_lock_lets_other_coroutines_run(tmp_path: Path) -> None:
     target = tmp_path / "MEMORY.md"
     lock_path_for(target).parent.mkdir(parents=True, exist_ok=True)
@@ -34,6 +35,7 @@ async def test_x2_waiting_for_the_lock_lets_other_coroutines_run(tmp_path: Path)
     assert acquired.is_set()
 
 
+@pytest.mark.req("X2")
 async def test_x2_same_lock_file_as_the_blocking_one_and_a_bounded_wait(tmp_path: Path) -> None:
     target = tmp_path / "topic.md"
     with file_lock(target), pytest.raises(TimeoutError):

@@ -10,7 +10,12 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from wave_tui.config.fileio import STALE_TEMP_AGE_S, atomic_write_text, locked_update
+
+# The requirements this module checks beyond its tests' own markers.
+pytestmark = pytest.mark.req("X2")
 
 
 def test_a_symlink_stays_a_link_and_its_target_gets_the_text(tmp_path: Path) -> None:
@@ -75,6 +80,7 @@ def _temps(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
 
 
+@pytest.mark.req("X12")
 def test_x12_temp_left_by_a_kill_9_is_removed_by_the_next_write(tmp_path: Path) -> None:
     target = tmp_path / "AGENTS.md"
     target.write_text("- old\n")
@@ -90,6 +96,7 @@ def test_x12_temp_left_by_a_kill_9_is_removed_by_the_next_write(tmp_path: Path) 
     assert target.read_text() == "- old\n- new\n"
 
 
+@pytest.mark.req("X12")
 def test_x12_a_live_writers_temp_is_left_alone(tmp_path: Path) -> None:
     target = tmp_path / "AGENTS.md"
     proc = _start_blocked_writer(target)
@@ -102,6 +109,7 @@ def test_x12_a_live_writers_temp_is_left_alone(tmp_path: Path) -> None:
     assert target.read_text() == "mine\n"
 
 
+@pytest.mark.req("X12")
 def test_x12_old_format_temps_go_once_they_are_stale(tmp_path: Path) -> None:
     target = tmp_path / "notes.md"
     old = tmp_path / ".notes.md.k2j4h5g6.tmp"

@@ -11,6 +11,7 @@ from wave_tui.config.fileio import file_lock, locked_update
 from wave_tui.config.paths import OwnedPathError, WavePaths, check_owned_paths, owned_path_problem
 
 
+@pytest.mark.req("X10")
 def test_x10_a_healthy_home_has_no_problem_and_runs_no_git(paths: WavePaths) -> None:
     paths.memory_dir.mkdir(parents=True)
     fresh = WavePaths(project_root=paths.project_root, home=paths.home)
@@ -19,6 +20,7 @@ def test_x10_a_healthy_home_has_no_problem_and_runs_no_git(paths: WavePaths) -> 
     assert "project_id" not in fresh.__dict__  # the git subprocess is not paid at start-up
 
 
+@pytest.mark.req("X10")
 def test_x10_memory_index_as_a_folder(paths: WavePaths) -> None:
     paths.memory_index.mkdir(parents=True)
 
@@ -31,6 +33,7 @@ def test_x10_memory_index_as_a_folder(paths: WavePaths) -> None:
     )
 
 
+@pytest.mark.req("X10")
 def test_x10_another_projects_broken_folder_is_not_ours(paths: WavePaths) -> None:
     paths.projects_dir.mkdir(parents=True)
     (paths.projects_dir / "some-other-project").write_text("x")
@@ -38,6 +41,7 @@ def test_x10_another_projects_broken_folder_is_not_ours(paths: WavePaths) -> Non
     assert owned_path_problem(paths) is None
 
 
+@pytest.mark.req("X10")
 def test_x10_file_writes_name_the_bad_path(paths: WavePaths, isolated_home: Path) -> None:
     (isolated_home / ".wave").mkdir()
     (isolated_home / ".wave" / "locks").write_text("x")
@@ -49,6 +53,7 @@ def test_x10_file_writes_name_the_bad_path(paths: WavePaths, isolated_home: Path
         pass
 
 
+@pytest.mark.req("X10")
 def test_x10_locked_update_of_a_folder_says_so(paths: WavePaths) -> None:
     paths.project_agents_md.mkdir()
 

@@ -10,6 +10,7 @@ from wave_tui.config.settings import SettingsStore
 from .conftest import WriteSettings
 
 
+@pytest.mark.req("S6")
 def test_s6_user_file_disabling_beats_env_saying_enabled(
     paths: WavePaths, write_settings: WriteSettings
 ) -> None:
@@ -20,6 +21,7 @@ def test_s6_user_file_disabling_beats_env_saying_enabled(
     assert settings.auto_memory_enabled is False
 
 
+@pytest.mark.req("S6")
 def test_s6_user_file_enabling_beats_env_disabling(
     paths: WavePaths, write_settings: WriteSettings
 ) -> None:
@@ -32,6 +34,7 @@ def test_s6_user_file_enabling_beats_env_disabling(
     assert (settings.auto_memory_enabled, settings.auto_memory_frequency) == (True, 4)
 
 
+@pytest.mark.req("S6")
 @pytest.mark.parametrize("word", ["1", "true", "yes", "TRUE"])
 def test_s6_env_disables_when_user_file_is_silent(paths: WavePaths, word: str) -> None:
     settings = SettingsStore(paths, environ={"WAVE_DISABLE_AUTO_MEMORY": word}).current()
@@ -39,6 +42,7 @@ def test_s6_env_disables_when_user_file_is_silent(paths: WavePaths, word: str) -
     assert settings.auto_memory_enabled is False
 
 
+@pytest.mark.req("S6")
 @pytest.mark.parametrize("word", ["0", "false", "no"])
 def test_s6_env_false_words_keep_it_enabled(paths: WavePaths, word: str) -> None:
     settings = SettingsStore(paths, environ={"WAVE_DISABLE_AUTO_MEMORY": word}).current()
@@ -47,12 +51,14 @@ def test_s6_env_false_words_keep_it_enabled(paths: WavePaths, word: str) -> None
     assert settings.problems == ()
 
 
+@pytest.mark.req("S6")
 def test_s6_env_frequency_applies_when_user_file_is_silent(paths: WavePaths) -> None:
     settings = SettingsStore(paths, environ={"WAVE_AUTO_MEMORY_FREQUENCY": "5"}).current()
 
     assert settings.auto_memory_frequency == 5
 
 
+@pytest.mark.req("S6")
 def test_s6_project_and_local_files_cannot_set_auto_memory(
     paths: WavePaths, write_settings: WriteSettings
 ) -> None:
@@ -70,6 +76,7 @@ def test_s6_project_and_local_files_cannot_set_auto_memory(
     )
 
 
+@pytest.mark.req("S6")
 def test_s6_user_file_env_block_counts_as_env(
     paths: WavePaths, write_settings: WriteSettings
 ) -> None:
@@ -78,6 +85,7 @@ def test_s6_user_file_env_block_counts_as_env(
     assert SettingsStore(paths, environ={}).current().auto_memory_frequency == 3
 
 
+@pytest.mark.req("S4")
 @pytest.mark.parametrize("bad", [0, 101, "3", 2.5, True])
 def test_s4_invalid_file_frequency_is_reported_and_falls_back_to_env(
     paths: WavePaths, write_settings: WriteSettings, bad: object
@@ -93,6 +101,7 @@ def test_s4_invalid_file_frequency_is_reported_and_falls_back_to_env(
     )
 
 
+@pytest.mark.req("S4")
 def test_s4_frequency_zero_message_is_exact(
     paths: WavePaths, write_settings: WriteSettings
 ) -> None:
@@ -105,6 +114,7 @@ def test_s4_frequency_zero_message_is_exact(
     )
 
 
+@pytest.mark.req("S4")
 @pytest.mark.parametrize("bad", ["0", "101", "often", "1.5"])
 def test_s4_invalid_env_frequency_is_reported_and_falls_back_to_default(
     paths: WavePaths, bad: str
@@ -117,6 +127,7 @@ def test_s4_invalid_env_frequency_is_reported_and_falls_back_to_default(
     )
 
 
+@pytest.mark.req("S6")
 def test_s6_unrecognised_disable_word_is_reported_and_ignored(paths: WavePaths) -> None:
     settings = SettingsStore(paths, environ={"WAVE_DISABLE_AUTO_MEMORY": "maybe"}).current()
 

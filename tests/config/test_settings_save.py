@@ -14,6 +14,9 @@ from wave_tui.config.settings import SettingsFileError, SettingsStore, save_user
 
 from .conftest import WriteSettings
 
+# The requirements this module checks beyond its tests' own markers.
+pytestmark = pytest.mark.req("S6")
+
 
 def test_save_creates_the_file_and_folder(paths: WavePaths) -> None:
     save_user_settings(paths, auto_memory_enabled=False, auto_memory_frequency=3)
@@ -98,6 +101,7 @@ def test_save_is_atomic_and_locked(paths: WavePaths, monkeypatch: pytest.MonkeyP
     assert leftovers == []
 
 
+@pytest.mark.req("S1")
 def test_s1_saved_setting_is_in_force_at_the_next_current(paths: WavePaths) -> None:
     store = SettingsStore(paths, environ={"WAVE_DISABLE_AUTO_MEMORY": "0"})
     assert store.current().auto_memory_enabled is True
@@ -117,6 +121,7 @@ def test_save_keeps_file_permissions(paths: WavePaths, write_settings: WriteSett
     assert paths.user_settings.stat().st_mode & 0o777 == 0o600
 
 
+@pytest.mark.req("S1")
 def test_store_save_user_reloads_and_notifies_at_once(paths: WavePaths) -> None:
     """S1: what the settings screen saves is in force at once, one change signal."""
     store = SettingsStore(paths, environ={})

@@ -159,6 +159,7 @@ def test_env_only_values_cannot_come_from_a_settings_file(
     assert (s.base_url, s.api_key) == ("http://real/v1", None)
 
 
+@pytest.mark.req("X9")
 @pytest.mark.parametrize("text", ["[" * 100_000, '{"a":' * 100_000 + "1" + "}" * 100_000])
 def test_x9_recursion_names_the_file_and_keeps_the_environment(
     paths: WavePaths, write_settings: WriteSettings, text: str
@@ -173,6 +174,7 @@ def test_x9_recursion_names_the_file_and_keeps_the_environment(
     assert s.problems == ("~/.wave/settings.json: nested too deeply to read; file ignored",)
 
 
+@pytest.mark.req("X9")
 def test_x9_nesting_below_the_interpreter_limit_is_refused_too(
     paths: WavePaths, write_settings: WriteSettings
 ) -> None:
@@ -187,6 +189,7 @@ def test_x9_nesting_below_the_interpreter_limit_is_refused_too(
     assert s.problems == ("~/.wave/settings.json: nested deeper than 64 levels; file ignored",)
 
 
+@pytest.mark.req("X9")
 def test_x9_a_deep_file_after_a_good_one_keeps_the_last_valid_values(
     paths: WavePaths, write_settings: WriteSettings
 ) -> None:
@@ -200,6 +203,7 @@ def test_x9_a_deep_file_after_a_good_one_keeps_the_last_valid_values(
     assert len(s.problems) == 1
 
 
+@pytest.mark.req("X9")
 def test_x9_any_other_parse_failure_is_named_too(
     paths: WavePaths, write_settings: WriteSettings
 ) -> None:

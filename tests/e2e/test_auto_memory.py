@@ -35,6 +35,7 @@ def write_user_settings(home: Path, data: dict) -> None:
     (home / ".wave" / "settings.json").write_text(json.dumps(data))
 
 
+@pytest.mark.req("A1", "A2", "P1")
 def test_session_start_creates_the_memory_dir_and_puts_the_index_in_the_prompt(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -50,6 +51,7 @@ def test_session_start_creates_the_memory_dir_and_puts_the_index_in_the_prompt(
         assert kind in block
 
 
+@pytest.mark.req("A2")
 def test_index_of_250_lines_is_cut_at_200_with_a_warning(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -67,6 +69,7 @@ def test_index_of_250_lines_is_cut_at_200_with_a_warning(
     assert "200 characters" in warning  # keep index lines short
 
 
+@pytest.mark.req("A2")
 def test_index_of_29000_characters_is_cut_back_to_a_newline(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -83,6 +86,7 @@ def test_index_of_29000_characters_is_cut_back_to_a_newline(
     assert len(kept) < 100 and "characters" in block
 
 
+@pytest.mark.req("A4")
 def test_write_inside_the_memory_dir_needs_no_approval_in_default_mode(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -103,6 +107,7 @@ def test_write_inside_the_memory_dir_needs_no_approval_in_default_mode(
     assert not (mem.parent / "escape.md").exists()
 
 
+@pytest.mark.req("A4")
 def test_plan_mode_still_refuses_memory_writes(model_server: ModelServer, project: Path) -> None:
     """A4: no approval needed in any mode except plan."""
     mem = memory_dir(project)
@@ -113,6 +118,7 @@ def test_plan_mode_still_refuses_memory_writes(model_server: ModelServer, projec
     assert not (mem / "a.md").exists()
 
 
+@pytest.mark.req("S5", "S6")
 def test_settings_file_off_beats_env_on(
     model_server: ModelServer, project: Path, isolated_home: Path
 ) -> None:
@@ -126,6 +132,7 @@ def test_settings_file_off_beats_env_on(
     assert not memory_dir(project).exists()
 
 
+@pytest.mark.req("S6")
 def test_settings_file_on_beats_env_off(
     model_server: ModelServer, project: Path, isolated_home: Path
 ) -> None:
@@ -136,6 +143,7 @@ def test_settings_file_on_beats_env_off(
     assert memory_dir(project).is_dir()
 
 
+@pytest.mark.req("A4", "S5", "S6")
 def test_env_disables_when_the_user_file_is_silent_and_memory_writes_then_need_approval(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -148,6 +156,7 @@ def test_env_disables_when_the_user_file_is_silent_and_memory_writes_then_need_a
     assert "Permission denied" in model_server.requests[1].body["messages"][-1]["content"]
 
 
+@pytest.mark.req("A3", "X3")
 def test_work_trees_share_one_memory_dir(model_server: ModelServer, tmp_path: Path) -> None:
     """A3, X3: a memory written from a second work tree is in the first one's prompt."""
     repo = tmp_path / "repo"
@@ -180,6 +189,7 @@ def _append_many(index_path: str, worker: int, count: int) -> None:
         mem.locked_update(Path(index_path), lambda cur, i=i: (cur or "") + f"- w{worker} e{i}\n")
 
 
+@pytest.mark.req("X2")
 def test_four_processes_appending_fifty_entries_each_lose_nothing(project: Path) -> None:
     """X2: lock + atomic replace around every write: 4 × 50 appends ⇒ 200 lines."""
     mem = AutoMemoryDir(WavePaths.for_workdir(project))
@@ -212,6 +222,7 @@ def _read_memory_file(
     return server.requests[1].body["messages"][-1]["content"]  # the main agent's 2nd request
 
 
+@pytest.mark.req("T1")
 def test_memory_ten_days_old_gets_the_exact_reminder(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -228,6 +239,7 @@ def test_memory_ten_days_old_gets_the_exact_reminder(
         assert expected == exact
 
 
+@pytest.mark.req("T2")
 @pytest.mark.parametrize("age", [0.0, 1.5])
 def test_today_or_yesterday_gets_no_reminder(
     model_server: ModelServer, project: Path, age: float
@@ -236,6 +248,7 @@ def test_today_or_yesterday_gets_no_reminder(
     assert "<system-reminder>" not in _read_memory_file(model_server, project, age)
 
 
+@pytest.mark.req("T3")
 def test_files_outside_the_memory_dir_get_no_reminder(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -243,6 +256,7 @@ def test_files_outside_the_memory_dir_get_no_reminder(
     assert "<system-reminder>" not in _read_memory_file(model_server, project, 30, inside=False)
 
 
+@pytest.mark.req("T5")
 def test_auto_memory_off_means_no_reminder(model_server: ModelServer, project: Path) -> None:
     """T5."""
     content = _read_memory_file(model_server, project, 30, env={"WAVE_DISABLE_AUTO_MEMORY": "1"})

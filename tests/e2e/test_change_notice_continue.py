@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.model_server import ModelServer, text, tool_call
 from tests.wave_cli import run_wave
 
 
+@pytest.mark.req("UX10")
 def test_ux10_a_change_notice_is_not_repeated_after_continue(
     model_server: ModelServer, project: Path
 ) -> None:

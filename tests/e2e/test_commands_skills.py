@@ -28,6 +28,7 @@ def last_user(server: ModelServer) -> str:
     return str(users[-1]["content"])
 
 
+@pytest.mark.req("CS1", "CS2", "CS3")
 def test_cs2_command_body_with_arguments_and_positional_words(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -46,6 +47,7 @@ def test_cs2_command_body_with_arguments_and_positional_words(
     )
 
 
+@pytest.mark.req("CS1")
 def test_cs1_project_beats_user_and_wave_beats_claude(
     model_server: ModelServer, project: Path, isolated_home: Path
 ) -> None:
@@ -67,6 +69,7 @@ def test_cs1_project_beats_user_and_wave_beats_claude(
     assert "USER WAVE BYE" in last_user(model_server)
 
 
+@pytest.mark.req("CS2")
 def test_cs2_allowed_tools_are_granted_for_that_command_only(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -86,6 +89,7 @@ def test_cs2_allowed_tools_are_granted_for_that_command_only(
     assert model_server.requests[-2].body["model"] == "test-model"
 
 
+@pytest.mark.req("CS4", "CS5")
 def test_cs4_skills_listed_by_name_and_description_only(
     model_server: ModelServer, project: Path, isolated_home: Path
 ) -> None:
@@ -116,6 +120,7 @@ def test_cs4_skills_listed_by_name_and_description_only(
     assert "deploy" not in static  # the static block stays byte-stable
 
 
+@pytest.mark.req("CS5")
 def test_cs5_the_user_runs_a_hidden_skill_and_the_model_cannot(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -131,6 +136,7 @@ def test_cs5_the_user_runs_a_hidden_skill_and_the_model_cannot(
     assert "Skill" not in [t["function"]["name"] for t in model_server.requests[0].body["tools"]]
 
 
+@pytest.mark.req("CS6")
 def test_cs6_bad_frontmatter_is_one_line(model_server: ModelServer, project: Path) -> None:
     write(project / ".wave" / "commands" / "bad.md", "---\ndescription: [unclosed\n---\nBody\n")
     model_server.enqueue(text("ok"))

@@ -61,6 +61,7 @@ def long_session(model_server: ModelServer, project: Path) -> Path:
     return project
 
 
+@pytest.mark.req("CP1")
 def test_a_long_turn_is_compacted_by_the_fast_model_and_keeps_working(
     model_server: ModelServer, long_session: Path, isolated_home: Path
 ) -> None:
@@ -95,6 +96,7 @@ def test_a_long_turn_is_compacted_by_the_fast_model_and_keeps_working(
     assert rule_positions[-1] > d_result
 
 
+@pytest.mark.req("CP2")
 def test_compaction_starts_a_linked_session_and_continue_follows_it(
     model_server: ModelServer, long_session: Path, isolated_home: Path
 ) -> None:
@@ -113,6 +115,7 @@ def test_compaction_starts_a_linked_session_and_continue_follows_it(
     assert last[-1]["content"] == "and now?" or "and now?" in json.dumps(last[-3:])
 
 
+@pytest.mark.req("CP4", "CV11")
 def test_three_failed_compactions_open_the_breaker_and_the_turn_completes(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -135,6 +138,7 @@ def test_three_failed_compactions_open_the_breaker_and_the_turn_completes(
     assert proc.stderr.count("paused") == 1
 
 
+@pytest.mark.req("CP5")
 def test_manual_compact_with_instructions(
     model_server: ModelServer, project: Path, isolated_home: Path
 ) -> None:

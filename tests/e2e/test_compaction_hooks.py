@@ -29,6 +29,7 @@ def summary_requests(server: ModelServer) -> list[dict[str, Any]]:
     ]
 
 
+@pytest.mark.req("HK7")
 def test_hk7_pre_compact_stdout_joins_the_instructions_and_post_compact_gets_the_summary(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -53,6 +54,7 @@ def test_hk7_pre_compact_stdout_joins_the_instructions_and_post_compact_gets_the
     assert post_payload["summary"] == "The summary of it all."
 
 
+@pytest.mark.req("HK6")
 async def test_hk6_session_start_source_is_compact_after_a_compaction_and_clear_after_clear(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -80,6 +82,7 @@ async def test_hk6_session_start_source_is_compact_after_a_compaction_and_clear_
     assert (project / "sources.txt").read_text().split() == ["startup", "compact", "clear"]
 
 
+@pytest.mark.req("HK2")
 async def test_hk2_a_permission_request_hook_denies_before_the_user_is_asked(
     model_server: ModelServer, project: Path
 ) -> None:

@@ -66,6 +66,7 @@ def _assert_one_clear_line(proc_stderr: str, expected: str) -> None:
     assert "Traceback" not in proc_stderr
 
 
+@pytest.mark.req("X10")
 @pytest.mark.parametrize("breakage", RUN_BREAKAGES, ids=lambda f: f.__name__.strip("_"))
 def test_x10_wave_p_names_the_path_and_exits_2(
     breakage: Callable[[Path, WavePaths], str],
@@ -126,6 +127,7 @@ def test_m5_an_unreadable_memory_source_is_warned_once_and_the_turn_goes_on(
         assert "MEMORY.md" in system  # auto memory itself is untouched
 
 
+@pytest.mark.req("X10")
 @pytest.mark.parametrize("breakage", BREAKAGES, ids=lambda f: f.__name__.strip("_"))
 def test_x10_wave_memory_list_names_the_path_and_exits_2(
     breakage: Callable[[Path, WavePaths], str], isolated_home: Path, project: Path
@@ -138,6 +140,7 @@ def test_x10_wave_memory_list_names_the_path_and_exits_2(
     _assert_one_clear_line(proc.stderr, expected)
 
 
+@pytest.mark.req("X9")
 def test_x9_deeply_nested_user_settings_is_named_and_the_environment_still_works(
     isolated_home: Path, project: Path, model_server: ModelServer
 ) -> None:

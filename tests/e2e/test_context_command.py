@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.wave_cli import run_wave
 
 KINDS = {
@@ -26,6 +28,7 @@ def context_json(project: Path, **env: str) -> dict:
     return json.loads(proc.stdout)
 
 
+@pytest.mark.req("MX2")
 def test_mx2_context_json_names_every_memory_source(project: Path, isolated_home: Path) -> None:
     (project / "AGENTS.md").write_text("- Use pnpm.\n" * 40)
     (project / ".wave/rules").mkdir(parents=True)
@@ -52,6 +55,7 @@ def report_index(sources: list[dict]) -> str:
     return next(s["name"] for s in sources if s["kind"] == "memory_index")
 
 
+@pytest.mark.req("MX2")
 def test_mx2_agents_md_cost_grows_with_the_file(project: Path) -> None:
     (project / "AGENTS.md").write_text("- Use pnpm.\n")
     small = context_json(project)
@@ -62,6 +66,7 @@ def test_mx2_agents_md_cost_grows_with_the_file(project: Path) -> None:
     assert large["total_tokens"] - small["total_tokens"] == cost(large) - cost(small)
 
 
+@pytest.mark.req("MX2")
 def test_mx2_warns_when_memory_takes_too_much_of_the_window(project: Path) -> None:
     (project / "AGENTS.md").write_text("- A long instruction about many things.\n" * 300)
     proc = run_wave("context", cwd=project, env={"WAVE_MAX_INPUT_TOKENS": "8000"})

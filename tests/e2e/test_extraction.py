@@ -6,12 +6,17 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from tests.extraction_helpers import is_fork, is_main
 from tests.model_server import ModelServer, text, tool_call
 from tests.wave_cli import run_wave
 from tests.wire_view import parts, texts
 from wave_tui.config.paths import WavePaths
 from wave_tui.llm.wire import strip_cache_marks
+
+# The requirements this module checks beyond its tests' own markers.
+pytestmark = pytest.mark.req("S5")
 
 
 def memory_dir(project: Path) -> Path:
@@ -25,6 +30,7 @@ def caching_settings(home: Path) -> None:
     )
 
 
+@pytest.mark.req("F1", "F2", "F3", "F4")
 def test_fork_request_reuses_the_main_request_byte_for_byte(
     model_server: ModelServer, project: Path, isolated_home: Path
 ) -> None:
@@ -56,6 +62,7 @@ def test_fork_request_reuses_the_main_request_byte_for_byte(
     assert fork.cached_tokens >= 0.99 * shared
 
 
+@pytest.mark.req("F9")
 def test_fork_works_with_a_model_that_does_not_cache(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -69,6 +76,7 @@ def test_fork_works_with_a_model_that_does_not_cache(
     assert "cache_control" not in json.dumps(fork.body)
 
 
+@pytest.mark.req("F12", "F13")
 def test_manifest_lines_are_exact_including_a_block_scalar_description(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -93,6 +101,7 @@ def test_manifest_lines_are_exact_including_a_block_scalar_description(
     assert str(mem) in prompt
 
 
+@pytest.mark.req("F5", "F6", "F7", "F8")
 def test_fork_writes_inside_the_memory_dir_and_is_refused_outside(
     model_server: ModelServer, project: Path, isolated_home: Path
 ) -> None:
@@ -144,6 +153,7 @@ def test_fork_stops_after_five_model_turns(model_server: ModelServer, project: P
     assert len([r for r in model_server.requests if is_fork(r.body)]) == 5
 
 
+@pytest.mark.req("S1")
 def test_no_fork_when_auto_memory_is_off(
     model_server: ModelServer, project: Path, isolated_home: Path
 ) -> None:
@@ -156,6 +166,7 @@ def test_no_fork_when_auto_memory_is_off(
     assert not any(is_fork(r.body) for r in model_server.requests)
 
 
+@pytest.mark.req("C3")
 def test_no_fork_after_the_main_agent_saved_memory_itself(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -171,6 +182,7 @@ def test_no_fork_after_the_main_agent_saved_memory_itself(
     assert not any(is_fork(r.body) for r in model_server.requests)
 
 
+@pytest.mark.req("C3")
 def test_a_refused_memory_write_does_not_skip_extraction(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -198,6 +210,7 @@ def test_no_fork_after_an_api_error(model_server: ModelServer, project: Path) ->
     assert not any(is_fork(r.body) for r in model_server.requests)
 
 
+@pytest.mark.req("S4")
 def test_frequency_three_extracts_on_every_third_turn(
     model_server: ModelServer, project: Path, isolated_home: Path
 ) -> None:
@@ -208,6 +221,7 @@ def test_frequency_three_extracts_on_every_third_turn(
     assert not any(is_fork(r.body) for r in model_server.requests)
 
 
+@pytest.mark.req("S4")
 def test_frequency_counts_across_continued_headless_runs(
     model_server: ModelServer, project: Path, isolated_home: Path
 ) -> None:
@@ -224,6 +238,7 @@ def test_frequency_counts_across_continued_headless_runs(
     assert forks_after == [0, 0, 1, 1, 1, 2, 2]
 
 
+@pytest.mark.req("N7")
 def test_a_memory_file_the_fork_rewrote_is_notified_to_the_next_continued_run(
     model_server: ModelServer, project: Path
 ) -> None:

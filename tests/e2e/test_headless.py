@@ -29,6 +29,7 @@ def transcripts(home: Path) -> list[Path]:
     return sorted((home / ".wave" / "projects").glob("*/*.jsonl"))
 
 
+@pytest.mark.req("AC1", "PV6")
 def test_reads_a_file_and_answers(model_server: ModelServer, project: Path) -> None:
     """AC1: reads a file and answers."""
     (project / "notes.txt").write_text("the secret is 4711\n")
@@ -47,6 +48,7 @@ def test_reads_a_file_and_answers(model_server: ModelServer, project: Path) -> N
     assert tool_msg["role"] == "tool" and "the secret is 4711" in tool_msg["content"]
 
 
+@pytest.mark.req("AC3")
 def test_endpoint_failing_after_retries_exits_nonzero_with_one_line(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -62,6 +64,7 @@ def test_endpoint_failing_after_retries_exits_nonzero_with_one_line(
     assert 2 <= len(model_server.requests) <= 5  # bounded retries
 
 
+@pytest.mark.req("PM4")
 def test_write_is_refused_in_default_mode_and_the_model_is_told(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -77,6 +80,7 @@ def test_write_is_refused_in_default_mode_and_the_model_is_told(
     assert "Permission denied" in refusal["content"] and "headless" in refusal["content"]
 
 
+@pytest.mark.req("PM1")
 def test_accept_edits_mode_lets_write_through(model_server: ModelServer, project: Path) -> None:
     """PM1: accept edits mode lets write through."""
     model_server.enqueue(
@@ -89,6 +93,7 @@ def test_accept_edits_mode_lets_write_through(model_server: ModelServer, project
     assert (project / "out.txt").read_text() == "hello\n"
 
 
+@pytest.mark.req("PM2")
 def test_allow_rule_from_project_settings(model_server: ModelServer, project: Path) -> None:
     """PM2: allow rule from project settings."""
     (project / ".wave").mkdir()
@@ -101,6 +106,7 @@ def test_allow_rule_from_project_settings(model_server: ModelServer, project: Pa
     assert (project / "made-by-bash").exists()
 
 
+@pytest.mark.req("PM1")
 def test_plan_mode_refuses_changes(model_server: ModelServer, project: Path) -> None:
     """PM1: plan mode refuses changes."""
     model_server.enqueue(tool_call("Bash", {"command": "touch nope"}), text("ok"))
@@ -110,6 +116,7 @@ def test_plan_mode_refuses_changes(model_server: ModelServer, project: Path) -> 
     assert "plan mode" in model_server.requests[1].body["messages"][-1]["content"]
 
 
+@pytest.mark.req("AC5")
 def test_no_model_configured_says_how_to_configure(project: Path) -> None:
     """AC5: no model configured says how to configure."""
     # WAVE_LOCAL=0: without it, an installed `local` extra would start the offline model instead.
@@ -119,6 +126,7 @@ def test_no_model_configured_says_how_to_configure(project: Path) -> None:
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.req("AC5")
 def test_missing_workdir_is_a_clear_error(model_server: ModelServer, project: Path) -> None:
     """AC5: missing workdir is a clear error."""
     proc = run_wave(
@@ -145,6 +153,7 @@ def test_model_flag_overrides_env(model_server: ModelServer, project: Path) -> N
     assert model_server.requests[0].body["model"] == "smart"
 
 
+@pytest.mark.req("AC4", "CV4")
 def test_mid_stream_disconnect_exits_nonzero_and_persists_no_partial_reply(
     model_server: ModelServer, project: Path, isolated_home: Path
 ) -> None:
@@ -160,6 +169,7 @@ def test_mid_stream_disconnect_exits_nonzero_and_persists_no_partial_reply(
     assert lines[1]["meta"]["failedPrompt"] == [lines[0]["id"]]
 
 
+@pytest.mark.req("AC6")
 def test_transcript_is_jsonl_and_continue_restores_it(
     model_server: ModelServer, project: Path, isolated_home: Path
 ) -> None:
@@ -180,6 +190,7 @@ def test_transcript_is_jsonl_and_continue_restores_it(
     assert transcripts(isolated_home) == [path]  # same session file, appended
 
 
+@pytest.mark.req("AC6")
 def test_resume_by_id_and_corrupt_line_is_skipped_with_warning(
     model_server: ModelServer, project: Path, isolated_home: Path
 ) -> None:
@@ -201,6 +212,7 @@ def test_resume_unknown_session_is_a_clear_error(model_server: ModelServer, proj
     assert proc.returncode != 0 and "no session" in proc.stderr
 
 
+@pytest.mark.req("AC2")
 def test_prompt_caching_marks_static_block_and_last_message(
     model_server: ModelServer, project: Path, isolated_home: Path
 ) -> None:
@@ -265,6 +277,7 @@ def test_resuming_a_session_older_than_the_cleanup_period_keeps_it(
     assert contents[:2] == ["remember: my secret is 42", "the secret is 42"]
 
 
+@pytest.mark.req("N1")
 def test_a_file_changed_between_continued_runs_is_notified(
     model_server: ModelServer, project: Path
 ) -> None:

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.extraction_helpers import is_fork, is_main
 from tests.model_server import ModelServer, text, tool_call
 from tests.wave_cli import run_wave
 
 
+@pytest.mark.req("MX1")
 def test_mx1_wave_p_init_writes_agents_md(model_server: ModelServer, project: Path) -> None:
     (project / "Makefile").write_text("test:\n\tpytest -q\n")
     model_server.enqueue(

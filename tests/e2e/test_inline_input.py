@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.model_server import ModelServer, text
 from tests.wave_cli import run_wave
 
 
+@pytest.mark.req("UX16")
 def test_ux16_bang_command_runs_in_the_project_and_joins_the_next_turn(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -26,6 +29,7 @@ def test_ux16_bang_command_runs_in_the_project_and_joins_the_next_turn(
     assert any("marker.txt" in str(m["content"]) for m in users)
 
 
+@pytest.mark.req("UX16")
 def test_ux16_at_path_attaches_the_file_to_the_message(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -40,6 +44,7 @@ def test_ux16_at_path_attaches_the_file_to_the_message(
     assert any("TIMEOUT = 42" in str(m["content"]) for m in users)
 
 
+@pytest.mark.req("UX16")
 def test_ux16_an_attachment_fires_matching_rules_and_loads_nested_memory_like_a_read(
     model_server: ModelServer, project: Path
 ) -> None:

@@ -14,6 +14,9 @@ import pytest
 from tests.model_server import ModelServer, text
 from tests.wave_cli import run_wave
 
+# The requirements this module checks beyond its tests' own markers.
+pytestmark = pytest.mark.req("MC2")
+
 NOT_ON_A_PLAIN_TURN = (
     "markdownify",  # WebFetch's HTML to Markdown (with bs4 and soupsieve)
     "bs4",
@@ -47,6 +50,7 @@ def loaded(names: set[str], module: str) -> bool:
     return any(n == module or n.startswith(module + ".") for n in names)
 
 
+@pytest.mark.req("AC1")
 def test_ac1_a_plain_turn_imports_no_module_of_an_unused_feature(
     model_server: ModelServer, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -37,6 +37,7 @@ def write(path: Path, content: str) -> None:
     path.write_text(content, encoding="utf-8")
 
 
+@pytest.mark.req("R3")
 @pytest.mark.parametrize(
     ("rule", "loads_pathspec"),
     [("RULE-BODY\n", False), ("---\npaths: '*.txt'\n---\nRULE-BODY\n", True)],

@@ -42,6 +42,7 @@ def tool_results(body: dict[str, Any]) -> list[str]:
     return [str(m.get("content")) for m in body["messages"] if m.get("role") == "tool"]
 
 
+@pytest.mark.req("MC3", "MC8")
 def test_mc3_wave_p_calls_a_stdio_server_tool_allowed_by_server_rule(
     model_server: ModelServer, project: Path, tmp_path: Path
 ) -> None:
@@ -66,6 +67,7 @@ def test_mc3_wave_p_calls_a_stdio_server_tool_allowed_by_server_rule(
     assert not alive(server_pid) and not alive(guard_pid)
 
 
+@pytest.mark.req("MC5")
 def test_mc5_wave_p_refuses_an_mcp_tool_without_permission(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -79,6 +81,7 @@ def test_mc5_wave_p_refuses_an_mcp_tool_without_permission(
     assert "mcp__demo__echo" in result or "permission" in result.lower()
 
 
+@pytest.mark.req("MC5")
 def test_mc5_a_tool_rule_allows_only_that_tool(model_server: ModelServer, project: Path) -> None:
     write_mcp_json(project, demo=demo_entry())
     model_server.enqueue(
@@ -95,6 +98,7 @@ def test_mc5_a_tool_rule_allows_only_that_tool(model_server: ModelServer, projec
     assert "echo" not in tool_results(requests[1])[0]
 
 
+@pytest.mark.req("MC7")
 def test_mc7_a_server_that_cannot_start_costs_one_line_and_the_turn_answers(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -114,6 +118,7 @@ def test_mc7_a_server_that_cannot_start_costs_one_line_and_the_turn_answers(
     assert "mcp__demo__echo" in names and not any("broken" in n for n in names)
 
 
+@pytest.mark.req("MC1")
 def test_mc1_a_bad_mcp_json_is_one_line_and_the_turn_answers(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -126,6 +131,7 @@ def test_mc1_a_bad_mcp_json_is_one_line_and_the_turn_answers(
     assert len([line for line in proc.stderr.splitlines() if ".mcp.json" in line]) == 1
 
 
+@pytest.mark.req("MC1")
 def test_mc1_servers_from_user_settings_mcp_servers(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -138,6 +144,7 @@ def test_mc1_servers_from_user_settings_mcp_servers(
     assert tool_results(chats(model_server)[1]) == ["echo: u"]
 
 
+@pytest.mark.req("F7", "MC5")
 def test_mc5_the_extraction_fork_refuses_mcp_tools_even_when_allowed(
     model_server: ModelServer, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -7,6 +7,8 @@ import os
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.wave_cli import run_wave
 from wave_tui.config.paths import WavePaths
 
@@ -76,6 +78,7 @@ def test_list_show_delete_round_trip_leaves_every_other_byte_intact(
     assert missing.returncode != 0 and len(missing.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.req("M1", "M2", "M4", "M5")
 def test_add_creates_the_file_and_warns_about_a_duplicate(
     project: Path, isolated_home: Path
 ) -> None:
@@ -91,6 +94,7 @@ def test_add_creates_the_file_and_warns_about_a_duplicate(
     assert (isolated_home / ".wave" / "AGENTS.md").read_text() == "- I prefer short answers\n"
 
 
+@pytest.mark.req("M5")
 def test_list_with_no_memory_at_all_is_not_an_error(project: Path) -> None:
     """M5: missing files never cause an error on read."""
     assert listing(project) == []

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.model_server import ModelServer, text
 from tests.wave_cli import run_wave
 
@@ -15,6 +17,7 @@ def _rules(project: Path) -> Path:
     return folder
 
 
+@pytest.mark.req("X11")
 def test_x11_binary_rule_is_not_loaded_and_latin1_rule_is_warned(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -37,6 +40,7 @@ def test_x11_binary_rule_is_not_loaded_and_latin1_rule_is_warned(
     assert "AGENTS.md" in stderr and "binary" in stderr
 
 
+@pytest.mark.req("X11")
 def test_x11_binary_rule_is_listed_inactive_with_the_reason(project: Path) -> None:
     (_rules(project) / "blob.md").write_bytes(b"\x00\x00\x00")
     proc = run_wave("memory", "list", "--json", cwd=project)

@@ -6,9 +6,14 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from tests.model_server import ModelServer, text, tool_call, tool_calls
 from tests.wave_cli import run_wave
 from tests.wire_view import parts, segments, texts
+
+# The requirements this module checks beyond its tests' own markers.
+pytestmark = pytest.mark.req("D7")
 
 
 def write(path: Path, content: str) -> Path:
@@ -22,6 +27,7 @@ def transcript_lines(home: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
+@pytest.mark.req("I1", "M2", "PV6", "R1", "R2", "R8")
 def test_agents_md_user_memory_and_unconditional_rules_are_one_transient_reminder(
     model_server: ModelServer, project: Path, isolated_home: Path
 ) -> None:
@@ -48,6 +54,7 @@ def test_agents_md_user_memory_and_unconditional_rules_are_one_transient_reminde
     assert "Always use pnpm." not in persisted and "My name is Alice." not in persisted
 
 
+@pytest.mark.req("I2", "PV6", "R3", "R4")
 def test_conditional_rule_is_injected_once_after_the_tool_results_and_persisted_as_meta(
     model_server: ModelServer, project: Path, isolated_home: Path
 ) -> None:
@@ -88,6 +95,7 @@ def test_conditional_rule_is_injected_once_after_the_tool_results_and_persisted_
     assert len(metas) == 1 and metas[0]["meta"]["ruleId"] == "api.md"
 
 
+@pytest.mark.req("R6", "R9")
 def test_braces_and_block_scalar_paths(model_server: ModelServer, project: Path) -> None:
     """R6, R9: `{src,lib}/**/*.ts` and a `paths: >-` block scalar both activate."""
     write(
@@ -106,6 +114,7 @@ def test_braces_and_block_scalar_paths(model_server: ModelServer, project: Path)
     assert "BRACE-RULE" in tail and "FOLDED-RULE" in tail
 
 
+@pytest.mark.req("R5")
 def test_grep_content_lines_trigger_rules_but_files_only_mode_does_not(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -123,6 +132,7 @@ def test_grep_content_lines_trigger_rules_but_files_only_mode_does_not(
     assert "PY-RULE" in model_server.requests[2].body["messages"][-1]["content"]
 
 
+@pytest.mark.req("D1", "D2", "D4", "D6")
 def test_nested_agents_md_far_to_near_once_and_agents_beats_claude(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -153,6 +163,7 @@ def test_nested_agents_md_far_to_near_once_and_agents_beats_claude(
     assert sum("FOO-AGENTS" in json.dumps(m) for m in final) == 1  # not again for b.ts
 
 
+@pytest.mark.req("R7")
 def test_symlinked_rule_folder_loads_and_a_cycle_terminates_with_a_warning(
     model_server: ModelServer, project: Path, tmp_path: Path
 ) -> None:
@@ -172,6 +183,7 @@ def test_symlinked_rule_folder_loads_and_a_cycle_terminates_with_a_warning(
     assert "cycle" in proc.stderr.lower() or "loop" in proc.stderr.lower()
 
 
+@pytest.mark.req("R10")
 def test_invalid_frontmatter_is_reported_and_the_rest_load(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -186,6 +198,7 @@ def test_invalid_frontmatter_is_reported_and_the_rest_load(
     assert "bad.md" in proc.stderr and "globs.md" in proc.stderr
 
 
+@pytest.mark.req("R8")
 def test_project_rule_overrides_user_rule_with_the_same_id(
     model_server: ModelServer, project: Path, isolated_home: Path
 ) -> None:
@@ -199,6 +212,7 @@ def test_project_rule_overrides_user_rule_with_the_same_id(
     assert "PROJECT-STYLE" in reminder and "USER-ONLY" in reminder and "USER-STYLE" not in reminder
 
 
+@pytest.mark.req("M6")
 def test_monorepo_root_agents_md_applies_in_a_package(
     model_server: ModelServer, tmp_path: Path
 ) -> None:
@@ -217,6 +231,7 @@ def test_monorepo_root_agents_md_applies_in_a_package(
     assert positions == sorted(positions)
 
 
+@pytest.mark.req("I2")
 def test_resume_does_not_repeat_a_rule_already_loaded(
     model_server: ModelServer, project: Path
 ) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.wave_cli import run_wave
 from wave_tui.config.paths import WavePaths
 
@@ -29,6 +31,7 @@ def seed(project: Path) -> Path:
     return mem
 
 
+@pytest.mark.req("MX10")
 def test_mx10_search_matches_titles_and_content(project: Path) -> None:
     seed(project)
     found = json.loads(wave_memory(project, "search", "staging", "READ-ONLY", "--json").stdout)
@@ -39,6 +42,7 @@ def test_mx10_search_matches_titles_and_content(project: Path) -> None:
     assert text.strip() == "No matching memory entries."
 
 
+@pytest.mark.req("MX9")
 def test_mx9_list_duplicates_pairs_an_auto_memory_with_the_agents_item(project: Path) -> None:
     seed(project)
     pairs = json.loads(wave_memory(project, "list", "--duplicates", "--json").stdout)
@@ -49,6 +53,7 @@ def test_mx9_list_duplicates_pairs_an_auto_memory_with_the_agents_item(project: 
     )
 
 
+@pytest.mark.req("MX9")
 def test_mx9_add_names_the_entry_it_repeats(project: Path) -> None:
     seed(project)
     proc = wave_memory(project, "add", "--scope", "user", "The staging database is read-only")
@@ -56,6 +61,7 @@ def test_mx9_add_names_the_entry_it_repeats(project: Path) -> None:
     assert "note: this entry repeats auto:db.md" in proc.stderr
 
 
+@pytest.mark.req("MX6")
 def test_mx6_list_json_carries_missing_refs(project: Path) -> None:
     seed(project)
     entries = {e["id"]: e for e in json.loads(wave_memory(project, "list", "--json").stdout)}

@@ -27,6 +27,7 @@ def chats(server: ModelServer) -> list[dict[str, object]]:
     return [r.body for r in server.requests if r.path.endswith("/chat/completions")]
 
 
+@pytest.mark.req("HL1")
 def test_hl1_version_prints_and_imports_neither_the_app_nor_http(project: Path) -> None:
     proc = run_wave("--version", cwd=project)
     assert proc.returncode == 0 and proc.stdout == f"wave {__version__}\n"
@@ -42,6 +43,7 @@ def test_hl1_version_prints_and_imports_neither_the_app_nor_http(project: Path) 
     assert out.stdout.splitlines()[-1] == "[] 0", out.stderr
 
 
+@pytest.mark.req("HL2")
 def test_hl2_json_is_one_result_object(model_server: ModelServer, project: Path) -> None:
     (project / "a.txt").write_text("alpha\n")
     model_server.enqueue(tool_call("Read", {"file_path": "a.txt"}), text("It says alpha."))
@@ -59,6 +61,7 @@ def test_hl2_json_is_one_result_object(model_server: ModelServer, project: Path)
     assert result["usage"]["output_tokens"] > 0
 
 
+@pytest.mark.req("HL3")
 def test_hl3_stream_json_lines_in_order(model_server: ModelServer, project: Path) -> None:
     model_server.enqueue(tool_call("Glob", {"pattern": "*"}, "call_1"), text("Nothing here."))
     proc = run_wave(
@@ -83,6 +86,7 @@ def test_hl3_stream_json_lines_in_order(model_server: ModelServer, project: Path
     assert lines[-1]["result"] == "Nothing here." and lines[-1]["num_turns"] == 2
 
 
+@pytest.mark.req("AC1", "HL3")
 def test_hl3_stdin_prompt_works_with_every_format(model_server: ModelServer, project: Path) -> None:
     """AC1: hl3 stdin prompt works with every format."""
     for fmt in ("text", "json", "stream-json"):
@@ -102,12 +106,14 @@ def test_hl3_stdin_prompt_works_with_every_format(model_server: ModelServer, pro
         assert last["role"] == "user" and "hello from stdin" in str(last["content"])
 
 
+@pytest.mark.req("HL2")
 def test_hl2_unknown_output_format_is_a_usage_error(project: Path) -> None:
     proc = run_wave("-p", "hi", "--output-format", "yaml", cwd=project)
     assert proc.returncode == 2
     assert len(proc.stderr.strip().splitlines()) == 1 and "--output-format" in proc.stderr
 
 
+@pytest.mark.req("HL6")
 def test_hl6_max_turns_stops_with_error_max_turns(model_server: ModelServer, project: Path) -> None:
     model_server.enqueue(tool_call("Glob", {"pattern": "*"}), text("never asked"))
     proc = run_wave(
@@ -120,11 +126,13 @@ def test_hl6_max_turns_stops_with_error_max_turns(model_server: ModelServer, pro
     assert len(chats(model_server)) == 1
 
 
+@pytest.mark.req("HL6")
 def test_hl6_max_turns_must_be_positive(project: Path) -> None:
     proc = run_wave("-p", "go", "--max-turns", "0", cwd=project)
     assert proc.returncode == 2 and "--max-turns" in proc.stderr
 
 
+@pytest.mark.req("HL5")
 def test_hl5_append_system_prompt_goes_into_the_dynamic_block(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -140,6 +148,7 @@ def test_hl5_append_system_prompt_goes_into_the_dynamic_block(
     assert "Answer in haiku." not in dynamic_block(plain)
 
 
+@pytest.mark.req("HL4")
 def test_hl4_allowed_tools_allow_and_disallowed_tools_deny(
     model_server: ModelServer, project: Path
 ) -> None:

@@ -6,9 +6,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from tests.wave_cli import run_wave
 
 
+@pytest.mark.req("UX6")
 def test_ux6_broken_settings_naming_an_endpoint_do_not_start_the_demo_model(
     project: Path, isolated_home: Path
 ) -> None:

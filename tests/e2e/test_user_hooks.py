@@ -19,6 +19,7 @@ def no_auto_memory(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WAVE_DISABLE_AUTO_MEMORY", "1")
 
 
+@pytest.mark.req("HK2", "HK3", "HK4")
 def test_hk4_pre_tool_use_exit_2_refuses_and_the_model_gets_stderr(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -47,6 +48,7 @@ def test_hk4_pre_tool_use_exit_2_refuses_and_the_model_gets_stderr(
     assert payload["session_id"] and payload["transcript_path"].endswith(".jsonl")
 
 
+@pytest.mark.req("HK2", "HK3")
 def test_hk2_a_matcher_that_does_not_match_lets_the_call_run_and_post_gets_the_response(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -71,6 +73,7 @@ def test_hk2_a_matcher_that_does_not_match_lets_the_call_run_and_post_gets_the_r
     assert "out.txt" in line["tool_response"]["content"]
 
 
+@pytest.mark.req("HK5")
 def test_hk5_timeout_kills_the_whole_process_group(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -89,6 +92,7 @@ def test_hk5_timeout_kills_the_whole_process_group(
     assert tool_msg["role"] == "tool" and "timed out" not in tool_msg["content"]  # went on
 
 
+@pytest.mark.req("HK4")
 def test_hk4_a_hook_that_is_not_found_is_one_warning_line_and_the_run_goes_on(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -101,6 +105,7 @@ def test_hk4_a_hook_that_is_not_found_is_one_warning_line_and_the_run_goes_on(
     assert len(lines) == 1 and "not found or not executable" in lines[0]
 
 
+@pytest.mark.req("HK4")
 def test_hk4_other_exit_codes_warn_and_go_on(model_server: ModelServer, project: Path) -> None:
     hook = script(project, "odd.sh", "echo 'something odd' >&2\nexit 3\n")
     configure(project_settings(project), "PreToolUse", str(hook))
@@ -111,6 +116,7 @@ def test_hk4_other_exit_codes_warn_and_go_on(model_server: ModelServer, project:
     assert "Refused" not in model_server.requests[-1].body["messages"][-1]["content"]
 
 
+@pytest.mark.req("HK6")
 def test_hk6_user_prompt_submit_stdout_joins_the_context_as_is_meta(
     model_server: ModelServer, project: Path, isolated_home: Path
 ) -> None:
@@ -136,6 +142,7 @@ def test_hk6_user_prompt_submit_stdout_joins_the_context_as_is_meta(
     assert {m["content"] for m in saved} >= {"branch is main", "ticket ABC-7"}
 
 
+@pytest.mark.req("HK6")
 def test_hk6_session_start_source_is_resume_for_continue(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -155,6 +162,7 @@ def test_hk6_session_start_source_is_resume_for_continue(
     assert sources == ["startup", "resume"]
 
 
+@pytest.mark.req("HK4")
 def test_hk4_user_prompt_submit_exit_2_drops_the_prompt_and_shows_stderr(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -166,6 +174,7 @@ def test_hk4_user_prompt_submit_exit_2_drops_the_prompt_and_shows_stderr(
     assert not [r for r in model_server.requests if r.path.endswith("/chat/completions")]
 
 
+@pytest.mark.req("HK8")
 def test_hk8_stop_exit_2_continues_the_turn_and_is_bounded(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -188,6 +197,7 @@ def test_hk8_stop_exit_2_continues_the_turn_and_is_bounded(
     assert [c["stop_hook_active"] for c in calls] == [False, True, True, True]
 
 
+@pytest.mark.req("HK1")
 def test_hk1_hooks_from_every_settings_file_are_concatenated(
     model_server: ModelServer, project: Path, isolated_home: Path
 ) -> None:
@@ -204,6 +214,7 @@ def test_hk1_hooks_from_every_settings_file_are_concatenated(
     assert log.read_text().split() == ["user", "project", "local"]
 
 
+@pytest.mark.req("HK10")
 def test_hk10_slash_hooks_lists_each_hook_and_its_file(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -215,6 +226,7 @@ def test_hk10_slash_hooks_lists_each_hook_and_its_file(
     assert not model_server.requests
 
 
+@pytest.mark.req("HK9")
 def test_hk9_hooks_never_run_inside_the_extraction_fork(
     model_server: ModelServer, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -99,6 +99,7 @@ def task_id_in(result: str, body: dict[str, Any]) -> bool:
 
 
 # -- tasks -----------------------------------------------------------------------------------
+@pytest.mark.req("TK1", "TK2")
 def test_tk1_task_create_update_list_through_wave_p(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -122,6 +123,7 @@ def test_tk1_task_create_update_list_through_wave_p(
     assert "Write docs" in last[-1] and "in_progress" in last[-1]
 
 
+@pytest.mark.req("TK4")
 def test_tk4_task_reminder_after_ten_replies_is_persisted(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -153,6 +155,7 @@ def _poll_until_notified(body: dict[str, Any]) -> Reply:
     return tool_call("Bash", {"command": "sleep 0.1"})
 
 
+@pytest.mark.req("BG1", "BG3")
 def test_bg3_background_bash_and_notification_on_next_request(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -176,6 +179,7 @@ def test_bg3_background_bash_and_notification_on_next_request(
     assert output and Path(output.group(1)).read_text() == "from-bg\n"
 
 
+@pytest.mark.req("BG2", "BG3")
 def test_bg2_task_stop_kills_and_sends_no_notification(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -204,6 +208,7 @@ def test_bg2_task_stop_kills_and_sends_no_notification(
     assert task_id_in(tool_results(bodies[2])[-1], bodies[1])
 
 
+@pytest.mark.req("BG4")
 def test_bg4_wave_p_ends_background_commands_when_it_exits(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -219,6 +224,7 @@ def test_bg4_wave_p_ends_background_commands_when_it_exits(
     assert wait_gone(background_pid(chats(model_server)[1]))
 
 
+@pytest.mark.req("BG4")
 def test_bg4_sigterm_aborts_the_turn_and_ends_background_commands(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -276,6 +282,7 @@ def page_server() -> Iterator[str]:
         server.server_close()
 
 
+@pytest.mark.req("WF1")
 def test_wf1_web_fetch_answer_comes_from_the_fast_model(
     model_server: ModelServer, project: Path, page_server: str
 ) -> None:
@@ -307,6 +314,7 @@ def test_wf1_web_fetch_answer_comes_from_the_fast_model(
 
 
 # -- no user in -p ------------------------------------------------------------------------------
+@pytest.mark.req("AQ2", "PL3")
 def test_aq2_pl3_question_and_plan_mode_refused_in_wave_p(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -334,6 +342,7 @@ def test_aq2_pl3_question_and_plan_mode_refused_in_wave_p(
 
 
 # -- subagents ----------------------------------------------------------------------------------
+@pytest.mark.req("AG1", "AG3")
 def test_ag1_explore_runs_on_the_fast_model_with_its_own_transcript(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -377,6 +386,7 @@ def test_ag1_explore_runs_on_the_fast_model_with_its_own_transcript(
     assert lines[-1]["role"] == "assistant" and lines[-1]["content"] == "parser.py defines parse()."
 
 
+@pytest.mark.req("AG5")
 def test_ag5_two_agent_calls_of_one_reply_run_concurrently(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -434,6 +444,7 @@ def test_ag5_two_agent_calls_of_one_reply_run_concurrently(
     )
 
 
+@pytest.mark.req("TK2")
 def test_tk2_resumed_session_keeps_its_task_list(model_server: ModelServer, project: Path) -> None:
     """TK2: `--continue` works on the resumed session's list (its id names the folder)."""
     model_server.enqueue(tool_call("TaskCreate", {"subject": "Carry over"}), text("made"))
@@ -448,6 +459,7 @@ def test_tk2_resumed_session_keeps_its_task_list(model_server: ModelServer, proj
     assert "Carry over" in tool_results(chats(model_server)[-1])[-1]
 
 
+@pytest.mark.req("TK2")
 def test_tk2_task_list_env_shares_one_list(model_server: ModelServer, project: Path) -> None:
     """TK2: WAVE_TASK_LIST_ID names the list; a new session with it sees the same tasks."""
     env = {"WAVE_TASK_LIST_ID": "team"}
@@ -463,6 +475,7 @@ def test_tk2_task_list_env_shares_one_list(model_server: ModelServer, project: P
     assert (WavePaths.for_workdir(project).task_list_dir("team") / "tasks.json").is_file()
 
 
+@pytest.mark.req("TK5")
 def test_tk5_reminder_counter_survives_resume(model_server: ModelServer, project: Path) -> None:
     """TK5: the replies since the last task tool are counted from the transcript, so seven in
     one run and three after `--continue` bring the reminder."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from wave_tui.llm.assembly import ThinkSplitter, ToolCallAssembler, repair_arguments, split_think
 
 
@@ -16,6 +18,7 @@ def feed_all(pieces: list[str]) -> tuple[str, str]:
     )
 
 
+@pytest.mark.req("PV3")
 def test_pv3_think_tags_cut_across_deltas_are_recognised() -> None:
     text = "<think>step one, step two</think>\n\nThe answer."
     for size in (1, 2, 3, 5, 8, 100):
@@ -23,16 +26,19 @@ def test_pv3_think_tags_cut_across_deltas_are_recognised() -> None:
         assert feed_all(pieces) == ("step one, step two", "The answer.")
 
 
+@pytest.mark.req("PV3")
 def test_pv3_content_without_think_is_untouched() -> None:
     assert feed_all(["<thin", "king> is a word"]) == ("", "<thinking> is a word")
     assert split_think("  plain answer") == ("", "  plain answer")
     assert split_think("a <think>later</think> tag") == ("", "a <think>later</think> tag")
 
 
+@pytest.mark.req("PV3")
 def test_pv3_an_unclosed_think_is_all_reasoning() -> None:
     assert feed_all(["<think>never", " closed"]) == ("never closed", "")
 
 
+@pytest.mark.req("PV4")
 def test_pv4_deltas_without_index_continue_the_last_call() -> None:
     calls = ToolCallAssembler()
     calls.add({"id": "c1", "function": {"name": "Read", "arguments": '{"file_'}})
@@ -43,6 +49,7 @@ def test_pv4_deltas_without_index_continue_the_last_call() -> None:
     assert json.loads(out[0].arguments) == {"file_path": "a"}
 
 
+@pytest.mark.req("PV4")
 def test_pv4_a_name_repeated_in_every_delta_is_set_once() -> None:
     calls = ToolCallAssembler()
     for piece in ('{"a"', ": 1", "}"):
@@ -51,12 +58,14 @@ def test_pv4_a_name_repeated_in_every_delta_is_set_once() -> None:
     assert call.name == "Read" and call.arguments == '{"a": 1}'
 
 
+@pytest.mark.req("PV5")
 def test_pv5_broken_json_is_repaired_or_kept_for_a_clear_tool_error() -> None:
     assert json.loads(repair_arguments('{"file_path": "a.txt"')) == {"file_path": "a.txt"}
     assert repair_arguments("not json at all") == "not json at all"
     assert repair_arguments("") == "{}"
 
 
+@pytest.mark.req("X8")
 def test_x8_eight_megabytes_of_fragments_assemble_in_one_join() -> None:
     calls = ToolCallAssembler()
     payload = json.dumps({"content": "y" * (8 * 1024 * 1024)})

@@ -19,6 +19,7 @@ def make_client(server: ModelServer, **kw) -> ModelClient:
     return ModelClient(cfg)
 
 
+@pytest.mark.req("AC2")
 async def test_streams_text_and_reasoning_and_reports_deltas(model_server: ModelServer) -> None:
     """AC2: streams text and reasoning and reports deltas."""
     model_server.enqueue(text("the secret is 42", reasoning="thinking hard"))
@@ -94,6 +95,7 @@ async def test_custom_headers_are_sent(model_server: ModelServer) -> None:
     assert model_server.requests[0].headers["x-team"] == "wave"
 
 
+@pytest.mark.req("AC3")
 async def test_retries_5xx_then_succeeds(model_server: ModelServer) -> None:
     """AC3: retries 5xx then succeeds."""
     model_server.enqueue(error(500), error(503), text("finally"))
@@ -103,6 +105,7 @@ async def test_retries_5xx_then_succeeds(model_server: ModelServer) -> None:
     assert reply.content == "finally" and reply.attempts == 3
 
 
+@pytest.mark.req("AC3")
 async def test_honours_retry_after(model_server: ModelServer) -> None:
     """AC3: honours retry after."""
     model_server.enqueue(error(429, retry_after=1), text("ok"))
@@ -135,6 +138,7 @@ async def test_client_error_is_not_retried(model_server: ModelServer) -> None:
     assert len(model_server.requests) == 1
 
 
+@pytest.mark.req("AC4")
 async def test_mid_stream_disconnect_is_a_clean_typed_error(model_server: ModelServer) -> None:
     """AC4: mid stream disconnect is a clean typed error."""
     model_server.enqueue(text("a long answer that will be cut off", disconnect_after=3))

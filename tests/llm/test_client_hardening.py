@@ -22,6 +22,7 @@ from wave_tui.llm.errors import (
 BODY = {"model": "test-model", "messages": [{"role": "user", "content": "hi"}]}
 
 
+@pytest.mark.req("X14")
 async def test_x14_crlf_in_a_header_is_a_configuration_error_with_no_request(
     model_server: ModelServer,
 ) -> None:
@@ -34,6 +35,7 @@ async def test_x14_crlf_in_a_header_is_a_configuration_error_with_no_request(
     assert "api-key" in str(info.value) and model_server.requests == []
 
 
+@pytest.mark.req("X14")
 async def test_x14_retry_after_beyond_the_cap_gives_up_at_once_and_says_so(
     model_server: ModelServer,
 ) -> None:
@@ -46,6 +48,7 @@ async def test_x14_retry_after_beyond_the_cap_gives_up_at_once_and_says_so(
     assert len(model_server.requests) == 1
 
 
+@pytest.mark.req("X14")
 async def test_x14_a_server_that_never_answers_hits_the_first_byte_timeout() -> None:
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
@@ -63,6 +66,7 @@ async def test_x14_a_server_that_never_answers_hits_the_first_byte_timeout() -> 
     assert "first-byte timeout" in str(info.value) and "WAVE_FIRST_BYTE_TIMEOUT" in str(info.value)
 
 
+@pytest.mark.req("X14")
 def test_x14_first_byte_timeout_is_read_from_the_environment(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -72,6 +76,7 @@ def test_x14_first_byte_timeout_is_read_from_the_environment(
     assert ClientConfig(base_url="http://x").first_byte_timeout_s == 120.0
 
 
+@pytest.mark.req("PV7")
 def test_pv7_chat_url_keeps_path_and_query() -> None:
     url = chat_url("https://r.openai.azure.com/openai/deployments/d?api-version=2024-10-21")
     assert str(url) == (
@@ -97,6 +102,7 @@ async def test_a_stream_without_choices_is_an_error_not_an_empty_answer(
         server.close()
 
 
+@pytest.mark.req("X14")
 async def test_x14_a_port_beyond_65535_is_a_configuration_error() -> None:
     """Adversarial round: `http://127.0.0.1:99999/v1` ended `wave -p` with "unexpected error:
     ExceptionGroup" (the socket layer's OverflowError)."""
@@ -106,6 +112,7 @@ async def test_x14_a_port_beyond_65535_is_a_configuration_error() -> None:
     await client.aclose()
 
 
+@pytest.mark.req("AC8")
 async def test_ac8_an_abort_that_lands_as_the_headers_arrive_is_not_lost() -> None:
     """Esc pressed in the very loop step where the response headers arrive: the stream must
     still stop. (`asyncio.wait_for` on Python 3.11 returned the response and dropped the

@@ -14,6 +14,9 @@ from wave_tui.llm.quirks import (
     stated_window,
 )
 
+# The requirements this module checks beyond its tests' own markers.
+pytestmark = pytest.mark.req("PV11")
+
 
 def openai_body(message: str, code: str | None = "context_length_exceeded") -> bytes:
     error = {"message": message, "type": "invalid_request_error", "param": "messages", "code": code}

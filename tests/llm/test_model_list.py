@@ -48,6 +48,7 @@ def silent_listener() -> Iterator[str]:
         yield f"http://127.0.0.1:{server.getsockname()[1]}/v1"
 
 
+@pytest.mark.req("UX15")
 async def test_ux15_an_endpoint_that_never_answers_is_given_up_after_the_bound(
     silent_listener: str,
 ) -> None:
@@ -57,6 +58,7 @@ async def test_ux15_an_endpoint_that_never_answers_is_given_up_after_the_bound(
             await fetch_model_ids(http, silent_listener, timeout_s=0.2)
 
 
+@pytest.mark.req("UX15")
 async def test_ux15_an_error_answer_is_one_line(model_server: ModelServer) -> None:
     async with httpx.AsyncClient() as http:
         with pytest.raises(ModelListUnavailable, match=r"^HTTP 404$"):

@@ -46,7 +46,7 @@ SLOW_ENGINE = pytest.mark.timeout(HANG_GUARD_S + 60)
 T = TypeVar("T")
 # The real engine wants both cores and its exits are timed: CI runs these alone (`-m serial`),
 # after the parallel run; the module-scoped fixtures start one llama.cpp server for them all.
-pytestmark = pytest.mark.serial
+pytestmark = [pytest.mark.serial, pytest.mark.req("F4")]
 
 
 @pytest.fixture(scope="module")
@@ -150,6 +150,7 @@ def test_the_extraction_forks_first_request_reuses_the_cached_main_prefix(
 # -- the server never outlives wave ----------------------------------------------------------
 
 
+@pytest.mark.req("AC10")
 @SLOW_ENGINE
 def test_with_nothing_configured_wave_runs_on_the_bundled_model_and_stops_it(
     gguf: Path, project: Path, isolated_home: Path
@@ -171,6 +172,7 @@ def test_with_nothing_configured_wave_runs_on_the_bundled_model_and_stops_it(
     assert server_pids(str(cache)) == []
 
 
+@pytest.mark.req("AC10")
 @pytest.mark.parametrize(
     "sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL], ids=lambda s: s.name
 )

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from wave_tui.config.paths import WavePaths
 from wave_tui.mcp.config import (
     MCP_JSON_SCOPE,
@@ -16,6 +18,7 @@ from wave_tui.mcp.config import (
 )
 
 
+@pytest.mark.req("MC1")
 def test_mc1_stdio_and_http_entries_from_mcp_json(project: Path) -> None:
     path = WavePaths.for_workdir(project).project_mcp_json
     path.write_text(
@@ -38,6 +41,7 @@ def test_mc1_stdio_and_http_entries_from_mcp_json(project: Path) -> None:
     assert config.project_servers == {"files", "web"}
 
 
+@pytest.mark.req("MC1")
 def test_mc1_var_expansion_with_defaults() -> None:
     env = {"HOME": "/h", "EMPTY": ""}
     assert expand_vars("${HOME}/x", env) == "/h/x"
@@ -47,6 +51,7 @@ def test_mc1_var_expansion_with_defaults() -> None:
     assert expand_vars("plain $HOME", env) == "plain $HOME"
 
 
+@pytest.mark.req("MC1")
 def test_mc1_expansion_applies_to_every_value(tmp_path: Path) -> None:
     data = {
         "mcpServers": {
@@ -65,6 +70,7 @@ def test_mc1_expansion_applies_to_every_value(tmp_path: Path) -> None:
     assert (h.url, dict(h.headers)) == ("http://127.0.0.1:9/mcp", {"Auth": "Bearer secret"})
 
 
+@pytest.mark.req("MC1")
 def test_mc1_a_bad_entry_is_one_line_and_the_rest_load(tmp_path: Path) -> None:
     path = tmp_path / "settings.json"
     data = {
@@ -88,6 +94,7 @@ def test_mc1_a_bad_entry_is_one_line_and_the_rest_load(tmp_path: Path) -> None:
     assert any('use "type": "http"' in p for p in config.problems)
 
 
+@pytest.mark.req("MC1")
 def test_mc1_settings_override_mcp_json_by_name(tmp_path: Path) -> None:
     mcp_json = (tmp_path / ".mcp.json", MCP_JSON_SCOPE, {"mcpServers": {"a": {"command": "one"}}})
     user = (tmp_path / "user.json", "user", {"mcpServers": {"a": {"command": "two"}}})
@@ -97,6 +104,7 @@ def test_mc1_settings_override_mcp_json_by_name(tmp_path: Path) -> None:
     assert not a.needs_trust and config.project_servers == frozenset()
 
 
+@pytest.mark.req("MC8")
 def test_mc8_project_settings_servers_need_trust_like_mcp_json(tmp_path: Path) -> None:
     layers = [
         (tmp_path / "u.json", "user", {"mcpServers": {"u": {"command": "x"}}}),
@@ -106,6 +114,7 @@ def test_mc8_project_settings_servers_need_trust_like_mcp_json(tmp_path: Path) -
     assert load_servers(layers, {}).project_servers == {"p"}
 
 
+@pytest.mark.req("MC1")
 def test_mc1_unreadable_mcp_json_is_one_line(tmp_path: Path) -> None:
     missing = read_mcp_json(tmp_path / ".mcp.json")
     assert missing == (None, None)

@@ -12,6 +12,9 @@ from tests.mcp.conftest import HttpDemo, Notes
 from wave_tui.mcp.config import load_servers
 from wave_tui.mcp.manager import McpManager
 
+# The requirements this module checks beyond its tests' own markers.
+pytestmark = pytest.mark.req("MC1")
+
 
 @pytest.fixture
 async def web(http_demo: HttpDemo, project: Path, notes: Notes) -> AsyncIterator[McpManager]:
@@ -26,6 +29,7 @@ async def web(http_demo: HttpDemo, project: Path, notes: Notes) -> AsyncIterator
     await m.aclose()
 
 
+@pytest.mark.req("MC3")
 async def test_mc3_http_discovery_and_call(web: McpManager) -> None:
     (status,) = web.statuses()
     assert (status.kind, status.state) == ("http", "ready")
@@ -37,11 +41,13 @@ async def test_mc3_http_discovery_and_call(web: McpManager) -> None:
     assert web.system_sections(None)[0].endswith("Demo server: call echo to test the connection.")  # type: ignore[arg-type]
 
 
+@pytest.mark.req("MC4")
 async def test_mc4_http_error_result(web: McpManager) -> None:
     fail = await web.call("web", "fail", {"message": "nope"})
     assert fail.is_error and "nope" in fail.content
 
 
+@pytest.mark.req("MC3")
 async def test_mc3_http_list_changed_refreshes_the_list(web: McpManager) -> None:
     changed = asyncio.Event()
     web.subscribe(changed.set)
@@ -53,6 +59,7 @@ async def test_mc3_http_list_changed_refreshes_the_list(web: McpManager) -> None
     assert (await web.call("web", "added", {})).content == "added works"
 
 
+@pytest.mark.req("MC7")
 async def test_mc7_http_hang_times_out(web: McpManager, notes: Notes) -> None:
     hung = await web.call("web", "hang", {})
     assert hung.is_error and hung.content == "MCP server 'web' did not answer hang within 3 s"
@@ -60,6 +67,7 @@ async def test_mc7_http_hang_times_out(web: McpManager, notes: Notes) -> None:
     assert (await web.call("web", "echo", {"text": "ok"})).content == "echo: ok"
 
 
+@pytest.mark.req("MC7")
 async def test_mc7_http_server_gone_is_a_clean_error(
     web: McpManager, http_demo: HttpDemo, notes: Notes
 ) -> None:
@@ -70,6 +78,7 @@ async def test_mc7_http_server_gone_is_a_clean_error(
     assert web.statuses()[0].state == "failed"
 
 
+@pytest.mark.req("MC7")
 async def test_mc7_http_server_not_listening_fails_to_start(project: Path, notes: Notes) -> None:
     import socket
 

@@ -41,6 +41,7 @@ def sdk_modules_imported(stderr: str) -> list[str]:
     return [n for n in names if n == "mcp" or n.startswith("mcp.")]
 
 
+@pytest.mark.req("MC2")
 def test_mc2_a_wave_p_turn_without_mcp_config_never_imports_the_sdk(
     model_server: ModelServer, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -55,6 +56,7 @@ def test_mc2_a_wave_p_turn_without_mcp_config_never_imports_the_sdk(
     assert sdk_modules_imported(proc.stderr) == []
 
 
+@pytest.mark.req("MC2")
 @pytest.mark.parametrize(("mode", "expected"), [("none", "[]"), ("with-server", "['mcp']")])
 def test_mc2_the_manager_imports_the_sdk_only_for_a_server(mode: str, expected: str) -> None:
     proc = subprocess.run(

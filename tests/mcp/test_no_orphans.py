@@ -62,6 +62,7 @@ def wait_for(check: Callable[[], bool], seconds: float, what: str) -> None:
         time.sleep(0.05)
 
 
+@pytest.mark.req("MC8")
 @pytest.mark.parametrize(
     ("mode", "sig"),
     [
@@ -99,6 +100,7 @@ def test_mc8_no_server_outlives_its_parent(
         assert parent.returncode == 0
 
 
+@pytest.mark.req("MC8")
 def test_mc8_the_guard_ends_the_servers_own_children(tmp_path: Path) -> None:
     """A server launched through a shell (npx-style) leaves no grandchild behind."""
     pid_file = tmp_path / "pids"

@@ -38,6 +38,7 @@ async def run_tool(m: McpManager, name: str, args: dict[str, object], project: P
     return await tool.run(dict(args), ctx(project))
 
 
+@pytest.mark.req("MC3")
 async def test_mc3_tools_are_named_per_server_with_their_schema(manager: McpManager) -> None:
     assert isinstance(manager, ToolProvider | ContextSource | SessionObserver)
     by_name = {t.name: t for t in manager.tools()}
@@ -52,6 +53,7 @@ async def test_mc3_tools_are_named_per_server_with_their_schema(manager: McpMana
     assert status.state == "ready" and status.kind == "stdio" and "mcp__demo__echo" in status.tools
 
 
+@pytest.mark.req("MC4")
 async def test_mc4_call_text_error_structured_image_and_cap(
     manager: McpManager, project: Path
 ) -> None:
@@ -69,6 +71,7 @@ async def test_mc4_call_text_error_structured_image_and_cap(
     assert f"cut at {MCP_RESULT_MAX_CHARS:,} of {MCP_RESULT_MAX_CHARS + 500:,}" in content
 
 
+@pytest.mark.req("MC1")
 async def test_mc1_the_configured_env_reaches_the_server(
     manager: McpManager, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -78,6 +81,7 @@ async def test_mc1_the_configured_env_reaches_the_server(
     assert home.content.endswith(".cache")  # type: ignore[attr-defined]  # wave's own env, too
 
 
+@pytest.mark.req("MC4")
 async def test_mc4_server_instructions_join_the_dynamic_system_block(manager: McpManager) -> None:
     sections = manager.system_sections(None)  # type: ignore[arg-type]
     assert sections == [
@@ -86,6 +90,7 @@ async def test_mc4_server_instructions_join_the_dynamic_system_block(manager: Mc
     assert manager.system_sections(None) == sections  # type: ignore[arg-type]  # stable
 
 
+@pytest.mark.req("MC3")
 async def test_mc3_list_changed_takes_effect_from_the_next_request(
     manager: McpManager, project: Path
 ) -> None:
@@ -97,6 +102,7 @@ async def test_mc3_list_changed_takes_effect_from_the_next_request(
     assert added.content == "added works"  # type: ignore[attr-defined]
 
 
+@pytest.mark.req("MC7")
 async def test_mc7_a_hung_call_times_out_cleanly_and_the_server_stays(
     manager: McpManager, project: Path, notes: Notes
 ) -> None:
@@ -108,6 +114,7 @@ async def test_mc7_a_hung_call_times_out_cleanly_and_the_server_stays(
     assert echo.content == "echo: still"  # type: ignore[attr-defined]
 
 
+@pytest.mark.req("MC7")
 async def test_mc7_a_crash_is_one_line_a_clean_error_and_restart_works(
     manager: McpManager, project: Path, notes: Notes
 ) -> None:
@@ -139,6 +146,7 @@ async def test_mc7_a_crash_is_one_line_a_clean_error_and_restart_works(
     assert echo.content == "echo: back"  # type: ignore[attr-defined]
 
 
+@pytest.mark.req("MC7")
 async def test_mc7_a_server_that_cannot_start_is_one_line_and_others_run(
     project: Path, notes: Notes
 ) -> None:
@@ -161,6 +169,7 @@ async def test_mc7_a_server_that_cannot_start_is_one_line_and_others_run(
         await m.aclose()
 
 
+@pytest.mark.req("MC7")
 async def test_mc7_a_server_that_never_answers_initialize_fails_at_the_startup_timeout(
     project: Path, notes: Notes
 ) -> None:
@@ -178,6 +187,7 @@ async def test_mc7_a_server_that_never_answers_initialize_fails_at_the_startup_t
         await m.aclose()
 
 
+@pytest.mark.req("MC2")
 async def test_mc2_start_returns_at_once_and_tools_appear_when_ready(
     project: Path, notes: Notes
 ) -> None:

@@ -11,7 +11,11 @@ from tests.mcp.conftest import HttpDemo
 from tests.model_server import ModelServer, text, tool_call
 from tests.wave_cli import run_wave
 
+# The requirements this module checks beyond its tests' own markers.
+pytestmark = pytest.mark.req("MC1", "MC5")
 
+
+@pytest.mark.req("MC3")
 def test_mc3_wave_p_calls_a_tool_of_an_http_server(
     model_server: ModelServer, project: Path, http_demo: HttpDemo, monkeypatch: pytest.MonkeyPatch
 ) -> None:

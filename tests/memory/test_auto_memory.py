@@ -20,6 +20,7 @@ def mem(project: Path) -> AutoMemoryDir:
     return d
 
 
+@pytest.mark.req("A1", "S5")
 def test_a1_path_is_the_projects_memory_dir(project: Path, isolated_home: Path) -> None:
     d = AutoMemoryDir(WavePaths.for_workdir(project))
     assert d.path == WavePaths.for_workdir(project).memory_dir
@@ -27,6 +28,7 @@ def test_a1_path_is_the_projects_memory_dir(project: Path, isolated_home: Path) 
     assert not d.path.exists()  # S5: nothing is created until ensure()
 
 
+@pytest.mark.req("A1")
 def test_a1_ensure_creates_dir_and_empty_index_idempotently(project: Path) -> None:
     d = AutoMemoryDir(WavePaths.for_workdir(project))
     d.ensure()
@@ -36,6 +38,7 @@ def test_a1_ensure_creates_dir_and_empty_index_idempotently(project: Path) -> No
     assert d.index_path.read_text() == "- [A](a.md) — a\n"
 
 
+@pytest.mark.req("A4")
 def test_a4_contains_inside(mem: AutoMemoryDir) -> None:
     assert mem.contains(mem.path / "MEMORY.md")
     assert mem.contains(mem.path / "new_topic.md")  # not yet existing
@@ -43,6 +46,7 @@ def test_a4_contains_inside(mem: AutoMemoryDir) -> None:
     assert mem.contains(mem.path / "sub" / ".." / "x.md")
 
 
+@pytest.mark.req("A4")
 def test_a4_contains_rejects_escapes(mem: AutoMemoryDir, tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -74,6 +78,7 @@ def test_a4_contains_rejects_escapes(mem: AutoMemoryDir, tmp_path: Path) -> None
         assert mem.contains(case) is False, case
 
 
+@pytest.mark.req("A4")
 def test_a4_symlinked_memory_dir_itself(project: Path, tmp_path: Path) -> None:
     real = tmp_path / "real_memory"
     real.mkdir()
@@ -86,6 +91,7 @@ def test_a4_symlinked_memory_dir_itself(project: Path, tmp_path: Path) -> None:
     assert not d.contains(tmp_path / "a.md")
 
 
+@pytest.mark.req("A4")
 def test_a4_is_index(mem: AutoMemoryDir) -> None:
     assert mem.is_index(mem.path / "MEMORY.md")
     assert mem.is_index(str(mem.path / "sub" / ".." / "MEMORY.md"))
@@ -93,6 +99,7 @@ def test_a4_is_index(mem: AutoMemoryDir) -> None:
     assert not mem.is_index("\x00")
 
 
+@pytest.mark.req("X2")
 def test_x2_locked_write_and_refusal_outside(mem: AutoMemoryDir, tmp_path: Path) -> None:
     target = mem.path / "topic.md"
     mem.locked_write(target, "hello\n")
@@ -102,6 +109,7 @@ def test_x2_locked_write_and_refusal_outside(mem: AutoMemoryDir, tmp_path: Path)
     assert not (tmp_path / "x.md").exists()
 
 
+@pytest.mark.req("X2")
 def test_x2_concurrent_updates_lose_nothing(mem: AutoMemoryDir) -> None:
     target = mem.index_path
 
@@ -118,6 +126,7 @@ def test_x2_concurrent_updates_lose_nothing(mem: AutoMemoryDir) -> None:
     )
 
 
+@pytest.mark.req("X2")
 def test_x2_lock_context(mem: AutoMemoryDir) -> None:
     with mem.lock(mem.path / "a.md"):
         assert os.path.exists(lock_path_for(mem.path / "a.md"))

@@ -14,6 +14,9 @@ from wave_tui.config.paths import WavePaths
 from wave_tui.memory import catalog
 from wave_tui.memory.catalog import CatalogCache, UnknownEntryError, build_catalog, delete_entry
 
+# The requirements this module checks beyond its tests' own markers.
+pytestmark = pytest.mark.req("R10")
+
 NOW = datetime(2026, 8, 20, 12, 0, tzinfo=UTC)
 DAY = 86_400
 
@@ -52,6 +55,7 @@ def by_id(paths: WavePaths) -> dict[str, object]:
     return {e.id: e for e in build_catalog(paths, clock)}
 
 
+@pytest.mark.req("M3")
 def test_m3_catalog_ids_titles_types_and_ages(paths: WavePaths) -> None:
     entries = build_catalog(paths, clock)
     assert [e.id for e in entries] == [
@@ -89,6 +93,7 @@ def test_m3_catalog_ids_titles_types_and_ages(paths: WavePaths) -> None:
     assert e["rule:user:style.md"].status == "always"
 
 
+@pytest.mark.req("M3")
 def test_m3_to_json_keys(paths: WavePaths) -> None:
     e = by_id(paths)
     assert set(e["auto:build.md"].to_json()) >= {"id", "scope", "path", "title", "type", "age_days"}
@@ -96,6 +101,7 @@ def test_m3_to_json_keys(paths: WavePaths) -> None:
     assert e["rule:project:api.md"].to_json()["status"] == "conditional"
 
 
+@pytest.mark.req("M3")
 def test_m3_delete_list_item_leaves_rest_intact(paths: WavePaths) -> None:
     removed = delete_entry(paths, "project:AGENTS.md#1")
     assert removed.title == "Use pnpm"
@@ -124,6 +130,7 @@ def test_empty_catalog_without_any_memory(project: Path) -> None:
     assert build_catalog(WavePaths.for_workdir(project), clock) == []
 
 
+@pytest.mark.req("T1", "T2")
 def test_t2_only_auto_memories_older_than_a_day_are_stale(paths: WavePaths) -> None:
     """Stale = an observation older than one day; instructions never are (T1/T2)."""
     write(paths.memory_dir / "old.md", "---\nname: Old\ntype: project\n---\nx\n", age_s=40 * DAY)
@@ -134,6 +141,7 @@ def test_t2_only_auto_memories_older_than_a_day_are_stale(paths: WavePaths) -> N
     assert not e["rule:project:api.md"].stale and e["rule:project:api.md"].age_days == 40
 
 
+@pytest.mark.req("M3")
 def test_m3_deleting_a_topic_file_removes_only_its_own_pointer(paths: WavePaths) -> None:
     """`a.md` is not `data.md`, `sub/a.md` or `other/a.md` (review bug 5)."""
     for rel in ("a.md", "data.md", "sub/a.md", "other/a.md"):
@@ -151,6 +159,7 @@ def test_m3_deleting_a_topic_file_removes_only_its_own_pointer(paths: WavePaths)
     assert (paths.memory_dir / "other" / "a.md").exists()
 
 
+@pytest.mark.req("R8")
 def test_r8_an_overridden_rule_has_its_own_id_and_deleting_it_keeps_the_winner(
     paths: WavePaths,
 ) -> None:
@@ -166,6 +175,7 @@ def test_r8_an_overridden_rule_has_its_own_id_and_deleting_it_keeps_the_winner(
     assert winner.exists() and not loser.exists()
 
 
+@pytest.mark.req("M3")
 def test_m3_deleting_a_listed_item_after_the_file_changed_never_hits_another_item(
     paths: WavePaths,
 ) -> None:
@@ -183,6 +193,7 @@ def test_m3_deleting_a_listed_item_after_the_file_changed_never_hits_another_ite
     assert paths.project_agents_md.read_text() == "- new\n- second\n"
 
 
+@pytest.mark.req("M3")
 def test_m3_prose_outside_list_items_is_shown_and_not_deleted_blindly(paths: WavePaths) -> None:
     """An AGENTS.md written as prose is loaded every turn, so the catalog must show it."""
     from wave_tui.memory.entries import EntryError
@@ -200,6 +211,7 @@ def test_m3_prose_outside_list_items_is_shown_and_not_deleted_blindly(paths: Wav
     assert "Kafka" in paths.project_agents_md.read_text()
 
 
+@pytest.mark.req("M3")
 def test_m3_headings_alone_are_not_an_entry(paths: WavePaths) -> None:
     ids = {x.id for x in build_catalog(paths, clock)}
     assert "project:AGENTS.md" not in ids  # "# Memory" heading + list items only

@@ -7,6 +7,8 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from wave_tui.memory.changes import (
     MAX_FILES_PER_TURN,
     MAX_SNIPPET_CHARS,
@@ -46,6 +48,7 @@ def _text(state: ReadState) -> str:
     return _text_of(detect_changes(state))
 
 
+@pytest.mark.req("N1")
 def test_n1_external_edit_is_notified_with_added_lines_and_removed_count(tmp_path: Path) -> None:
     path = tmp_path / "a.py"
     _write(path, _numbered(20), BASE_NS)
@@ -75,6 +78,7 @@ def test_n1_external_edit_is_notified_with_added_lines_and_removed_count(tmp_pat
     assert state.get(path) is not None and state.get(path).content == new
 
 
+@pytest.mark.req("N2")
 def test_n2_touch_without_content_change_is_silent(tmp_path: Path) -> None:
     path = tmp_path / "a.py"
     _write(path, "x = 1\n", BASE_NS)
@@ -90,6 +94,7 @@ def test_n2_touch_without_content_change_is_silent(tmp_path: Path) -> None:
     assert entry is not None and entry.mtime_ns == BASE_NS + 5_000_000_000
 
 
+@pytest.mark.req("N3")
 def test_n3_partial_reads_are_skipped(tmp_path: Path) -> None:
     state = ReadState()
     for name, kwargs in (("off.py", {"offset": 2}), ("lim.py", {"limit": 3})):
@@ -101,6 +106,7 @@ def test_n3_partial_reads_are_skipped(tmp_path: Path) -> None:
     assert not detect_changes(state)
 
 
+@pytest.mark.req("N4")
 def test_n4_files_written_by_the_agent_are_not_notified(tmp_path: Path) -> None:
     path = tmp_path / "a.py"
     _write(path, "old\n", BASE_NS)
@@ -113,6 +119,7 @@ def test_n4_files_written_by_the_agent_are_not_notified(tmp_path: Path) -> None:
     assert not detect_changes(state)
 
 
+@pytest.mark.req("N5")
 def test_n5_same_change_is_notified_once(tmp_path: Path) -> None:
     path = tmp_path / "a.py"
     _write(path, "one\n", BASE_NS)
@@ -127,6 +134,7 @@ def test_n5_same_change_is_notified_once(tmp_path: Path) -> None:
     assert "+ 3 | three" in _text(state)
 
 
+@pytest.mark.req("N6")
 def test_n6_many_changed_files_are_capped_with_one_overflow_line(tmp_path: Path) -> None:
     state = ReadState()
     paths = []
@@ -156,6 +164,7 @@ def test_n6_many_changed_files_are_capped_with_one_overflow_line(tmp_path: Path)
     assert not detect_changes(state)
 
 
+@pytest.mark.req("N6")
 def test_n6_overflow_line_is_bounded(tmp_path: Path) -> None:
     state = ReadState()
     for i in range(200):
@@ -172,6 +181,7 @@ def test_n6_overflow_line_is_bounded(tmp_path: Path) -> None:
     assert line.count(".py") == 50
 
 
+@pytest.mark.req("N6")
 def test_n6_huge_change_is_truncated_at_a_line_boundary(tmp_path: Path) -> None:
     path = tmp_path / "big.txt"
     _write(path, "start\n", BASE_NS)
@@ -191,6 +201,7 @@ def test_n6_huge_change_is_truncated_at_a_line_boundary(tmp_path: Path) -> None:
     assert int(last.split()[1]) + shown == 5_001
 
 
+@pytest.mark.req("N6")
 def test_n6_one_huge_line_is_clipped_not_dropped(tmp_path: Path) -> None:
     path = tmp_path / "min.js"
     _write(path, "a\n", BASE_NS)
@@ -252,6 +263,7 @@ def test_wording_states_only_the_fact(tmp_path: Path) -> None:
         assert hiding not in text
 
 
+@pytest.mark.req("F11", "N7")
 def test_n7_memory_file_rewritten_by_fork_is_notified(tmp_path: Path) -> None:
     memory = tmp_path / "memory" / "feedback_style.md"
     memory.parent.mkdir()
@@ -269,6 +281,7 @@ def test_n7_memory_file_rewritten_by_fork_is_notified(tmp_path: Path) -> None:
     assert "+ 4 | Use spaces." in _text(main)
 
 
+@pytest.mark.req("N5")
 def test_entries_known_only_by_hash_are_compared_by_hash(tmp_path: Path) -> None:
     """A read from an earlier session (resumed): no copy kept, only its hash. A touch stays
     silent; a real change is reported with the current content, numbered."""
@@ -326,6 +339,7 @@ def test_truncate_lines_marker_fits_in_budget() -> None:
     assert truncate_lines(["a", "b"], 2, 1_000) == "a\nb"
 
 
+@pytest.mark.req("N1")
 def test_n1_line_ending_only_change_still_says_what_changed(tmp_path: Path) -> None:
     path = tmp_path / "a.txt"
     _write(path, "a\nb\n", BASE_NS)

@@ -16,6 +16,7 @@ def _read(state: ReadState, path: Path, text: str) -> None:
     state.record_text(path, text, path.stat().st_mtime_ns)
 
 
+@pytest.mark.req("N1", "N5")
 def test_n1_edit_right_after_each_request_is_told_next_request(tmp_path: Path) -> None:
     state, detector = ReadState(), ChangeDetector()
     files = [tmp_path / f"f{i}.py" for i in range(20)]
@@ -29,6 +30,7 @@ def test_n1_edit_right_after_each_request_is_told_next_request(tmp_path: Path) -
         assert not detector.detect(state)  # told once (N5)
 
 
+@pytest.mark.req("N1")
 def test_n1_edit_between_the_read_and_the_first_request_is_told(tmp_path: Path) -> None:
     state, detector = ReadState(), ChangeDetector()
     assert not detector.detect(state)
@@ -39,6 +41,7 @@ def test_n1_edit_between_the_read_and_the_first_request_is_told(tmp_path: Path) 
     assert detector.detect(state).paths == [sub / "m.py"]
 
 
+@pytest.mark.req("N2")
 def test_n2_touch_is_silent_and_deletion_is_told(tmp_path: Path) -> None:
     state, detector = ReadState(), ChangeDetector()
     f = tmp_path / "a.py"
@@ -51,6 +54,7 @@ def test_n2_touch_is_silent_and_deletion_is_told(tmp_path: Path) -> None:
     assert [c.kind for c in report.changes] == ["deleted"]
 
 
+@pytest.mark.req("N1")
 def test_n1_without_inotify_the_stat_walk_tells_the_same(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -63,6 +67,7 @@ def test_n1_without_inotify_the_stat_walk_tells_the_same(
     assert detector.detect(state).paths == [f]
 
 
+@pytest.mark.req("N1")
 def test_n1_a_moved_folder_is_looked_at_again(tmp_path: Path) -> None:
     state, detector = ReadState(), ChangeDetector()
     sub = tmp_path / "d"

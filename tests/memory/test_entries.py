@@ -16,6 +16,9 @@ from wave_tui.memory.entries import (
     normalise,
 )
 
+# The requirements this module checks beyond its tests' own markers.
+pytestmark = pytest.mark.req("M2")
+
 DOC = (
     "# Project memory\n"
     "\n"
@@ -48,6 +51,7 @@ def test_list_items_top_level_with_continuations() -> None:
     assert [i.index for i in items] == [1, 2, 3, 4]
 
 
+@pytest.mark.req("M1", "M5")
 def test_m1_m5_add_creates_file_and_parents(tmp_path: Path) -> None:
     path = tmp_path / "a" / "b" / "AGENTS.md"
     result = add_entry(path, "Use pnpm")
@@ -62,6 +66,7 @@ def test_add_ensures_newline_before_item(tmp_path: Path) -> None:
     assert path.read_bytes() == b"# Notes\r\n- first\r\n- second\r\n  with detail\r\n"
 
 
+@pytest.mark.req("M4")
 def test_m4_duplicate_is_not_written(tmp_path: Path) -> None:
     path = tmp_path / "AGENTS.md"
     path.write_text("- **Use  pnpm**, not npm.\n", encoding="utf-8")
@@ -75,6 +80,7 @@ def test_normalise() -> None:
     assert normalise("  *Use*   `pnpm`!! ") == normalise("use pnpm")
 
 
+@pytest.mark.req("M3")
 def test_m3_delete_removes_exactly_the_item_lines(tmp_path: Path) -> None:
     path = tmp_path / "AGENTS.md"
     path.write_bytes(DOC.replace("\n", "\r\n").encode())
@@ -115,6 +121,7 @@ def _add_many(path: str, worker: int, count: int) -> None:
         add_entry(Path(path), f"worker {worker} item {n}")
 
 
+@pytest.mark.req("X2")
 def test_x2_concurrent_adds_from_processes_lose_nothing(tmp_path: Path) -> None:
     path = tmp_path / "AGENTS.md"
     ctx = multiprocessing.get_context("spawn")

@@ -101,6 +101,7 @@ NOT_SIMPLE = [
 ]
 
 
+@pytest.mark.req("R6")
 @pytest.mark.parametrize("raw", SIMPLE)
 def test_r6_simple_frontmatter_takes_the_fast_path_with_the_yaml_result(raw: str) -> None:
     fast = parse_simple_yaml(raw)
@@ -109,6 +110,7 @@ def test_r6_simple_frontmatter_takes_the_fast_path_with_the_yaml_result(raw: str
     assert [type(v) for v in fast.values()] == [type(v) for v in yaml.safe_load(raw).values()]
 
 
+@pytest.mark.req("R6")
 @pytest.mark.parametrize("raw", NOT_SIMPLE)
 def test_r6_anything_else_goes_to_the_yaml_parser(raw: str) -> None:
     assert parse_simple_yaml(raw) is None
@@ -218,6 +220,7 @@ def _safe_load(raw: str) -> object:
         return "<yaml error>"
 
 
+@pytest.mark.req("R6")
 def test_r6_fast_path_equals_yaml_on_thousands_of_generated_documents() -> None:
     taken = 0
     for raw in _documents():
@@ -232,6 +235,7 @@ def test_r6_fast_path_equals_yaml_on_thousands_of_generated_documents() -> None:
     assert taken > 500  # the generator does reach the fast path
 
 
+@pytest.mark.req("X4")
 def test_x4_parse_frontmatter_reads_the_same_through_either_path() -> None:
     simple = parse_frontmatter("---\npaths:\n  - src/**/*.ts\npriority: 3\n---\nBody.\n")
     assert simple.data == {"paths": ["src/**/*.ts"], "priority": 3}
@@ -291,6 +295,7 @@ def _takes_the_fast_path(text: str) -> bool:
     return text.startswith("---\n") and end >= 0 and "---" not in text[4:end]
 
 
+@pytest.mark.req("X4")
 def test_x4_fence_found_without_splitting_lines_as_line_by_line() -> None:
     docs = _fence_documents()
     for text in docs:
@@ -314,6 +319,7 @@ TAG_SPELLINGS = [
 ]
 
 
+@pytest.mark.req("R6")
 @pytest.mark.parametrize("raw", TAG_SPELLINGS)
 def test_a_tag_always_goes_to_the_yaml_parser(raw: str) -> None:
     """R6: whatever the tag's spelling, the fast path steps aside (safe_load decides)."""

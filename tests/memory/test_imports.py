@@ -29,6 +29,7 @@ def reminder(paths: WavePaths, warnings: list[str]) -> str:
     return text
 
 
+@pytest.mark.req("MX3")
 def test_mx3_import_lines_load_the_file_in_place(paths: WavePaths) -> None:
     root = paths.project_root
     write(root / "CLAUDE.md", "Intro.\n@docs/style.md\n- @docs/test.md\nOutro.\n")
@@ -40,6 +41,7 @@ def test_mx3_import_lines_load_the_file_in_place(paths: WavePaths) -> None:
     assert "@docs" not in text and warnings == []
 
 
+@pytest.mark.req("MX3")
 def test_mx3_imports_are_relative_to_the_importer_and_home(paths: WavePaths) -> None:
     root = paths.project_root
     write(root / "AGENTS.md", "@docs/a.md\n@~/shared.md\n")
@@ -51,6 +53,7 @@ def test_mx3_imports_are_relative_to_the_importer_and_home(paths: WavePaths) -> 
     assert "A here.\nB here.\nHome note." in text and warnings == []
 
 
+@pytest.mark.req("MX3")
 def test_mx3_code_spans_and_fences_are_not_imports(paths: WavePaths) -> None:
     root = paths.project_root
     write(root / "AGENTS.md", "```\n@docs/a.md\n```\n`@docs/a.md`\nmail me @ home\n")
@@ -60,6 +63,7 @@ def test_mx3_code_spans_and_fences_are_not_imports(paths: WavePaths) -> None:
     assert import_target("see @docs/a.md for more") is None
 
 
+@pytest.mark.req("MX3")
 def test_mx3_cycle_and_missing_reported_in_one_line_never_fatal(paths: WavePaths) -> None:
     root = paths.project_root
     write(root / "AGENTS.md", "Top.\n@a.md\n@nope.md\nEnd.\n")
@@ -74,6 +78,7 @@ def test_mx3_cycle_and_missing_reported_in_one_line_never_fatal(paths: WavePaths
     assert len(warnings) == 2  # told once per session, not before every request
 
 
+@pytest.mark.req("MX3")
 def test_mx3_at_most_five_hops(tmp_path: Path) -> None:
     for n in range(MAX_IMPORT_HOPS + 2):
         write(tmp_path / f"f{n}.md", f"level {n}\n@f{n + 1}.md\n")
@@ -85,6 +90,7 @@ def test_mx3_at_most_five_hops(tmp_path: Path) -> None:
     assert result.problems == [f"f{MAX_IMPORT_HOPS + 1}.md (more than 5 hops)"]
 
 
+@pytest.mark.req("MX3")
 def test_mx3_catalog_shows_imported_files_under_their_importer(paths: WavePaths) -> None:
     root = paths.project_root
     write(root / "CLAUDE.md", "- Own item\n@docs/style.md\n")
@@ -98,6 +104,7 @@ def test_mx3_catalog_shows_imported_files_under_their_importer(paths: WavePaths)
     assert "imported_by" not in entries[0].to_json()
 
 
+@pytest.mark.req("MX5")
 def test_mx5_dot_claude_and_local_files_are_project_memory(paths: WavePaths) -> None:
     root = paths.project_root
     write(root / ".claude/CLAUDE.md", "From dot-claude.\n")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from wave_tui.config.paths import WavePaths
 from wave_tui.memory.index import (
     INDEX_MAX_CHARS,
@@ -12,6 +14,9 @@ from wave_tui.memory.index import (
     check_index_write,
     load_index,
 )
+
+# The requirements this module checks beyond its tests' own markers.
+pytestmark = pytest.mark.req("X1")
 
 
 def _index(project: Path, text: str) -> Path:
@@ -25,11 +30,13 @@ def _entry(i: int) -> str:
     return f"- [Entry {i}](entry_{i}.md) — hook {i}"
 
 
+@pytest.mark.req("A2")
 def test_a2_missing_index_is_empty(project: Path) -> None:
     view = load_index(WavePaths.for_workdir(project).memory_index)
     assert view.text == "" and view.warning is None and not view.truncated
 
 
+@pytest.mark.req("A2")
 def test_a2_small_index_loads_whole(project: Path) -> None:
     text = "\n".join(_entry(i) for i in range(10)) + "\n"
     view = load_index(_index(project, text))
@@ -39,11 +46,13 @@ def test_a2_small_index_loads_whole(project: Path) -> None:
     assert view.warning is None
 
 
+@pytest.mark.req("A2")
 def test_a2_exactly_200_lines_is_not_truncated(project: Path) -> None:
     view = load_index(_index(project, "\n".join(_entry(i) for i in range(200)) + "\n"))
     assert not view.truncated and view.kept_lines == 200
 
 
+@pytest.mark.req("A2")
 def test_a2_250_lines_cut_at_exactly_200(project: Path) -> None:
     lines = [_entry(i) for i in range(250)]
     view = load_index(_index(project, "\n".join(lines) + "\n"))
@@ -59,6 +68,7 @@ def test_a2_250_lines_cut_at_exactly_200(project: Path) -> None:
     assert "under ~200 characters" in view.warning and "topic files" in view.warning
 
 
+@pytest.mark.req("A2")
 def test_a2_29000_chars_cut_back_to_newline(project: Path) -> None:
     lines = [f"- [{i:03}](e{i}.md) " + "x" * 280 for i in range(100)]
     text = "\n".join(lines) + "\n"
@@ -76,6 +86,7 @@ def test_a2_29000_chars_cut_back_to_newline(project: Path) -> None:
     assert f"{lines[len(kept)][:20]}" in view.warning
 
 
+@pytest.mark.req("A2")
 def test_a2_both_caps(project: Path) -> None:
     lines = [f"- [{i:03}](e{i}.md) " + "y" * 200 for i in range(300)]
     view = load_index(_index(project, "\n".join(lines)))
@@ -88,6 +99,7 @@ def test_a2_both_caps(project: Path) -> None:
     assert "200-line limit (it has 300 lines) and the 25,000-character limit" in view.warning
 
 
+@pytest.mark.req("A2")
 def test_a2_line_ending_exactly_at_the_cap_is_kept(project: Path) -> None:
     first = "a" * (INDEX_MAX_CHARS - 2)
     view = load_index(_index(project, f"{first}\nb\nccc\n"))
@@ -96,6 +108,7 @@ def test_a2_line_ending_exactly_at_the_cap_is_kept(project: Path) -> None:
     assert view.dropped_entries == 1
 
 
+@pytest.mark.req("A2")
 def test_a2_a_first_line_over_the_cap_is_left_out_never_cut_mid_line(project: Path) -> None:
     """A2 / seed: "在换行处切分，避免切断行" — even a 200 KB first line is not cut."""
     view = load_index(_index(project, "z" * 200_000 + "\n- [B](b.md) — b\n"))
@@ -105,6 +118,7 @@ def test_a2_a_first_line_over_the_cap_is_left_out_never_cut_mid_line(project: Pa
     assert view.dropped_entries == 2 and '"zzzz' in view.warning
 
 
+@pytest.mark.req("A2")
 def test_a2_multibyte_text_is_never_split(project: Path) -> None:
     lines = [f"- 记忆条目 {i} " + "汉" * 150 for i in range(200)]
     view = load_index(_index(project, "\n".join(lines)))
@@ -113,6 +127,7 @@ def test_a2_multibyte_text_is_never_split(project: Path) -> None:
     assert view.text.split("\n") == lines[: view.kept_lines]
 
 
+@pytest.mark.req("A2")
 def test_a2_check_index_write() -> None:
     assert check_index_write("- [A](a.md) — short\n") is None
     assert check_index_write("") is None

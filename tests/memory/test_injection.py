@@ -11,6 +11,9 @@ from wave_tui.llm.types import Message
 from wave_tui.memory.injection import MemoryInjector, ReminderPart, build_memory_reminder
 from wave_tui.tools.base import ToolResult
 
+# The requirements this module checks beyond its tests' own markers.
+pytestmark = pytest.mark.req("I2")
+
 
 def write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -32,6 +35,7 @@ def test_build_memory_reminder_none_when_empty() -> None:
     assert build_memory_reminder([ReminderPart("label", " \n\n")]) is None
 
 
+@pytest.mark.req("I1", "R2")
 def test_i1_r2_reminder_has_agents_user_memory_and_unconditional_rules(
     paths: WavePaths,
 ) -> None:
@@ -54,6 +58,7 @@ def test_reminder_none_without_memory(paths: WavePaths) -> None:
     assert MemoryInjector(paths).reminder_text() is None
 
 
+@pytest.mark.req("R3", "R4")
 def test_r3_conditional_rule_injected_once_with_marker(paths: WavePaths) -> None:
     write(paths.project_root / ".wave/rules/api.md", "---\npaths: src/api/**/*.ts\n---\nAPI.\n")
     injector = MemoryInjector(paths)
@@ -77,6 +82,7 @@ def test_r3_conditional_rule_injected_once_with_marker(paths: WavePaths) -> None
     assert injector.activations == {"api.md": ("src/api/user.ts", "src/api/**/*.ts")}
 
 
+@pytest.mark.req("R5")
 def test_r5_written_file_in_context_triggers_rule_but_not_nested(paths: WavePaths) -> None:
     write(paths.project_root / ".wave/rules/api.md", "---\npaths: src/**\n---\nAPI.\n")
     write(paths.project_root / "src/AGENTS.md", "src memory\n")
@@ -94,6 +100,7 @@ def test_failed_tool_result_triggers_nothing(paths: WavePaths) -> None:
     assert MemoryInjector(paths).on_tool_result(result) == []
 
 
+@pytest.mark.req("D1", "D2", "D3", "D4")
 def test_d1_d4_nested_memory_far_to_near_once_then_rules(paths: WavePaths) -> None:
     """D3: d1 d4 nested memory far to near once then rules."""
     root = paths.project_root
@@ -118,6 +125,7 @@ def test_d1_d4_nested_memory_far_to_near_once_then_rules(paths: WavePaths) -> No
     assert injector.on_tool_result(read_result(again)) == []  # D2: once per session
 
 
+@pytest.mark.req("D1")
 def test_d1_only_read_paths_trigger_nested(paths: WavePaths) -> None:
     write(paths.project_root / "pkg/AGENTS.md", "pkg\n")
     target = write(paths.project_root / "pkg/m.py", "x")
@@ -125,6 +133,7 @@ def test_d1_only_read_paths_trigger_nested(paths: WavePaths) -> None:
     assert MemoryInjector(paths).on_tool_result(grep) == []
 
 
+@pytest.mark.req("D5")
 def test_d5_outside_project_nothing(paths: WavePaths, tmp_path: Path) -> None:
     write(tmp_path / "other/AGENTS.md", "no\n")
     write(paths.project_root / ".wave/rules/all.md", "---\npaths: '**'\n---\nAll.\n")
@@ -132,6 +141,7 @@ def test_d5_outside_project_nothing(paths: WavePaths, tmp_path: Path) -> None:
     assert MemoryInjector(paths).on_tool_result(read_result(target)) == []
 
 
+@pytest.mark.req("CP3")
 def test_restore_rebuilds_state_from_messages(paths: WavePaths) -> None:
     """CP3: restore rebuilds state from messages."""
     root = paths.project_root

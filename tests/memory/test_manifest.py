@@ -28,14 +28,17 @@ def _write(path: Path, text: str, mtime: float) -> None:
     os.utime(path, (mtime, mtime))
 
 
+@pytest.mark.req("F12")
 def test_f12_empty_dir_gives_empty_manifest(mem: Path) -> None:
     assert build_manifest(mem) == ""
 
 
+@pytest.mark.req("F12")
 def test_f12_missing_dir_gives_empty_manifest(tmp_path: Path) -> None:
     assert build_manifest(tmp_path / "nope") == ""
 
 
+@pytest.mark.req("F12", "F13")
 def test_f12_f13_exact_lines_newest_first(mem: Path) -> None:
     _write(
         mem / "user_role.md",
@@ -68,6 +71,7 @@ def test_f12_f13_exact_lines_newest_first(mem: Path) -> None:
     ]
 
 
+@pytest.mark.req("F13")
 def test_f13_block_scalar_continuations_are_not_keys(mem: Path) -> None:
     _write(
         mem / "a.md",
@@ -77,11 +81,13 @@ def test_f13_block_scalar_continuations_are_not_keys(mem: Path) -> None:
     assert build_manifest(mem) == "- [user] a.md (2026-11-29T10:00:00.000Z): type: not-a-key really"
 
 
+@pytest.mark.req("X4")
 def test_x4_invalid_frontmatter_still_listed(mem: Path) -> None:
     _write(mem / "bad.md", "---\ndescription: [unclosed\n---\n", BASE)
     assert build_manifest(mem) == "- [] bad.md (2026-11-29T10:00:00.000Z): "
 
 
+@pytest.mark.req("F12")
 def test_f12_capped_at_200_newest(mem: Path) -> None:
     for i in range(210):
         _write(mem / f"m{i:03}.md", f"---\ntype: project\ndescription: d{i}\n---\n", BASE + i)
@@ -92,6 +98,7 @@ def test_f12_capped_at_200_newest(mem: Path) -> None:
     assert len(build_manifest(mem, limit=5).split("\n")) == 5
 
 
+@pytest.mark.req("F12")
 def test_f12_symlinks_are_not_followed(mem: Path, tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     _write(outside / "secret.md", "---\ntype: user\ndescription: secret\n---\n", BASE)

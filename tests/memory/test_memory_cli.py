@@ -30,6 +30,7 @@ def run(paths: WavePaths, *argv: str) -> int:
     return run_memory_command(list(argv), paths, clock)
 
 
+@pytest.mark.req("M3")
 def test_m3_list_json(paths: WavePaths, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(paths, "list", "--json") == 0
     data = json.loads(capsys.readouterr().out)
@@ -43,6 +44,7 @@ def test_m3_list_json(paths: WavePaths, capsys: pytest.CaptureFixture[str]) -> N
     assert data[2]["status"] == "conditional" and data[2]["reason"] == "conditional: src/api/**"
 
 
+@pytest.mark.req("M3")
 def test_m3_list_table_grouped_by_scope(
     paths: WavePaths, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -57,6 +59,7 @@ def test_show_prints_body(paths: WavePaths, capsys: pytest.CaptureFixture[str]) 
     assert capsys.readouterr().out == "API rule body.\n"
 
 
+@pytest.mark.req("M3")
 def test_m3_delete(paths: WavePaths, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(paths, "delete", "project:AGENTS.md#1") == 0
     assert "Use pnpm" in capsys.readouterr().out
@@ -69,6 +72,7 @@ def test_unknown_id_exit_1_one_line(paths: WavePaths, capsys: pytest.CaptureFixt
     assert err.count("\n") == 1 and "nope" in err and "Traceback" not in err
 
 
+@pytest.mark.req("M1", "M2")
 def test_m1_m2_add_project_and_user(paths: WavePaths, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(paths, "add", "--scope", "user", "Prefer", "short", "answers") == 0
     assert paths.user_agents_md.read_text(encoding="utf-8") == "- Prefer short answers\n"
@@ -77,6 +81,7 @@ def test_m1_m2_add_project_and_user(paths: WavePaths, capsys: pytest.CaptureFixt
     assert str(paths.user_agents_md) in capsys.readouterr().out
 
 
+@pytest.mark.req("M4")
 def test_m4_add_duplicate_warns_exit_0(
     paths: WavePaths, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -5,7 +5,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from wave_tui.memory.nested import nested_memory_chain
+
+# The requirements this module checks beyond its tests' own markers.
+pytestmark = pytest.mark.req("D1")
 
 
 def write(path: Path, text: str) -> Path:
@@ -14,6 +19,7 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
+@pytest.mark.req("D4")
 def test_d4_chain_is_far_to_near_and_excludes_root(project: Path) -> None:
     write(project / "AGENTS.md", "root\n")
     a = write(project / "pkg" / "AGENTS.md", "pkg\n")
@@ -22,6 +28,7 @@ def test_d4_chain_is_far_to_near_and_excludes_root(project: Path) -> None:
     assert nested_memory_chain(target, project) == [a.resolve(), b.resolve()]
 
 
+@pytest.mark.req("D6")
 def test_d6_agents_md_beats_claude_md_and_claude_is_fallback(project: Path) -> None:
     agents = write(project / "a" / "AGENTS.md", "agents\n")
     write(project / "a" / "CLAUDE.md", "claude\n")
@@ -30,17 +37,20 @@ def test_d6_agents_md_beats_claude_md_and_claude_is_fallback(project: Path) -> N
     assert nested_memory_chain(target, project) == [agents.resolve(), claude.resolve()]
 
 
+@pytest.mark.req("D5")
 def test_d5_files_outside_project_root_trigger_nothing(project: Path, tmp_path: Path) -> None:
     write(tmp_path / "outside" / "AGENTS.md", "no\n")
     target = write(tmp_path / "outside" / "f.py", "x\n")
     assert nested_memory_chain(target, project) == []
 
 
+@pytest.mark.req("D4")
 def test_d4_file_in_project_root_gives_nothing(project: Path) -> None:
     write(project / "AGENTS.md", "root\n")
     assert nested_memory_chain(write(project / "f.py", "x\n"), project) == []
 
 
+@pytest.mark.req("D7")
 def test_d7_unreadable_level_skipped(project: Path) -> None:
     """Levels whose AGENTS.md cannot be read (a folder, a dangling link — unreadable even for
     root, unlike chmod 000) are skipped; the rest of the chain still loads."""
@@ -52,11 +62,13 @@ def test_d7_unreadable_level_skipped(project: Path) -> None:
     assert nested_memory_chain(target, project) == [good.resolve()]
 
 
+@pytest.mark.req("D7")
 def test_d7_symlink_loop_in_path_terminates(project: Path) -> None:
     os.symlink(project / "loop", project / "loop")  # a self-referencing link
     assert nested_memory_chain(project / "loop" / "f.py", project) == []
 
 
+@pytest.mark.req("D7")
 def test_d7_an_undecodable_level_is_skipped_and_the_rest_injected(project: Path) -> None:
     """Seed: a memory file that fails to read (permissions, encoding) is skipped."""
     from wave_tui.config.paths import WavePaths

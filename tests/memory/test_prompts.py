@@ -49,6 +49,7 @@ def standalone() -> str:
     return render_standalone_extraction_prompt(MEM, MANIFEST)
 
 
+@pytest.mark.req("P1")
 def test_p1_four_types_with_all_fields(section: str) -> None:
     assert [t.name for t in MEMORY_TYPES] == ["user", "feedback", "project", "reference"]
     for t in MEMORY_TYPES:
@@ -61,6 +62,7 @@ def test_p1_four_types_with_all_fields(section: str) -> None:
         assert section.count(f"<{tag}>") == 4
 
 
+@pytest.mark.req("P2")
 def test_p2_what_not_to_save_and_explicit_requests(section: str) -> None:
     not_save = split_typology(section).not_save
     for item in WHAT_NOT_TO_SAVE:
@@ -82,6 +84,7 @@ def test_p2_what_not_to_save_and_explicit_requests(section: str) -> None:
     assert "surprising or non-obvious" in not_save
 
 
+@pytest.mark.req("P3")
 def test_p3_two_step_save_and_index_rules(section: str) -> None:
     assert "**Step 1**" in section and "**Step 2**" in section
     assert section.index("**Step 1**") < section.index("**Step 2**")
@@ -95,6 +98,7 @@ def test_p3_two_step_save_and_index_rules(section: str) -> None:
     assert "never the content of a memory itself" in section
 
 
+@pytest.mark.req("P4")
 def test_p4_when_to_access(section: str) -> None:
     assert "earlier conversation" in section
     assert (
@@ -105,6 +109,7 @@ def test_p4_when_to_access(section: str) -> None:
     assert "do not apply, cite, compare against or mention" in section
 
 
+@pytest.mark.req("P5")
 def test_p5_verify_before_recommending(section: str) -> None:
     assert "## Before recommending from memory" in section
     assert "renamed or removed" in section
@@ -112,6 +117,7 @@ def test_p5_verify_before_recommending(section: str) -> None:
     assert "about to act on your recommendation, verify first" in section
 
 
+@pytest.mark.req("P6")
 def test_p6_memory_vs_plan_vs_tasks(section: str) -> None:
     part = section[section.index("## Memory and other forms of persistence") :]
     assert "use a plan, not memory" in part
@@ -119,6 +125,7 @@ def test_p6_memory_vs_plan_vs_tasks(section: str) -> None:
     assert "future conversations" in part
 
 
+@pytest.mark.req("P7")
 def test_p7_directory_exists_no_mkdir(section: str) -> None:
     assert f"`{MEM}`" in section
     assert "already exists" in section
@@ -136,6 +143,7 @@ def _save_sentences(text: str, not_save: str) -> list[str]:
     return [s for s in sentences if verbs.search(s)]
 
 
+@pytest.mark.req("P8")
 @pytest.mark.parametrize("which", ["section", "fork_request", "standalone"])
 def test_p8_no_save_instruction_names_a_forbidden_category(
     which: str, section: str, fork_request: str, standalone: str
@@ -148,6 +156,7 @@ def test_p8_no_save_instruction_names_a_forbidden_category(
     assert offending == []
 
 
+@pytest.mark.req("P8")
 def test_p8_both_prompts_share_one_typology(
     section: str, extraction: str, fork_request: str, standalone: str
 ) -> None:
@@ -164,6 +173,7 @@ def test_p8_both_prompts_share_one_typology(
         assert keyword in main.not_save.lower(), keyword
 
 
+@pytest.mark.req("P8")
 def test_p8_checker_catches_a_contradiction() -> None:
     bad = (
         "## Types of memory\n\nSave architecture decisions and debugging insights.\n\n"
@@ -172,12 +182,14 @@ def test_p8_checker_catches_a_contradiction() -> None:
     assert forbidden_save_terms(split_typology(bad).save) == ["architecture", "debugging"]
 
 
+@pytest.mark.req("P9")
 def test_p9_same_frontmatter_in_both(section: str, fork_request: str, standalone: str) -> None:
     assert FRONTMATTER_TEMPLATE in section
     assert fork_request.count(FRONTMATTER_TEMPLATE) == 1
     assert FRONTMATTER_TEMPLATE in standalone
 
 
+@pytest.mark.req("F12")
 def test_f12_extraction_prompt_manifest_first(extraction: str, standalone: str) -> None:
     assert extraction.startswith("## Existing memory files\n\n" + MANIFEST + "\n")
     assert standalone.startswith("## Existing memory files\n\n" + MANIFEST + "\n")
@@ -192,11 +204,13 @@ def test_f12_extraction_prompt_manifest_first(extraction: str, standalone: str) 
     assert "Review the conversation above" in extraction
 
 
+@pytest.mark.req("F12")
 def test_f12_extraction_prompt_without_memories() -> None:
     text = render_extraction_prompt(MEM, "")
     assert text.startswith("## Existing memory files\n\n(none yet: no memory files exist)\n")
 
 
+@pytest.mark.req("A2")
 def test_a2_index_block() -> None:
     assert render_memory_index_block("- [A](a.md) — a\n", None) == "## MEMORY.md\n\n- [A](a.md) — a"
     empty = render_memory_index_block("", None)
@@ -205,6 +219,7 @@ def test_a2_index_block() -> None:
     assert warned.endswith("- x\n\n> WARNING: too long")
 
 
+@pytest.mark.req("M1", "M2")
 def test_m1_m2_manual_memory_guidance(tmp_path: Path) -> None:
     project, user = tmp_path / "AGENTS.md", tmp_path / "home" / ".wave" / "AGENTS.md"
     text = render_manual_memory_guidance(project, user)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from wave_tui.config.paths import WavePaths
 from wave_tui.memory.catalog import build_catalog, with_missing_refs
 from wave_tui.memory.manifest import build_manifest
@@ -16,6 +18,7 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
+@pytest.mark.req("MX6")
 def test_mx6_finds_files_lines_and_code_symbols_not_urls_or_commands() -> None:
     refs = find_references(
         "See src/app/main.py:12 and `parse_config()`, also README.md. "
@@ -29,6 +32,7 @@ def test_mx6_finds_files_lines_and_code_symbols_not_urls_or_commands() -> None:
     ]
 
 
+@pytest.mark.req("MX6")
 def test_mx6_missing_file_line_past_end_and_gone_symbol(project: Path) -> None:
     write(project / "src/app.py", "def load_settings():\n    return 1\n")
     write(project / "pkg/deep/util.py", "x = 1\n")
@@ -41,6 +45,7 @@ def test_mx6_missing_file_line_past_end_and_gone_symbol(project: Path) -> None:
     }
 
 
+@pytest.mark.req("MX6")
 def test_mx6_catalog_marks_auto_memories_and_agents_items_not_rules(project: Path) -> None:
     paths = WavePaths.for_workdir(project)
     write(project / "AGENTS.md", "- Entry point is src/main.py\n- Use tabs\n")
@@ -57,6 +62,7 @@ def test_mx6_catalog_marks_auto_memories_and_agents_items_not_rules(project: Pat
     assert "missing_refs" not in next(e for e in entries if e.id.endswith("#2")).to_json()
 
 
+@pytest.mark.req("MX6")
 def test_mx6_extraction_manifest_names_memories_that_cite_missing_things(project: Path) -> None:
     paths = WavePaths.for_workdir(project)
     write(project / "real.py", "pass\n")

@@ -41,6 +41,7 @@ def rules_dir(paths: WavePaths) -> Path:
     return paths.project_root / ".wave" / "rules"
 
 
+@pytest.mark.req("R1")
 def test_r1_recursive_md_files_load_as_rules(paths: WavePaths, warnings: list[str]) -> None:
     write(rules_dir(paths) / "style.md", "Use tabs.\n")
     write(rules_dir(paths) / "backend" / "db" / "sql.md", "Use CTEs.\n")
@@ -50,6 +51,7 @@ def test_r1_recursive_md_files_load_as_rules(paths: WavePaths, warnings: list[st
     assert warnings == []
 
 
+@pytest.mark.req("R10")
 def test_r10_missing_and_empty_rules_dirs_are_fine(paths: WavePaths, warnings: list[str]) -> None:
     assert discover(paths, warnings).all == []
     rules_dir(paths).mkdir(parents=True)
@@ -57,6 +59,7 @@ def test_r10_missing_and_empty_rules_dirs_are_fine(paths: WavePaths, warnings: l
     assert warnings == []
 
 
+@pytest.mark.req("X4")
 def test_x4_rule_without_frontmatter_is_unconditional(
     paths: WavePaths, warnings: list[str]
 ) -> None:
@@ -67,6 +70,7 @@ def test_x4_rule_without_frontmatter_is_unconditional(
     assert rules.match(paths.project_root / "any" / "file.py") == []
 
 
+@pytest.mark.req("R7")
 def test_r7_symlinked_folder_and_file_are_followed(
     paths: WavePaths, warnings: list[str], tmp_path: Path
 ) -> None:
@@ -83,6 +87,7 @@ def test_r7_symlinked_folder_and_file_are_followed(
     assert warnings == []
 
 
+@pytest.mark.req("R7")
 def test_r7_symlink_cycle_terminates_with_one_warning(
     paths: WavePaths, warnings: list[str]
 ) -> None:
@@ -95,6 +100,7 @@ def test_r7_symlink_cycle_terminates_with_one_warning(
     assert len(warnings) == 1 and "cycle" in warnings[0] and "a/loop" in warnings[0]
 
 
+@pytest.mark.req("R7")
 def test_r7_broken_symlink_skipped_rest_of_folder_loads(
     paths: WavePaths, warnings: list[str], tmp_path: Path
 ) -> None:
@@ -106,6 +112,7 @@ def test_r7_broken_symlink_skipped_rest_of_folder_loads(
     assert len(warnings) == 1 and "b.md" in warnings[0] and "broken symlink" in warnings[0]
 
 
+@pytest.mark.req("R6")
 def test_r6_block_scalar_paths(paths: WavePaths, warnings: list[str]) -> None:
     write(
         rules_dir(paths) / "api.md",
@@ -116,6 +123,7 @@ def test_r6_block_scalar_paths(paths: WavePaths, warnings: list[str]) -> None:
     assert rule.patterns == ("src/api/**/*.ts", "lib/**/*.ts")
 
 
+@pytest.mark.req("R6")
 def test_r6_block_list_paths(paths: WavePaths, warnings: list[str]) -> None:
     write(
         rules_dir(paths) / "api.md",
@@ -125,18 +133,21 @@ def test_r6_block_list_paths(paths: WavePaths, warnings: list[str]) -> None:
     assert rule.patterns == ("src/api/**/*.ts", "tests/**/*.ts")
 
 
+@pytest.mark.req("R6")
 def test_r6_inline_list_paths(paths: WavePaths, warnings: list[str]) -> None:
     write(rules_dir(paths) / "api.md", '---\npaths: ["src/**/*.ts", "lib/*.js"]\n---\nBody\n')
     (rule,) = discover(paths, warnings).active
     assert rule.patterns == ("src/**/*.ts", "lib/*.js")
 
 
+@pytest.mark.req("R9")
 def test_r9_comma_string_keeps_commas_inside_braces() -> None:
     patterns, error = parse_paths_value("src/**/*.{ts,tsx}, docs/*.md")
     assert error is None
     assert patterns == ["src/**/*.ts", "src/**/*.tsx", "docs/*.md"]
 
 
+@pytest.mark.req("R6")
 @pytest.mark.parametrize(
     "value", ["src/**/*.ts", "  ./src/*.py  ", "./", "", "   ", "a[b]c", "a\\b", "!gen/*", "}x"]
 )
@@ -146,6 +157,7 @@ def test_r6_one_pattern_string_reads_as_the_same_one_item_list(value: str) -> No
     assert parse_paths_value(value) == parse_paths_value([value])
 
 
+@pytest.mark.req("R9")
 def test_r9_brace_expansion_including_nested() -> None:
     assert expand_braces("{src,lib}/**/*.ts") == ["src/**/*.ts", "lib/**/*.ts"]
     assert expand_braces("{a,b/{c,d}}/x") == ["a/x", "b/c/x", "b/d/x"]
@@ -153,6 +165,7 @@ def test_r9_brace_expansion_including_nested() -> None:
     assert expand_braces("broken/{a,b") == ["broken/{a,b"]
 
 
+@pytest.mark.req("R9")
 def test_r9_escaped_and_class_braces_stay_literal() -> None:
     assert expand_braces("\\{a,b}/*.md") == ["\\{a,b}/*.md"]
     assert expand_braces("docs/[{,}]*.md") == ["docs/[{,}]*.md"]
@@ -160,6 +173,7 @@ def test_r9_escaped_and_class_braces_stay_literal() -> None:
     assert error is None and patterns == ["docs/[,]x.md", "src/*.ts"]
 
 
+@pytest.mark.req("R9")
 def test_r9_braced_bang_names_a_file_not_a_negation(paths: WavePaths, warnings: list[str]) -> None:
     write(rules_dir(paths) / "bang.md", "---\npaths: '{!gen,src}/*.ts'\n---\nBang.\n")
     rules = discover(paths, warnings)
@@ -169,6 +183,7 @@ def test_r9_braced_bang_names_a_file_not_a_negation(paths: WavePaths, warnings: 
     assert rules.match(root / "lib/a.ts") == []
 
 
+@pytest.mark.req("R9")
 def test_r9_brace_bomb_keeps_the_first_alternatives(paths: WavePaths, warnings: list[str]) -> None:
     write(rules_dir(paths) / "bomb.md", "---\npaths: '" + "{a,b}" * 20 + "'\n---\nBomb.\n")
     (rule,) = discover(paths, warnings).active
@@ -177,6 +192,7 @@ def test_r9_brace_bomb_keeps_the_first_alternatives(paths: WavePaths, warnings: 
     assert warnings == []
 
 
+@pytest.mark.req("R9")
 def test_r9_braces_nested_too_deep_are_reported(paths: WavePaths, warnings: list[str]) -> None:
     deep = "{a," * 40 + "b" + "}" * 40
     write(rules_dir(paths) / "deep.md", f"---\npaths: '{deep}'\n---\nDeep.\n")
@@ -186,6 +202,7 @@ def test_r9_braces_nested_too_deep_are_reported(paths: WavePaths, warnings: list
     assert warnings == [f".wave/rules/deep.md: {problem}; rule not loaded"]
 
 
+@pytest.mark.req("R9")
 def test_r9_brace_rule_matches_both_expansions(paths: WavePaths, warnings: list[str]) -> None:
     write(rules_dir(paths) / "ts.md", "---\npaths: '{src,lib}/**/*.ts'\n---\nTS.\n")
     rules = discover(paths, warnings)
@@ -195,6 +212,7 @@ def test_r9_brace_rule_matches_both_expansions(paths: WavePaths, warnings: list[
     assert rules.match(root / "other/c.ts") == []
 
 
+@pytest.mark.req("R3", "R4")
 def test_r3_r4_api_pattern_matches_only_api_files(paths: WavePaths, warnings: list[str]) -> None:
     write(rules_dir(paths) / "api.md", "---\npaths:\n  - src/api/**/*.ts\n---\nAPI.\n")
     rules = discover(paths, warnings)
@@ -205,6 +223,7 @@ def test_r3_r4_api_pattern_matches_only_api_files(paths: WavePaths, warnings: li
     assert rules.match(Path("src/api/v1/deep/user.ts"))  # relative to the project root
 
 
+@pytest.mark.req("R4")
 def test_r4_files_outside_project_root_match_nothing(
     paths: WavePaths, warnings: list[str], tmp_path: Path
 ) -> None:
@@ -214,6 +233,7 @@ def test_r4_files_outside_project_root_match_nothing(
     assert rules.match(tmp_path / "elsewhere" / "x.md") == []
 
 
+@pytest.mark.req("R10")
 def test_r10_unknown_scope_key_reported_and_rule_inactive(
     paths: WavePaths, warnings: list[str]
 ) -> None:
@@ -229,6 +249,7 @@ def test_r10_unknown_scope_key_reported_and_rule_inactive(
     ]
 
 
+@pytest.mark.req("R10")
 def test_r10_harmless_unknown_key_reported_rule_still_loads(
     paths: WavePaths, warnings: list[str]
 ) -> None:
@@ -238,6 +259,7 @@ def test_r10_harmless_unknown_key_reported_rule_still_loads(
     assert warnings == [".wave/rules/a.md: unknown frontmatter key 'tags' (ignored)"]
 
 
+@pytest.mark.req("R10")
 def test_r10_invalid_yaml_reported_others_load(paths: WavePaths, warnings: list[str]) -> None:
     write(rules_dir(paths) / "bad.md", "---\npaths: [unclosed\n---\nBad.\n")
     write(rules_dir(paths) / "good.md", "Good.\n")
@@ -248,6 +270,7 @@ def test_r10_invalid_yaml_reported_others_load(paths: WavePaths, warnings: list[
     assert len(warnings) == 1 and warnings[0].startswith(".wave/rules/bad.md: invalid YAML")
 
 
+@pytest.mark.req("R8")
 def test_r8_project_rule_overrides_same_id_user_rule(paths: WavePaths, warnings: list[str]) -> None:
     write(paths.home / ".wave" / "rules" / "style.md", "User style.\n")
     write(paths.home / ".wave" / "rules" / "only-user.md", "User only.\n")
@@ -261,6 +284,7 @@ def test_r8_project_rule_overrides_same_id_user_rule(paths: WavePaths, warnings:
     assert overridden.reason == "overridden by .wave/rules/style.md"
 
 
+@pytest.mark.req("R8")
 def test_r8_wave_rule_overrides_claude_rule(paths: WavePaths, warnings: list[str]) -> None:
     write(paths.project_root / ".claude" / "rules" / "x.md", "Claude.\n")
     write(rules_dir(paths) / "x.md", "Wave.\n")
@@ -269,6 +293,7 @@ def test_r8_wave_rule_overrides_claude_rule(paths: WavePaths, warnings: list[str
     assert {r.id: r.body for r in rules.active} == {"x.md": "Wave.\n", "y.md": "Claude only.\n"}
 
 
+@pytest.mark.req("R8")
 def test_r8_priority_orders_rules_then_scope_then_id(paths: WavePaths, warnings: list[str]) -> None:
     write(rules_dir(paths) / "a.md", "A.\n")
     write(rules_dir(paths) / "b.md", "---\npriority: 10\n---\nB.\n")
@@ -279,6 +304,7 @@ def test_r8_priority_orders_rules_then_scope_then_id(paths: WavePaths, warnings:
     assert [r.id for r in rules.unconditional()] == ["top.md", "b.md", "a.md", "0user.md", "c.md"]
 
 
+@pytest.mark.req("R8")
 def test_user_rules_match_project_files(paths: WavePaths, warnings: list[str]) -> None:
     """R8: user-level path rules work in every project."""
     write(paths.home / ".wave" / "rules" / "py.md", "---\npaths: '**/*.py'\n---\nPy.\n")
@@ -303,6 +329,7 @@ def test_negated_pattern_excludes(paths: WavePaths, warnings: list[str]) -> None
     assert rules.match(paths.project_root / "src/gen/a.ts") == []
 
 
+@pytest.mark.req("R3")
 def test_r3_trie_matching_agrees_with_plain_pathspec(paths: WavePaths, warnings: list[str]) -> None:
     """The prefix index must never hide a match that gitignore semantics would give."""
     patterns = [
@@ -351,6 +378,7 @@ def test_r3_trie_matching_agrees_with_plain_pathspec(paths: WavePaths, warnings:
         assert got == want, rel
 
 
+@pytest.mark.req("MX4")
 def test_mx4_unquoted_star_value_loads(paths: WavePaths, warnings: list[str]) -> None:
     write(rules_dir(paths) / "tests.md", "---\npaths: **/*.test.ts\n---\nTest rule.\n")
     (rule,) = discover(paths, warnings).active
@@ -359,6 +387,7 @@ def test_mx4_unquoted_star_value_loads(paths: WavePaths, warnings: list[str]) ->
     assert [r.id for r, _ in discover(paths, warnings).match(paths.project_root / "a/b.test.ts")]
 
 
+@pytest.mark.req("MX4")
 def test_mx4_unquoted_brace_value_loads(paths: WavePaths, warnings: list[str]) -> None:
     write(rules_dir(paths) / "ts.md", "---\npaths: {src,lib}/**/*.ts\n---\nTS rule.\n")
     (rule,) = discover(paths, warnings).active
@@ -366,6 +395,7 @@ def test_mx4_unquoted_brace_value_loads(paths: WavePaths, warnings: list[str]) -
     assert warnings == []
 
 
+@pytest.mark.req("MX4")
 def test_mx4_unquoted_list_items_load(paths: WavePaths, warnings: list[str]) -> None:
     write(
         rules_dir(paths) / "ts.md",
@@ -375,6 +405,7 @@ def test_mx4_unquoted_list_items_load(paths: WavePaths, warnings: list[str]) -> 
     assert rule.patterns == ("**/*.ts", "docs/*.md") and rule.name == "TS"
 
 
+@pytest.mark.req("MX4")
 def test_mx4_multiline_block_pattern_is_reported_not_conditional(
     paths: WavePaths, warnings: list[str]
 ) -> None:
@@ -386,6 +417,7 @@ def test_mx4_multiline_block_pattern_is_reported_not_conditional(
     assert len(warnings) == 1 and "blk.md" in warnings[0] and "can never match" in warnings[0]
 
 
+@pytest.mark.req("MX4")
 def test_mx4_retry_keeps_the_original_error_for_truly_broken_yaml(
     paths: WavePaths, warnings: list[str]
 ) -> None:
@@ -409,6 +441,7 @@ TAGGED_PATHS = [
 ]
 
 
+@pytest.mark.req("R6")
 @pytest.mark.parametrize("frontmatter", TAGGED_PATHS)
 def test_r6_a_yaml_tag_is_refused_and_the_rule_named(
     frontmatter: str, paths: WavePaths, warnings: list[str]
@@ -423,6 +456,7 @@ def test_r6_a_yaml_tag_is_refused_and_the_rule_named(
     assert len(warnings) == 1 and "tagged.md" in warnings[0], warnings
 
 
+@pytest.mark.req("MX4")
 def test_mx4_a_bang_inside_an_unquoted_glob_is_no_tag(
     paths: WavePaths, warnings: list[str]
 ) -> None:

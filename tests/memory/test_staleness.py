@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from wave_tui.memory.staleness import (
     memory_age_days,
     staleness_reminder,
@@ -24,27 +26,32 @@ def _ago(**delta: float) -> float:
     return (NOW - timedelta(**delta)).timestamp()
 
 
+@pytest.mark.req("T1")
 def test_t1_exact_text_for_10_days() -> None:
     assert staleness_reminder(_ago(days=10, hours=3), NOW) == T1_10_DAYS
 
 
+@pytest.mark.req("T1")
 def test_t1_age_is_floor_of_whole_days() -> None:
     assert memory_age_days(_ago(days=2, seconds=-1), NOW) == 1
     assert memory_age_days(_ago(days=2), NOW) == 2
     assert memory_age_days(_ago(days=2, hours=23, minutes=59), NOW) == 2
 
 
+@pytest.mark.req("T2")
 def test_t2_today_and_yesterday_get_no_reminder() -> None:
     assert staleness_reminder(_ago(hours=1), NOW) is None
     assert staleness_reminder(_ago(days=1, hours=23), NOW) is None
     assert staleness_reminder(_ago(days=2), NOW) is not None
 
 
+@pytest.mark.req("T2")
 def test_t2_future_mtime_counts_as_today() -> None:
     assert memory_age_days(_ago(days=-5), NOW) == 0
     assert staleness_reminder(_ago(days=-5), NOW) is None
 
 
+@pytest.mark.req("T4")
 def test_t4_byte_identical_repeats() -> None:
     mtime = _ago(days=30)
     first = staleness_reminder(mtime, NOW)
@@ -53,11 +60,13 @@ def test_t4_byte_identical_repeats() -> None:
     assert first.encode() == later.encode()
 
 
+@pytest.mark.req("T1")
 def test_t1_prepended_to_content() -> None:
     assert with_staleness_reminder("body", _ago(days=10), NOW) == f"{T1_10_DAYS}\nbody"
     assert with_staleness_reminder("body", _ago(hours=2), NOW) == "body"
 
 
+@pytest.mark.req("U3")
 def test_u3_human_summary() -> None:
     assert staleness_summary("notes.md", 12) == "notes.md is 12 days old"
     assert staleness_summary("notes.md", 1) == "notes.md was updated yesterday"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from wave_tui.memory.turn_counter import TurnCounter
 
 
@@ -9,10 +11,12 @@ def _run(counter: TurnCounter, turns: int) -> list[bool]:
     return [counter.on_turn_end() for _ in range(turns)]
 
 
+@pytest.mark.req("S4")
 def test_s4_default_every_turn() -> None:
     assert _run(TurnCounter(), 3) == [True, True, True]
 
 
+@pytest.mark.req("S4")
 def test_s4_every_n_turns() -> None:
     c = TurnCounter(frequency=3)
     assert c.turns_until_next == 3
@@ -20,6 +24,7 @@ def test_s4_every_n_turns() -> None:
     assert c.turns_until_next == 2
 
 
+@pytest.mark.req("S4")
 def test_s4_frequency_change_restarts_count() -> None:
     c = TurnCounter(frequency=3)
     _run(c, 2)
@@ -28,6 +33,7 @@ def test_s4_frequency_change_restarts_count() -> None:
     assert _run(c, 2) == [False, True]
 
 
+@pytest.mark.req("S4")
 def test_s4_same_settings_do_not_restart() -> None:
     c = TurnCounter(frequency=3)
     _run(c, 2)
@@ -35,17 +41,20 @@ def test_s4_same_settings_do_not_restart() -> None:
     assert c.on_turn_end() is True
 
 
+@pytest.mark.req("S4")
 def test_s4_frequency_clamped_to_1_100() -> None:
     assert TurnCounter(frequency=0).frequency == 1
     assert TurnCounter(frequency=500).frequency == 100
 
 
+@pytest.mark.req("S1")
 def test_s1_off_never_due() -> None:
     c = TurnCounter(frequency=1, enabled=False)
     assert _run(c, 5) == [False] * 5
     assert c.turns_until_next is None
 
 
+@pytest.mark.req("S3")
 def test_s3_turns_while_off_do_not_count_and_reenable_restarts() -> None:
     c = TurnCounter(frequency=3)
     _run(c, 2)  # one short of due
@@ -56,6 +65,7 @@ def test_s3_turns_while_off_do_not_count_and_reenable_restarts() -> None:
     assert _run(c, 3) == [False, False, True]
 
 
+@pytest.mark.req("S2")
 def test_s2_switched_off_mid_way_stops_from_next_turn() -> None:
     c = TurnCounter(frequency=2)
     assert c.on_turn_end() is False
@@ -64,6 +74,7 @@ def test_s2_switched_off_mid_way_stops_from_next_turn() -> None:
     assert c.enabled is False
 
 
+@pytest.mark.req("S4")
 def test_s4_a_resumed_session_continues_its_count() -> None:
     counter = TurnCounter(frequency=3)
     counter.resume(2)  # two turns since the session's last extraction

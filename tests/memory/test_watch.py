@@ -35,6 +35,7 @@ def _steady(injector: MemoryInjector) -> str:
     return text
 
 
+@pytest.mark.req("R2")
 def test_r2_rule_edited_right_before_the_request_is_in_it(project: Path) -> None:
     injector = _injector(project)
     rule = project / ".wave" / "rules" / "style.md"
@@ -43,6 +44,7 @@ def test_r2_rule_edited_right_before_the_request_is_in_it(project: Path) -> None
         assert f"version {i}." in _steady(injector)
 
 
+@pytest.mark.req("R2")
 def test_r2_rule_in_a_new_subfolder_and_a_deleted_rule_show_next_request(project: Path) -> None:
     injector = _injector(project)
     deep = project / ".wave" / "rules" / "a" / "b"
@@ -55,6 +57,7 @@ def test_r2_rule_in_a_new_subfolder_and_a_deleted_rule_show_next_request(project
     assert "Use tabs." not in _steady(injector)
 
 
+@pytest.mark.req("R2")
 def test_r2_symlinked_rule_and_folder_targets_are_watched(project: Path, tmp_path: Path) -> None:
     """The walk names the folders it read, link targets included: an edit there shows."""
     shared = tmp_path / "shared"
@@ -77,6 +80,7 @@ def test_r2_symlinked_rule_and_folder_targets_are_watched(project: Path, tmp_pat
     assert "Fresh v2." in _steady(injector)
 
 
+@pytest.mark.req("I1")
 def test_i1_agents_md_and_import_edits_show_next_request(project: Path) -> None:
     docs = project / "docs"
     docs.mkdir()

@@ -33,6 +33,7 @@ def outside(tmp_path: Path) -> Path:
     return d
 
 
+@pytest.mark.req("F5")
 def test_f5_read_tools_allowed(gate: ForkToolGate, project: Path) -> None:
     for name, args in [
         ("Read", {"file_path": "/etc/hostname"}),
@@ -42,6 +43,7 @@ def test_f5_read_tools_allowed(gate: ForkToolGate, project: Path) -> None:
         assert gate.check(name, args, project).allowed
 
 
+@pytest.mark.req("F5")
 @pytest.mark.parametrize(
     "command",
     ["ls -la", "cat MEMORY.md", "grep -rn foo .", "head -n 5 a.md", "git log --oneline -5"],
@@ -51,6 +53,7 @@ def test_f5_read_only_bash_allowed(gate: ForkToolGate, project: Path, command: s
     assert decision.allowed, decision.reason
 
 
+@pytest.mark.req("F6")
 def test_f6_write_and_edit_inside_allowed(
     gate: ForkToolGate, mem: AutoMemoryDir, project: Path
 ) -> None:
@@ -138,6 +141,7 @@ def _escapes(mem: AutoMemoryDir, project: Path, outside: Path) -> list[tuple[str
     ]
 
 
+@pytest.mark.req("F6", "F7")
 def test_f6_f7_adversarial_table(
     gate: ForkToolGate, mem: AutoMemoryDir, project: Path, outside: Path
 ) -> None:
@@ -147,6 +151,7 @@ def test_f6_f7_adversarial_table(
     assert succeeded == []
 
 
+@pytest.mark.req("F6")
 def test_f6_refusal_names_what_is_allowed(
     gate: ForkToolGate, mem: AutoMemoryDir, project: Path
 ) -> None:
@@ -161,10 +166,12 @@ def test_f6_refusal_names_what_is_allowed(
             assert word in decision.reason
 
 
+@pytest.mark.req("F6")
 def test_f6_non_dict_args_refused(gate: ForkToolGate, project: Path) -> None:
     assert not gate.check("Write", None, project).allowed  # type: ignore[arg-type]
 
 
+@pytest.mark.req("AG6", "F7", "MC6", "TK6")
 @pytest.mark.parametrize(
     "tool",
     ["mcp__fs__read", "mcp__git__status", "Agent", "Task", "TaskCreate", "TaskGet", "TaskList",

@@ -59,6 +59,7 @@ def test_the_reproduction_really_runs_the_program_without_wave(tmp_path: Path) -
     assert marker.exists()
 
 
+@pytest.mark.req("X5")
 @pytest.mark.parametrize("sub", COMMANDS)
 def test_x5_fork_git_in_a_repository_built_in_the_memory_folder(
     project: Path, tmp_path: Path, sub: str
@@ -73,6 +74,7 @@ def test_x5_fork_git_in_a_repository_built_in_the_memory_folder(
     assert not marker.exists()
 
 
+@pytest.mark.req("X5")
 @pytest.mark.parametrize("sub", COMMANDS)
 def test_x5_fork_git_in_the_projects_own_hostile_repository_runs_hardened(
     project: Path, tmp_path: Path, sub: str
@@ -88,6 +90,7 @@ def test_x5_fork_git_in_the_projects_own_hostile_repository_runs_hardened(
     assert not marker.exists()
 
 
+@pytest.mark.req("X5")
 @pytest.mark.parametrize("sub", COMMANDS)
 def test_x5_main_agent_git_into_a_nested_repository_asks(
     project: Path, tmp_path: Path, sub: str
@@ -102,6 +105,7 @@ def test_x5_main_agent_git_into_a_nested_repository_asks(
     assert not marker.exists()
 
 
+@pytest.mark.req("X5")
 @pytest.mark.parametrize("sub", COMMANDS)
 def test_x5_main_agent_git_in_its_own_hostile_repository_runs_hardened(
     project: Path, tmp_path: Path, sub: str
@@ -114,6 +118,7 @@ def test_x5_main_agent_git_in_its_own_hostile_repository_runs_hardened(
     assert not marker.exists()
 
 
+@pytest.mark.req("X5")
 @pytest.mark.parametrize(
     "config",
     [
@@ -132,6 +137,7 @@ def test_x5_drivers_and_includes_the_overrides_cannot_reach_make_git_ask(
     assert PermissionPolicy(project).decide("Bash", {"command": "git diff"}).behavior == "ask"
 
 
+@pytest.mark.req("X5")
 def test_x5_attributes_selecting_drivers_make_git_ask(project: Path, tmp_path: Path) -> None:
     hostile_repo(project, tmp_path / "marker")
     (project / ".git" / "info").mkdir(exist_ok=True)
@@ -139,6 +145,7 @@ def test_x5_attributes_selecting_drivers_make_git_ask(project: Path, tmp_path: P
     assert PermissionPolicy(project).decide("Bash", {"command": "git log -p"}).behavior == "ask"
 
 
+@pytest.mark.req("X5")
 def test_x5_git_options_that_run_drivers_are_not_read_only(project: Path) -> None:
     policy = PermissionPolicy(project)
     for command in (

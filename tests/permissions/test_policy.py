@@ -17,6 +17,7 @@ def policy(project: Path) -> PermissionPolicy:
     )
 
 
+@pytest.mark.req("PM2")
 def test_rules_match_the_real_path_not_the_raw_argument(
     policy: PermissionPolicy, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -40,6 +41,7 @@ def test_a_symlink_inside_the_project_pointing_out_is_judged_by_its_target(
     assert policy.decide("Write", {"file_path": "src/link/x"}).behavior == "ask"
 
 
+@pytest.mark.req("PM1")
 def test_decision_order(policy: PermissionPolicy, project: Path) -> None:
     """PM1: decision order."""
     assert policy.decide("Bash", {"command": "rm -rf x"}).behavior == "deny"  # deny first
@@ -55,6 +57,7 @@ def test_decision_order(policy: PermissionPolicy, project: Path) -> None:
     assert policy.decide("Write", {"file_path": "/etc/x"}).behavior == "ask"
 
 
+@pytest.mark.req("PM5")
 def test_safe_zone_add_and_remove_are_idempotent(project: Path, tmp_path: Path) -> None:
     """PM5: safe zone add and remove are idempotent."""
     zones = SafeZones()

@@ -11,6 +11,7 @@ from wave_tui.permissions.policy import PermissionPolicy, grant_label
 from wave_tui.permissions.rules import parse_rule_list
 
 
+@pytest.mark.req("X6")
 @pytest.mark.parametrize(
     "command", ["echo hi; touch X", "echo hi && touch X", "echo hi | tee X", "echo hi\ntouch X",
                 "echo $(touch X)", "(echo hi; touch X)", "echo hi > X"],
@@ -22,6 +23,7 @@ def test_x6_an_allow_rule_allows_only_when_every_part_is_allowed(
     assert policy.decide("Bash", {"command": command}).behavior == "ask"
 
 
+@pytest.mark.req("X6")
 def test_x6_every_part_allowed_by_some_rule_or_read_only(project: Path) -> None:
     policy = PermissionPolicy(project, allow=["Bash(echo *)", "Bash(npm run test:*)"])
     for command in ("echo hi", "echo a && echo b", "npm run test && ls", "npm run test -- -x"):
@@ -29,6 +31,7 @@ def test_x6_every_part_allowed_by_some_rule_or_read_only(project: Path) -> None:
     assert policy.decide("Bash", {"command": "npm run testx"}).behavior == "ask"
 
 
+@pytest.mark.req("X6")
 @pytest.mark.parametrize(
     "command", ["true && rm X", "ls; rm X", "rm X", "echo $(rm X)", "(rm X)", "{ rm X; }",
                 "FOO=1 rm X", "ls | xargs rm", "if true; then rm X; fi", "ls\nrm X", "'rm' X"],
@@ -38,6 +41,7 @@ def test_x6_a_deny_rule_denies_when_any_part_is_denied(project: Path, command: s
     assert policy.decide("Bash", {"command": command}).behavior == "deny"
 
 
+@pytest.mark.req("MC5")
 def test_mc5_mcp_rules_by_server_and_by_tool(project: Path) -> None:
     policy = PermissionPolicy(project, allow=["mcp__fs"], deny=["mcp__git__push"])
     assert policy.decide("mcp__fs__read", {}).behavior == "allow"
@@ -50,6 +54,7 @@ def test_mc5_mcp_rules_by_server_and_by_tool(project: Path) -> None:
     assert one.decide("mcp__git__log", {}).behavior == "ask"
 
 
+@pytest.mark.req("WF4")
 def test_wf4_webfetch_domain_rules_and_private_addresses(project: Path) -> None:
     policy = PermissionPolicy(
         project, allow=["WebFetch(domain:example.com)", "WebFetch(domain:localhost)"]
@@ -82,6 +87,7 @@ def test_tools_that_need_no_approval(project: Path, tool: str) -> None:
     assert PermissionPolicy(project).decide(tool, {}).behavior == "allow"
 
 
+@pytest.mark.req("HL4")
 def test_hl4_parse_rule_list() -> None:
     assert parse_rule_list("Read,Bash(git *)") == ["Read", "Bash(git *)"]
     assert parse_rule_list(" Read  Edit, Bash(npm run test:*) ,mcp__fs") == [
@@ -91,6 +97,7 @@ def test_hl4_parse_rule_list() -> None:
     assert parse_rule_list("") == []
 
 
+@pytest.mark.req("UX2")
 def test_ux2_a_session_grant_covers_the_folder_shown_not_every_write(
     project: Path, tmp_path: Path
 ) -> None:
@@ -108,6 +115,7 @@ def test_ux2_a_session_grant_covers_the_folder_shown_not_every_write(
     assert policy.decide("Write", {"file_path": "src/../../x"}).behavior == "ask"
 
 
+@pytest.mark.req("UX2")
 def test_ux2_a_grant_outside_the_project_covers_only_that_file(
     project: Path, tmp_path: Path
 ) -> None:
@@ -120,6 +128,7 @@ def test_ux2_a_grant_outside_the_project_covers_only_that_file(
     assert policy.decide("Write", {"file_path": str(target.parent / "b.txt")}).behavior == "ask"
 
 
+@pytest.mark.req("UX2")
 def test_ux2_top_level_file_and_bash_labels(project: Path) -> None:
     assert grant_label("Write", {"file_path": "a.md"}, project) == (
         "Always allow Write in . this session"
@@ -135,6 +144,7 @@ def test_ux2_top_level_file_and_bash_labels(project: Path) -> None:
     assert policy.decide("Bash", {"command": "make"}).behavior == "ask"
 
 
+@pytest.mark.req("X5")
 def test_x5_accept_edits_never_writes_into_git_folders(project: Path) -> None:
     policy = PermissionPolicy(project, mode="acceptEdits")
     assert policy.decide("Write", {"file_path": "notes.md"}).behavior == "allow"

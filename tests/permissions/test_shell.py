@@ -236,12 +236,14 @@ NOT_READ_ONLY = [
 ]
 
 
+@pytest.mark.req("PM3")
 @pytest.mark.parametrize("command", READ_ONLY)
 def test_allow_listed_read_only_commands_pass(command: str) -> None:
     """PM3: allow listed read only commands pass."""
     assert is_read_only_bash(command) is True
 
 
+@pytest.mark.req("PM3")
 @pytest.mark.parametrize("command", NOT_READ_ONLY)
 def test_anything_that_may_write_or_run_other_programs_is_refused(command: str) -> None:
     """PM3: anything that may write or run other programs is refused."""

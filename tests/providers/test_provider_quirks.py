@@ -60,6 +60,7 @@ def emulator(request: pytest.FixtureRequest) -> Iterator[Emulator]:
         yield em
 
 
+@pytest.mark.req("PV2", "PV8")
 @pytest.mark.parametrize("emulator", [providers.deepseek], indirect=True)
 async def test_pv2_reasoning_goes_back_on_the_tool_call_turn(emulator: Emulator) -> None:
     emulator.script(call(Call("Read", {"file_path": "a.txt"}), reasoning="I should read it"))
@@ -77,6 +78,7 @@ async def test_pv2_reasoning_goes_back_on_the_tool_call_turn(emulator: Emulator)
     assert second.usage is not None and second.usage.cache_read_tokens > 0
 
 
+@pytest.mark.req("PV2")
 @pytest.mark.parametrize("emulator", [providers.deepseek], indirect=True)
 async def test_pv2_an_assistant_turn_without_reasoning_is_filled_once_then_remembered(
     emulator: Emulator,
@@ -91,6 +93,7 @@ async def test_pv2_an_assistant_turn_without_reasoning_is_filled_once_then_remem
     assert len(emulator.chats()) == 3
 
 
+@pytest.mark.req("F1", "F3", "PV6")
 @pytest.mark.parametrize("emulator", [providers.mistral], indirect=True)
 async def test_pv6_no_user_after_user_or_tool_on_the_wire(emulator: Emulator) -> None:
     client = client_for(emulator)
@@ -108,6 +111,7 @@ async def test_pv6_no_user_after_user_or_tool_on_the_wire(emulator: Emulator) ->
     assert second[:2] == first  # the prefix is byte-stable across requests (F1-F3)
 
 
+@pytest.mark.req("PV6")
 @pytest.mark.parametrize("emulator", [providers.groq], indirect=True)
 async def test_pv6_system_is_a_plain_string_unless_caching(emulator: Emulator) -> None:
     client = client_for(emulator)
@@ -119,6 +123,7 @@ async def test_pv6_system_is_a_plain_string_unless_caching(emulator: Emulator) -
     assert wire["messages"][0]["content"][0]["cache_control"] == {"type": "ephemeral"}
 
 
+@pytest.mark.req("PV1", "PV4", "PV11")
 @pytest.mark.parametrize("emulator", [providers.ollama], indirect=True)
 async def test_pv4_index_zero_calls_with_distinct_ids_are_separate(emulator: Emulator) -> None:
     emulator.script(
@@ -148,6 +153,7 @@ async def test_pv4_index_zero_calls_with_distinct_ids_are_separate(emulator: Emu
     assert emulator.requests[-1].body == {"model": "gemma3"}
 
 
+@pytest.mark.req("PV11")
 async def test_pv11_a_server_that_is_not_ollama_has_no_probed_limit() -> None:
     with running(providers.mistral()) as em:
         client = client_for(em)
@@ -155,6 +161,7 @@ async def test_pv11_a_server_that_is_not_ollama_has_no_probed_limit() -> None:
         await client.aclose()
 
 
+@pytest.mark.req("PV12")
 async def test_pv12_ollama_model_without_tools_names_the_fix() -> None:
     with running(Emulator(rules=[providers.no_tools_model])) as em:
         client = client_for(em)
@@ -165,6 +172,7 @@ async def test_pv12_ollama_model_without_tools_names_the_fix() -> None:
     assert "\n" not in str(info.value)
 
 
+@pytest.mark.req("PV7")
 async def test_pv7_azure_deployment_url_and_api_key_header() -> None:
     with running(providers.azure()) as em:
         base = em.origin + "/openai/deployments/gpt4o?api-version=2024-10-21"
@@ -175,6 +183,7 @@ async def test_pv7_azure_deployment_url_and_api_key_header() -> None:
     assert em.chats()[0].query == {"api-version": ["2024-10-21"]}
 
 
+@pytest.mark.req("PV9")
 async def test_pv9_no_usage_in_the_stream_is_estimated() -> None:
     with running(providers.lm_studio()) as em:
         client = client_for(em)
@@ -185,6 +194,7 @@ async def test_pv9_no_usage_in_the_stream_is_estimated() -> None:
     assert reply.usage.prompt_tokens >= 300  # 1,200 characters of user text alone
 
 
+@pytest.mark.req("X13")
 async def test_x13_malformed_usage_keeps_the_answer() -> None:
     with running(Emulator(style=Style(usage="malformed"))) as em:
         em.script(say("the full answer"))
@@ -195,6 +205,7 @@ async def test_x13_malformed_usage_keeps_the_answer() -> None:
     assert reply.usage is not None and reply.usage.estimated
 
 
+@pytest.mark.req("PV10")
 @pytest.mark.parametrize("emulator", [providers.openai_reasoning], indirect=True)
 async def test_pv10_o_series_gets_max_completion_tokens_without_a_round_trip(
     emulator: Emulator,
@@ -206,6 +217,7 @@ async def test_pv10_o_series_gets_max_completion_tokens_without_a_round_trip(
     assert emulator.chats()[0].body["max_completion_tokens"] == 500
 
 
+@pytest.mark.req("PV10")
 @pytest.mark.parametrize("emulator", [providers.openai_reasoning], indirect=True)
 async def test_pv10_rejected_parameters_are_retried_once_and_remembered(
     emulator: Emulator,
@@ -226,6 +238,7 @@ async def test_pv10_rejected_parameters_are_retried_once_and_remembered(
     assert "max_tokens" not in last
 
 
+@pytest.mark.req("PV3")
 @pytest.mark.parametrize("emulator", [providers.vllm], indirect=True)
 async def test_pv3_inline_think_is_reasoning_not_answer(emulator: Emulator) -> None:
     emulator.script(say("The answer is 4.", reasoning="2+2 is 4"))
@@ -240,6 +253,7 @@ async def test_pv3_inline_think_is_reasoning_not_answer(emulator: Emulator) -> N
     assert "think>" not in "".join(t for k, t in kinds if k == "text")
 
 
+@pytest.mark.req("PV10")
 @pytest.mark.parametrize("emulator", [providers.vllm], indirect=True)
 async def test_pv10_max_tokens_beyond_the_window_is_lowered_to_what_is_left(
     emulator: Emulator,
@@ -253,6 +267,7 @@ async def test_pv10_max_tokens_beyond_the_window_is_lowered_to_what_is_left(
     assert 0.85 * room <= sent.body["max_tokens"] <= room  # the window less a safety margin
 
 
+@pytest.mark.req("PV11")
 @pytest.mark.parametrize("emulator", [providers.vllm], indirect=True)
 async def test_pv11_vllm_prompt_over_the_window_is_context_length_exceeded(
     emulator: Emulator,
@@ -265,6 +280,7 @@ async def test_pv11_vllm_prompt_over_the_window_is_context_length_exceeded(
     assert len(emulator.chats()) == 1
 
 
+@pytest.mark.req("PV11")
 async def test_pv11_llamacpp_context_size_is_context_length_exceeded() -> None:
     with running(Emulator(rules=[providers.llamacpp_context])) as em:
         client = client_for(em)
@@ -274,6 +290,7 @@ async def test_pv11_llamacpp_context_size_is_context_length_exceeded() -> None:
     assert len(em.chats()) == 1
 
 
+@pytest.mark.req("PV12")
 @pytest.mark.parametrize(
     ("rule", "fix"),
     [
@@ -293,6 +310,7 @@ async def test_pv12_misconfigured_server_is_one_line_naming_the_fix_not_retried(
     assert len(em.chats()) == 1  # a 500 that will never succeed is not retried
 
 
+@pytest.mark.req("PV12")
 async def test_pv12_finish_reason_length_marks_the_reply_cut() -> None:
     with running(Emulator()) as em:
         em.script(say("half an ans", finish_reason="length"))

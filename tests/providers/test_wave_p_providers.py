@@ -48,6 +48,7 @@ def test_pv_wave_p_tool_turn_passes_against_each_provider(name: str, project: Pa
     assert any(m["role"] == "tool" and "alpha" in json.dumps(m) for m in second.messages)
 
 
+@pytest.mark.req("PV7")
 def test_pv7_wave_p_against_azure_with_query_and_api_key_header(project: Path) -> None:
     (project / "a.txt").write_text("alpha\n")
     with running(providers.azure()) as em:
@@ -64,6 +65,7 @@ def test_pv7_wave_p_against_azure_with_query_and_api_key_header(project: Path) -
     assert all(c.headers["api-key"] == "azure-secret" for c in chats)
 
 
+@pytest.mark.req("PV12")
 def test_pv12_wave_p_names_the_fix_for_a_server_without_tool_support(project: Path) -> None:
     with running(Emulator(rules=[providers.vllm_no_auto_tools])) as em:
         proc = run_wave("-p", "hi", cwd=project, env=em.env())
@@ -72,6 +74,7 @@ def test_pv12_wave_p_names_the_fix_for_a_server_without_tool_support(project: Pa
     assert "Traceback" not in proc.stderr and len(em.chats()) == 1
 
 
+@pytest.mark.req("X14")
 @pytest.mark.parametrize(
     "base_url", ["http://127.0.0.1:9/v1 extra", "ftp://example.invalid/v1", "http:///v1"]
 )

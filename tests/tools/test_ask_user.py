@@ -21,6 +21,7 @@ def _q(text: str = "Which database?", n_options: int = 2, multi: bool = False) -
     }
 
 
+@pytest.mark.req("AQ1")
 async def test_aq1_asker_gets_parsed_questions_and_answers_go_to_the_model(
     ctx: ToolContext,
 ) -> None:
@@ -44,6 +45,7 @@ async def test_aq1_asker_gets_parsed_questions_and_answers_go_to_the_model(
     assert '"Which tests?" = "opt0, opt2, and fuzzing"' in result.content
 
 
+@pytest.mark.req("AQ1")
 async def test_aq1_dismissed_dialog_is_reported(ctx: ToolContext) -> None:
     async def asker(questions: Sequence[Question]) -> None:
         return None
@@ -52,6 +54,7 @@ async def test_aq1_dismissed_dialog_is_reported(ctx: ToolContext) -> None:
     assert result.is_error and "dismissed" in result.content
 
 
+@pytest.mark.req("AQ1")
 @pytest.mark.parametrize(
     ("questions", "message"),
     [
@@ -74,6 +77,7 @@ async def test_aq1_invalid_questions_are_tool_errors(
     assert result.is_error and message in result.content
 
 
+@pytest.mark.req("AQ2")
 async def test_aq2_refused_without_an_asker(ctx: ToolContext) -> None:
     result = await AskUserQuestionTool(None).run({"questions": [_q()]}, ctx)
     assert result.is_error and "non-interactive" in result.content

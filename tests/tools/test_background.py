@@ -7,6 +7,8 @@ import os
 import re
 from pathlib import Path
 
+import pytest
+
 from tests.processes import alive as _alive
 from wave_tui.config.paths import WavePaths
 from wave_tui.features.tasks.background_notices import NOTIFICATION_HEADER, BackgroundNotifier
@@ -25,6 +27,7 @@ def _task_id(content: str) -> str:
     return match.group(1)
 
 
+@pytest.mark.req("BG1")
 async def test_bg1_background_bash_returns_task_id_and_writes_output_file(
     project: Path, ctx: ToolContext, isolated_home: Path
 ) -> None:
@@ -45,6 +48,7 @@ async def test_bg1_background_bash_returns_task_id_and_writes_output_file(
     await manager.aclose()
 
 
+@pytest.mark.req("BG2")
 async def test_bg2_taskstop_kills_the_whole_group_and_is_not_notified(
     project: Path, ctx: ToolContext
 ) -> None:
@@ -69,6 +73,7 @@ async def test_bg2_taskstop_kills_the_whole_group_and_is_not_notified(
     await manager.aclose()
 
 
+@pytest.mark.req("BG3")
 async def test_bg3_finished_tasks_batched_into_one_persisted_meta_message(
     project: Path, ctx: ToolContext
 ) -> None:
@@ -94,6 +99,7 @@ async def test_bg3_finished_tasks_batched_into_one_persisted_meta_message(
     await notifier.aclose()
 
 
+@pytest.mark.req("BG4")
 async def test_bg4_closing_the_session_ends_every_group(project: Path, ctx: ToolContext) -> None:
     manager = _manager(project)
     pidfile = ctx.workdir / "grandchild.pid"

@@ -7,12 +7,15 @@ import os
 import tempfile
 from pathlib import Path
 
+import pytest
+
 from wave_tui.permissions.policy import READ_ONLY_OUTPUT_LIMIT_BYTES, PermissionPolicy
 from wave_tui.tools.base import ToolContext
 from wave_tui.tools.bash import BashTool
 from wave_tui.tools.read import ReadTool
 
 
+@pytest.mark.req("X14")
 async def test_x14_read_of_a_fifo_is_refused_and_does_not_block(ctx: ToolContext) -> None:
     fifo = ctx.workdir / "pipe"
     os.mkfifo(fifo)  # nobody writes: an open that blocks would hang the test forever
@@ -21,12 +24,14 @@ async def test_x14_read_of_a_fifo_is_refused_and_does_not_block(ctx: ToolContext
     assert "not a regular file" in result.content
 
 
+@pytest.mark.req("X14")
 async def test_x14_read_of_a_device_is_refused(ctx: ToolContext) -> None:
     result = await ReadTool().run({"file_path": "/dev/zero"}, ctx)
     assert result.is_error
     assert "not a regular file" in result.content
 
 
+@pytest.mark.req("X14")
 async def test_x14_auto_approved_cat_dev_zero_is_bounded(ctx: ToolContext) -> None:
     decision = PermissionPolicy(ctx.workdir).decide("Bash", {"command": "cat /dev/zero"})
     assert decision.behavior == "allow"  # read-only by the classifier: runs without asking
@@ -42,6 +47,7 @@ async def test_x14_auto_approved_cat_dev_zero_is_bounded(ctx: ToolContext) -> No
     assert leftovers == []
 
 
+@pytest.mark.req("X14")
 async def test_x14_the_cap_applies_only_to_auto_approved_runs(ctx: ToolContext) -> None:
     """An approved build may write big files: without the profile there is no cap."""
     assert READ_ONLY_OUTPUT_LIMIT_BYTES < 5_000_000

@@ -23,6 +23,7 @@ from wave_tui.tools.globbing import (
 )
 
 
+@pytest.mark.req("R9")
 @pytest.mark.parametrize(
     ("pattern", "expected"),
     [
@@ -41,6 +42,7 @@ def test_r9_comma_braces(pattern: str, expected: list[str]) -> None:
     assert expand_comma_braces(pattern, limit=100) == expected
 
 
+@pytest.mark.req("R9")
 def test_r9_comma_braces_ignore_deep_groups_without_commas() -> None:
     deep = "{" * 100 + "a,b" + "}" * 100
     assert expand_comma_braces(deep, limit=10) == [
@@ -110,6 +112,7 @@ def _comma_expansion_by_the_scanner(pattern: str) -> list[str]:
     return _expand(pattern, alternating, 256)
 
 
+@pytest.mark.req("R9")
 def test_r9_text_without_group_class_or_escape_splits_and_expands_as_the_scanner_does() -> None:
     """The shortcuts for text without `{`, `[` or `\\` give what the full scan gives."""
     rng = random.Random(5)

@@ -29,6 +29,7 @@ class _Controller:
         return self.decision
 
 
+@pytest.mark.req("PL1", "PL2")
 @pytest.mark.parametrize(
     ("decision", "mode_after"),
     [("approve_accept_edits", "acceptEdits"), ("approve", "default"), ("keep_planning", "plan")],
@@ -52,6 +53,7 @@ async def test_pl1_pl2_enter_sets_plan_mode_exit_writes_plan_and_asks(
     assert ("Stay in plan mode" in result.content) == (decision == "keep_planning")
 
 
+@pytest.mark.req("PL3")
 async def test_pl3_refused_without_a_controller(ctx: ToolContext, isolated_home: Path) -> None:
     enter = await EnterPlanModeTool(None).run({}, ctx)
     exit_ = await ExitPlanModeTool(None, lambda: isolated_home / "p.md").run({"plan": "x"}, ctx)

@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+import pytest
+
 from wave_tui.permissions.tool_table import TOOLS, is_read_only_tool
 from wave_tui.tools.base import spec_of
 from wave_tui.tools.registry import builtin_tools
 
 
+@pytest.mark.req("AC7")
 def test_builtin_tools_come_in_a_fixed_order() -> None:
     """AC7: builtin tools come in a fixed order."""
     assert [t.name for t in builtin_tools()] == ["Read", "Write", "Edit", "Glob", "Grep", "Bash"]

@@ -79,6 +79,7 @@ class _FastModel:
         return f"answer about {len(markdown)} chars"
 
 
+@pytest.mark.req("WF1")
 async def test_wf1_html_becomes_markdown_and_the_fast_model_answers(
     site: _Site, ctx: ToolContext
 ) -> None:
@@ -96,6 +97,7 @@ async def test_wf1_html_becomes_markdown_and_the_fast_model_answers(
     await fetcher.aclose()
 
 
+@pytest.mark.req("WF2")
 async def test_wf2_cached_for_repeat_fetches_and_capped_at_100k(site: _Site) -> None:
     fetcher = WebFetcher()
     first = await fetcher.fetch(f"{_base(site)}/page")
@@ -106,6 +108,7 @@ async def test_wf2_cached_for_repeat_fetches_and_capped_at_100k(site: _Site) -> 
     await fetcher.aclose()
 
 
+@pytest.mark.req("WF3")
 async def test_wf3_same_host_redirect_followed_cross_host_reported(
     site: _Site, ctx: ToolContext
 ) -> None:
@@ -122,6 +125,7 @@ async def test_wf3_same_host_redirect_followed_cross_host_reported(
     await fetcher.aclose()
 
 
+@pytest.mark.req("WF1")
 async def test_wf1_errors_are_one_line_tool_errors(site: _Site, ctx: ToolContext) -> None:
     fetcher = WebFetcher()
     tool = WebFetchTool(fetcher, _FastModel())
@@ -134,6 +138,7 @@ async def test_wf1_errors_are_one_line_tool_errors(site: _Site, ctx: ToolContext
     await fetcher.aclose()
 
 
+@pytest.mark.req("WF1")
 def test_wf1_http_upgraded_to_https_except_loopback() -> None:
     assert normalize_url("http://example.com/a#frag") == "https://example.com/a"
     assert normalize_url("http://127.0.0.1:8080/x") == "http://127.0.0.1:8080/x"
@@ -142,6 +147,7 @@ def test_wf1_http_upgraded_to_https_except_loopback() -> None:
         normalize_url("http://user:pw@example.com/")
 
 
+@pytest.mark.req("WF3")
 def test_wf3_private_addresses_are_flagged_for_approval() -> None:
     assert is_private_host("127.0.0.1") and is_private_host("10.1.2.3")
     assert is_private_host("169.254.169.254") and is_private_host("[::1]")

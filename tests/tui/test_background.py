@@ -6,6 +6,8 @@ import json
 import threading
 from pathlib import Path
 
+import pytest
+
 from tests.extraction_helpers import is_fork, is_main
 from tests.model_server import ModelServer, text, tool_call
 from tests.tui.conftest import fixed_clock, server_env
@@ -15,6 +17,9 @@ from wave_tui.features.memory.extraction import AUDIT_DIR
 from wave_tui.session.factory import create_service
 from wave_tui.tui.app import make_app
 from wave_tui.tui.widgets.history_input import HistoryInput
+
+# The requirements this module checks beyond its tests' own markers.
+pytestmark = pytest.mark.req("C4", "U2")
 
 
 async def test_slow_extraction_never_blocks_typing_toasts_its_writes_and_quit_waits(
@@ -62,6 +67,7 @@ async def test_slow_extraction_never_blocks_typing_toasts_its_writes_and_quit_wa
     assert not service.background_busy  # quit waited for the second fork to finish
 
 
+@pytest.mark.req("UX9")
 async def test_ux9_a_second_ctrl_q_quits_without_waiting_and_the_run_is_recorded_cancelled(
     model_server: ModelServer, project: Path
 ) -> None:

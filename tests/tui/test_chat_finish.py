@@ -24,6 +24,7 @@ from wave_tui.tui.widgets.chat_items import ErrorLine, NoticeLine, UserMessage
 from wave_tui.tui.widgets.status_line import StatusLine
 
 
+@pytest.mark.req("UX19")
 async def test_ux19_status_line_shows_ctx_as_tokens_then_percent(
     build_app: BuildApp, model_server: ModelServer
 ) -> None:
@@ -37,6 +38,7 @@ async def test_ux19_status_line_shows_ctx_as_tokens_then_percent(
     assert "%) tokens" not in line, line
 
 
+@pytest.mark.req("UX12")
 async def test_ux12_a_reply_cut_at_the_output_limit_says_so_in_the_chat(
     build_app: BuildApp, model_server: ModelServer
 ) -> None:
@@ -49,6 +51,7 @@ async def test_ux12_a_reply_cut_at_the_output_limit_says_so_in_the_chat(
     assert lines == ["reply cut at the output limit"]
 
 
+@pytest.mark.req("UX8")
 async def test_ux8_configuring_an_endpoint_while_running_drops_the_first_run_panel_at_once(
     build_app: BuildApp, model_server: ModelServer, paths: WavePaths
 ) -> None:
@@ -74,6 +77,7 @@ async def test_ux8_configuring_an_endpoint_while_running_drops_the_first_run_pan
     assert model_server.requests
 
 
+@pytest.mark.req("UX8")
 async def test_ux8_ctx_follows_a_compact(build_app: BuildApp, model_server: ModelServer) -> None:
     model_server.enqueue(text("a long answer " * 400), text("short summary"))
     app = build_app(server_env(model_server))
@@ -97,6 +101,7 @@ async def test_ux8_ctx_follows_a_compact(build_app: BuildApp, model_server: Mode
 BROKEN = '{"model": "test-model", "env": {"WAVE_BASE_URL": "%s", "WAVE_API_KEY": "k",}}'
 
 
+@pytest.mark.req("UX6")
 async def test_ux6_a_broken_settings_file_is_named_first_and_its_fix_applies_next_turn(
     build_app: BuildApp, model_server: ModelServer, paths: WavePaths
 ) -> None:
@@ -129,6 +134,7 @@ def _indicator_text(app: WaveApp) -> str | None:
     return str(found.first().query_one(Static).render())
 
 
+@pytest.mark.req("UX13")
 @pytest.mark.parametrize("mode", ["chat", "memory", "settings"])
 async def test_ux13_the_extraction_indicator_shows_on_every_screen_at_80_columns(
     build_app: BuildApp, mode: str
@@ -148,6 +154,7 @@ async def test_ux13_the_extraction_indicator_shows_on_every_screen_at_80_columns
         assert _indicator_text(app) is None
 
 
+@pytest.mark.req("UX13")
 async def test_ux13_the_indicator_follows_a_switch_to_another_screen(build_app: BuildApp) -> None:
     app = build_app()
     async with app.run_test(size=(120, 32)) as pilot:
@@ -162,6 +169,7 @@ async def test_ux13_the_indicator_follows_a_switch_to_another_screen(build_app: 
         assert _indicator_text(app) == "● extraction: saving"
 
 
+@pytest.mark.req("UX14")
 async def test_ux14_the_app_opens_at_once_with_progress_while_the_model_starts(
     model_server: ModelServer, project: Path, paths: WavePaths
 ) -> None:
@@ -206,6 +214,7 @@ async def test_ux14_the_app_opens_at_once_with_progress_while_the_model_starts(
     assert model_server.requests
 
 
+@pytest.mark.req("UX19")
 @pytest.mark.parametrize("enabled", [True, False])
 async def test_ux19_a_bell_rings_when_a_turn_ends_while_the_terminal_is_unfocused(
     build_app: BuildApp, model_server: ModelServer, paths: WavePaths, enabled: bool
@@ -228,6 +237,7 @@ async def test_ux19_a_bell_rings_when_a_turn_ends_while_the_terminal_is_unfocuse
     assert rings == ([1] if enabled else [])
 
 
+@pytest.mark.req("UX16")
 async def test_ux16_the_chat_shows_an_attachment_as_one_line_not_the_file(
     build_app: BuildApp, model_server: ModelServer, project: Path
 ) -> None:
@@ -242,6 +252,7 @@ async def test_ux16_the_chat_shows_an_attachment_as_one_line_not_the_file(
     assert "SECRET-BODY-OF-THE-FILE" in str(model_server.last_request.body["messages"])
 
 
+@pytest.mark.req("UX8")
 async def test_ux8_a_clear_queued_behind_a_turn_clears_the_screen_when_it_runs(
     build_app: BuildApp, model_server: ModelServer
 ) -> None:
@@ -264,6 +275,7 @@ async def test_ux8_a_clear_queued_behind_a_turn_clears_the_screen_when_it_runs(
     assert shown == ["next"]
 
 
+@pytest.mark.req("UX3")
 async def test_ux3_a_continued_session_shows_its_context_size_before_the_first_reply(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -283,6 +295,7 @@ async def test_ux3_a_continued_session_shows_its_context_size_before_the_first_r
     assert f"{info.context_tokens:,} tokens of" in report  # the next request, not the messages
 
 
+@pytest.mark.req("U1")
 async def test_u1_a_reply_finishing_right_after_its_first_delta_keeps_the_app_running() -> None:
     """The reply block once used Textual's MarkdownStream, whose `stop()` awaits a task it has
     just cancelled: cancelled before its first step, that task raised CancelledError into the

@@ -95,6 +95,7 @@ async def test_cv8_bang_command_streams_esc_kills_its_process_group_and_typing_g
     assert not model_server.requests  # not a model turn
 
 
+@pytest.mark.req("CV8")
 async def test_cv8_a_message_sent_while_a_command_runs_waits_for_it(
     build_app: BuildApp, model_server: ModelServer, project: Path
 ) -> None:

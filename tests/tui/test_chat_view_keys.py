@@ -140,6 +140,7 @@ async def test_the_footer_offers_stop_turn_only_while_a_turn_runs(
         assert "Stop turn" not in footer_keys(pilot)
 
 
+@pytest.mark.req("F2")
 @pytest.mark.req("UX7")
 async def test_the_memory_browser_opens_on_its_list_where_the_footer_keys_act(
     build_app: BuildApp, seeded_memory: WavePaths

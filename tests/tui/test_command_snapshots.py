@@ -23,6 +23,7 @@ from wave_tui.tui.screens.trust import TrustDialog
 pytestmark = pytest.mark.usefixtures("frozen_time")
 
 
+@pytest.mark.req("UX15")
 def test_ux15_help_lists_commands_and_keys(
     snap_compare: Any, build_app: BuildApp, model_server: ModelServer
 ) -> None:
@@ -34,6 +35,7 @@ def test_ux15_help_lists_commands_and_keys(
     assert snap_compare(app, terminal_size=(100, 40), run_before=run_before)
 
 
+@pytest.mark.req("UX15")
 def test_ux15_slash_completion_popup(
     snap_compare: Any, build_app: BuildApp, model_server: ModelServer
 ) -> None:
@@ -45,6 +47,7 @@ def test_ux15_slash_completion_popup(
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
+@pytest.mark.req("UX15")
 def test_ux15_resume_picker(
     snap_compare: Any, build_app: BuildApp, model_server: ModelServer, paths: WavePaths
 ) -> None:
@@ -60,6 +63,7 @@ def test_ux15_resume_picker(
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
+@pytest.mark.req("UX18")
 def test_ux18_permission_dialog_with_a_diff(
     snap_compare: Any, build_app: BuildApp, model_server: ModelServer, project: Path
 ) -> None:
@@ -114,6 +118,7 @@ def test_cv10_permission_dialog_for_a_long_background_bash_command(
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
 
 
+@pytest.mark.req("UX20")
 def test_ux20_settings_screen_with_endpoint(
     snap_compare: Any, build_app: BuildApp, paths: WavePaths
 ) -> None:
@@ -136,6 +141,7 @@ def test_ux20_settings_screen_with_endpoint(
     assert snap_compare(build_app(), terminal_size=(100, 40), run_before=run_before)
 
 
+@pytest.mark.req("HK10")
 def test_hk10_trust_prompt(snap_compare: Any, project: Path) -> None:
     settings = project / ".wave" / "settings.json"
     settings.parent.mkdir(parents=True)

@@ -24,7 +24,11 @@ from wave_tui.tui.widgets.chat_items import CommandOutputBlock, UserMessage
 from wave_tui.tui.widgets.command_popup import CommandPopup
 from wave_tui.tui.widgets.history_input import HistoryInput
 
+# The requirements this module checks beyond its tests' own markers.
+pytestmark = pytest.mark.req("UX2")
 
+
+@pytest.mark.req("UX15")
 async def test_ux15_slash_opens_completion_with_descriptions_and_tab_accepts(
     build_app: BuildApp, model_server: ModelServer
 ) -> None:
@@ -49,6 +53,7 @@ def popup_names(rows: list[str]) -> list[str]:
     return [r.split()[0].lstrip("/") for r in rows]
 
 
+@pytest.mark.req("UX15")
 async def test_ux15_enter_accepts_an_incomplete_command_and_sends_a_complete_one(
     build_app: BuildApp, model_server: ModelServer
 ) -> None:
@@ -66,6 +71,7 @@ async def test_ux15_enter_accepts_an_incomplete_command_and_sends_a_complete_one
         assert model_server.requests == []
 
 
+@pytest.mark.req("UX15")
 async def test_ux15_model_picker_lists_configured_models_and_switches(
     build_app: BuildApp, model_server: ModelServer, paths: WavePaths
 ) -> None:
@@ -89,6 +95,7 @@ async def test_ux15_model_picker_lists_configured_models_and_switches(
         assert model_server.last_request.body["model"] == "big-one"
 
 
+@pytest.mark.req("UX15")
 @pytest.mark.usefixtures("frozen_time")  # the transcripts' ages are relative to the frozen clock
 async def test_ux15_resume_picker_switches_to_the_chosen_session(
     build_app: BuildApp, model_server: ModelServer, paths: WavePaths
@@ -110,6 +117,7 @@ async def test_ux15_resume_picker_switches_to_the_chosen_session(
         assert model_server.requests == []
 
 
+@pytest.mark.req("UX18")
 async def test_ux18_permission_dialog_shows_the_edit_diff_and_scoped_grant(
     build_app: BuildApp, model_server: ModelServer, project: Path
 ) -> None:
@@ -148,6 +156,7 @@ async def test_ux18_permission_dialog_shows_the_edit_diff_and_scoped_grant(
         assert app.session.permission_state().session_grants == ()  # type: ignore[union-attr]
 
 
+@pytest.mark.req("UX18")
 async def test_ux18_permission_dialog_shows_the_full_bash_command(
     build_app: BuildApp, model_server: ModelServer
 ) -> None:
@@ -163,6 +172,7 @@ async def test_ux18_permission_dialog_shows_the_full_bash_command(
         await settle(pilot)
 
 
+@pytest.mark.req("HK10")
 async def test_hk10_trust_prompt_lists_project_hooks_and_yes_remembers(
     project: Path, paths: WavePaths
 ) -> None:
@@ -192,6 +202,7 @@ async def test_hk10_trust_prompt_lists_project_hooks_and_yes_remembers(
         assert not isinstance(again.screen, TrustDialog)
 
 
+@pytest.mark.req("HK10")
 async def test_hk10_trust_prompt_no_keeps_project_hooks_off(
     project: Path, paths: WavePaths
 ) -> None:
@@ -208,6 +219,7 @@ async def test_hk10_trust_prompt_no_keeps_project_hooks_off(
     assert not paths.trust_file.exists()
 
 
+@pytest.mark.req("UX20")
 async def test_ux20_settings_endpoint_saved_masked_in_env_with_mode_0600(
     build_app: BuildApp, model_server: ModelServer, paths: WavePaths
 ) -> None:
@@ -238,6 +250,7 @@ async def test_ux20_settings_endpoint_saved_masked_in_env_with_mode_0600(
     assert stat.S_IMODE(paths.user_settings.stat().st_mode) == 0o600
 
 
+@pytest.mark.req("UX20")
 async def test_ux20_test_connection_reports_a_refused_endpoint(build_app: BuildApp) -> None:
     app = build_app()
     async with app.run_test(size=(100, 40)) as pilot:
@@ -254,6 +267,7 @@ async def test_ux20_test_connection_reports_a_refused_endpoint(build_app: BuildA
         assert "base URL" in str(result.content) and result.has_class("-error")
 
 
+@pytest.mark.req("UX11")
 async def test_ux11_frequency_field_rejects_decimals_and_letters_with_a_word(
     build_app: BuildApp, paths: WavePaths
 ) -> None:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.model_server import ModelServer
 from tests.tui.conftest import BuildApp, server_env
 from tests.tui.helpers import settle
 from wave_tui.tui.widgets.chat_items import CommandOutputBlock, UserMessage
 
 
+@pytest.mark.req("UX15")
 async def test_ux15_help_shows_a_local_answer_and_sends_nothing(
     build_app: BuildApp, model_server: ModelServer
 ) -> None:
@@ -21,6 +24,7 @@ async def test_ux15_help_shows_a_local_answer_and_sends_nothing(
         assert model_server.requests == []
 
 
+@pytest.mark.req("UX15")
 async def test_ux15_memory_command_opens_the_memory_browser(
     build_app: BuildApp, model_server: ModelServer
 ) -> None:

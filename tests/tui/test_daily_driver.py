@@ -31,6 +31,7 @@ def _user_texts(server: ModelServer) -> list[str]:
     ]
 
 
+@pytest.mark.req("UX1")
 async def test_ux1_a_pasted_three_line_message_reaches_the_model_whole(
     build_app: BuildApp, model_server: ModelServer
 ) -> None:
@@ -46,6 +47,7 @@ async def test_ux1_a_pasted_three_line_message_reaches_the_model_whole(
     assert any("first line\nsecond line\nthird line" in t for t in _user_texts(model_server))
 
 
+@pytest.mark.req("UX1")
 async def test_ux1_shift_enter_and_ctrl_j_insert_newlines_enter_sends(
     build_app: BuildApp, model_server: ModelServer
 ) -> None:
@@ -61,6 +63,7 @@ async def test_ux1_shift_enter_and_ctrl_j_insert_newlines_enter_sends(
     assert any(t.endswith("a\nb\nc") or "a\nb\nc" in t for t in _user_texts(model_server))
 
 
+@pytest.mark.req("UX3")
 async def test_ux3_continue_shows_the_restored_conversation_scrolled_to_the_end(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -90,6 +93,7 @@ async def test_ux3_continue_shows_the_restored_conversation_scrolled_to_the_end(
         assert "the first answer" in markdown.source
 
 
+@pytest.mark.req("UX4")
 async def test_ux4_angle_brackets_in_a_reply_are_shown_as_written(
     build_app: BuildApp, model_server: ModelServer
 ) -> None:
@@ -104,6 +108,7 @@ async def test_ux4_angle_brackets_in_a_reply_are_shown_as_written(
         assert reply in shown
 
 
+@pytest.mark.req("UX19")
 async def test_ux19_history_persists_per_project_and_ctrl_r_searches(
     build_app: BuildApp, model_server: ModelServer, paths: WavePaths
 ) -> None:
@@ -126,6 +131,7 @@ async def test_ux19_history_persists_per_project_and_ctrl_r_searches(
         assert prompt.text == "fix the parser"
 
 
+@pytest.mark.req("UX19")
 async def test_ux19_ctrl_c_clears_the_input_and_twice_on_empty_quits(build_app: BuildApp) -> None:
     app = build_app()
     async with app.run_test(size=(100, 32)) as pilot:
@@ -143,6 +149,7 @@ async def test_ux19_ctrl_c_clears_the_input_and_twice_on_empty_quits(build_app: 
     assert not app.is_running
 
 
+@pytest.mark.req("UX17")
 async def test_ux17_shift_tab_cycles_the_mode_and_the_status_line_shows_it(
     build_app: BuildApp, model_server: ModelServer
 ) -> None:
@@ -160,6 +167,7 @@ async def test_ux17_shift_tab_cycles_the_mode_and_the_status_line_shows_it(
     assert "accept edits" not in seen[2][1] and "plan" not in seen[2][1]
 
 
+@pytest.mark.req("UX8")
 async def test_ux8_clear_empties_the_chat_on_screen(
     build_app: BuildApp, model_server: ModelServer
 ) -> None:
@@ -175,6 +183,7 @@ async def test_ux8_clear_empties_the_chat_on_screen(
         assert not app.chat_screen.query(AssistantMessage)
 
 
+@pytest.mark.req("UX19")
 async def test_ux19_ctrl_o_toggles_the_last_tool_output(
     build_app: BuildApp, model_server: ModelServer, project: Path
 ) -> None:
@@ -209,6 +218,7 @@ class _SuspendingApp:
         self.notes.append(message)
 
 
+@pytest.mark.req("UX5")
 def test_ux5_a_mistyped_editor_is_reported_and_the_app_resumes(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

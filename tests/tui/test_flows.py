@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 
+import pytest
 from textual.widgets import Input, Static, Switch
 
 from tests.model_server import ModelServer, text, tool_call
@@ -17,6 +18,9 @@ from wave_tui.tui.screens.dialogs import ConfirmDelete, MemoryTargetDialog, Perm
 from wave_tui.tui.widgets.chat_items import NoticeLine, ToolBlock, UserMessage
 from wave_tui.tui.widgets.history_input import HistoryInput
 from wave_tui.tui.widgets.status_line import StatusLine
+
+# The requirements this module checks beyond its tests' own markers.
+pytestmark = pytest.mark.req("M3", "U4")
 
 
 def status_text(app: object) -> str:

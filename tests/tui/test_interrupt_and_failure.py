@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 
+import pytest
 from textual.widgets import Markdown
 
 from tests.model_server import ModelServer, error, text
@@ -29,6 +30,7 @@ def notices(app: object) -> list[str]:
     return [str(n.content) for n in app.chat_screen.query(NoticeLine)]  # type: ignore[attr-defined]
 
 
+@pytest.mark.req("CV3")
 async def test_cv3_esc_keeps_the_partial_reply_and_the_next_prompt_follows_the_note(
     build_app: BuildApp, model_server: ModelServer
 ) -> None:
@@ -57,6 +59,7 @@ async def test_cv3_esc_keeps_the_partial_reply_and_the_next_prompt_follows_the_n
         assert contents[-4:] == ["alpha beta ", NOTE, "next", "fresh"]
 
 
+@pytest.mark.req("CV4")
 async def test_cv4_a_failed_prompt_returns_to_the_input_and_is_sent_once(
     build_app: BuildApp, model_server: ModelServer
 ) -> None:
@@ -77,6 +80,7 @@ async def test_cv4_a_failed_prompt_returns_to_the_input_and_is_sent_once(
         assert prompt.value == ""
 
 
+@pytest.mark.req("CV4")
 async def test_cv4_a_returned_prompt_joins_what_the_input_already_holds(
     build_app: BuildApp, model_server: ModelServer
 ) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 PACKAGE = Path(__file__).resolve().parents[2] / "wave_tui"
 TEXTUAL_IMPORT = re.compile(r"^\s*(from|import)\s+textual\b", re.MULTILINE)
 
@@ -37,6 +39,7 @@ ALSO_ALLOWED = (
 )
 
 
+@pytest.mark.req("U1")
 def test_u1_front_ends_reach_the_agent_only_through_the_session_facade() -> None:
     offenders = []
     for package in ("tui", "cli"):

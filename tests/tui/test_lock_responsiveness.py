@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.model_server import ModelServer, text, tool_call
 from tests.tui.conftest import fixed_clock, server_env
 from wave_tui.agent import events as ev
@@ -30,6 +32,7 @@ print("released", flush=True)
 """
 
 
+@pytest.mark.req("X2")
 async def test_x2_app_answers_keys_while_another_process_holds_the_memory_lock(
     model_server: ModelServer, project: Path, paths: WavePaths
 ) -> None:

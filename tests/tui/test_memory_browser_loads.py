@@ -16,6 +16,7 @@ from wave_tui.tui.messages import AgentEventPosted
 from wave_tui.tui.widgets.row_list import Column, LazyRows, ListRow, RowList
 
 
+@pytest.mark.req("UX7")
 async def test_the_first_showing_loads_the_catalog_once(
     build_app: BuildApp, seeded_memory: WavePaths
 ) -> None:
@@ -85,6 +86,7 @@ def settled(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(catalog, "SETTLED_NS", 0)
 
 
+@pytest.mark.req("UX7")
 @pytest.mark.usefixtures("settled")
 async def test_the_kept_catalog_shows_a_fork_write(
     build_app: BuildApp, seeded_memory: WavePaths

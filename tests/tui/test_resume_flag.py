@@ -17,18 +17,21 @@ from wave_tui.tui.app import make_app
 from wave_tui.tui.screens.pickers import Picker
 
 
+@pytest.mark.req("UX15")
 def test_ux15_resume_without_an_id_asks_for_the_picker() -> None:
     assert build_parser().parse_args(["--resume"]).resume == PICK_SESSION
     assert build_parser().parse_args(["--resume", "abc"]).resume == "abc"
     assert build_parser().parse_args([]).resume is None
 
 
+@pytest.mark.req("UX15")
 def test_ux15_headless_resume_without_an_id_is_a_usage_error(project: Path) -> None:
     result = run_wave("-p", "hi", "--resume", cwd=project)
     assert result.returncode == 2, result.stderr
     assert "--resume needs a session id with -p" in result.stderr
 
 
+@pytest.mark.req("UX15")
 @pytest.mark.usefixtures("frozen_time")
 async def test_ux15_app_started_to_pick_a_session_shows_the_resume_picker(
     project: Path, paths: WavePaths, model_server: ModelServer

@@ -146,6 +146,7 @@ async def _idle(pilot: Pilot[None]) -> None:
     await settle(pilot)
 
 
+@pytest.mark.req("T1", "U3")
 def test_chat_read_of_a_stale_memory_shows_the_reminder_line(
     snap_compare: Any, full_app: Any, model_server: ModelServer, paths: WavePaths
 ) -> None:
@@ -192,6 +193,7 @@ def test_memory_preview_of_a_rule_loaded_in_this_session(
     assert snap_compare(full_app(), terminal_size=SIZE, run_before=run_before)
 
 
+@pytest.mark.req("MX6")
 def test_memory_browser_80x24_with_missing_reference(
     snap_compare: Any, build_app: BuildApp, seeded_memory: WavePaths
 ) -> None:

@@ -12,9 +12,10 @@ from tests.tui.conftest import BuildApp, server_env
 from tests.tui.helpers import settle
 from wave_tui.agent import events as ev
 
-pytestmark = pytest.mark.usefixtures("frozen_time")
+pytestmark = [pytest.mark.usefixtures("frozen_time"), pytest.mark.req("UX13")]
 
 
+@pytest.mark.req("F3")
 def test_chat_at_80x24_with_an_extraction_running(
     snap_compare: Any, build_app: BuildApp, model_server: ModelServer
 ) -> None:

@@ -127,6 +127,7 @@ def start_wave(tmux: Tmux, base_url: str, tmp_path: Path, size: tuple[int, int])
     return exit_file
 
 
+@pytest.mark.req("UX1", "UX16", "UX17")
 def test_wave_runs_in_a_real_terminal(
     tmux: Tmux, model_server_process: str, tmp_path: Path
 ) -> None:
@@ -168,6 +169,7 @@ def test_wave_runs_in_a_real_terminal(
     assert exit_file.read_text().strip() == "0"
 
 
+@pytest.mark.req("UX13")
 def test_ux13_wave_at_80x24_keeps_f3_help_and_attachments_usable(
     tmux: Tmux, model_server_process: str, tmp_path: Path
 ) -> None:

@@ -22,6 +22,7 @@ from wave_tui.tui.widgets.subagent_block import SubagentBlock
 from wave_tui.tui.widgets.task_panel import TaskPanel
 
 
+@pytest.mark.req("PL2")
 async def test_pl2_plan_dialog_answers_the_future(build_app: BuildApp, tmp_path: Path) -> None:
     app = build_app()
     async with app.run_test(size=(100, 32)) as pilot:
@@ -34,6 +35,7 @@ async def test_pl2_plan_dialog_answers_the_future(build_app: BuildApp, tmp_path:
         assert future.result() == "approve_accept_edits"
 
 
+@pytest.mark.req("AQ1")
 async def test_aq1_question_dialog_single_choice_and_other_text(build_app: BuildApp) -> None:
     app = build_app()
     questions = (
@@ -52,6 +54,7 @@ async def test_aq1_question_dialog_single_choice_and_other_text(build_app: Build
         assert answer.selected == ("postgres",) and answer.other == "with pgbouncer"
 
 
+@pytest.mark.req("AG5", "TK4")
 async def test_tk4_task_panel_and_ag5_subagent_block(build_app: BuildApp) -> None:
     app = build_app()
     async with app.run_test(size=(100, 32)) as pilot:
@@ -74,6 +77,7 @@ async def test_tk4_task_panel_and_ag5_subagent_block(build_app: BuildApp) -> Non
         assert "▾" in str(block.content)
 
 
+@pytest.mark.req("UX7")
 async def test_ux7_stale_filter_and_whole_file_delete_says_so(
     build_app: BuildApp, seeded_memory: WavePaths
 ) -> None:
@@ -96,6 +100,7 @@ async def test_ux7_stale_filter_and_whole_file_delete_says_so(
         assert "MEMORY.md" in app.screen.consequence
 
 
+@pytest.mark.req("MX6")
 async def test_mx6_missing_reference_marked(build_app: BuildApp, seeded_memory: WavePaths) -> None:
     agents = seeded_memory.project_agents_md
     agents.write_text(agents.read_text() + "- Config lives in src/gone_config.py\n")
@@ -112,6 +117,7 @@ async def test_mx6_missing_reference_marked(build_app: BuildApp, seeded_memory: 
         assert "src/gone_config.py" in str(app.screen.query_one("#preview-missing").content)  # type: ignore[attr-defined]
 
 
+@pytest.mark.req("MX7")
 async def test_mx7_runs_view_reverts_a_run(build_app: BuildApp, paths: WavePaths) -> None:
     memory = paths.memory_dir
     memory.mkdir(parents=True)
@@ -146,6 +152,7 @@ async def test_mx7_runs_view_reverts_a_run(build_app: BuildApp, paths: WavePaths
         assert len(list(audit.glob("*.json"))) == 2  # the revert is recorded
 
 
+@pytest.mark.req("UX7")
 @pytest.mark.parametrize("kept", [False, True], ids=["read-again", "kept-catalog"])
 async def test_ux7_the_browser_shows_files_edited_elsewhere_when_shown_again(
     build_app: BuildApp, seeded_memory: WavePaths, monkeypatch: pytest.MonkeyPatch, kept: bool

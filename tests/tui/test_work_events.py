@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.model_server import ModelServer, text, tool_call
 from tests.tui.conftest import fixed_clock, server_env
 from tests.tui.helpers import settle
@@ -45,6 +47,7 @@ def tool_results(body: dict[str, Any]) -> list[str]:
     return [m["content"] for m in body["messages"] if m["role"] == "tool"]
 
 
+@pytest.mark.req("AQ1")
 async def test_aq1_app_session_question_future_answers_the_tool(
     project: Path, model_server: ModelServer
 ) -> None:
@@ -64,6 +67,7 @@ async def test_aq1_app_session_question_future_answers_the_tool(
     assert "sqlite" in result and "postgres" in result and "both, really" in result
 
 
+@pytest.mark.req("PL2")
 async def test_pl2_app_session_plan_future_approves_and_leaves_plan_mode(
     project: Path, model_server: ModelServer
 ) -> None:

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
 from tests.extraction_helpers import is_fork, is_main
@@ -26,6 +27,7 @@ from wave_tui.tui.app import make_app
 CONFIGURED = {"WAVE_BASE_URL": "http://127.0.0.1:9/v1", "WAVE_API_KEY": "k", "WAVE_MODEL": "m"}
 
 
+@pytest.mark.req("PL2")
 def test_pl2_plan_dialog(snap_compare: Any, build_app: BuildApp, paths: WavePaths) -> None:
     """PL2: the plan is shown with approve-with-auto-accept / approve / keep planning."""
     app = build_app()
@@ -39,6 +41,7 @@ def test_pl2_plan_dialog(snap_compare: Any, build_app: BuildApp, paths: WavePath
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
+@pytest.mark.req("AQ1")
 def test_aq1_question_dialog(snap_compare: Any, build_app: BuildApp) -> None:
     """AQ1: options as a single choice, plus an "other" field."""
     app = build_app()
@@ -57,6 +60,7 @@ def test_aq1_question_dialog(snap_compare: Any, build_app: BuildApp) -> None:
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
+@pytest.mark.req("AG5", "TK3")
 def test_tk3_task_panel_and_ag5_subagent_block(snap_compare: Any, build_app: BuildApp) -> None:
     """TK3: the live task panel (active form while in progress); AG5: a subagent's block."""
     app = build_app(CONFIGURED)
@@ -88,6 +92,7 @@ def _record_run(paths: WavePaths, target: Path) -> None:
     (audit / "run1.json").write_text(json.dumps(record))
 
 
+@pytest.mark.req("MX7")
 def test_mx7_extraction_runs_with_a_diff(
     snap_compare: Any, build_app: BuildApp, paths: WavePaths
 ) -> None:
@@ -109,6 +114,7 @@ def test_mx7_extraction_runs_with_a_diff(
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
+@pytest.mark.req("MX8")
 def test_mx8_review_inbox(
     snap_compare: Any, build_app: BuildApp, paths: WavePaths, frozen_time: None
 ) -> None:
@@ -131,6 +137,7 @@ def test_mx8_review_inbox(
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
+@pytest.mark.req("MX2")
 def test_mx2_context_view(snap_compare: Any, build_app: BuildApp, paths: WavePaths) -> None:
     """MX2: what the next request costs per source, % of the window."""
     paths.project_agents_md.write_text("# Project\n- Run the tests with `pytest -q`\n")
@@ -146,6 +153,7 @@ def test_mx2_context_view(snap_compare: Any, build_app: BuildApp, paths: WavePat
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
+@pytest.mark.req("UX3")
 def test_ux3_chat_with_the_restored_conversation(
     snap_compare: Any, model_server: ModelServer, project: Path
 ) -> None:

@@ -223,12 +223,13 @@ class CompactionFlow:
         plan = self.conversation.paths.plan_file(self.conversation.session_id)
         return plan if plan.is_file() else None
 
+    # req: HK7
     async def prepare(self, instructions: str | None, trigger: Trigger) -> PreparedCompaction:
         """The summary and restoration, fitted to the window; raises CompactionError."""
         target = self._target()
         model = self._fast_model() or target.model
         conversation = self.conversation
-        for hooks in self._hooks():  # req: HK7
+        for hooks in self._hooks():
             instructions = _join(instructions, await hooks.run_pre_compact(trigger, instructions))
         settings = self._settings() if self._settings is not None else None
         options = settings.model_config_for(model).options if settings is not None else None
@@ -269,6 +270,7 @@ class CompactionFlow:
             self._emit(ev.BackgroundChanged("compaction", False))
         return PreparedCompaction(result, trigger, model)
 
+    # req: HK7
     async def commit(self, prepared: PreparedCompaction) -> None:
         """The summary becomes the conversation: a new session linked to the old one."""
         result = prepared.result
@@ -279,7 +281,7 @@ class CompactionFlow:
         conversation.replace_after_compaction(result.new_messages)
         self._restored()
         for hooks in self._hooks():
-            await hooks.run_post_compact(prepared.trigger, result.summary)  # req: HK7
+            await hooks.run_post_compact(prepared.trigger, result.summary)
         self._notify(
             "compaction",
             f"compacted {result.summarised_count} messages into a summary; "

@@ -158,9 +158,10 @@ class Conversation:
         return out
 
     # req: N7
+    # req: UX10
     def _restore_read_state(self) -> None:
         for message in self.messages:
-            for gone in message.meta.get(FORGOTTEN_META, []):  # req: UX10
+            for gone in message.meta.get(FORGOTTEN_META, []):
                 self.read_state.forget(Path(gone))
             for seen in message.meta.get(READ_META, []):
                 try:

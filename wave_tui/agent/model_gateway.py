@@ -40,6 +40,7 @@ class ModelGateway:
         self._target: ModelTarget | None = None
         self._closing: set[asyncio.Task[None]] = set()
 
+    # req: X14
     def target(self, settings: EffectiveSettings, model: str | None) -> ModelTarget:
         """The client for `model` at the configured endpoint. Raises ModelNotConfigured."""
         if not model or not settings.base_url:
@@ -58,7 +59,7 @@ class ModelGateway:
                 api_key=settings.api_key,
                 headers=dict(settings.custom_headers),
             )
-            if settings.first_byte_timeout is not None:  # req: X14
+            if settings.first_byte_timeout is not None:
                 config = replace(config, first_byte_timeout_s=settings.first_byte_timeout)
             self._target = ModelTarget(model, self._factory(config), key)
             if old is not None:

@@ -81,6 +81,7 @@ __all__ = [
 
 
 class AgentService:
+    # req: HL5
     def __init__(
         self,
         options: AgentOptions,
@@ -176,7 +177,7 @@ class AgentService:
             requests=self.requests,
             extensions=self.extensions,
         )
-        if options.append_system_prompt:  # req: HL5
+        if options.append_system_prompt:
             self.add_extension(AppendedSystemPrompt(options.append_system_prompt))
 
     # -- state kept by the parts (read-only views) ---------------------------------------------

@@ -158,6 +158,7 @@ def _summary_body(
     }
 
 
+# req: PV10
 def build_summary_request(
     model: str,
     to_summarise: Sequence[Message],
@@ -183,6 +184,6 @@ def build_summary_request(
         return body
     # The input budget is not the model's window: the client clamps to a window a server
     # stated (LearnedParams), so callers pass `window_tokens` only for a known total window.
-    return apply_model_options(  # req: PV10
+    return apply_model_options(
         body, options, max_output_tokens=max_tokens, window_tokens=window_tokens
     )

@@ -233,10 +233,11 @@ def refusal_text(tool: str, feedback: str) -> str:
 def with_permission_hooks(
     ask: Ask, extensions: Extensions, notify: Callable[[str, str], None]
 ) -> Ask:
+    # req: HK2
     async def asking(tool: str, args: dict[str, Any], reason: str) -> ev.PermissionReply:
         call = ToolCallInfo("", tool, args)
         for extension in extensions.permission_hooks:
-            denied = await extension.run_permission_request(call)  # req: HK2
+            denied = await extension.run_permission_request(call)
             if denied is not None:
                 notify("blocked", f"PermissionRequest hook denied {tool}: {denied}")
                 return "deny"

@@ -138,11 +138,12 @@ class TurnRunner:
                 )
             )
 
+    # req: CV14
     def forget(self) -> None:
         """Nothing of the old conversation may be extracted again, nor counted (/clear)."""
         self.last_request = None
         self.last_reply = None
-        self.last_usage = None  # req: CV14
+        self.last_usage = None
 
     # -- tools and context of the next request ------------------------------------------------
     def tools(self) -> dict[str, Tool]:
@@ -184,6 +185,7 @@ class TurnRunner:
         self._typed, self._prompt, self._begun = "", [], False
         return await self._guarded(self._go_on(reason, abort))
 
+    # req: CV3
     async def _guarded(self, work: Coroutine[Any, Any, TurnResult]) -> TurnResult:
         try:
             return await work
@@ -191,7 +193,7 @@ class TurnRunner:
             self._end_command_grants()
             self.conversation.close_orphan_tool_calls(live=True)
             if self._begun:
-                self.conversation.record_interruption()  # req: CV3
+                self.conversation.record_interruption()
             self._emit(ev.TurnEnded("aborted"))
             return TurnResult("aborted")
         except ModelError as exc:
@@ -278,6 +280,7 @@ class TurnRunner:
             self.turn_rules, self.turn_model = (), None
             self._apply_settings()
 
+    # req: HL6
     async def _rounds(self, abort: asyncio.Event) -> tuple[str, StopReason]:
         reply: AssistantReply | None = None
         stop: StopReason = "end_turn"
@@ -287,7 +290,7 @@ class TurnRunner:
                 for message in source.before_request():
                     self.conversation.add(message)
             if self._max_requests is not None and self.model_requests >= self._max_requests:
-                stop = "max_turns"  # req: HL6
+                stop = "max_turns"
                 break
             tools = self.tools()
             reply = await self._request(tools)
@@ -329,6 +332,8 @@ class TurnRunner:
                 asked = continuation
         return asked
 
+    # req: PV11
+    # req: UX12
     async def _request(self, tools: dict[str, Tool]) -> AssistantReply:
         target = self._target()
         body = self.build_request(tools)
@@ -366,7 +371,7 @@ class TurnRunner:
         try:
             try:
                 reply = await target.client.stream_chat(body, on_delta, on_retry)
-            except ContextLengthExceeded as exc:  # req: PV11
+            except ContextLengthExceeded as exc:
                 reply = await self.compaction.overflowed(
                     exc, body, lambda messages: self.build_request(tools, messages=messages), send
                 )
@@ -388,7 +393,7 @@ class TurnRunner:
         self.conversation.add(message)
         self.last_reply = message
         self._emit(ev.AssistantFinished(message))
-        if reply.cut:  # req: UX12
+        if reply.cut:
             self._emit(ev.Notice("cut", REPLY_CUT))
         if reply.usage is not None:
             self.last_usage = reply.usage

@@ -8,9 +8,8 @@ from pathlib import Path
 
 from wave_tui.session.facade import AgentOptions, build_context_report, create_service
 
+
 # req: MX2
-
-
 async def run_context(workdir: Path, *, as_json: bool, continue_last: bool = False) -> int:
     service = create_service(
         AgentOptions(workdir=workdir, headless=True, continue_last=continue_last)

@@ -127,6 +127,9 @@ async def run_headless(
         return await _run_turn(args, workdir, prompt, local.environ if local else None, reader)
 
 
+# req: MC2
+# req: CS3
+# req: CV12
 async def _run_turn(
     args: argparse.Namespace,
     workdir: Path,
@@ -177,13 +180,13 @@ async def _run_turn(
     code: int | None = None  # set once the run's result is out
     with _on_sigterm(terminate):
         try:
-            await session.wait_tools_started()  # req: MC2
+            await session.wait_tools_started()
             out.init(service)
             if reader is not None:
                 prompt = await _with_stdin(prompt, reader)
             # Slash commands go through the registry here too.
             stopped = terminated.is_set() or out.closed  # nobody left to answer: no turn
-            result = None if stopped else await session.run_turn(prompt)  # req: CS3
+            result = None if stopped else await session.run_turn(prompt)
             if result is not None and not terminated.is_set() and not out.closed:
                 report = RunReport(result, service.session_id, service.model_requests, started)
                 # The answer is out and flushed before close() waits for the extraction fork
@@ -194,7 +197,7 @@ async def _run_turn(
     if terminated.is_set():
         _stderr("wave: terminated; the turn was aborted and background commands ended")
         return EXIT_TERMINATED
-    if out.closed and code in (None, EXIT_OK):  # req: CV12
+    if out.closed and code in (None, EXIT_OK):
         return EXIT_CLOSED_PIPE  # the reader went away: the turn was stopped, nothing said
     return EXIT_FAILED if code is None else code
 
@@ -252,8 +255,9 @@ def _finish(out: ScriptOutput, report: RunReport) -> int:
     return EXIT_OK
 
 
+# req: AC3
 def _print_notices(event: ev.AgentEvent) -> None:
     if isinstance(event, ev.Notice) and event.kind in ("settings", "warning", "cut"):
         _stderr(f"wave: warning: {event.text}")
-    elif isinstance(event, ev.Notice) and event.kind == "rate-limit":  # req: AC3 (not silent)
+    elif isinstance(event, ev.Notice) and event.kind == "rate-limit":  # not silent
         _stderr(f"wave: {event.text}")

@@ -216,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 # req: CV12
+# req: X10
 def _run_quietly(argv: list[str] | None) -> int:
     """`_main`, where a reader that went away (`wave memory runs | head -1`) ends the command
     quietly with EXIT_CLOSED_PIPE, whichever command was writing — the Python docs' recipe."""
@@ -224,7 +225,7 @@ def _run_quietly(argv: list[str] | None) -> int:
     try:
         try:
             return _main(argv)
-        except OwnedPathError as exc:  # req: X10
+        except OwnedPathError as exc:
             return fail(str(exc), EXIT_CONFIG)
         finally:
             # What is still buffered meets the closed pipe here, not in the interpreter's exit.
@@ -274,6 +275,8 @@ def _exit_now(code: int) -> None:
     os._exit(code)
 
 
+# req: HL1
+# req: CV7
 def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "memory":
@@ -282,7 +285,7 @@ def _main(argv: list[str] | None) -> int:
         return _context(argv[1:])
     args = build_parser().parse_args(argv)
     if args.version:
-        print(f"wave {__version__}")  # req: HL1
+        print(f"wave {__version__}")
         return EXIT_OK
     problem = _script_options(args)
     if problem is not None:
@@ -303,7 +306,7 @@ def _main(argv: list[str] | None) -> int:
         piped = None
         if prompt in ("", "-"):  # standard input is the prompt
             prompt = "" if sys.stdin is None or sys.stdin.isatty() else _read_stdin()
-        else:  # req: CV7
+        else:
             piped = _piped_stdin()  # read while the session starts, sent after the prompt
         if not prompt.strip():
             return fail("-p needs a prompt (as an argument or on standard input)", EXIT_USAGE)

@@ -117,15 +117,17 @@ def run_memory_command(
         return 1
 
 
+# req: MX9
+# req: MX6
 def _dispatch(args: argparse.Namespace, memory: MemoryAccess, out: TextIO, err: TextIO) -> int:
     if args.action in REVIEW_ACTIONS:
         return run_review_action(args, memory.paths, out)
     if args.action == "list":
         entries = memory.list(warn=lambda m: print(f"warning: {m}", file=err))
-        if args.duplicates:  # req: MX9
+        if args.duplicates:
             print(duplicates_json(entries) if args.json else format_duplicates(entries), file=out)
             return 0
-        entries = memory.with_missing_refs(entries)  # req: MX6
+        entries = memory.with_missing_refs(entries)
         if args.json:
             print(
                 json.dumps([e.to_json() for e in entries], ensure_ascii=False, indent=2), file=out

@@ -74,12 +74,13 @@ class ScriptOutput:
         self._service: AgentService | None = None
 
     # req: CV12
+    # req: HL3
     def _write(self, text: str) -> None:
         if self.closed:
             return
         try:
             self._stream.write(text)
-            self._stream.flush()  # req: HL3
+            self._stream.flush()
         except BrokenPipeError:
             self.closed = True
             output_closed()
@@ -116,13 +117,14 @@ class ScriptOutput:
             }
             self._line({"type": "user", "message": {"role": "user", "content": [block]}})
 
+    # req: PV9
     def _count(self, message: Message) -> None:
         usage = message.usage
         if usage is not None:
             self.input_tokens += usage.prompt_tokens
             self.output_tokens += usage.completion_tokens
             self.cache_read += usage.cache_read_tokens
-            self.estimated = self.estimated or usage.estimated  # req: PV9
+            self.estimated = self.estimated or usage.estimated
             return
         self.estimated = True
         request = self._service.last_request if self._service is not None else None

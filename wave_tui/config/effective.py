@@ -91,11 +91,12 @@ def resolve_max_output_tokens(
 # -- building the result ----------------------------------------------------------------------
 
 
+# req: S6
 def effective_settings(
     parsed: SettingsSchema, extras: dict[str, Any], problems: list[str]
 ) -> EffectiveSettings:
     """What is in force, from the schema as the sources filled it (S6 applied here)."""
-    if parsed.auto_memory_enabled is not None:  # req: S6
+    if parsed.auto_memory_enabled is not None:
         enabled = parsed.auto_memory_enabled
     elif parsed.disable_auto_memory is not None:
         enabled = not parsed.disable_auto_memory

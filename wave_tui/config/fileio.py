@@ -109,6 +109,7 @@ def lock_path_for(path: Path) -> Path:
     return home_dir() / ".wave" / "locks" / f"{key[:32]}.lock"
 
 
+# req: X10
 @contextlib.contextmanager
 def file_lock(path: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
     """Hold the cross-process lock for `path` (keyed by its real path under `~/.wave/locks/`,
@@ -118,7 +119,7 @@ def file_lock(path: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
     lock = lock_path_for(path)
     try:
         lock.parent.mkdir(parents=True, exist_ok=True)
-    except (FileExistsError, NotADirectoryError) as exc:  # req: X10
+    except (FileExistsError, NotADirectoryError) as exc:
         raise OwnedPathError(
             f"{lock.parent} must be a folder (wave keeps its file locks there); move the file away"
         ) from exc
@@ -126,6 +127,7 @@ def file_lock(path: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
         yield
 
 
+# req: X10
 def locked_update(path: Path, update: Callable[[str | None], str | None]) -> str | None:
     """Read-modify-write `path` under its lock. `update` gets the current text (None if missing)
     and returns the new text, or None to leave the file as it is. Returns what was written."""
@@ -136,7 +138,7 @@ def locked_update(path: Path, update: Callable[[str | None], str | None]) -> str
                 current: str | None = fh.read()
         except FileNotFoundError:
             current = None
-        except IsADirectoryError as exc:  # req: X10
+        except IsADirectoryError as exc:
             raise OwnedPathError(f"{path} is a folder, not a file; rename or remove it") from exc
         new = update(current)
         if new is not None and new != current:

@@ -262,6 +262,7 @@ class SettingsStore:
             return True
         return False
 
+    # req: X9
     def _reload_locked(self) -> list[str]:
         signatures = [_signature(path) for path in self._files]
         if all(st.signature == sig for st, sig in zip(self._states, signatures, strict=True)):
@@ -274,7 +275,7 @@ class SettingsStore:
                 state.valid, state.problems = parse_settings_file(
                     state.path, label, state.valid or {}
                 )
-            except Exception as exc:  # req: X9
+            except Exception as exc:
                 # Whatever else breaks on one file, that file alone is named and ignored.
                 state.problems = [f"{label}: cannot parse: {exc!r:.100}; file ignored"]
             state.signature = sig

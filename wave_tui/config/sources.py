@@ -185,11 +185,13 @@ def nesting_depth(value: Any) -> int:
     return deepest
 
 
+# req: X9
 def _not_json(constant: str) -> Any:
     """Python's json reads NaN and Infinity; JSON has neither (an infinite timeout waits forever)."""
-    raise ValueError(f"{constant} is not a JSON value")  # req: X9
+    raise ValueError(f"{constant} is not a JSON value")
 
 
+# req: X9
 def parse_settings_file(
     path: Path, label: str, previous: dict[str, Any]
 ) -> tuple[dict[str, Any] | None, list[str]]:
@@ -210,14 +212,14 @@ def parse_settings_file(
         return previous, [
             f"{label}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ]
-    except RecursionError:  # req: X9
+    except RecursionError:
         return previous, [f"{label}: nested too deeply to read; file ignored"]
-    except ValueError as exc:  # req: X9
+    except ValueError as exc:
         # e.g. an integer longer than the interpreter converts
         return previous, [f"{label}: cannot parse: {str(exc)[:100]}; file ignored"]
     if not isinstance(data, dict):
         return previous, [f"{label}: must contain a JSON object (got {type(data).__name__})"]
-    if nesting_depth(data) > MAX_SETTINGS_DEPTH:  # req: X9
+    if nesting_depth(data) > MAX_SETTINGS_DEPTH:
         return previous, [f"{label}: nested deeper than {MAX_SETTINGS_DEPTH} levels; file ignored"]
     return validate_raw(label, data, previous)
 
@@ -251,6 +253,7 @@ def merge_raw(layers: list[Mapping[str, Any]]) -> dict[str, Any]:
     return merged
 
 
+# req: S6
 def file_contributions(
     layers: list[SettingsLayer], paths: WavePaths, problems: list[str]
 ) -> dict[str, Any]:
@@ -260,7 +263,7 @@ def file_contributions(
         data = dict(layer.data)
         if layer.scope != "user":
             for key in AUTO_MEMORY_KEYS:
-                if data.pop(key, None) is not None:  # req: S6
+                if data.pop(key, None) is not None:
                     problems.append(
                         f"{display_path(layer.path, paths)}: {key}: ignored here; "
                         "only ~/.wave/settings.json sets auto memory"
@@ -312,6 +315,7 @@ def env_source(
     return ValuesSource(WaveSettings, values)
 
 
+# req: S6
 def settings_env_block(merged: Mapping[str, Any], user: Mapping[str, Any]) -> dict[str, str]:
     """The `env` entries that may supply WAVE_* defaults. S6: auto memory ones from the user file."""
     block = merged.get("env")
@@ -320,6 +324,6 @@ def settings_env_block(merged: Mapping[str, Any], user: Mapping[str, Any]) -> di
     user_env = user_env if isinstance(user_env, Mapping) else {}
     for name in (ENV_DISABLE_AUTO_MEMORY, ENV_AUTO_MEMORY_FREQUENCY):
         combined.pop(name, None)
-        if name in user_env:  # req: S6
+        if name in user_env:
             combined[name] = user_env[name]
     return combined

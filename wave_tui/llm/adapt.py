@@ -42,20 +42,23 @@ class WireAdapter:
                 return value
         return ""
 
+    # req: PV6
+    # req: CV5
+    # req: PV10
     def prepare(self, body: Mapping[str, Any]) -> dict[str, Any]:
         out = dict(body)
         out["stream"] = True
         out["stream_options"] = {"include_usage": True}
         messages = [m for m in out.get("messages") or [] if isinstance(m, dict)]
         if messages:
-            messages[0] = plain_system(messages[0])  # req: PV6
+            messages[0] = plain_system(messages[0])
         if self.strict_roles:
-            messages = bridge_roles(messages)  # req: CV5
+            messages = bridge_roles(messages)
         out["messages"] = [
             self._assistant(m) if m.get("role") == "assistant" else m for m in messages
         ]
         model = str(out.get("model") or "")
-        return self._params.setdefault(model, LearnedParams()).apply(out)  # req: PV10
+        return self._params.setdefault(model, LearnedParams()).apply(out)
 
     def _assistant(self, message: dict[str, Any]) -> dict[str, Any]:
         if not message.get("tool_calls"):

@@ -80,6 +80,7 @@ def chat_url(base_url: str) -> httpx.URL:
     return url.copy_with(path=path)
 
 
+# req: X14
 def config_problem(config: ClientConfig) -> str | None:
     """Why this configuration can never work, or None (req: X14: said at once, not retried)."""
     try:
@@ -90,7 +91,7 @@ def config_problem(config: ClientConfig) -> str | None:
         return f"base URL {config.base_url!r} must start with http:// or https:// and name a host"
     if any(c.isspace() for c in config.base_url):
         return f"base URL {config.base_url!r} contains whitespace"
-    if url.port is not None and not 0 < url.port < 65536:  # req: X14 (httpx accepts any number)
+    if url.port is not None and not 0 < url.port < 65536:  # httpx accepts any number
         return f"base URL {config.base_url!r} names port {url.port}, outside 1-65535"
     if config.api_key and any(c in config.api_key for c in "\r\n\0"):
         return "the API key contains a line break"
@@ -101,6 +102,7 @@ def config_problem(config: ClientConfig) -> str | None:
 
 
 class ModelClient:
+    # req: PV7
     def __init__(self, config: ClientConfig, *, transport: httpx.AsyncBaseTransport | None = None):
         self.config = config
         self._problem = config_problem(config)
@@ -108,7 +110,7 @@ class ModelClient:
         if self._problem is None:
             if config.api_key:
                 headers["Authorization"] = f"Bearer {config.api_key}"
-            headers.update(config.headers)  # req: PV7
+            headers.update(config.headers)
         timeout = httpx.Timeout(config.read_timeout_s, connect=config.connect_timeout_s)
         # Loading the CA bundle costs ~0.1 s at start-up; a plain-HTTP endpoint (a local
         # server) never uses it. HTTPS endpoints are verified as usual.
@@ -174,11 +176,11 @@ class ModelClient:
             return f"retrying is capped at {cap:.0f} s in total"
         return wait
 
+    # req: AC8
     async def _open(self, body: dict[str, Any]) -> httpx.Response:
         assert self._url is not None
         request = self._http.build_request("POST", self._url, json=body)
         limit = self.config.first_byte_timeout_s
-        # req: AC8
         # Not `asyncio.wait_for`: on Python 3.11 it returns the result when the headers arrive
         # just as the turn is cancelled, and the abort (Esc) is lost — the reply then streams on.
         try:
@@ -275,6 +277,8 @@ class ModelClient:
         if status not in RETRY_STATUSES:
             raise ModelHTTPError(status, info.message, attempts=attempts)
 
+    # req: PV1
+    # req: PV3
     async def _consume(
         self, response: httpx.Response, wire: dict[str, Any], on_delta: DeltaHandler | None
     ) -> AssistantReply:
@@ -330,7 +334,7 @@ class ModelClient:
                         continue
                     choices_seen = True
                     delta = choice.get("delta") or {}
-                    thought = self.adapter.read_reasoning(delta)  # req: PV1
+                    thought = self.adapter.read_reasoning(delta)
                     if thought:
                         reasoning.append(thought)
                         await emit(StreamDelta("reasoning", thought))
@@ -338,7 +342,7 @@ class ModelClient:
                     if isinstance(text, str) and template is not None:
                         text = template.feed(text)
                     if isinstance(text, str) and text:
-                        await emit_text(think.feed(text))  # req: PV3
+                        await emit_text(think.feed(text))
                     for call_delta in delta.get("tool_calls") or []:
                         if not isinstance(call_delta, dict):
                             continue

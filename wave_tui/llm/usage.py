@@ -33,9 +33,10 @@ def _first(raw: Mapping[str, Any], *keys: str) -> int:
 
 
 # req: F4
+# req: X13
 def parse_usage(raw: Any) -> Usage | None:
     """Usage in any of the shapes providers send (OpenAI, Anthropic-compatible, DeepSeek,
-    llama.cpp). Best-effort: malformed fields count as 0, never an error."""  # req: X13
+    llama.cpp). Best-effort: malformed fields count as 0, never an error."""
     if not isinstance(raw, Mapping):
         return None
     details = raw.get("prompt_tokens_details")

@@ -100,8 +100,8 @@ def same_host(a: str, b: str) -> bool:
     return _bare(pa.hostname or "") == _bare(pb.hostname or "") and pa.port == pb.port
 
 
+# req: WF1
 def html_to_markdown(html: str) -> str:
-    # req: WF1
     # markdownify (with bs4 and soupsieve) costs ~60 ms to import: only a fetched page needs it.
     from wave_tui.llm.page_markdown import PageConverter
 

@@ -24,6 +24,7 @@ def system_message(static: str, dynamic: str, *, cache: bool) -> dict[str, Any]:
     return {"role": "system", "content": parts}
 
 
+# req: PV2
 def message_to_wire(message: Message) -> dict[str, Any]:
     if message.role == "assistant":
         wire: dict[str, Any] = {"role": "assistant", "content": message.content or None}
@@ -41,7 +42,6 @@ def message_to_wire(message: Message) -> dict[str, Any]:
         if message.tool_calls and message.reasoning:
             # DeepSeek thinking mode and Kimi answer 400 without it; the client renames the
             # field to the one the provider streams.
-            # req: PV2
             wire[REASONING_FIELD] = message.reasoning
         return wire
     if message.role == "tool":

@@ -129,6 +129,7 @@ class ServerConnection:
             finally:
                 tg.cancel_scope.cancel()
 
+    # req: MC7
     async def _pump(
         self, read: MemoryObjectReceiveStream[_Incoming], send: MemoryObjectSendStream[_Incoming]
     ) -> None:
@@ -136,7 +137,7 @@ class ServerConnection:
         async with send:
             async for message in read:
                 await send.send(message)
-        if not self._stopping and self.state == "ready":  # req: MC7
+        if not self._stopping and self.state == "ready":
             self._fail(await self._exit_reason(), starting=False)
         self._end.set()
 

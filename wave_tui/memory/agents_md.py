@@ -105,7 +105,7 @@ def read_memory_text(path: Path, warn: Warn | None = None, *, strict: bool = Fal
         data = path.read_bytes()
     except FileNotFoundError:
         return None
-    except IsADirectoryError:  # req: M5
+    except IsADirectoryError:
         (warn or default_warn)(f"{path} is a folder, not a file; skipped")
         return None
     except OSError as exc:

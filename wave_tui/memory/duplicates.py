@@ -23,9 +23,8 @@ CLOSE_MATCH_RATIO = 0.85
 MIN_COMPARED_CHARS = 12  # shorter texts ("Tabs.") match too easily to be called duplicates
 _HEADING_LINE_RE = re.compile(r"^\s*#{1,6}\s.*$", re.MULTILINE)
 
+
 # req: MX9
-
-
 @record
 class Duplicate:
     entry: MemoryEntry  # the existing entry repeated

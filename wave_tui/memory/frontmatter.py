@@ -88,6 +88,7 @@ def quote_special_values(raw: str) -> str:
     return "".join(out)
 
 
+# req: MX4
 def _load(raw: str) -> Any:
     import yaml  # on first use: a run that reads only simple frontmatter never loads the parser
 
@@ -95,7 +96,7 @@ def _load(raw: str) -> Any:
     try:
         return yaml.load(raw, Loader=loader)
     except yaml.YAMLError as first:
-        retry = quote_special_values(raw)  # req: MX4
+        retry = quote_special_values(raw)
         if retry == raw:
             raise
         try:

@@ -20,9 +20,8 @@ MAX_IMPORT_HOPS = 5
 _IMPORT_LINE_RE = re.compile(r"^[ \t]{0,3}(?:[-*+][ \t]+)?@(?P<target>[^\s`@][^\s`]*)[ \t]*$")
 _FENCE_RE = re.compile(r"^ {0,3}(```|~~~)")
 
+
 # req: MX3
-
-
 @record
 class ImportedFile:
     path: Path

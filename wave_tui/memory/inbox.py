@@ -19,9 +19,8 @@ from wave_tui.memory.runs import FileChange, read_or_none
 
 INBOX_DIR = "inbox"
 
+
 # req: MX8
-
-
 class InboxError(Exception):
     """A clean, user-facing failure (unknown id, file changed since)."""
 

@@ -168,6 +168,7 @@ class MemoryInjector:
         """The parts of the next reminder, each named by kind and source (for `/context`)."""
         return reminder_parts(self.paths, self.rules(), self._warn_once)
 
+    # req: R2
     def reminder_text(self) -> str | None:
         """The transient `<system-reminder>` to prepend to this request's messages (I1, R2).
 
@@ -175,7 +176,7 @@ class MemoryInjector:
         """
         changed = self._watch.drain()
         if self._reminder_fresh and changed is not None and not changed:
-            return self._reminder  # req: R2
+            return self._reminder
         imported: list[Path] = []
         rules = self.rules()
         parts = _iter_reminder_parts(self.paths, rules, self._warn_once, imported)

@@ -69,6 +69,7 @@ def _one_line(value: object) -> str:
 
 
 # req: F12
+# req: MX6
 def manifest_line(file: MemoryFile, missing: list[str] | None = None) -> str:
     try:
         fm = read_frontmatter_head(file.path)
@@ -76,7 +77,7 @@ def manifest_line(file: MemoryFile, missing: list[str] | None = None) -> str:
     except OSError:
         kind, description = "", ""
     line = f"- [{kind}] {file.relative} ({iso_utc(file.mtime_s)}): {description}"
-    if missing:  # req: MX6
+    if missing:
         line += f" [cites what no longer exists: {', '.join(missing)}; fix or remove it]"
     return line
 

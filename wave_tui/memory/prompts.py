@@ -264,7 +264,6 @@ def render_memory_section(memory_dir: Path) -> str:
         '"The memory says X exists" is not the same as "X exists now".\n\n'
         "## Memory and other forms of persistence\n\n"
         "Memory is only for what will help in future conversations. Within this conversation:\n"
-        # req: P6
         "- To align with the user on an approach before a non-trivial change, use a plan, not "
         "memory: EnterPlanMode, then ExitPlanMode with the plan for the user's approval.\n"
         "- To track the steps of this session's work and your progress, use tasks, not "
@@ -381,11 +380,11 @@ def forbidden_save_terms(text: str) -> list[str]:
 INIT_WRITE_HEADING = "## What AGENTS.md should hold"
 
 
+# req: MX1
 def render_init_prompt(agents_md: Path, existing: Path | None, request: str = "") -> str:
     """The `/init` turn (MX1): study the repository, then write `agents_md` — or, when a memory
     file exists, improve it without dropping anything a person wrote. The same exclusions as auto
     memory apply (P8): AGENTS.md is loaded every turn, so it holds only what the code cannot say."""
-    # req: MX1
     if existing is None:
         task = (
             f"There is no AGENTS.md yet. Create `{agents_md}` with the Write tool once you have "

@@ -35,9 +35,8 @@ _SYMBOL_RE = re.compile(
     r"^(?P<name>[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(?:\(\))?$",
 )
 
+
 # req: MX6
-
-
 @record
 class Reference:
     text: str  # as cited: `src/a.py`, `src/a.py:42`, `parse_config()`

@@ -56,6 +56,7 @@ def expand_braces(pattern: str) -> list[str]:
 
 
 # req: R6
+# req: MX4
 def parse_paths_value(value: Any) -> tuple[list[str], str | None]:
     """Patterns from a `paths` value, or an error. Strings split on commas outside braces."""
     if value is None:
@@ -77,7 +78,7 @@ def parse_paths_value(value: Any) -> tuple[list[str], str | None]:
         return [], "'paths' must be a list or a comma-separated string"
     patterns: list[str] = []
     for item in raw:
-        if "\n" in item:  # req: MX4
+        if "\n" in item:
             # A `|` block without commas folds into one pattern holding a newline: no path has one.
             shown = item.replace("\n", "\\n")
             return [], (

@@ -21,9 +21,8 @@ from wave_tui.config.records import record
 AUDIT_DIR = "extractions"
 RunKind = Literal["extraction", "revert"]
 
+
 # req: MX7
-
-
 class RunError(Exception):
     """A clean, user-facing failure (unknown run id)."""
 

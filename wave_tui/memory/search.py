@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from wave_tui.memory.catalog import MemoryEntry
 
+
 # req: MX10
-
-
 def entry_matches(entry: MemoryEntry, query: str) -> bool:
     """Every word of the query occurs (case-insensitively) in the id, title or body."""
     words = query.casefold().split()

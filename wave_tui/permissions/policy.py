@@ -219,9 +219,10 @@ class PermissionPolicy:
         return Decision("ask", f"{tool} needs approval in {self.mode} mode")
 
 
+# req: X5
 def needs_rule(part: str) -> bool:
     """Whether one part of a compound command runs only when a rule allows it."""
-    # req: X5 (a part let through for being read-only runs unhardened next to the rule's part,
+    # A part let through for being read-only runs unhardened next to the rule's part,
     # so it may not use git: `echo hi; git -C <hostile repo> status` asks)
     return not is_read_only_bash(part) or uses_git(part)
 

@@ -252,6 +252,7 @@ class AgentSession(SessionParts):
         """True when an agent runs behind this session (chat is possible)."""
         return self.service is not None
 
+    # req: MC2
     def start(self) -> None:
         """Restore the session (--continue / --resume). Raises FileNotFoundError."""
         if self.service is not None:
@@ -260,7 +261,7 @@ class AgentSession(SessionParts):
                 self._status_changed()
             mcp = mcp_of(self.service)
             if mcp is not None:
-                mcp.start()  # req: MC2
+                mcp.start()
 
     async def wait_tools_started(self) -> None:
         """Until the MCP servers finished starting (`wave -p`, before the first request)."""

@@ -27,6 +27,9 @@ def create_service(options: AgentOptions, *, approver: Approver | None = None) -
     return create_service_with_extensions(options, approver=approver)[0]
 
 
+# req: MX9
+# req: UX16
+# req: MC1
 def create_service_with_extensions(
     options: AgentOptions, *, approver: Approver | None = None
 ) -> tuple[AgentService, Extensibility]:
@@ -42,7 +45,7 @@ def create_service_with_extensions(
     )
     service.add_extension(auto)
     service.add_extension(ExtractionHook(fork_host(service), auto))
-    service.add_extension(DuplicateNoteHook(service.paths))  # req: MX9
+    service.add_extension(DuplicateNoteHook(service.paths))
     service.add_extension(
         FreshnessHook(
             lambda: service.read_state,
@@ -51,12 +54,12 @@ def create_service_with_extensions(
             service.notify,
         )
     )
-    service.add_extension(AttachmentReads(service.extensions))  # req: UX16
+    service.add_extension(AttachmentReads(service.extensions))
     for command in memory_commands(service):  # /init, /context
         service.commands.register(command)
     install_work(service)  # tasks, plan mode, subagents, background, questions, web
     extras = install_extensibility(service, service.commands)
-    install_mcp(service)  # req: MC1
+    install_mcp(service)
     return service, extras
 
 

@@ -113,6 +113,7 @@ class LocalEndpoint:
         self.close()
 
 
+# req: UX6
 def local_reason(
     args: argparse.Namespace,
     settings: EffectiveSettings,
@@ -131,7 +132,7 @@ def local_reason(
     configured = settings.base_url or settings.model or getattr(args, "model", None)
     if configured or not engine_available():
         return None
-    if settings.problems and _unreadable_file_names_endpoint(settings_files):  # req: UX6
+    if settings.problems and _unreadable_file_names_endpoint(settings_files):
         return None  # the settings error is shown instead of a demo model standing in
     if settings.local_model or bundled_model_available():
         return "default"

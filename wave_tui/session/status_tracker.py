@@ -31,6 +31,8 @@ class StatusTracker:
         self._context_estimate: int | None = None  # after a compaction, until the next reply
         self._usage_stale = False  # the last usage is of a conversation since replaced
 
+    # req: UX8
+    # req: CV14
     def saw(self, event: ev.AgentEvent) -> bool:
         """Note what a service event changes; True when the status may read differently."""
         if isinstance(event, ev.BackgroundChanged):
@@ -41,23 +43,21 @@ class StatusTracker:
         compacted = isinstance(event, ev.Notice) and event.kind == "compaction"
         cleared = isinstance(event, ev.Notice) and event.kind == "session"
         if compacted:
-            self._context_estimate = self._estimate_context()  # req: UX8
+            self._context_estimate = self._estimate_context()
             self._usage_stale = True
-        elif cleared:
-            self._context_estimate = None  # req: CV14
-            self._usage_stale = False
-        elif isinstance(event, ev.UsageUpdated) and event.source == "main":
+        elif cleared or (isinstance(event, ev.UsageUpdated) and event.source == "main"):
             self._context_estimate = None
             self._usage_stale = False
         return compacted or cleared or isinstance(event, STATUS_EVENTS)
 
+    # req: UX3
     def restored(self) -> bool:
         """A conversation restored at start: its context is estimated until the first reply
         (True when it was, so the status changed)."""
         service = self._core.service
         if service is None or not service.messages or service.last_usage is not None:
             return False
-        self._context_estimate = self._estimate_context()  # req: UX3 (resumed: ctx shown)
+        self._context_estimate = self._estimate_context()  # resumed: ctx shown
         return True
 
     def _estimate_context(self) -> int:
@@ -71,6 +71,7 @@ class StatusTracker:
         return build_context_report(service).total_tokens
 
     # req: U2
+    # req: PV9
     def status(self) -> AgentStatus:
         settings = self._core.store.current()
         service = self._core.service
@@ -95,7 +96,7 @@ class StatusTracker:
             ),
             context_window=window,
             context_estimated=self._context_estimate is not None
-            or bool(usage is not None and usage.estimated),  # req: PV9
+            or bool(usage is not None and usage.estimated),
             cache_hit_ratio=None if self._usage_stale else cache_hit_ratio(usage),
             auto_memory=settings.auto_memory_enabled
             and not (service is not None and service.status().auto_memory_unusable),

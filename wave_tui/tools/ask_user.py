@@ -139,10 +139,10 @@ class AskUserQuestionTool(TypedTool[AskUserQuestionArgs]):
     def __init__(self, asker: Asker | None) -> None:
         self.asker = asker
 
+    # req: AQ2
     async def call(self, args: AskUserQuestionArgs, ctx: ToolContext) -> ToolResult:
         questions = args.questions
         if self.asker is None:
-            # req: AQ2
             return ToolResult(content=NO_USER, is_error=True, summary="No user to ask (-p)")
         # req: AQ1
         answers = await self.asker(questions)

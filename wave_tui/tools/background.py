@@ -135,10 +135,10 @@ class BackgroundManager:
             summary=f"{label} (background {task.id})",
         )
 
+    # req: BG1
     async def start(
         self, command: str, workdir: Path, env: dict[str, str], label: str
     ) -> BackgroundTask:
-        # req: BG1
         if self._closed:
             raise ToolError("The session is closing; no new background commands.")
         task_id = f"b{uuid.uuid4().hex[:8]}"
@@ -206,9 +206,9 @@ class BackgroundManager:
         with contextlib.suppress(asyncio.CancelledError):
             await self._watchers[task_id]
 
+    # req: BG4
     async def aclose(self) -> None:
         """End every command still running and every group member left behind (BG4)."""
-        # req: BG4
         if self._closed:
             return
         self._closed = True

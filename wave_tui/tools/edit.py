@@ -86,6 +86,7 @@ class EditTool(TypedTool[EditArgs]):
         current = await asyncio.to_thread(ensure_fresh, path, ctx.read_state.get(path))
         edit_text(args, path, current.text)
 
+    # req: N4
     async def call(self, args: EditArgs, ctx: ToolContext) -> ToolResult:
         _check_strings(args)
         path = resolve_path(args.file_path, ctx.workdir)
@@ -97,7 +98,6 @@ class EditTool(TypedTool[EditArgs]):
             mtime_ns = await asyncio.to_thread(write_text_and_stat, path, edited.text)
         except OSError as exc:
             raise ToolError(f"Cannot write {path}: {exc.strerror or exc}") from exc
-        # req: N4
         ctx.read_state.record_text(path, edited.text, mtime_ns, written_by_agent=True)
 
         what = f"{edited.count} replacement{'s' if edited.count != 1 else ''}"

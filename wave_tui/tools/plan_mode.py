@@ -59,13 +59,13 @@ class EnterPlanModeTool(TypedTool[NoArgs]):
     def __init__(self, controller: PlanModeController | None) -> None:
         self.controller = controller
 
+    # req: PL3
+    # req: PL1
     async def call(self, args: NoArgs, ctx: ToolContext) -> ToolResult:
-        # req: PL3
         if self.controller is None:
             return ToolResult(content=NO_CONTROLLER, is_error=True, summary="No plan mode in -p")
         if self.controller.permission_mode() == "plan":
             return ToolResult(content="Plan mode is already on. " + ENTERED, summary="Plan mode")
-        # req: PL1
         self.controller.set_permission_mode("plan")
         return ToolResult(content=ENTERED, summary="Entered plan mode")
 

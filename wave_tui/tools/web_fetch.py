@@ -57,6 +57,7 @@ class WebFetchTool(TypedTool[WebFetchArgs]):
         self.fetcher = fetcher
         self.answer = answer
 
+    # req: WF3
     async def call(self, args: WebFetchArgs, ctx: ToolContext) -> ToolResult:
         url = args.url.strip()
         prompt = args.prompt.strip()
@@ -67,7 +68,6 @@ class WebFetchTool(TypedTool[WebFetchArgs]):
         except FetchError as exc:
             raise ToolError(str(exc)) from exc
         if isinstance(outcome, CrossHostRedirect):
-            # req: WF3
             return ToolResult(
                 content=(
                     f"{outcome.url} redirects (HTTP {outcome.status}) to a different host: "

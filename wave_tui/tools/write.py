@@ -43,6 +43,7 @@ class WriteTool(TypedTool[WriteArgs]):
         if path.exists():
             await asyncio.to_thread(ensure_fresh, path, ctx.read_state.get(path))
 
+    # req: N4
     async def call(self, args: WriteArgs, ctx: ToolContext) -> ToolResult:
         content = args.content
         path = resolve_path(args.file_path, ctx.workdir)
@@ -56,7 +57,6 @@ class WriteTool(TypedTool[WriteArgs]):
             mtime_ns = await asyncio.to_thread(write_text_and_stat, path, content)
         except OSError as exc:
             raise ToolError(f"Cannot write {path}: {exc.strerror or exc}") from exc
-        # req: N4
         ctx.read_state.record_text(path, content, mtime_ns, written_by_agent=True)
         count = len(split_lines(content))
         verb = "Updated" if existed else "Created"

@@ -226,12 +226,13 @@ class WaveApp(App[None]):
         if notice:
             self.notify(notice, markup=False, timeout=20)
 
+    # req: UX9
     async def action_quit(self) -> None:
         """Quit; an extraction in flight finishes its writes first, and the user sees why (C4)."""
         if not self.session.status().background_busy:
             self.exit()
             return
-        if self._quitting:  # req: UX9
+        if self._quitting:
             self.session.cancel_background()
             self.notify("Quitting without waiting: the extraction is cancelled", timeout=10)
             await self.session.close()  # the cancelled run still writes its audit record

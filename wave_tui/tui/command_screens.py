@@ -19,6 +19,7 @@ class CommandScreens:
     def __init__(self, app: WaveApp) -> None:
         self.app = app
 
+    # req: MX2
     def open(self, name: str, args: str) -> bool:
         """True when the app answers this command with a screen (nothing sent)."""
         if not self.app.session.available:
@@ -34,7 +35,7 @@ class CommandScreens:
 
             self.app.push_screen(PermissionsScreen())
             return True
-        if name == "context" and not args:  # req: MX2
+        if name == "context" and not args:
             self.app.show_context()
             return True
         return False

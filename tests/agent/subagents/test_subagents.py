@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from wave_tui.agent.commands import CommandOutput, CommandRegistry
 from wave_tui.config.paths import WavePaths
 from wave_tui.features.subagents.definitions import (
@@ -27,6 +29,7 @@ def _write(path: Path, text: str) -> None:
     path.write_text(text)
 
 
+@pytest.mark.req("AG1")
 def test_ag1_builtin_types(project: Path) -> None:
     catalog = load_subagents(WavePaths.for_workdir(project))
     assert catalog.names == ["general-purpose", "Explore", "Plan", "Bash"]
@@ -41,6 +44,7 @@ def test_ag1_builtin_types(project: Path) -> None:
     assert {t.name for t in tools_for(explore, tools)} == {"Read", "Glob", "Grep", "Bash"}
 
 
+@pytest.mark.req("AG2")
 def test_ag2_custom_agents_project_over_user_bad_frontmatter_one_line(
     project: Path, isolated_home: Path
 ) -> None:
@@ -100,6 +104,7 @@ class _Runner:
         return f"report for {prompt}"
 
 
+@pytest.mark.req("AG1")
 async def test_ag1_agent_tool_calls_runner_and_bounds_concurrency(
     project: Path, ctx: ToolContext
 ) -> None:
@@ -127,6 +132,7 @@ async def test_ag1_agent_tool_calls_runner_and_bounds_concurrency(
     assert runner.calls[0] == ("Explore", "p0", "job 0")
 
 
+@pytest.mark.req("AG1")
 async def test_ag1_unknown_type_and_runner_failure_are_tool_errors(
     project: Path, ctx: ToolContext
 ) -> None:
@@ -139,6 +145,7 @@ async def test_ag1_unknown_type_and_runner_failure_are_tool_errors(
     assert failed.is_error and "model unreachable" in failed.content
 
 
+@pytest.mark.req("AG1")
 async def test_ag1_agent_arguments_come_from_one_typed_definition(
     project: Path, ctx: ToolContext
 ) -> None:
@@ -166,6 +173,7 @@ def test_subagent_transcript_path_under_the_session_folder(
     assert path == paths.project_dir / "sess-9" / "subagents" / f"{agent_id}.jsonl"
 
 
+@pytest.mark.req("AG1")
 async def test_ag1_agents_command_lists_types_and_warnings(project: Path) -> None:
     _write(project / ".wave/agents/bad.md", "no frontmatter")
     paths = WavePaths.for_workdir(project)
@@ -178,6 +186,7 @@ async def test_ag1_agents_command_lists_types_and_warnings(project: Path) -> Non
     assert "warning:" in out.text and "bad.md" in out.text
 
 
+@pytest.mark.req("TK3")
 async def test_tk3_tasks_command_lists_the_list(project: Path) -> None:
     store = TaskStore(WavePaths.for_workdir(project), "s")
     registry = CommandRegistry()

@@ -6,6 +6,8 @@ import asyncio
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.e2e.hook_helpers import configure, script
 from wave_tui.agent.extensions import ToolCallInfo
 from wave_tui.config.paths import WavePaths
@@ -26,6 +28,7 @@ def make_hooks(project: Path, home: Path, mode: str = "ask") -> tuple[UserHooks,
     return hooks, lines
 
 
+@pytest.mark.req("HK2")
 def test_hk2_parse_layers_concatenates_and_reports_bad_entries_in_one_line_each() -> None:
     layers = [
         Layer(Path("/u.json"), "user", {"hooks": {"Stop": [{"hooks": [{"command": "a"}]}]}}),
@@ -55,6 +58,7 @@ def test_hk2_parse_layers_concatenates_and_reports_bad_entries_in_one_line_each(
     assert "unknown hook event" in config.problems[0] and "non-empty" in config.problems[1]
 
 
+@pytest.mark.req("HK10")
 async def test_hk10_project_hooks_wait_for_trust_and_a_changed_set_asks_again(
     project: Path, isolated_home: Path
 ) -> None:
@@ -79,6 +83,7 @@ async def test_hk10_project_hooks_wait_for_trust_and_a_changed_set_asks_again(
     assert log.read_text().split() == ["user", "user", "project", "user"]
 
 
+@pytest.mark.req("HK10")
 async def test_hk10_invoker_mode_runs_project_hooks_without_asking(
     project: Path, isolated_home: Path
 ) -> None:
@@ -90,6 +95,7 @@ async def test_hk10_invoker_mode_runs_project_hooks_without_asking(
     assert hooks.trust_needed() is None
 
 
+@pytest.mark.req("HK1")
 async def test_hk1_live_reload_a_new_hook_runs_from_the_next_event(
     project: Path, isolated_home: Path
 ) -> None:
@@ -102,6 +108,7 @@ async def test_hk1_live_reload_a_new_hook_runs_from_the_next_event(
     assert refusal is not None and "no bash" in refusal
 
 
+@pytest.mark.req("HK5")
 async def test_hk5_async_hooks_do_not_block_and_are_awaited_on_close(
     project: Path, isolated_home: Path
 ) -> None:
@@ -117,6 +124,7 @@ async def test_hk5_async_hooks_do_not_block_and_are_awaited_on_close(
     assert done.exists()
 
 
+@pytest.mark.req("HK7")
 async def test_hk7_pre_compact_stdout_and_post_compact_summary(
     project: Path, isolated_home: Path
 ) -> None:
@@ -130,6 +138,7 @@ async def test_hk7_pre_compact_stdout_and_post_compact_summary(
     assert payload["hook_event_name"] == "PostCompact" and payload["summary"] == "the summary text"
 
 
+@pytest.mark.req("HK4")
 async def test_hk4_permission_request_exit_2_denies(project: Path, isolated_home: Path) -> None:
     configure(
         project / ".wave" / "settings.json",
@@ -142,6 +151,7 @@ async def test_hk4_permission_request_exit_2_denies(project: Path, isolated_home
     assert await hooks.run_permission_request(ToolCallInfo("c", "Write", {})) is None
 
 
+@pytest.mark.req("HK6")
 async def test_hk6_session_start_runs_once_then_again_after_clear(
     project: Path, isolated_home: Path
 ) -> None:

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from wave_tui.config.paths import WavePaths
 from wave_tui.tools.base import ToolContext
 from wave_tui.tools.tasks.store import TaskStore, default_list_id
@@ -17,6 +19,7 @@ def _store(project: Path, list_id: str = "s1") -> TaskStore:
     return TaskStore(WavePaths.for_workdir(project), list_id)
 
 
+@pytest.mark.req("TK1")
 async def test_tk1_create_get_update_list_round_trip(project: Path, ctx: ToolContext) -> None:
     store = _store(project)
     tools = {t.name: t for t in task_tools(store)}
@@ -43,6 +46,7 @@ async def test_tk1_create_get_update_list_round_trip(project: Path, ctx: ToolCon
     assert listed.content.startswith("#2 ")
 
 
+@pytest.mark.req("TK1")
 async def test_tk1_bad_arguments_are_tool_errors(project: Path, ctx: ToolContext) -> None:
     tools = {t.name: t for t in task_tools(_store(project))}
     assert (await tools["TaskGet"].run({"taskId": "9"}, ctx)).content == "Task #9 not found."
@@ -55,6 +59,7 @@ async def test_tk1_bad_arguments_are_tool_errors(project: Path, ctx: ToolContext
     assert empty.is_error
 
 
+@pytest.mark.req("TK2")
 async def test_tk2_stored_under_wave_tasks_list_id(
     project: Path, isolated_home: Path, ctx: ToolContext
 ) -> None:
@@ -68,6 +73,7 @@ async def test_tk2_stored_under_wave_tasks_list_id(
     assert seen == [1, 2]  # the panel's change signal
 
 
+@pytest.mark.req("TK2")
 def test_tk2_list_id_from_environment() -> None:
     assert default_list_id("sess", {"WAVE_TASK_LIST_ID": "shared"}) == "shared"
     assert default_list_id("sess", {}) == "sess"
@@ -86,6 +92,7 @@ asyncio.run(main())
 """
 
 
+@pytest.mark.req("TK2")
 def test_tk2_two_processes_share_one_list_without_losing_a_task(project: Path) -> None:
     procs = [
         subprocess.Popen([sys.executable, "-c", _WORKER, str(project), name]) for name in ("a", "b")
@@ -96,6 +103,7 @@ def test_tk2_two_processes_share_one_list_without_losing_a_task(project: Path) -
     assert len({t.id for t in tasks}) == 30
 
 
+@pytest.mark.req("TK2")
 def test_tk2_damaged_file_is_rebuilt(project: Path, isolated_home: Path) -> None:
     store = _store(project, "x")
     store.file.parent.mkdir(parents=True)
@@ -103,6 +111,7 @@ def test_tk2_damaged_file_is_rebuilt(project: Path, isolated_home: Path) -> None
     assert store.read_now() == []
 
 
+@pytest.mark.req("TK1")
 async def test_tk1_task_ids_may_be_numbers_and_a_single_id_stands_for_a_list(
     project: Path, ctx: ToolContext
 ) -> None:
@@ -122,6 +131,7 @@ async def test_tk1_task_ids_may_be_numbers_and_a_single_id_stands_for_a_list(
     assert missing.content == "Missing required parameter `taskId`."
 
 
+@pytest.mark.req("TK2")
 async def test_tk2_a_deleted_task_no_longer_blocks_anything(
     project: Path, ctx: ToolContext
 ) -> None:
@@ -152,6 +162,7 @@ async def test_tk2_a_deleted_task_no_longer_blocks_anything(
     assert again.is_error and again.content == "Task #1 not found."
 
 
+@pytest.mark.req("TK2")
 def test_tk2_a_list_that_still_links_a_deleted_task_reads_without_the_link(project: Path) -> None:
     """TK2: a file written before deletions unlinked (or edited by hand) shows no dead link."""
     store = _store(project)

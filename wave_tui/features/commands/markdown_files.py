@@ -48,6 +48,7 @@ class MarkdownCache:
         self._parsed: dict[Path, tuple[_Sig, Frontmatter]] = {}
         self._reported: set[tuple[Path, str]] = set()
 
+    # req: CS6
     def load(self, path: Path) -> Frontmatter | None:
         sig = _sig(path)
         if sig is None:
@@ -65,7 +66,6 @@ class MarkdownCache:
             return None
         parsed = parse_frontmatter(text)
         if parsed.error:
-            # req: CS6
             self._report(path, parsed.error)
         self._parsed[path] = (sig, parsed)
         return parsed

@@ -121,8 +121,8 @@ class Skills:
         return [self._command(s) for s in self.load()]
 
     def _command(self, skill: Skill) -> Command:
+        # req: CS5
         async def run(args: str) -> CommandResult:
-            # req: CS5
             return PromptExpansion(skill.render(args))
 
         # /help and the `/` popup list every command with a description.

@@ -53,6 +53,7 @@ def trust_items(servers: Sequence[ServerConfig]) -> list[str]:
 class McpWiring(ContextSourceBase, SessionObserverBase):
     """ToolProvider + ContextSource + SessionObserver over the (lazily built) manager."""
 
+    # req: MC6
     def __init__(self, service: AgentService, config: McpConfig, trust: TrustStore) -> None:
         self._service = service
         self.config = config
@@ -67,7 +68,7 @@ class McpWiring(ContextSourceBase, SessionObserverBase):
             request = trust.request(service.paths.project_root, "mcp", trust_items(project))
             if request is None:
                 own += project
-            else:  # req: MC6
+            else:
                 self._untrusted = project
                 self._notices.append(
                     f"project MCP servers not started: {NOT_TRUSTED_YET} ({len(project)} in "
@@ -76,6 +77,7 @@ class McpWiring(ContextSourceBase, SessionObserverBase):
         if config.servers:
             self._build(own)
 
+    # req: MC7
     def _build(self, servers: Sequence[ServerConfig]) -> None:
         from wave_tui.features.mcp.command import mcp_command
         from wave_tui.mcp.manager import McpManager
@@ -85,7 +87,7 @@ class McpWiring(ContextSourceBase, SessionObserverBase):
             workdir=self._service.paths.project_root,
             notify=lambda line: self._service.notify("warning", line),
         )
-        self._service.commands.register(mcp_command(self.manager))  # req: MC7
+        self._service.commands.register(mcp_command(self.manager))
 
     # -- life ----------------------------------------------------------------------------------
     def start(self) -> None:  # req: MC2

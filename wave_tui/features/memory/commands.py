@@ -31,8 +31,8 @@ def init_command(paths: WavePaths) -> Command:
 def context_command(service: AgentService) -> Command:
     """`/context` → the per-source cost report of the next request, answered locally."""
 
+    # req: MX2
     async def run(args: str) -> CommandResult:
-        # req: MX2
         from wave_tui.features.memory.context_report import build_context_report
 
         return CommandOutput(build_context_report(service).render())

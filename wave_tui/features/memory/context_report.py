@@ -46,9 +46,8 @@ MEMORY_KINDS: frozenset[str] = frozenset(
 )
 MEMORY_WARN_SHARE = 0.25  # memory alone above this share of the window is worth a warning
 
+
 # req: MX2
-
-
 @record
 class SourceCost:
     kind: SourceKind

@@ -17,9 +17,8 @@ from wave_tui.memory.duplicates import duplicate_note
 from wave_tui.permissions.tool_table import writes_paths
 from wave_tui.tools.base import ToolResult
 
+
 # req: MX9
-
-
 class DuplicateNoteHook:
     """A ToolObserver: the note is added once, after the write."""
 

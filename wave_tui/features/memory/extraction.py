@@ -146,6 +146,7 @@ class ExtractionFork:
         added = mark_last_message(tail) if caching else tail
         return {**base, "messages": [*copy.deepcopy(base["messages"]), *added]}
 
+    # req: PV2
     async def run(self, record: ExtractionRecord) -> ExtractionRecord:
         # The stale-reference checks read the project: off the event loop (MX6).
         manifest = await asyncio.to_thread(
@@ -161,7 +162,7 @@ class ExtractionFork:
             if reply.usage is not None:
                 record.usage.append(reply.usage.model_dump())
                 self.emit(ev.UsageUpdated(reply.usage, record.model, source="fork"))
-            assistant = Message(  # req: PV2
+            assistant = Message(
                 role="assistant",
                 content=reply.content,
                 reasoning=reply.reasoning or None,
@@ -177,6 +178,9 @@ class ExtractionFork:
 
     # The fork runs tools itself, past the main loop's guards and observers: no user hook sees them.
     # req: HK9
+    # req: X2
+    # req: MX7
+    # req: MX9
     async def _run_tool(self, call: ToolCall, record: ExtractionRecord) -> ToolResult:
         try:
             args = json.loads(call.arguments or "{}")
@@ -203,22 +207,22 @@ class ExtractionFork:
             return result
         if self.inbox is not None:
             return await asyncio.to_thread(self._propose, call.name, args, target, record)
-        async with async_file_lock(target):  # req: X2
-            await asyncio.to_thread(self.recorder.touch, target)  # req: MX7
+        async with async_file_lock(target):
+            await asyncio.to_thread(self.recorder.touch, target)
             result = await tool.run(args, ctx)
         record.writes.extend(str(p) for p in result.written_paths)
         if not result.is_error and self.paths is not None:
-            note = await asyncio.to_thread(duplicate_note, target, self.paths)  # req: MX9
+            note = await asyncio.to_thread(duplicate_note, target, self.paths)
             if note is not None:
                 result.content = f"{result.content}\n\n{note}"
         return result
 
+    # req: MX8
     def _propose(
         self, name: str, args: dict[str, Any], target: Path, record: ExtractionRecord
     ) -> ToolResult:
         """Review mode: the write becomes a pending inbox item; the memory dir is untouched."""
         assert self.inbox is not None
-        # req: MX8
         try:
             after = _proposed_text(name, args, self.inbox.current_text(target))
         except InboxError as exc:
@@ -281,6 +285,7 @@ class ForkHost:
     notify: Callable[[str, str], None]
 
 
+# req: UX9
 class ExtractionHook:
     """The scheduler: at the end of each completed main turn, maybe start one fork (C1–C4, S1–S4).
     A TurnObserver, SessionObserver and StatusSource."""
@@ -310,6 +315,8 @@ class ExtractionHook:
     # req: C1
     # req: S1
     # req: S2
+    # req: C3
+    # req: C2
     def _turn_ended(self, status: ev.TurnStatus) -> None:
         # C3 covers this turn only (seed: 本轮): whatever happens next, the flag starts afresh.
         wrote_memory = self.auto.take_wrote_memory()
@@ -318,10 +325,10 @@ class ExtractionHook:
         # The switch is read live: turned off during the turn ⇒ no extraction (S1, S2).
         if not self.auto.refresh(self.host.settings()) or not self.auto.count_turn():
             return
-        if wrote_memory:  # req: C3
+        if wrote_memory:
             self.host.notify("memory", "extraction skipped: memory was saved in this turn")
             return
-        if self.running:  # req: C2
+        if self.running:
             self.owed = True  # no concurrent fork (C1); run once when this one ends (C2)
             return
         self._start()
@@ -332,6 +339,7 @@ class ExtractionHook:
             return
         self.task = asyncio.get_running_loop().create_task(self._run(snapshot))
 
+    # req: UX9
     async def _run(self, snapshot: ForkSnapshot) -> None:
         emit = self.host.publish
         emit(ev.BackgroundChanged("extraction", True, "extracting memories"))
@@ -365,7 +373,7 @@ class ExtractionHook:
             record.error = str(exc) or type(exc).__name__
             detail = f"memory extraction failed: {record.error}"
         finally:
-            record.cancelled = cancelled  # req: UX9
+            record.cancelled = cancelled
             if fork is not None:
                 record.changes = await asyncio.to_thread(fork.recorder.changes)
             record.finished_at = time.time()
@@ -394,7 +402,7 @@ class ExtractionHook:
             except asyncio.CancelledError:
                 if not self.task.cancelled():
                     raise  # the waiter itself was cancelled
-                # req: UX9 (the run was cancelled on purpose: quit without waiting)
+                # the run was cancelled on purpose: quit without waiting
 
     def on_settings(self, settings: EffectiveSettings) -> None:
         pass

@@ -173,6 +173,7 @@ def _scan(directory: Path, source: AgentSource, found: _Found) -> None:
             found.by_name.setdefault(parsed.name, parsed)
 
 
+# req: AG1
 def load_subagents(paths: WavePaths) -> SubagentCatalog:
     """Built-in and custom types (blocking file reads: call in a thread from a coroutine)."""
     # req: AG2
@@ -180,7 +181,6 @@ def load_subagents(paths: WavePaths) -> SubagentCatalog:
     project_dir, user_dir = paths.agent_dirs
     _scan(project_dir, "project", found)
     _scan(user_dir, "user", found)
-    # req: AG1
     for builtin in BUILTIN_AGENTS:
         found.by_name.setdefault(builtin.name, builtin)
     return SubagentCatalog(tuple(found.by_name.values()), tuple(found.warnings))

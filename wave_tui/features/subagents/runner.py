@@ -131,15 +131,17 @@ class SubagentLoopRunner:
     def __init__(self, service: AgentService) -> None:
         self.service = service
 
+    # req: AG1
     def model_for(self, definition: SubagentDefinition) -> str:
         service = self.service
         main = service.model or ""
         if definition.model == FAST_MODEL:
-            return service.settings.fast_model or main  # req: AG1
+            return service.settings.fast_model or main
         if definition.model == MAIN_MODEL:
             return main
         return definition.model
 
+    # req: AG4
     def _extensions(self) -> Extensions:
         """The child's registry: the parent's memory context, guards and locks, nothing else
         (no extraction fork, no Stop hooks, no task reminder)."""
@@ -147,7 +149,7 @@ class SubagentLoopRunner:
         out = Extensions()
         injection = parent.of_type(MemoryInjectionHook)
         if injection is not None:
-            out.add(_MemoryContext(injection))  # req: AG4
+            out.add(_MemoryContext(injection))
         for guard in parent.guards:
             out.add(_Guard(guard))
         for lock in parent.locks:

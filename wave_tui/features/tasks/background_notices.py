@@ -73,8 +73,8 @@ class BackgroundNotifier:
     def prepend_reminder(self) -> str | None:
         return None
 
+    # req: BG3
     def before_request(self) -> list[Message]:
-        # req: BG3
         if self._aborting():
             return []
         done = self.manager.take_completions()

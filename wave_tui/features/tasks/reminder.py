@@ -67,9 +67,9 @@ class TaskReminderSource(ContextSourceBase):
         self._messages = messages
         self.interval = interval
 
+    # req: TK4
+    # req: TK5
     def before_request(self) -> list[Message]:
-        # req: TK4
-        # req: TK5
         if replies_since_task_activity(self._messages()) < self.interval:
             return []
         # Only read when due: a small file, atomically replaced by writers, so no lock is needed.

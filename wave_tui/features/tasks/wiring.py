@@ -99,11 +99,12 @@ class TaskListFollower:
     def on_settings(self, settings: EffectiveSettings) -> None:
         return None
 
+    # req: TK2
     def on_messages_restored(self, messages: list[Message]) -> None:
         root = session_chain(self.service.paths, self.service.session_id)[0]
         list_id = default_list_id(root, self.service.options.environ)
         if list_id != self.features.store.list_id:
-            self.features.store.switch(list_id)  # req: TK2
+            self.features.store.switch(list_id)
 
     async def aclose(self) -> None:
         return None

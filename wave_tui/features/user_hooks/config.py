@@ -57,8 +57,8 @@ class HookSpec:
     def from_project(self) -> bool:
         return self.scope != "user"
 
+    # req: HK2
     def matches(self, tool_name: str | None) -> bool:
-        # req: HK2
         if not self.matcher or tool_name is None:
             return True
         try:

@@ -192,21 +192,23 @@ class UserHooks:
                 )
 
     # -- events without a loop protocol (the integrator calls these) ---------------------------
+    # req: HK6
     async def run_session_start(self, source: SessionSource) -> list[str]:
         """SessionStart: stdout of each hook, for the model's context (isMeta, saved)."""
         self._next_source = None
         runs = await self._run("SessionStart", source=source)
         self._note_ignored_blocks(runs)
-        return self._stdout(runs)  # req: HK6
+        return self._stdout(runs)
 
     async def run_session_end(self, reason: str) -> None:
         self._note_ignored_blocks(await self._run("SessionEnd", reason=reason))
 
+    # req: HK7
     async def run_pre_compact(self, trigger: Literal["manual", "auto"], custom: str | None) -> str:
         """PreCompact: stdout joins the compaction instructions (returned joined)."""
         runs = await self._run("PreCompact", trigger=trigger, custom_instructions=custom or "")
         self._note_ignored_blocks(runs)
-        return "\n\n".join(self._stdout(runs))  # req: HK7
+        return "\n\n".join(self._stdout(runs))
 
     async def run_post_compact(self, trigger: Literal["manual", "auto"], summary: str) -> None:
         """PostCompact: the hooks get the summary."""
@@ -252,6 +254,7 @@ class UserHooks:
             )
 
     # -- TurnObserver --------------------------------------------------------------------------
+    # req: HK6
     async def on_turn_start(self, prompt: str) -> TurnStart:
         self._stop_continuations = 0
         context: list[str] = []
@@ -261,11 +264,11 @@ class UserHooks:
         reason = self._blocked(runs)
         if reason is not None:
             return TurnStart(blocked=reason)
-        context.extend(self._stdout(runs))  # req: HK6
+        context.extend(self._stdout(runs))
         return TurnStart(context=tuple(context))
 
+    # req: HK8
     async def on_turn_end(self, end: TurnEnd) -> TurnContinuation | None:
-        # req: HK8
         if end.status != "completed":
             return None
         active = self._stop_continuations > 0

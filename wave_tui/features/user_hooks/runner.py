@@ -58,6 +58,7 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
+# req: HK5
 async def run_hook(
     spec: HookSpec, payload: Mapping[str, Any], cwd: Path, env: Mapping[str, str]
 ) -> HookRun:
@@ -71,7 +72,7 @@ async def run_hook(
             stderr=asyncio.subprocess.PIPE,
             cwd=cwd,
             env=dict(env),
-            start_new_session=True,  # req: HK5
+            start_new_session=True,
         )
     except OSError as exc:
         return HookRun(spec, "not_found", None, "", str(exc))
@@ -79,7 +80,7 @@ async def run_hook(
         async with asyncio.timeout(spec.timeout_s):  # not wait_for: see llm/client.py _open
             out, err = await _talk(proc, data)
     except TimeoutError:
-        _kill_group(proc.pid)  # req: HK5
+        _kill_group(proc.pid)
         with contextlib.suppress(ProcessLookupError):
             proc.kill()
         await proc.wait()
@@ -93,8 +94,8 @@ async def run_hook(
     return HookRun(spec, _outcome(code), code, stdout, stderr)
 
 
+# req: HK4
 def _outcome(code: int) -> HookOutcome:
-    # req: HK4
     if code == 0:
         return "ok"
     if code == EXIT_BLOCK:

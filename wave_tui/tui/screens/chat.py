@@ -216,10 +216,11 @@ class ChatScreen(Screen[None]):
         )
         self.refresh_bindings()
 
+    # req: UX14
     def _model_label(self, status: AgentStatus) -> str | None:
         app = self.wave
         if app.agent_starting and app.model_label:
-            return f"{app.model_label} (starting)"  # req: UX14
+            return f"{app.model_label} (starting)"
         return (app.model_label or status.model) if status.configured else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -232,11 +233,12 @@ class ChatScreen(Screen[None]):
 
     # -- actions -------------------------------------------------------------------------------
     # req: CV6
+    # req: UX19
     def action_abort_turn(self) -> None:
         """Esc or Ctrl+C during a turn: stop it, and drop what waits behind it, saying so."""
         session = self.wave.session
         dropped = len(session.status().queue)
-        session.clear_queue()  # req: UX19
+        session.clear_queue()
         session.abort()
         if dropped:
             log = self.query_one("#chat-log", ChatLog)
@@ -276,12 +278,13 @@ class ChatScreen(Screen[None]):
         self.query_one("#prompt", HistoryInput).focus()
 
     # req: CV1
+    # req: CV9
     async def on_history_input_submitted(self, event: HistoryInput.Submitted) -> None:
         """One sent message (the input has cleared itself); messages are handled one at a time,
         in the order they were sent."""
         text = event.value
         self.query("#start-panel").remove()
-        self.query_one("#chat-log", ChatLog).follow()  # req: CV9
+        self.query_one("#chat-log", ChatLog).follow()
         if text.startswith("#") and text.lstrip("#").strip() and not text.startswith("##"):
             self.wave.quick_add(text[1:].strip())
             return
@@ -314,6 +317,7 @@ class ChatScreen(Screen[None]):
         self.refresh_status()
 
     # -- agent events --------------------------------------------------------------------------
+    # req: UX8
     async def apply(self, event: ev.AgentEvent) -> None:
         """Show one service event. Called in order, from the app's message loop."""
         match event:
@@ -347,7 +351,7 @@ class ChatScreen(Screen[None]):
                 line = background_finished(task_id, label, code)
                 await self._append(NoticeLine(line, "background"))
             case ev.Notice(kind="session", text=text):  # a new conversation (/clear) began
-                await self._clear_log()  # req: UX8
+                await self._clear_log()
                 await self._append(NoticeLine(text, "session"))
             case ev.Notice(kind=kind, text=text):
                 await self._append(NoticeLine(text, kind))

@@ -331,12 +331,13 @@ class MemoryScreen(Screen[None]):
             self.notify(f"Deleted “{one_line(entry.title, 50)}”", markup=False)
         await self._load()
 
+    # req: UX5
     def action_edit_memory(self) -> None:
         entry = self.selected()
         if entry is None:
             self.app.bell()
             return
-        open_in_editor(self.app, entry.path)  # req: UX5
+        open_in_editor(self.app, entry.path)
         self.action_reload()
 
 

@@ -91,6 +91,7 @@ class StatusLine(Static):
             return ""
         return f" {int(time.monotonic() - self._busy_since)}s"
 
+    # req: UX13
     def _redraw(self) -> None:
         info = self.info
         narrow = 0 < self.size.width < NARROW
@@ -124,6 +125,5 @@ class StatusLine(Static):
         if info.review_pending:
             parts += [sep, (review_label(info.review_pending, narrow), "$warning")]
         if info.background and not narrow:  # narrow: the app's indicator shows it
-            # req: UX13
             parts += [sep, (f"{self._spinner()} {info.background}", "$accent")]
         self.update(Content.assemble(*parts))
