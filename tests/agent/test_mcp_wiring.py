@@ -11,7 +11,8 @@ import pytest
 from tests.mcp.conftest import DEMO
 from wave_tui.agent.commands import CommandOutput
 from wave_tui.features.mcp.wiring import mcp_of
-from wave_tui.session.facade import AgentOptions, AgentSession, create_session
+from wave_tui.session.facade import AgentSession, create_session
+from wave_tui.session.types import AgentOptions
 
 
 def demo_entry() -> dict[str, object]:
@@ -34,20 +35,20 @@ async def test_mc6_project_servers_wait_for_trust_in_the_app(project: Path) -> N
         await session.wait_tools_started()
         assert mcp_tools(session) == []
         assert any("project MCP servers not started" in n for n in notices)
-        request = session.trust_request()
+        request = session.permissions.trust_request()
         assert request is not None and request.kind == "mcp"
         assert request.items == (f"demo: {sys.executable} {DEMO}",)
-        await session.grant_trust([request])
+        await session.permissions.grant_trust([request])
         await session.wait_tools_started()
         assert "mcp__demo__echo" in mcp_tools(session)
-        assert session.trust_request() is None
+        assert session.permissions.trust_request() is None
     finally:
         await session.close()
     again = create_session(AgentOptions(workdir=project))  # the answer is remembered
     try:
         again.start()
         await again.wait_tools_started()
-        assert again.trust_requests() == []
+        assert again.permissions.trust_requests() == []
         assert "mcp__demo__echo" in mcp_tools(again)
     finally:
         await again.close()
@@ -57,15 +58,15 @@ async def test_mc6_project_servers_wait_for_trust_in_the_app(project: Path) -> N
 async def test_mc6_a_changed_project_server_asks_again(project: Path) -> None:
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"demo": demo_entry()}}))
     first = create_session(AgentOptions(workdir=project))
-    request = first.trust_request()
+    request = first.permissions.trust_request()
     assert request is not None
-    await first.grant_trust([request])
+    await first.permissions.grant_trust([request])
     await first.close()
     entry = {**demo_entry(), "args": [str(DEMO), "--extra"]}
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"demo": entry}}))
     second = create_session(AgentOptions(workdir=project))
     try:
-        changed = second.trust_request()
+        changed = second.permissions.trust_request()
         assert changed is not None and changed.fingerprint != request.fingerprint
     finally:
         await second.close()
@@ -79,10 +80,10 @@ async def test_mc6_user_servers_need_no_trust_and_mcp_lists_them(project: Path) 
     session = create_session(AgentOptions(workdir=project))
     try:
         session.start()
-        assert session.trust_request() is None
+        assert session.permissions.trust_request() is None
         await session.wait_tools_started()
         assert "mcp__mine__echo" in mcp_tools(session)
-        out = await session.run_command("/mcp")
+        out = await session.input.run_command("/mcp")
         assert isinstance(out, CommandOutput) and not out.is_error
         assert out.text.splitlines()[0].startswith("mine (stdio): ready, ")
         assert "  mcp__mine__echo" in out.text.splitlines()
@@ -98,7 +99,7 @@ async def test_mc2_no_servers_no_manager_and_mcp_says_so(project: Path) -> None:
         assert session.service is not None
         wiring = mcp_of(session.service)
         assert wiring is not None and wiring.manager is None
-        out = await session.run_command("/mcp")
+        out = await session.input.run_command("/mcp")
         assert isinstance(out, CommandOutput) and "No MCP servers configured" in out.text
     finally:
         await session.close()

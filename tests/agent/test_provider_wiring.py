@@ -13,7 +13,8 @@ from tests.providers.emulator import Emulator, Rejection, Seen, running, say
 from tests.wave_cli import run_wave
 from wave_tui.agent import events as ev
 from wave_tui.agent.turn_runner import OVERFLOW_NOTICE, REPLY_CUT
-from wave_tui.session.facade import AgentOptions, AgentSession, create_session
+from wave_tui.session.facade import AgentSession, create_session
+from wave_tui.session.types import AgentOptions
 
 # The requirements this module checks beyond its tests' own markers.
 pytestmark = pytest.mark.req("CV11")

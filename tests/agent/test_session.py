@@ -10,13 +10,8 @@ import pytest
 from tests.model_server import ModelServer, text
 from wave_tui.agent import events as ev
 from wave_tui.config.paths import WavePaths
-from wave_tui.session.facade import (
-    AgentOptions,
-    AgentSession,
-    EditableSettings,
-    EntryError,
-    create_session,
-)
+from wave_tui.session.facade import AgentSession, create_session
+from wave_tui.session.types import AgentOptions, EditableSettings, EntryError
 
 
 @pytest.mark.req("U2")
@@ -50,18 +45,18 @@ async def test_u1_memory_add_and_delete_go_through_the_session_and_announce_chan
     changed: list[ev.MemoryChanged] = []
     session.subscribe(lambda e: changed.append(e) if isinstance(e, ev.MemoryChanged) else None)
     assert not session.available
-    added = await session.add_memory("project", "Run the tests with pytest")
-    duplicate = await session.add_memory("project", "run the tests with pytest")
+    added = await session.memory.add("project", "Run the tests with pytest")
+    duplicate = await session.memory.add("project", "run the tests with pytest")
     assert added.added and not duplicate.added
     assert paths.project_agents_md.read_text(encoding="utf-8") == "- Run the tests with pytest\n"
     assert [e.paths for e in changed] == [(paths.project_agents_md,)]
-    entries = [e for e in await session.list_memories() if e.scope == "project"]
+    entries = [e for e in await session.memory.entries() if e.scope == "project"]
     assert [e.title for e in entries] == ["Run the tests with pytest"]
-    deleted = await session.delete_memory(entries[0])
+    deleted = await session.memory.delete(entries[0])
     assert deleted.id == entries[0].id and len(changed) == 2
     assert "Run the tests" not in paths.project_agents_md.read_text(encoding="utf-8")
     with pytest.raises(EntryError):
-        await session.show_memory("project:AGENTS.md:9")
+        await session.memory.show("project:AGENTS.md:9")
     await session.close()
 
 
@@ -73,9 +68,9 @@ async def test_u1_settings_save_and_read_back_with_a_status_event(
     session = AgentSession.offline(paths, environ={})
     statuses: list[ev.StatusChanged] = []
     session.subscribe(lambda e: statuses.append(e) if isinstance(e, ev.StatusChanged) else None)
-    await session.save_settings(auto_memory_frequency=3, language="English")
+    await session.settings.save(auto_memory_frequency=3, language="English")
     assert json.loads(paths.user_settings.read_text(encoding="utf-8"))["language"] == "English"
-    assert await session.read_settings() == EditableSettings(True, 3, "English", "")
+    assert await session.settings.read() == EditableSettings(True, 3, "English", "")
     assert statuses and statuses[-1].status.auto_memory_frequency == 3
     await session.close()
 
@@ -87,7 +82,7 @@ async def test_u1_list_sessions_for_a_resume_picker(
     model_server.enqueue(text("one"))
     session = AgentSession(make_service())
     await session.run_turn("first prompt")
-    infos = await session.list_sessions()
+    infos = await session.picker.sessions()
     await session.close()
     assert [i.id for i in infos] == [session.service.session_id]  # type: ignore[union-attr]
 

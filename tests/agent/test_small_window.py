@@ -15,7 +15,8 @@ from tests.model_server import ModelServer, text
 from tests.providers import providers
 from tests.providers.emulator import Call, Emulator, call, running, say
 from wave_tui.features.memory.context_report import build_context_report
-from wave_tui.session.facade import AgentOptions, AgentSession, create_session
+from wave_tui.session.facade import AgentSession, create_session
+from wave_tui.session.types import AgentOptions
 
 WINDOW = 9000
 

@@ -21,8 +21,9 @@ from wave_tui.features.subagents.runner import child_mode
 from wave_tui.llm.types import ToolCall
 from wave_tui.memory.prompts import render_memory_section
 from wave_tui.permissions.fork_gate import ForkToolGate
-from wave_tui.session.facade import AgentSession, QuestionAnswer
+from wave_tui.session.facade import AgentSession
 from wave_tui.session.factory import create_service
+from wave_tui.session.types import QuestionAnswer
 
 QUESTION = {
     "question": "Which library?",
@@ -167,9 +168,9 @@ async def test_tk3_task_events_and_facade_list(make: Any, model_server: ModelSer
     assert [[t.status for t in e.tasks] for e in seen] == [["pending"], ["in_progress"]]
     (task,) = await session.tasks()
     assert task.subject == "Ship it" and task.active_form == "Shipping it"
-    listing = await session.run_command("/tasks")
+    listing = await session.input.run_command("/tasks")
     assert "Ship it" in getattr(listing, "text", "")
-    agents = await session.run_command("/agents")
+    agents = await session.input.run_command("/agents")
     assert all(d.name in getattr(agents, "text", "") for d in BUILTIN_AGENTS)
     session.clear()  # TK2: a new session starts a new list (no WAVE_TASK_LIST_ID)
     assert await session.tasks() == []
@@ -186,13 +187,13 @@ async def test_tk3_tasks_names_the_list_by_a_short_id_or_its_name(
     own = AgentSession(make())
     assert own.service is not None
     session_id = own.service.session_id
-    listing = getattr(await own.run_command("/tasks"), "text", "")
+    listing = getattr(await own.input.run_command("/tasks"), "text", "")
     assert listing.splitlines()[0] == f"Task list of this session ({session_id[:8]}):"
     assert session_id not in listing
     await own.close()
     shared = AgentSession(make(WAVE_TASK_LIST_ID="team-sprint"))
     shared.start()
-    listing = getattr(await shared.run_command("/tasks"), "text", "")
+    listing = getattr(await shared.input.run_command("/tasks"), "text", "")
     assert listing.splitlines()[0] == 'Task list "team-sprint":'
     await shared.close()
 

@@ -89,8 +89,8 @@ def memory_load(project: Path) -> Cost:
         service = AgentService(AgentOptions(workdir=project, environ=ENVIRON))
         session = AgentSession(service, store=service.store)
         start = collected_clock()
-        entries = await session.list_memories()
-        await session.with_missing_refs(entries)
+        entries = await session.memory.entries()
+        await session.memory.with_missing_refs(entries)
         elapsed = since(start)
         assert len(entries) == ENTRIES
         return elapsed

@@ -13,7 +13,8 @@ from tests.e2e.hook_helpers import configure, project_settings, script
 from tests.model_server import ModelServer, text, tool_call
 from tests.wave_cli import run_wave
 from wave_tui.agent import events as ev
-from wave_tui.session.facade import AgentOptions, create_session
+from wave_tui.session.facade import create_session
+from wave_tui.session.types import AgentOptions
 
 
 @pytest.fixture(autouse=True)
@@ -108,9 +109,9 @@ async def test_hk2_a_permission_request_hook_denies_before_the_user_is_asked(
     session.subscribe(lambda e: notices.append(e.text) if isinstance(e, ev.Notice) else None)
     try:
         session.start()
-        request = session.trust_request()  # the app: project hooks run once trusted
+        request = session.permissions.trust_request()  # the app: project hooks run once trusted
         assert request is not None and request.kind == "hooks"
-        await session.grant_trust([request])
+        await session.permissions.grant_trust([request])
         result = await session.run_turn("go")
     finally:
         await session.close()

@@ -17,7 +17,8 @@ from wave_tui.cli.main import build_parser
 from wave_tui.llm.local_server import LocalModelServer, is_local_engine
 from wave_tui.llm.local_template import TemplateTokenFilter, strip_template_tokens
 from wave_tui.session import local_endpoint as local
-from wave_tui.session.facade import AgentOptions, create_session
+from wave_tui.session.facade import create_session
+from wave_tui.session.types import AgentOptions
 
 # What the bundled base model wrote for "say hello" (the engine's own pieces were shorter still).
 DEMO_REPLY = (

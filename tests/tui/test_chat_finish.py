@@ -17,7 +17,8 @@ from tests.tui.conftest import BuildApp, server_env
 from tests.tui.helpers import settle
 from wave_tui.agent import events as ev
 from wave_tui.config.paths import WavePaths
-from wave_tui.session.facade import AgentOptions, AgentService, AgentSession
+from wave_tui.session.facade import AgentSession
+from wave_tui.session.types import AgentOptions, AgentService
 from wave_tui.tui.app import PendingAgent, Progress, WaveApp, make_app
 from wave_tui.tui.widgets.background_indicator import BackgroundIndicator
 from wave_tui.tui.widgets.chat_items import ErrorLine, NoticeLine, UserMessage
@@ -90,7 +91,8 @@ async def test_ux8_ctx_follows_a_compact(build_app: BuildApp, model_server: Mode
         await pilot.press("enter")
         await settle(pilot)
         after = status.info.context_tokens
-        report = app.session.context_report() or ""
+        context = app.session.context_report()
+        report = context.render() if context is not None else ""
     assert before is not None and after is not None
     assert after < before, (before, after)
     # The estimate is the whole next request (system, tools, memory, the summary), as /context
@@ -290,7 +292,8 @@ async def test_ux3_a_continued_session_shows_its_context_size_before_the_first_r
     async with app.run_test(size=(120, 32)) as pilot:
         await pilot.pause()
         info = app.chat_screen.query_one("#status", StatusLine).info
-        report = app.session.context_report() or ""
+        context = app.session.context_report()
+        report = context.render() if context is not None else ""
     assert info.context_tokens is not None and info.context_tokens > 300
     assert f"{info.context_tokens:,} tokens of" in report  # the next request, not the messages
 

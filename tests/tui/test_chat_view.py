@@ -19,8 +19,8 @@ from tests.processes import alive
 from tests.tui.conftest import BuildApp, fixed_clock, server_env
 from tests.tui.helpers import settle, wait_until
 from wave_tui.config.paths import WavePaths
-from wave_tui.session.facade import AgentOptions, AgentService
 from wave_tui.session.factory import create_service_with_extensions
+from wave_tui.session.types import AgentOptions, AgentService
 from wave_tui.tui.app import WaveApp, make_app
 from wave_tui.tui.widgets.history_input import HistoryInput
 

@@ -153,7 +153,7 @@ async def test_ux18_permission_dialog_shows_the_edit_diff_and_scoped_grant(
         assert grant is not None and grant.startswith("Edit(") and "src" in grant
         await pilot.press("d")
         await pilot.pause()
-        assert app.session.permission_state().session_grants == ()  # type: ignore[union-attr]
+        assert app.session.permissions.state().session_grants == ()  # type: ignore[union-attr]
 
 
 @pytest.mark.req("UX18")
@@ -193,7 +193,7 @@ async def test_hk10_trust_prompt_lists_project_hooks_and_yes_remembers(
         await pilot.press("y")
         await pilot.pause()
         await app.workers.wait_for_complete()
-        assert app.session.trust_requests() == []
+        assert app.session.permissions.trust_requests() == []
     trusted = json.loads(paths.trust_file.read_text(encoding="utf-8"))
     assert any(key.endswith("::hooks") for key in trusted)
     again = extended_app(project)
@@ -215,7 +215,7 @@ async def test_hk10_trust_prompt_no_keeps_project_hooks_off(
         await wait_for_screen(pilot, TrustDialog)
         await pilot.press("n")
         await pilot.pause()
-        assert len(app.session.trust_requests()) == 1
+        assert len(app.session.permissions.trust_requests()) == 1
     assert not paths.trust_file.exists()
 
 

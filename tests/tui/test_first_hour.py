@@ -267,7 +267,7 @@ async def test_ux15_every_command_has_a_description_in_help_and_the_popup(projec
     (skill / "SKILL.md").write_text("---\nname: bare\n---\nDo it.\n", encoding="utf-8")
     app = extended_app(project)
     async with app.run_test(size=(120, 40)) as pilot:
-        choices = app.session.command_choices("")
+        choices = app.session.input.command_choices("")
         assert {"bare", "empty", "mcp", "help"} <= {c.name for c in choices}
         assert [c.name for c in choices if not c.description.strip()] == []
         assert next(c for c in choices if c.name == "mcp").description != (

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,7 +30,12 @@ def test_tui_helpers_do_not_import_textual() -> None:
 
 
 WAVE_IMPORT = re.compile(r"^\s*(?:from|import)\s+(wave_tui(?:\.\w+)*)", re.MULTILINE)
-FACADE = ("wave_tui.session.facade", "wave_tui.agent.events", "wave_tui.agent.status")
+FACADE = (
+    "wave_tui.session.facade",
+    "wave_tui.session.types",
+    "wave_tui.agent.events",
+    "wave_tui.agent.status",
+)
 # Types and paths only (WavePaths, SettingsStore for the watch, the settings schema's
 # constants), `@record` for the app's own data; `wave_tui` itself for `__version__`.
 ALSO_ALLOWED = (
@@ -54,3 +62,58 @@ def test_u1_front_ends_reach_the_agent_only_through_the_session_facade() -> None
                     continue
                 offenders.append(f"{path.relative_to(PACKAGE)}: {module}")
     assert offenders == []
+
+
+SERVICE_READ = re.compile(r"\.service\b")
+FACADE_IMPORT = re.compile(r"from wave_tui\.session\.facade import (?:\(([^)]*)\)|([^\n(]+))")
+
+
+@pytest.mark.req("U1")
+def test_u1_front_ends_never_read_the_service_behind_the_session() -> None:
+    """What the CLI prints comes from the status and the run report, not `session.service`."""
+    offenders = [
+        f"{path.relative_to(PACKAGE)}:{n}"
+        for package in ("tui", "cli")
+        for path in (PACKAGE / package).rglob("*.py")
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if SERVICE_READ.search(line)
+    ]
+    assert offenders == []
+
+
+@pytest.mark.req("U1")
+def test_u1_front_ends_take_the_data_types_from_the_one_types_module() -> None:
+    from wave_tui.session import types
+
+    offenders = []
+    for package in ("tui", "cli"):
+        for path in (PACKAGE / package).rglob("*.py"):
+            for found in FACADE_IMPORT.findall(path.read_text(encoding="utf-8")):
+                for name in (n.strip() for n in "".join(found).replace("\n", " ").split(",")):
+                    if name in types.__all__:
+                        offenders.append(f"{path.relative_to(PACKAGE)}: {name}")
+    assert offenders == []
+
+
+def test_the_types_module_is_a_leaf_with_no_behaviour() -> None:
+    """Importing it loads no other wave_tui module, and it defines only the lazy lookup."""
+    source = (PACKAGE / "session" / "types.py").read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    defined = [
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    ]
+    assert defined == ["__getattr__"]
+    probe = (
+        "import sys; before = set(sys.modules); import wave_tui.session.types; "
+        "print(sorted(m for m in set(sys.modules) - before if m.startswith('wave_tui.')))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert loaded == "['wave_tui.session', 'wave_tui.session.types']"
+    from wave_tui.session import types
+
+    for name in types.__all__:  # every name resolves to its home
+        assert getattr(types, name) is not None, name

@@ -14,7 +14,8 @@ from tests.tui.conftest import fixed_clock, server_env
 from wave_tui.agent import events as ev
 from wave_tui.config.fileio import lock_path_for
 from wave_tui.config.paths import WavePaths
-from wave_tui.session.facade import AgentOptions, create_session
+from wave_tui.session.facade import create_session
+from wave_tui.session.types import AgentOptions
 from wave_tui.tui.app import make_app
 from wave_tui.tui.widgets.history_input import HistoryInput
 

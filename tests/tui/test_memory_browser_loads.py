@@ -11,7 +11,7 @@ from tests.tui.helpers import open_memory, wait_until
 from wave_tui.agent import events as ev
 from wave_tui.config.paths import WavePaths
 from wave_tui.memory import catalog
-from wave_tui.session.facade import MemoryEntry
+from wave_tui.session.types import MemoryEntry
 from wave_tui.tui.messages import AgentEventPosted
 from wave_tui.tui.widgets.row_list import Column, LazyRows, ListRow, RowList
 
@@ -24,13 +24,13 @@ async def test_the_first_showing_loads_the_catalog_once(
     app's one read after its first frame, which fills the session's catalog cache)."""
     app = build_app()
     loads: list[int] = []
-    list_memories = app.session.list_memories
+    list_memories = app.session.memory.entries
 
     async def counted() -> list[MemoryEntry]:
         loads.append(1)
         return await list_memories()
 
-    app.session.list_memories = counted  # type: ignore[method-assign]
+    app.session.memory.entries = counted  # type: ignore[method-assign]
     async with app.run_test(size=(100, 32)) as pilot:
         await pilot.pause()
         await app.workers.wait_for_complete()

@@ -151,7 +151,7 @@ async def test_cv10_always_for_the_prefix_lets_the_next_matching_command_run_una
         assert third is not dialog
         await pilot.press("n")
         await settle(pilot)
-        assert app.session.permission_state().session_grants == ("Bash(git commit:*)",)  # type: ignore[union-attr]
+        assert app.session.permissions.state().session_grants == ("Bash(git commit:*)",)  # type: ignore[union-attr]
     assert asked == ["git commit -q --allow-empty -m one", "git tag v1"]
     assert git(project, "log", "--format=%s").split() == ["two", "one"]
 

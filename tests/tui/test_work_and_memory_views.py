@@ -14,7 +14,7 @@ from tests.tui.helpers import open_memory, select_entry
 from wave_tui.agent import events as ev
 from wave_tui.config.paths import WavePaths
 from wave_tui.memory import catalog
-from wave_tui.session.facade import Question, QuestionOption, Task
+from wave_tui.session.types import Question, QuestionOption, Task
 from wave_tui.tui.screens.dialogs import ConfirmDelete
 from wave_tui.tui.screens.memory_runs import RunsScreen
 from wave_tui.tui.screens.work_dialogs import PlanDialog, QuestionDialog

@@ -13,8 +13,8 @@ from tests.model_server import ModelServer, text, tool_call
 from tests.tui.conftest import fixed_clock, server_env
 from tests.tui.helpers import settle
 from wave_tui.agent import events as ev
-from wave_tui.session.facade import AgentOptions, QuestionAnswer
 from wave_tui.session.factory import create_service
+from wave_tui.session.types import AgentOptions, QuestionAnswer
 from wave_tui.tui.app import WaveApp, make_app
 
 QUESTION = {

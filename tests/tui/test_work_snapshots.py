@@ -20,7 +20,7 @@ from wave_tui.agent import events as ev
 from wave_tui.agent.service import AgentOptions, AgentService
 from wave_tui.config.paths import WavePaths
 from wave_tui.memory.inbox import Inbox
-from wave_tui.session.facade import Question, QuestionOption, Task
+from wave_tui.session.types import Question, QuestionOption, Task
 from wave_tui.tui.app import make_app
 
 # An endpoint that is never called: the chat shows its normal face, not the first-run panel.

@@ -6,22 +6,24 @@ import json
 import sys
 from pathlib import Path
 
-from wave_tui.session.facade import AgentOptions, build_context_report, create_service
+from wave_tui.session.facade import create_session
+from wave_tui.session.types import AgentOptions
 
 
 # req: MX2
 async def run_context(workdir: Path, *, as_json: bool, continue_last: bool = False) -> int:
-    service = create_service(
+    session = create_session(
         AgentOptions(workdir=workdir, headless=True, continue_last=continue_last)
     )
     try:
-        service.start()
-        report = build_context_report(service)
+        session.restore()
+        report = session.context_report()
     except (FileNotFoundError, ValueError) as exc:
         print(f"wave: {exc}", file=sys.stderr)
         return 2
     finally:
-        await service.destroy()
+        await session.close()
+    assert report is not None  # create_session always builds an agent
     if as_json:
         print(json.dumps(report.to_json(), indent=2))
     else:

@@ -21,15 +21,10 @@ from typing import BinaryIO
 
 from wave_tui.agent import events as ev
 from wave_tui.cli.main import EXIT_CLOSED_PIPE, output_closed, startup_finished
-from wave_tui.cli.output import OutputFormat, RunReport, ScriptOutput
+from wave_tui.cli.output import OutputFormat, ScriptOutput
 from wave_tui.config.records import record
-from wave_tui.session.facade import (
-    AgentOptions,
-    LocalModelError,
-    LocalUnavailable,
-    create_session,
-    prepare_local_endpoint,
-)
+from wave_tui.session.facade import create_session, prepare_local_endpoint
+from wave_tui.session.types import AgentOptions, LocalModelError, LocalUnavailable, RunReport
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -165,9 +160,7 @@ async def _run_turn(
         _stderr(f"wave: {exc}")
         return EXIT_USAGE
     startup_finished()
-    service = session.service
-    assert service is not None  # create_session always builds one; the facade's type allows none
-    out = ScriptOutput(fmt, sys.stdout, on_closed=session.abort)
+    out = ScriptOutput(fmt, sys.stdout, on_closed=session.abort, started=started)
     session.subscribe(out.on_event)
     terminated = asyncio.Event()
 
@@ -181,14 +174,13 @@ async def _run_turn(
     with _on_sigterm(terminate):
         try:
             await session.wait_tools_started()
-            out.init(service)
+            out.init(session.run_info())
             if reader is not None:
                 prompt = await _with_stdin(prompt, reader)
             # Slash commands go through the registry here too.
             stopped = terminated.is_set() or out.closed  # nobody left to answer: no turn
-            result = None if stopped else await session.run_turn(prompt)
-            if result is not None and not terminated.is_set() and not out.closed:
-                report = RunReport(result, service.session_id, service.model_requests, started)
+            report = None if stopped else await session.run(prompt)
+            if report is not None and not terminated.is_set() and not out.closed:
                 # The answer is out and flushed before close() waits for the extraction fork
                 # (C4: the process still exits only after it).
                 code = _finish(out, report)
@@ -229,26 +221,25 @@ def _on_sigterm(handler: Callable[[], None]) -> Iterator[None]:
 
 # req: AC5
 def _finish(out: ScriptOutput, report: RunReport) -> int:
-    result = report.result
-    if result.status == "error":
+    if report.status == "error":
         code = (
             EXIT_USAGE
-            if result.error and "no model endpoint is configured" in result.error
+            if report.error and "no model endpoint is configured" in report.error
             else EXIT_FAILED
         )
-        _stderr(f"wave: {result.error}")
+        _stderr(f"wave: {report.error}")
         out.result(report)
         return code
-    if result.status == "aborted":
+    if report.status == "aborted":
         _stderr("wave: the turn was aborted")
         out.result(report)
         return EXIT_INTERRUPTED
-    if result.stop == "max_turns":
+    if report.stop == "max_turns":
         _stderr(f"wave: stopped after {report.num_turns} model request(s) (--max-turns)")
         out.result(report)
         return EXIT_FAILED
-    if result.stop == "max_rounds":  # the per-turn request cap: said, and not a success
-        _stderr(f"wave: {result.error}")
+    if report.stop == "max_rounds":  # the per-turn request cap: said, and not a success
+        _stderr(f"wave: {report.error}")
         out.result(report)
         return EXIT_FAILED
     out.result(report)

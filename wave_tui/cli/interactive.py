@@ -9,16 +9,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from wave_tui.session.facade import AgentService, LocalEndpoint, LocalPlan
+    from wave_tui.session.types import AgentService, LocalEndpoint, LocalPlan
     from wave_tui.tui.app import PendingAgent, Progress
 
 
 def run_interactive(args: argparse.Namespace, workdir: Path) -> int:
-    from wave_tui.session.facade import (
-        LocalModelError,
-        LocalUnavailable,
-        plan_local_endpoint,
-    )
+    from wave_tui.session.facade import plan_local_endpoint
+    from wave_tui.session.types import LocalModelError, LocalUnavailable
     from wave_tui.tui.launch import launch
 
     try:

@@ -19,7 +19,8 @@ from wave_tui.cli.memory_review_cmd import (
 )
 from wave_tui.config.clock import Clock, system_clock
 from wave_tui.config.paths import WavePaths
-from wave_tui.session.facade import EntryError, MemoryAccess, MemoryEntry
+from wave_tui.session.facade import MemoryAccess
+from wave_tui.session.types import EntryError, MemoryEntry
 
 SCOPE_HEADINGS = {
     "project": "Project memory (AGENTS.md)",

@@ -8,7 +8,8 @@ import time
 from typing import Any, TextIO
 
 from wave_tui.config.paths import WavePaths
-from wave_tui.session.facade import MemoryEntry, MemoryReview, ReviewError, near_duplicates
+from wave_tui.session.facade import MemoryReview, near_duplicates
+from wave_tui.session.types import MemoryEntry, ReviewError
 
 __all__ = [
     "REVIEW_ACTIONS",

@@ -1,7 +1,7 @@
 """What `wave -p` writes to stdout: plain text, one JSON result, or a JSON line stream (HL2, HL3).
 
-`usage` sums the run's main-agent requests (`input_tokens` includes cached prompt tokens);
-a reply whose endpoint sent no usage is estimated (~4 characters per token).
+What it prints comes from the session: the run's start (`RunInfo`), the messages as they complete
+(events), and how it ended (`RunReport`, with the usage of the run's main-agent requests).
 """
 
 from __future__ import annotations
@@ -9,38 +9,21 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal, TextIO, get_args
+from typing import Any, Literal, TextIO, get_args
 
 from wave_tui.agent import events as ev
 from wave_tui.cli.main import output_closed
-from wave_tui.config.records import record
-from wave_tui.session.facade import Message
-
-if TYPE_CHECKING:
-    from wave_tui.session.facade import AgentService, TurnResult
+from wave_tui.session.types import Message, RunInfo, RunReport
 
 OutputFormat = Literal["text", "json", "stream-json"]
 OUTPUT_FORMATS: tuple[str, ...] = get_args(OutputFormat)
 ResultSubtype = Literal["success", "error_during_execution", "error_max_turns"]
-CHARS_PER_TOKEN = 4
 
 
-@record
-class RunReport:
-    result: TurnResult
-    session_id: str
-    num_turns: int
-    started: float  # time.monotonic() at the start of the run
-
-    @property
-    def subtype(self) -> ResultSubtype:
-        if self.result.stop in ("max_turns", "max_rounds"):
-            return "error_max_turns"
-        return "success" if self.result.status == "completed" else "error_during_execution"
-
-
-def _estimate(text: str) -> int:
-    return max(1, len(text) // CHARS_PER_TOKEN) if text else 0
+def result_subtype(report: RunReport) -> ResultSubtype:
+    if report.stop in ("max_turns", "max_rounds"):
+        return "error_max_turns"
+    return "success" if report.status == "completed" else "error_during_execution"
 
 
 def assistant_message(message: Message) -> dict[str, Any]:
@@ -58,20 +41,22 @@ def assistant_message(message: Message) -> dict[str, Any]:
 
 class ScriptOutput:
     """Writes the run to `stream`; when its reader goes away (`| head -1`), `closed` is set,
-    `on_closed` is called once (the run stops) and nothing more is written."""
+    `on_closed` is called once (the run stops) and nothing more is written. `started` is
+    `time.monotonic()` at the start of the run (the result's `duration_ms`)."""
 
     def __init__(
-        self, fmt: OutputFormat, stream: TextIO, on_closed: Callable[[], None] = lambda: None
+        self,
+        fmt: OutputFormat,
+        stream: TextIO,
+        on_closed: Callable[[], None] = lambda: None,
+        *,
+        started: float,
     ) -> None:
         self.fmt = fmt
         self._stream = stream
         self._on_closed = on_closed
+        self._started = started
         self.closed = False
-        self.input_tokens = 0
-        self.output_tokens = 0
-        self.cache_read = 0
-        self.estimated = False
-        self._service: AgentService | None = None
 
     # req: CV12
     # req: HL3
@@ -89,26 +74,25 @@ class ScriptOutput:
     def _line(self, obj: dict[str, Any]) -> None:
         self._write(json.dumps(obj, ensure_ascii=False) + "\n")
 
-    def init(self, service: AgentService) -> None:
-        self._service = service
+    def init(self, info: RunInfo) -> None:
         if self.fmt == "stream-json":
             self._line(
                 {
                     "type": "system",
                     "subtype": "init",
-                    "session_id": service.session_id,
-                    "model": service.model or "",
-                    "cwd": str(service.paths.project_root),
-                    "tools": [t.name for t in service.all_tools()],
+                    "session_id": info.session_id,
+                    "model": info.model,
+                    "cwd": str(info.cwd),
+                    "tools": list(info.tools),
                 }
             )
 
     def on_event(self, event: ev.AgentEvent) -> None:
+        if self.fmt != "stream-json":
+            return
         if isinstance(event, ev.AssistantFinished):
-            self._count(event.message)
-            if self.fmt == "stream-json":
-                self._line({"type": "assistant", "message": assistant_message(event.message)})
-        elif isinstance(event, ev.ToolFinished) and self.fmt == "stream-json":
+            self._line({"type": "assistant", "message": assistant_message(event.message)})
+        elif isinstance(event, ev.ToolFinished):
             block = {
                 "type": "tool_result",
                 "tool_use_id": event.call_id,
@@ -117,42 +101,29 @@ class ScriptOutput:
             }
             self._line({"type": "user", "message": {"role": "user", "content": [block]}})
 
-    # req: PV9
-    def _count(self, message: Message) -> None:
-        usage = message.usage
-        if usage is not None:
-            self.input_tokens += usage.prompt_tokens
-            self.output_tokens += usage.completion_tokens
-            self.cache_read += usage.cache_read_tokens
-            self.estimated = self.estimated or usage.estimated
-            return
-        self.estimated = True
-        request = self._service.last_request if self._service is not None else None
-        self.input_tokens += _estimate(json.dumps(request)) if request else 0
-        text = message.content + "".join(c.arguments for c in message.tool_calls)
-        self.output_tokens += _estimate(text)
-
     def result(self, report: RunReport) -> None:
-        result = report.result
         if self.fmt == "text":
-            if result.status == "completed":
-                self._write(result.text if result.text.endswith("\n") else result.text + "\n")
+            if report.status == "completed":
+                self._write(report.text if report.text.endswith("\n") else report.text + "\n")
             return
         # req: HL2
-        obj = {
-            "type": "result",
-            "subtype": report.subtype,
-            "is_error": report.subtype != "success",
-            "result": result.text if result.status == "completed" else (result.error or ""),
-            "session_id": report.session_id,
-            "num_turns": report.num_turns,
-            "duration_ms": int((time.monotonic() - report.started) * 1000),
-            "usage": {
-                "input_tokens": self.input_tokens,
-                "output_tokens": self.output_tokens,
-                "cache_read_input_tokens": self.cache_read,
-            },
+        subtype = result_subtype(report)
+        usage: dict[str, Any] = {
+            "input_tokens": report.usage.input_tokens,
+            "output_tokens": report.usage.output_tokens,
+            "cache_read_input_tokens": report.usage.cache_read_tokens,
         }
-        if self.estimated:  # the endpoint sent no usage: counted from characters (PV9)
-            obj["usage"]["estimated"] = True  # type: ignore[index]
-        self._line(obj)  # `json`: this one line is the whole output
+        if report.usage.estimated:  # the endpoint sent no usage: counted from characters (PV9)
+            usage["estimated"] = True
+        self._line(
+            {
+                "type": "result",
+                "subtype": subtype,
+                "is_error": subtype != "success",
+                "result": report.text if report.status == "completed" else (report.error or ""),
+                "session_id": report.session_id,
+                "num_turns": report.num_turns,
+                "duration_ms": int((time.monotonic() - self._started) * 1000),
+                "usage": usage,
+            }
+        )  # `json`: this one line is the whole output

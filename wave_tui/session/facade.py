@@ -2,32 +2,34 @@
 
 It wraps the agent service (or none, when the agent could not start: the memory browser and the
 settings still work) and owns the lifecycle, one event stream and the conversation: send /
-abort / compact / clear / the queue, and a typed `AgentStatus` (`session_status.py`). Memory,
-settings, permissions and trust, the input line and the resume picker are parts of their own
-(`session_parts.py`), reached by the same method names. Events that carry state —
-`StatusChanged`, `MemoryChanged`, `ExtractionFinished` — mean a front end never reads the
-service's internals nor writes a file itself. The types a front end needs are re-exported here.
+abort / compact / clear / the queue, a `wave -p` run and its report, and a typed `AgentStatus`.
+Every other concern is a part of its own, an attribute the front ends call directly:
+`session.memory` (the memory browser), `session.settings` (the settings screen, the endpoint, the
+model picker), `session.permissions` (the permission dialog, the mode, trust), `session.input`
+(the input line) and `session.picker` (the resume picker). A part is made, and its module
+imported, when first used: `wave -p` runs a turn with the input part only. Events that carry
+state — `StatusChanged`, `MemoryChanged`, `ExtractionFinished` — mean a front end never reads
+the service's internals nor writes a file itself. The data types a front end needs are in
+`session/types.py`; this module exports the session and the few functions the front ends call.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.agent_options import AgentOptions
-from wave_tui.agent.attachments import shown_text, without_attachments
+from wave_tui.agent.attachments import shown_text
 from wave_tui.agent.commands import parse_command
-from wave_tui.agent.local_shell import ShellRun, shell_run_of
+from wave_tui.agent.local_shell import shell_run_of
 from wave_tui.agent.service import AgentService, Approver, TurnResult, key_argument
-from wave_tui.agent.sessions import SessionInfo
 from wave_tui.agent.status import AgentStatus
 from wave_tui.agent.tool_executor import stored_tool_result
 from wave_tui.config.clock import Clock
 from wave_tui.config.paths import WavePaths
-from wave_tui.config.schema import PERMISSION_MODES
 from wave_tui.config.settings import SettingsStore
-from wave_tui.config.trust import NOT_TRUSTED_YET, TrustRequested
 from wave_tui.features.mcp.wiring import mcp_of
 from wave_tui.features.memory.extraction import ExtractionHook
 from wave_tui.features.tasks.parts import WorkFeatures
@@ -35,69 +37,26 @@ from wave_tui.llm.types import Message
 from wave_tui.permissions.rules import parse_rule_list
 from wave_tui.session.core import SessionCore, utc_now
 from wave_tui.session.factory import create_service
-from wave_tui.session.local_endpoint import (
-    LocalEndpoint,
-    LocalModelError,
-    LocalPlan,
-    LocalUnavailable,
-    plan_local_endpoint,
-    prepare_local_endpoint,
-)
-from wave_tui.session.memory_access import (
-    AddResult,
-    EntryError,
-    InboxError,
-    MemoryAccess,
-    MemoryEntry,
-    MemoryScope,
-    PendingWrite,
-    RevertResult,
-    Run,
-    RunError,
-    preview_body,
-    stale_reminder,
-)
-from wave_tui.session.parts import SessionParts
+from wave_tui.session.inputs import InputAccess
+from wave_tui.session.local_endpoint import plan_local_endpoint, prepare_local_endpoint
+from wave_tui.session.memory_access import MemoryAccess, preview_body, stale_reminder
+from wave_tui.session.run_report import RunInfo, RunReport, RunUsage, counted, run_report
 from wave_tui.session.status_tracker import StatusTracker
-from wave_tui.tools.ask_user import Question, QuestionAnswer, QuestionOption
-from wave_tui.tools.plan_mode import PlanDecision
-from wave_tui.tools.tasks.store import Task
 
 if TYPE_CHECKING:
-    from wave_tui.features.memory.context_report import build_context_report
-    from wave_tui.permissions.policy import GrantOption
-    from wave_tui.session.editable_settings import EditableSettings
-    from wave_tui.session.endpoint_settings import EndpointInUse, EndpointSettings, SettingInUse
-    from wave_tui.session.memory_review import MemoryReview, ReviewError, near_duplicates
-    from wave_tui.session.ui_queries import (
-        CommandChoice,
-        ConnectionCheck,
-        ModelChoice,
-        ModelMenu,
-        PermissionPreview,
-        PermissionState,
-        SessionSummary,
-        size_text,
-    )
+    from wave_tui.features.memory.context_report import ContextReport
+    from wave_tui.session.browser import MemoryBrowserAccess
+    from wave_tui.session.editable_settings import SettingsAccess
+    from wave_tui.session.grants import PermissionAccess
+    from wave_tui.session.memory_review import MemoryReview, near_duplicates
+    from wave_tui.session.picker import SessionPicker
+    from wave_tui.session.ui_queries import size_text
+    from wave_tui.tools.tasks.store import Task
 
 # What only the app's screens use loads when a screen asks for it, not with `wave -p`.
 _LAZY = {
-    "build_context_report": "wave_tui.features.memory.context_report",
-    "EndpointInUse": "wave_tui.session.endpoint_settings",
-    "EndpointSettings": "wave_tui.session.endpoint_settings",
-    "SettingInUse": "wave_tui.session.endpoint_settings",
-    "EditableSettings": "wave_tui.session.editable_settings",
-    "GrantOption": "wave_tui.permissions.policy",
     "MemoryReview": "wave_tui.session.memory_review",
-    "ReviewError": "wave_tui.session.memory_review",
     "near_duplicates": "wave_tui.session.memory_review",
-    "CommandChoice": "wave_tui.session.ui_queries",
-    "ConnectionCheck": "wave_tui.session.ui_queries",
-    "ModelChoice": "wave_tui.session.ui_queries",
-    "ModelMenu": "wave_tui.session.ui_queries",
-    "PermissionPreview": "wave_tui.session.ui_queries",
-    "PermissionState": "wave_tui.session.ui_queries",
-    "SessionSummary": "wave_tui.session.ui_queries",
     "size_text": "wave_tui.session.ui_queries",
 }
 
@@ -116,51 +75,9 @@ def __getattr__(name: str) -> Any:
 Listener = Callable[[ev.AgentEvent], None]
 
 __all__ = [
-    "NOT_TRUSTED_YET",
-    "PERMISSION_MODES",
-    "AddResult",
-    "AgentOptions",
-    "AgentService",
     "AgentSession",
-    "AgentStatus",
-    "CommandChoice",
-    "ConnectionCheck",
-    "EditableSettings",
-    "EndpointInUse",
-    "EndpointSettings",
-    "EntryError",
-    "GrantOption",
-    "InboxError",
-    "LocalEndpoint",
-    "LocalModelError",
-    "LocalPlan",
-    "LocalUnavailable",
     "MemoryAccess",
-    "MemoryEntry",
     "MemoryReview",
-    "MemoryScope",
-    "Message",
-    "ModelChoice",
-    "ModelMenu",
-    "PendingWrite",
-    "PermissionPreview",
-    "PermissionState",
-    "PlanDecision",
-    "Question",
-    "QuestionAnswer",
-    "QuestionOption",
-    "RevertResult",
-    "ReviewError",
-    "Run",
-    "RunError",
-    "SessionInfo",
-    "SessionSummary",
-    "SettingInUse",
-    "ShellRun",
-    "Task",
-    "TrustRequested",
-    "TurnResult",
-    "build_context_report",
     "create_service",
     "create_session",
     "key_argument",
@@ -175,13 +92,12 @@ __all__ = [
     "size_text",
     "stale_reminder",
     "stored_tool_result",
-    "without_attachments",
 ]
 
 
-class AgentSession(SessionParts):
+class AgentSession:
     """The facade: lifecycle, events and the conversation here; every other concern in a part
-    of `SessionParts`, called by the names the front ends know."""
+    (`memory`, `settings`, `permissions`, `input`, `picker`) that the front ends call."""
 
     def __init__(
         self,
@@ -196,12 +112,36 @@ class AgentSession(SessionParts):
             store = service.store
         paths = service.paths if service is not None else store.paths
         self._listeners: list[Listener] = []
-        super().__init__(
-            SessionCore(service, store, paths, clock, self._emit, self._status_changed)
-        )
+        self._core = SessionCore(service, store, paths, clock, self._emit, self._status_changed)
+        self.input = InputAccess(self._core)
         self._status = StatusTracker(self._core)
         self._unsubscribe: list[Callable[[], None]] = []
         self._subscribe_to(service, store)
+
+    # -- the parts -----------------------------------------------------------------------------
+    @cached_property
+    def memory(self) -> MemoryBrowserAccess:
+        from wave_tui.session.browser import MemoryBrowserAccess
+
+        return MemoryBrowserAccess(self._core)
+
+    @cached_property
+    def settings(self) -> SettingsAccess:
+        from wave_tui.session.editable_settings import SettingsAccess
+
+        return SettingsAccess(self._core)
+
+    @cached_property
+    def permissions(self) -> PermissionAccess:
+        from wave_tui.session.grants import PermissionAccess
+
+        return PermissionAccess(self._core)
+
+    @cached_property
+    def picker(self) -> SessionPicker:
+        from wave_tui.session.picker import SessionPicker
+
+        return SessionPicker(self._core)
 
     def _subscribe_to(self, service: AgentService | None, store: SettingsStore) -> None:
         for unsubscribe in self._unsubscribe:
@@ -254,14 +194,20 @@ class AgentSession(SessionParts):
 
     # req: MC2
     def start(self) -> None:
-        """Restore the session (--continue / --resume). Raises FileNotFoundError."""
+        """Restore the session (--continue / --resume) and start its MCP servers. Raises
+        FileNotFoundError."""
+        self.restore()
+        mcp = mcp_of(self.service) if self.service is not None else None
+        if mcp is not None:
+            mcp.start()
+
+    def restore(self) -> None:
+        """Restore the session only, no MCP server started (`wave context`). Raises
+        FileNotFoundError."""
         if self.service is not None:
             self.service.start()
             if self._status.restored():
                 self._status_changed()
-            mcp = mcp_of(self.service)
-            if mcp is not None:
-                mcp.start()
 
     async def wait_tools_started(self) -> None:
         """Until the MCP servers finished starting (`wave -p`, before the first request)."""
@@ -315,11 +261,41 @@ class AgentSession(SessionParts):
         """Queue a message (or a slash command, or a `!cmd`); they run one after another, each
         `!cmd` as a turn of its own without the model (Esc stops it). `@path` files are
         attached."""
-        await self._core.agent().send(self.inputs.with_attachments(text))
+        await self._core.agent().send(self.input.with_attachments(text))
 
     async def run_turn(self, text: str) -> TurnResult:
         """Run one message (or command, or `!cmd`) now and return how it ended (`wave -p`)."""
-        return await self._core.agent().run_turn(self.inputs.with_attachments(text))
+        return await self._core.agent().run_turn(self.input.with_attachments(text))
+
+    async def run(self, text: str) -> RunReport:
+        """A `wave -p` run: one message (or command) now, reported with the usage of its
+        replies, the requests it made and the session's id."""
+        service = self._core.agent()
+        usage = RunUsage()
+
+        def count(event: ev.AgentEvent) -> None:
+            nonlocal usage
+            if isinstance(event, ev.AssistantFinished):
+                usage = counted(usage, event.message, service.last_request)
+
+        unsubscribe = self.subscribe(count)
+        try:
+            result = await self.run_turn(text)
+        finally:
+            unsubscribe()
+        return run_report(
+            result, usage, session_id=service.session_id, num_turns=service.model_requests
+        )
+
+    def run_info(self) -> RunInfo:
+        """What a `wave -p` run announces at its start (`stream-json`'s init line)."""
+        service = self._core.agent()
+        return RunInfo(
+            session_id=service.session_id,
+            model=service.model or "",
+            cwd=service.paths.project_root,
+            tools=tuple(t.name for t in service.all_tools()),
+        )
 
     def abort(self) -> None:
         if self.service is not None:
@@ -351,12 +327,12 @@ class AgentSession(SessionParts):
         """The conversation so far (a resumed session's messages, for the chat view)."""
         return list(self.service.messages) if self.service is not None else []
 
-    def context_report(self) -> str | None:
-        """What the next request costs per source, as `/context` prints it (MX2); None without
-        an agent."""
+    def context_report(self) -> ContextReport | None:
+        """What the next request costs per source (MX2: `/context`, `wave context`); None
+        without an agent."""
         from wave_tui.features.memory.context_report import build_context_report
 
-        return build_context_report(self.service).render() if self.service is not None else None
+        return build_context_report(self.service) if self.service is not None else None
 
     async def tasks(self) -> list[Task]:
         """The session's task list (the task panel's first state; `TasksChanged` follows)."""

@@ -1,4 +1,4 @@
-"""What the app's pickers and dialogs show, computed below the UI (the facade delegates here).
+"""What the app's pickers and dialogs show, computed below the UI (the session's parts call it).
 
 Completion choices, the session list of a resume picker, the models of the `/model` picker
 (configured ones first, then those the endpoint lists), what a permission request will do (a diff, the full command), the policy's rules and grants, a

@@ -24,13 +24,8 @@ from wave_tui.config.clock import system_clock
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
 from wave_tui.config.settings import SettingsStore
-from wave_tui.session.facade import (
-    AddResult,
-    AgentService,
-    AgentSession,
-    EntryError,
-    MemoryScope,
-)
+from wave_tui.session.facade import AgentSession
+from wave_tui.session.types import AddResult, AgentService, EntryError, MemoryScope
 from wave_tui.tui.command_screens import CommandScreens
 from wave_tui.tui.css_state import CssState, css_state
 from wave_tui.tui.format import one_line, show_path
@@ -158,7 +153,7 @@ class WaveApp(App[None]):
         # Read once after the first frame, off the loop: F2 then finds the unchanged files in
         # the session's catalog cache and only paints (issue 20 item 6).
         self.run_worker(
-            self.session.list_memories(),
+            self.session.memory.entries(),
             group="memory-warm",
             exit_on_error=False,
             name="reading the memory catalog",
@@ -258,7 +253,7 @@ class WaveApp(App[None]):
         self.post_message(AgentEventPosted(event))
 
     async def _watch(self) -> None:
-        async for _settings in self.session.watch_settings():
+        async for _settings in self.session.settings.watch():
             pass  # the session turns each change into a StatusChanged event
 
     # -- service events ------------------------------------------------------------------------
@@ -309,7 +304,7 @@ class WaveApp(App[None]):
     def _ring_if_away(self) -> None:
         """A terminal bell when a turn ends while the terminal is not focused (settings
         `notifications`, on by default)."""
-        if not self.app_focus and self.session.settings().notifications:
+        if not self.app_focus and self.session.settings.current().notifications:
             self.bell()
 
     def _report_extraction(self, event: ev.ExtractionFinished) -> None:
@@ -332,8 +327,8 @@ class WaveApp(App[None]):
 
     # -- quick-add memory ----------------------------------------------------------------------
     def quick_add(self, text: str) -> None:
-        project = show_path(self.session.memory_target("project"), self.paths)
-        user = show_path(self.session.memory_target("user"), self.paths)
+        project = show_path(self.session.memory.target("project"), self.paths)
+        user = show_path(self.session.memory.target("user"), self.paths)
 
         def chosen(target: MemoryScope | None) -> None:
             if target is not None:
@@ -350,11 +345,11 @@ class WaveApp(App[None]):
 
     async def _add_memory(self, target: MemoryScope, text: str) -> None:
         try:
-            result = await self.session.add_memory(target, text)
+            result = await self.session.memory.add(target, text)
         except EntryError as exc:
             self.notify(str(exc), severity="error", markup=False)
             return
-        self._report_added(result, self.session.memory_target(target))
+        self._report_added(result, self.session.memory.target(target))
 
     def _report_added(self, result: AddResult, path: Any) -> None:
         where = show_path(path, self.paths)
@@ -397,7 +392,7 @@ class WaveApp(App[None]):
         if report is None:
             self.notify("The agent could not start: no context to report.", severity="warning")
             return
-        self.push_screen(ContextView(report))
+        self.push_screen(ContextView(report.render()))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield SystemCommand("Chat", "Talk to the agent", lambda: self.switch_mode("chat"))

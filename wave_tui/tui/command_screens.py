@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from wave_tui.session.facade import NOT_TRUSTED_YET
+from wave_tui.session.types import NOT_TRUSTED_YET
 from wave_tui.tui.format import show_path
 
 if TYPE_CHECKING:
-    from wave_tui.session.facade import TrustRequested
+    from wave_tui.session.types import TrustRequested
     from wave_tui.tui.app import WaveApp
 
 
@@ -49,12 +49,16 @@ class CommandScreens:
         from wave_tui.tui.screens.pickers import model_picker
 
         app = self.app
-        menu = await app.session.model_menu()  # the endpoint's list: a bounded wait, then cached
+        menu = (
+            await app.session.settings.model_menu()
+        )  # the endpoint's list: a bounded wait, then cached
 
         def chosen(name: str | None) -> None:
             if name:
                 app.run_worker(
-                    app.session.run_command(f"/model {name}"), group="model", exit_on_error=False
+                    app.session.input.run_command(f"/model {name}"),
+                    group="model",
+                    exit_on_error=False,
                 )
                 app.notify(f"Model: {name} (from the next request)", markup=False)
 
@@ -68,13 +72,13 @@ class CommandScreens:
         from wave_tui.tui.screens.pickers import resume_picker
 
         app = self.app
-        rows = await app.session.session_summaries()
+        rows = await app.session.picker.summaries()
 
         async def resume(session_id: str | None) -> None:
             if not session_id:
                 return
             try:
-                app.session.resume(session_id)
+                app.session.picker.resume(session_id)
             except (FileNotFoundError, RuntimeError) as exc:
                 app.notify(str(exc), severity="error", markup=False)
                 return
@@ -86,14 +90,14 @@ class CommandScreens:
     # req: HK10
     def ask_trust(self) -> None:
         app = self.app
-        requests = app.session.trust_requests()
+        requests = app.session.permissions.trust_requests()
         if not requests:
             return
         from wave_tui.tui.screens.trust import TrustDialog
 
         async def answered(trusted: bool | None) -> None:
             if trusted:
-                await app.session.grant_trust(requests)
+                await app.session.permissions.grant_trust(requests)
                 self._show_trusted(requests)
                 app.notify("Trusted: the project's hooks and servers run now.", markup=False)
             else:

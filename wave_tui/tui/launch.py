@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from wave_tui.config.paths import WavePaths
-from wave_tui.session.facade import AgentOptions, AgentSession, create_session
+from wave_tui.session.facade import AgentSession, create_session
+from wave_tui.session.types import AgentOptions
 from wave_tui.tui.app import PendingAgent, make_app
 
 

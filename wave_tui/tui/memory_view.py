@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from wave_tui.config.paths import WavePaths
-from wave_tui.session.facade import MemoryEntry, preview_body, stale_reminder
+from wave_tui.session.facade import preview_body, stale_reminder
+from wave_tui.session.types import MemoryEntry
 from wave_tui.tui.format import show_path
 
 __all__ = [

@@ -46,7 +46,7 @@ class ReviewCount:
 
     async def _count(self) -> int:
         """Returns how many more wait than at the last count."""
-        count = len(await self.app.session.pending_writes())
+        count = len(await self.app.session.memory.inbox())
         added = count - self.pending
         self.pending = count
         for line in self.app.chat_screen.query(StatusLine):

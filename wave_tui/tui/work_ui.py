@@ -49,8 +49,8 @@ async def ask_permission(
         tool,
         show_key_arg(key_argument(tool, args), paths),
         event.reason,
-        grants=session.grant_options(tool, args),
-        preview=await session.permission_preview(tool, args),
+        grants=session.permissions.grant_options(tool, args),
+        preview=await session.permissions.preview(tool, args),
         agent=event.agent,
     )
     if event.future.done():

@@ -12,13 +12,8 @@ from textual.widget import Widget
 from textual.widgets import Static, TextArea
 
 from wave_tui.agent import events as ev
-from wave_tui.session.facade import (
-    AgentStatus,
-    Message,
-    parse_command,
-    shell_run_of,
-    shown_text,
-)
+from wave_tui.session.facade import parse_command, shell_run_of, shown_text
+from wave_tui.session.types import AgentStatus, Message
 from wave_tui.tui.format import background_finished, one_line, show_key_arg, shown_tool_output
 from wave_tui.tui.widgets.chat_items import (
     AssistantMessage,
@@ -113,9 +108,9 @@ class ChatScreen(Screen[None]):
         prompt = self.query_one("#prompt", HistoryInput)
         prompt.recall = self.wave.session.unqueue_last
         prompt.completer = self._complete
-        prompt.save = self.wave.session.remember_input
+        prompt.save = self.wave.session.input.remember
         popup = self.query_one("#command-popup", CommandPopup)
-        popup.choices = self.wave.session.command_choices
+        popup.choices = self.wave.session.input.command_choices
         prompt.popup = popup
         prompt.interrupt = self._interrupt
         prompt.scroll_chat = self._scroll_chat
@@ -128,12 +123,12 @@ class ChatScreen(Screen[None]):
         self.run_worker(self._load_history(), group="history", exit_on_error=False)
 
     def _complete(self, text: str) -> Completion | None:
-        found = self.wave.session.complete_path(text)
+        found = self.wave.session.input.complete_path(text)
         return Completion(*found) if found is not None else None
 
     async def _load_history(self) -> None:
         prompt = self.query_one("#prompt", HistoryInput)
-        prompt.past[:0] = await self.wave.session.input_history()
+        prompt.past[:0] = await self.wave.session.input.history()
 
     # req: UX3
     async def show_restored(self) -> None:
@@ -155,7 +150,7 @@ class ChatScreen(Screen[None]):
             log.mount(Markdown(FIRST_RUN_HELP, id="first-run"), before=0)
         for panel in panels:
             panel.display = show
-        self._show_settings_problems(self.wave.session.settings_problems() if show else [])
+        self._show_settings_problems(self.wave.session.settings.problems() if show else [])
 
     # req: UX6
     def _show_settings_problems(self, problems: list[str]) -> None:
@@ -260,7 +255,7 @@ class ChatScreen(Screen[None]):
     # req: UX17
     def action_cycle_mode(self) -> None:
         if self.wave.session.available:
-            self.wave.session.cycle_permission_mode()
+            self.wave.session.permissions.cycle_mode()
 
     def action_toggle_output(self) -> None:
         """Ctrl+O: open or close the newest Thinking or tool output of the chat."""

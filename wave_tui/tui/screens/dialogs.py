@@ -14,7 +14,7 @@ from textual.widgets import Button, Input, Static
 from textual.widgets.button import ButtonVariant
 
 from wave_tui.agent.events import AskingAgent, PermissionAnswer
-from wave_tui.session.facade import GrantOption, MemoryScope, PermissionPreview
+from wave_tui.session.types import GrantOption, MemoryScope, PermissionPreview
 from wave_tui.tui.widgets.footer import Footer
 
 

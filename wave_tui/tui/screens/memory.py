@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 from textual.worker import Worker
 
-from wave_tui.session.facade import EntryError, MemoryEntry
+from wave_tui.session.types import EntryError, MemoryEntry
 from wave_tui.tui.editor import open_in_editor
 from wave_tui.tui.format import age_label, one_line
 from wave_tui.tui.memory_view import (
@@ -148,9 +148,9 @@ class MemoryScreen(Screen[None]):
 
     async def _load(self) -> None:
         session = self.wave.session
-        self.show_entries(await session.list_memories())
+        self.show_entries(await session.memory.entries())
         # The reference check reads project files: it follows the list, it does not delay it.
-        checked = await session.with_missing_refs(self.entries)
+        checked = await session.memory.with_missing_refs(self.entries)
         self._refs_checked = True
         if checked != self.entries:  # usually nothing cites what is gone: no second fill
             self.show_entries(checked)
@@ -241,9 +241,9 @@ class MemoryScreen(Screen[None]):
         """For a conditional rule loaded in this session: the file and pattern that loaded it."""
         session = self.wave.session
         # A session without memory injection knows nothing about activations.
-        if entry.status != "conditional" or not session.knows_rule_activations():
+        if entry.status != "conditional" or not session.memory.knows_rule_activations():
             return None
-        hit = session.rule_activation(entry.id.split(":", 2)[-1])
+        hit = session.memory.rule_activation(entry.id.split(":", 2)[-1])
         if hit is None:
             return "not loaded yet in this session"
         trigger, pattern = hit
@@ -323,7 +323,7 @@ class MemoryScreen(Screen[None]):
 
     async def _delete(self, entry: MemoryEntry) -> None:
         try:
-            await self.wave.session.delete_memory(entry)
+            await self.wave.session.memory.delete(entry)
         except EntryError as exc:
             # Changed on disk since it was listed: say so and show what is there now.
             self.notify(f"Not deleted: {exc}", severity="error", markup=False)

@@ -13,7 +13,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Static
 from textual.worker import Worker
 
-from wave_tui.session.facade import InboxError, PendingWrite, Run, RunError
+from wave_tui.session.types import InboxError, PendingWrite, Run, RunError
 from wave_tui.tui.format import show_path
 from wave_tui.tui.widgets.footer import Footer
 from wave_tui.tui.widgets.row_list import Column, ListRow, RowList
@@ -139,7 +139,7 @@ class RunsScreen(_ListWithDiff):
         self.runs: dict[str, Run] = {}
 
     async def _load(self) -> None:
-        runs = await self.wave.session.list_runs()
+        runs = await self.wave.session.memory.runs()
         self.runs = {run.id: run for run in runs}
         rows = [
             ListRow(
@@ -207,7 +207,7 @@ class RunsScreen(_ListWithDiff):
 
     async def _revert(self, run_id: str) -> None:
         try:
-            result = await self.wave.session.revert_run(run_id)
+            result = await self.wave.session.memory.revert(run_id)
         except RunError as exc:
             self.notify(f"Not reverted: {exc}", severity="error", markup=False)
         else:
@@ -231,7 +231,7 @@ class InboxScreen(_ListWithDiff):
         self.items: dict[str, PendingWrite] = {}
 
     async def _load(self) -> None:
-        items = await self.wave.session.pending_writes()
+        items = await self.wave.session.memory.inbox()
         self.items = {item.id: item for item in items}
         rows = [ListRow(i.id, (i.relative, when(i.created_at))) for i in items]
         table = self.query_one(RowList)
@@ -274,9 +274,9 @@ class InboxScreen(_ListWithDiff):
         session = self.wave.session
         try:
             if accept:
-                await session.accept_pending(item.id)
+                await session.memory.accept(item.id)
             else:
-                await session.reject_pending(item.id)
+                await session.memory.reject(item.id)
         except InboxError as exc:
             self.notify(str(exc), severity="error", markup=False)
         else:

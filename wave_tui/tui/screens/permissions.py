@@ -49,7 +49,7 @@ class PermissionsScreen(ModalScreen[None]):
         self.query_one("#grants", OptionList).focus()
 
     def _show(self) -> None:
-        state = self.wave.session.permission_state()
+        state = self.wave.session.permissions.state()
         rules = self.query_one("#permission-rules", Static)
         grants = self.query_one("#grants", OptionList)
         grants.clear_options()
@@ -76,7 +76,7 @@ class PermissionsScreen(ModalScreen[None]):
         if grants.highlighted is None:
             return
         grant = grants.get_option_at_index(grants.highlighted).id
-        if grant and self.wave.session.revoke_grant(grant):
+        if grant and self.wave.session.permissions.revoke_grant(grant):
             self.notify(f"Removed: {grant}", markup=False)
             self._show()
 

@@ -13,7 +13,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from wave_tui.session.facade import ModelMenu, SessionSummary, size_text
+from wave_tui.session.facade import size_text
+from wave_tui.session.types import ModelMenu, SessionSummary
 from wave_tui.tui.widgets.footer import Footer
 
 PROMPT_WIDTH = 48

@@ -17,12 +17,12 @@ from textual.widgets import Button, Input, Label, Static, Switch
 from textual.worker import Worker
 
 from wave_tui.config.settings import AUTO_MEMORY_FREQUENCY_MAX, AUTO_MEMORY_FREQUENCY_MIN
-from wave_tui.session.facade import EditableSettings, EndpointSettings
+from wave_tui.session.types import EditableSettings, EndpointSettings
 from wave_tui.tui.format import show_path
 from wave_tui.tui.widgets.footer import Footer
 
 if TYPE_CHECKING:
-    from wave_tui.session.facade import EndpointInUse, SettingInUse
+    from wave_tui.session.types import EndpointInUse, SettingInUse
     from wave_tui.tui.app import WaveApp
 
 FREQUENCY_ERROR = (
@@ -82,7 +82,7 @@ class SettingsScreen(Screen[None]):
                 yield Label("Review auto memories", classes="setting-label")
                 yield Switch(id="auto-memory-review")
                 yield Static(
-                    Content(session.setting_help("autoMemoryReview")), classes="setting-hint"
+                    Content(session.settings.help("autoMemoryReview")), classes="setting-hint"
                 )
             with Horizontal(classes="setting-row"):
                 yield Label("Language", classes="setting-label")
@@ -96,7 +96,7 @@ class SettingsScreen(Screen[None]):
                 yield Label("Endpoint (base URL)", classes="setting-label")
                 yield Input(
                     id="base-url",
-                    placeholder=_example(session.setting_help("WAVE_BASE_URL")),
+                    placeholder=_example(session.settings.help("WAVE_BASE_URL")),
                     classes="setting-input",
                 )
             yield Static("", id="base-url-origin", classes="setting-origin")
@@ -140,15 +140,15 @@ class SettingsScreen(Screen[None]):
 
     # -- form ----------------------------------------------------------------------------------
     async def _load_form(self) -> None:
-        values = await self.wave.session.read_settings()
+        values = await self.wave.session.settings.read()
         self._loaded = values
         self.query_one("#auto-memory", Switch).value = values.auto_memory_enabled
         self.query_one("#frequency", Input).value = str(values.auto_memory_frequency)
         self.query_one("#language", Input).value = values.language
         self.query_one("#model", Input).value = values.model
         self.query_one("#auto-memory-review", Switch).value = values.auto_memory_review
-        endpoint = await self.wave.session.read_endpoint()
-        in_use = await self.wave.session.endpoint_in_use()
+        endpoint = await self.wave.session.settings.read_endpoint()
+        in_use = await self.wave.session.settings.endpoint_in_use()
         self._endpoint = endpoint
         # The fields show what the agent uses, wherever it comes from; `_to_save` keeps an
         # untouched field from writing an environment value into the file.
@@ -184,7 +184,7 @@ class SettingsScreen(Screen[None]):
 
     def _show_model_note(self) -> None:
         typed = self.query_one("#model", Input).value.strip()
-        effective = self.wave.session.model_in_use()
+        effective = self.wave.session.settings.model_in_use()
         note = self.query_one("#model-note", Static)
         if effective and typed and effective != typed:
             note.update(Content(f"In use: {effective} (--model or WAVE_MODEL takes precedence)"))
@@ -298,13 +298,13 @@ class SettingsScreen(Screen[None]):
     ) -> None:
         app = self.wave
         if changes:
-            await app.session.save_settings(**changes)
+            await app.session.settings.save(**changes)
         overridden: list[str] = []
         if endpoint is not None:
-            await app.session.save_endpoint(endpoint)
+            await app.session.settings.save_endpoint(endpoint)
             self._endpoint = endpoint
             self._shown = typed
-            in_use = await app.session.endpoint_in_use()
+            in_use = await app.session.settings.endpoint_in_use()
             self._show_origins(in_use)
             overridden = _overridden(endpoint, in_use)
         self._loaded = values
@@ -336,8 +336,10 @@ class SettingsScreen(Screen[None]):
         )
 
     async def _test_connection(self, endpoint: EndpointSettings) -> None:
-        model = endpoint.model or (self.wave.session.model_in_use() or "")
-        check = await self.wave.session.test_connection(endpoint.base_url, endpoint.api_key, model)
+        model = endpoint.model or (self.wave.session.settings.model_in_use() or "")
+        check = await self.wave.session.settings.test_connection(
+            endpoint.base_url, endpoint.api_key, model
+        )
         result = self.query_one("#connection-result", Static)
         result.update(check.message)
         result.set_class(not check.ok, "-error")

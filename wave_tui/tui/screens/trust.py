@@ -12,7 +12,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from wave_tui.session.facade import TrustRequested
+from wave_tui.session.types import TrustRequested
 from wave_tui.tui.widgets.footer import Footer
 
 KIND_TITLES = {

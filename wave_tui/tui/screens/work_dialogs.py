@@ -9,7 +9,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Markdown, Static
 
-from wave_tui.session.facade import PlanDecision, Question, QuestionAnswer
+from wave_tui.session.types import PlanDecision, Question, QuestionAnswer
 from wave_tui.tui.screens.dialogs import choice_button, fit_body
 from wave_tui.tui.widgets.chat_items import plain_html_parser
 from wave_tui.tui.widgets.footer import Footer

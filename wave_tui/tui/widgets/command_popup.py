@@ -19,7 +19,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 if TYPE_CHECKING:
-    from wave_tui.session.facade import CommandChoice
+    from wave_tui.session.types import CommandChoice
     from wave_tui.tui.widgets.history_input import HistoryInput
 
 MAX_ROWS = 8

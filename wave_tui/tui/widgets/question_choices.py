@@ -11,7 +11,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from wave_tui.session.facade import Question
+from wave_tui.session.types import Question
 
 OTHER_ID = "other"
 SKIP_ID = "skip"

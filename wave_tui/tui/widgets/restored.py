@@ -13,13 +13,8 @@ from collections.abc import Awaitable, Callable
 from textual.widget import Widget
 
 from wave_tui.config.paths import WavePaths
-from wave_tui.session.facade import (
-    Message,
-    key_argument,
-    shell_run_of,
-    shown_text,
-    stored_tool_result,
-)
+from wave_tui.session.facade import key_argument, shell_run_of, shown_text, stored_tool_result
+from wave_tui.session.types import Message
 from wave_tui.tui.format import show_key_arg, shown_tool_output
 from wave_tui.tui.widgets.chat_items import AssistantMessage, ToolBlock, UserMessage
 from wave_tui.tui.widgets.shell_block import ShellBlock

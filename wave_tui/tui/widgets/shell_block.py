@@ -16,7 +16,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from wave_tui.agent import events as ev
-from wave_tui.session.facade import ShellRun
+from wave_tui.session.types import ShellRun
 from wave_tui.tui.format import clip_output, shell_ending_label
 from wave_tui.tui.widgets.status_line import SPINNER_FRAMES
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from textual.content import Content
 from textual.widgets import Static
 
-from wave_tui.session.facade import Task
+from wave_tui.session.types import Task
 
 MARKS = {
     "pending": ("○", "$text-muted"),

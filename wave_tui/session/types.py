@@ -1,0 +1,170 @@
+"""The data types the front ends (`tui`, `cli`) share with the session: one leaf module.
+
+Records, literals, errors and constants only, no behaviour. Each name is imported from its home
+when first asked for (the module's `__getattr__`), so importing this module loads nothing: `wave
+-p` never pays for what only the app's screens use (a test checks which modules a plain turn
+loads). The names are listed once, in `_HOMES`; `__all__` and the type checker's imports follow it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from wave_tui.agent.agent_options import AgentOptions
+    from wave_tui.agent.commands import CommandResult
+    from wave_tui.agent.local_shell import ShellRun
+    from wave_tui.agent.service import AgentService, TurnResult
+    from wave_tui.agent.sessions import SessionInfo
+    from wave_tui.agent.status import AgentStatus
+    from wave_tui.config.schema import PERMISSION_MODES, PermissionMode
+    from wave_tui.config.trust import NOT_TRUSTED_YET, TrustRequested
+    from wave_tui.features.memory.context_report import ContextReport
+    from wave_tui.llm.types import Message
+    from wave_tui.permissions.policy import GrantOption
+    from wave_tui.session.editable_settings import EditableSettings
+    from wave_tui.session.endpoint_settings import EndpointInUse, EndpointSettings, SettingInUse
+    from wave_tui.session.local_endpoint import (
+        LocalEndpoint,
+        LocalModelError,
+        LocalPlan,
+        LocalUnavailable,
+    )
+    from wave_tui.session.memory_access import (
+        AddResult,
+        EntryError,
+        InboxError,
+        MemoryEntry,
+        MemoryScope,
+        PendingWrite,
+        RevertResult,
+        Run,
+        RunError,
+    )
+    from wave_tui.session.memory_review import ReviewError
+    from wave_tui.session.run_report import RunInfo, RunReport, RunUsage
+    from wave_tui.session.ui_queries import (
+        CommandChoice,
+        ConnectionCheck,
+        ModelChoice,
+        ModelMenu,
+        PermissionPreview,
+        PermissionState,
+        SessionSummary,
+    )
+    from wave_tui.tools.ask_user import Question, QuestionAnswer, QuestionOption
+    from wave_tui.tools.plan_mode import PlanDecision
+    from wave_tui.tools.tasks.store import Task
+
+# Where each name lives.
+_HOMES = {
+    "AgentOptions": "wave_tui.agent.agent_options",
+    "CommandResult": "wave_tui.agent.commands",
+    "ShellRun": "wave_tui.agent.local_shell",
+    "AgentService": "wave_tui.agent.service",
+    "TurnResult": "wave_tui.agent.service",
+    "SessionInfo": "wave_tui.agent.sessions",
+    "AgentStatus": "wave_tui.agent.status",
+    "PERMISSION_MODES": "wave_tui.config.schema",
+    "PermissionMode": "wave_tui.config.schema",
+    "NOT_TRUSTED_YET": "wave_tui.config.trust",
+    "TrustRequested": "wave_tui.config.trust",
+    "ContextReport": "wave_tui.features.memory.context_report",
+    "Message": "wave_tui.llm.types",
+    "GrantOption": "wave_tui.permissions.policy",
+    "EditableSettings": "wave_tui.session.editable_settings",
+    "EndpointInUse": "wave_tui.session.endpoint_settings",
+    "EndpointSettings": "wave_tui.session.endpoint_settings",
+    "SettingInUse": "wave_tui.session.endpoint_settings",
+    "LocalEndpoint": "wave_tui.session.local_endpoint",
+    "LocalModelError": "wave_tui.session.local_endpoint",
+    "LocalPlan": "wave_tui.session.local_endpoint",
+    "LocalUnavailable": "wave_tui.session.local_endpoint",
+    "AddResult": "wave_tui.session.memory_access",
+    "EntryError": "wave_tui.session.memory_access",
+    "InboxError": "wave_tui.session.memory_access",
+    "MemoryEntry": "wave_tui.session.memory_access",
+    "MemoryScope": "wave_tui.session.memory_access",
+    "PendingWrite": "wave_tui.session.memory_access",
+    "RevertResult": "wave_tui.session.memory_access",
+    "Run": "wave_tui.session.memory_access",
+    "RunError": "wave_tui.session.memory_access",
+    "ReviewError": "wave_tui.session.memory_review",
+    "RunInfo": "wave_tui.session.run_report",
+    "RunReport": "wave_tui.session.run_report",
+    "RunUsage": "wave_tui.session.run_report",
+    "CommandChoice": "wave_tui.session.ui_queries",
+    "ConnectionCheck": "wave_tui.session.ui_queries",
+    "ModelChoice": "wave_tui.session.ui_queries",
+    "ModelMenu": "wave_tui.session.ui_queries",
+    "PermissionPreview": "wave_tui.session.ui_queries",
+    "PermissionState": "wave_tui.session.ui_queries",
+    "SessionSummary": "wave_tui.session.ui_queries",
+    "Question": "wave_tui.tools.ask_user",
+    "QuestionAnswer": "wave_tui.tools.ask_user",
+    "QuestionOption": "wave_tui.tools.ask_user",
+    "PlanDecision": "wave_tui.tools.plan_mode",
+    "Task": "wave_tui.tools.tasks.store",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = [
+    "NOT_TRUSTED_YET",
+    "PERMISSION_MODES",
+    "AddResult",
+    "AgentOptions",
+    "AgentService",
+    "AgentStatus",
+    "CommandChoice",
+    "CommandResult",
+    "ConnectionCheck",
+    "ContextReport",
+    "EditableSettings",
+    "EndpointInUse",
+    "EndpointSettings",
+    "EntryError",
+    "GrantOption",
+    "InboxError",
+    "LocalEndpoint",
+    "LocalModelError",
+    "LocalPlan",
+    "LocalUnavailable",
+    "MemoryEntry",
+    "MemoryScope",
+    "Message",
+    "ModelChoice",
+    "ModelMenu",
+    "PendingWrite",
+    "PermissionMode",
+    "PermissionPreview",
+    "PermissionState",
+    "PlanDecision",
+    "Question",
+    "QuestionAnswer",
+    "QuestionOption",
+    "RevertResult",
+    "ReviewError",
+    "Run",
+    "RunError",
+    "RunInfo",
+    "RunReport",
+    "RunUsage",
+    "SessionInfo",
+    "SessionSummary",
+    "SettingInUse",
+    "ShellRun",
+    "Task",
+    "TrustRequested",
+    "TurnResult",
+]
