@@ -1,5 +1,5 @@
 """Running one round of tool calls: each call is parsed once into a `ToolCallInfo` (with its
-tool-table row), then goes down one pipeline (`ToolExecutor.run_call`): guards, the tool's own
+tool-table row), then goes down one pipeline (`ToolPipeline.run_call`): guards, the tool's own
 refusal, the policy's one answer (`PermissionPolicy.resolve`), locks, the tool itself, observers
 — then the results (and the observers' follow-ups) in the history. The main agent, a subagent
 and the extraction fork each run their calls through a `ToolExecutor` of their own: their
@@ -41,7 +41,14 @@ CONCURRENT_TOOLS = frozenset({"Agent"})  # consecutive calls of these in one rep
 # Kept with a tool message (never sent): a restored chat shows what the live one showed.
 SUMMARY_META = "summary"
 DIFF_META = "diff"
-__all__ = ["Ask", "ToolExecutor", "asking_agent", "running_subagent", "with_permission_hooks"]
+__all__ = [
+    "Ask",
+    "ToolExecutor",
+    "ToolPipeline",
+    "asking_agent",
+    "running_subagent",
+    "with_permission_hooks",
+]
 
 
 class Resolver(Protocol):
@@ -96,70 +103,24 @@ def parse_call(call: ToolCall) -> ToolCallInfo | str:
     return ToolCallInfo.of(call.id, call.name, args)
 
 
-class ToolExecutor:
+class ToolPipeline:
+    """The road of one parsed call: guards, the tool's own refusal, the resolver's answer (the
+    permission policy, or the extraction fork's gate), locks, the tool, observers."""
+
     def __init__(
         self,
         *,
-        conversation: Conversation,
         policy: Resolver,
         emit: Emit,
         extensions: Extensions,
         contexts: ToolContexts,
         asker: Callable[[], Ask | None],
     ) -> None:
-        self.conversation = conversation
         self.policy = policy
         self._emit = emit
         self._extensions = extensions
         self._contexts = contexts
         self._asker = asker  # gives None when nobody can answer (headless): a refusal
-
-    async def run_round(
-        self, calls: list[ToolCall], tools: dict[str, Tool], abort: asyncio.Event
-    ) -> None:
-        follow_ups: list[Message] = []
-        for batch in concurrent_batches(calls):
-            outcomes = await asyncio.gather(*(self._run(call, tools, abort) for call in batch))
-            for call, outcome in zip(batch, outcomes, strict=True):
-                follow_ups.extend(self._record(call, outcome))
-        for message in follow_ups:
-            self.conversation.add(message)
-
-    def _record(self, call: ToolCall, outcome: ToolOutcome) -> list[Message]:
-        """The call's result into the history; its follow-ups are returned for after the round."""
-        result = outcome.result
-        meta: dict[str, Any] = {"isError": True} if result.is_error else {}
-        meta[SUMMARY_META] = result.summary  # even "": an absent key is an older transcript
-        if result.diff:
-            meta[DIFF_META] = result.diff
-        seen = self.conversation.read_signatures([*result.read_paths, *result.written_paths])
-        if seen:
-            meta[READ_META] = seen
-        self.conversation.add(
-            Message(
-                role="tool",
-                content=result.content,
-                tool_call_id=call.id,
-                tool_name=call.name,
-                meta=meta,
-            )
-        )
-        self._emit(
-            ev.ToolFinished(
-                call.id, call.name, result.summary, result.content, result.is_error, result.diff
-            )
-        )
-        return outcome.follow_ups
-
-    async def _run(
-        self, call: ToolCall, tools: dict[str, Tool], abort: asyncio.Event
-    ) -> ToolOutcome:
-        parsed = parse_call(call)
-        if isinstance(parsed, str):
-            self._emit(ev.ToolStarted(call.id, call.name, {}, ""))
-            info = ToolCallInfo.of(call.id, call.name, {})
-            return ToolOutcome(info, ToolResult(parsed, is_error=True))
-        return await self.run_call(parsed, tools, abort)
 
     async def run_call(
         self, call: ToolCallInfo, tools: Mapping[str, Tool], abort: asyncio.Event
@@ -209,6 +170,73 @@ class ToolExecutor:
             if refusal is not None:
                 return refusal
         return None
+
+
+class ToolExecutor:
+    """One round of the model's tool calls through a pipeline, the results into the history."""
+
+    def __init__(
+        self,
+        *,
+        conversation: Conversation,
+        policy: Resolver,
+        emit: Emit,
+        extensions: Extensions,
+        contexts: ToolContexts,
+        asker: Callable[[], Ask | None],
+    ) -> None:
+        self.conversation = conversation
+        self._emit = emit
+        self.pipeline = ToolPipeline(
+            policy=policy, emit=emit, extensions=extensions, contexts=contexts, asker=asker
+        )
+
+    async def run_round(
+        self, calls: list[ToolCall], tools: dict[str, Tool], abort: asyncio.Event
+    ) -> None:
+        follow_ups: list[Message] = []
+        for batch in concurrent_batches(calls):
+            outcomes = await asyncio.gather(*(self._run(call, tools, abort) for call in batch))
+            for call, outcome in zip(batch, outcomes, strict=True):
+                follow_ups.extend(self._record(call, outcome))
+        for message in follow_ups:
+            self.conversation.add(message)
+
+    def _record(self, call: ToolCall, outcome: ToolOutcome) -> list[Message]:
+        """The call's result into the history; its follow-ups are returned for after the round."""
+        result = outcome.result
+        meta: dict[str, Any] = {"isError": True} if result.is_error else {}
+        meta[SUMMARY_META] = result.summary  # even "": an absent key is an older transcript
+        if result.diff:
+            meta[DIFF_META] = result.diff
+        seen = self.conversation.read_signatures([*result.read_paths, *result.written_paths])
+        if seen:
+            meta[READ_META] = seen
+        self.conversation.add(
+            Message(
+                role="tool",
+                content=result.content,
+                tool_call_id=call.id,
+                tool_name=call.name,
+                meta=meta,
+            )
+        )
+        self._emit(
+            ev.ToolFinished(
+                call.id, call.name, result.summary, result.content, result.is_error, result.diff
+            )
+        )
+        return outcome.follow_ups
+
+    async def _run(
+        self, call: ToolCall, tools: dict[str, Tool], abort: asyncio.Event
+    ) -> ToolOutcome:
+        parsed = parse_call(call)
+        if isinstance(parsed, str):
+            self._emit(ev.ToolStarted(call.id, call.name, {}, ""))
+            info = ToolCallInfo.of(call.id, call.name, {})
+            return ToolOutcome(info, ToolResult(parsed, is_error=True))
+        return await self.pipeline.run_call(parsed, tools, abort)
 
 
 # -- the permission question's hooks and who asks ----------------------------------------
