@@ -193,9 +193,7 @@ class PermissionPolicy:
         if answer.choice == "deny":
             return Resolution(refusal_text(call.name, answer.feedback))
         if answer.choice == "allow_session":
-            options = grant_options(call.name, call.args, self.workdir)
-            chosen = next((o for o in options if o.kind == answer.grant), options[-1])
-            self.rules.grant(chosen.rules)
+            self.rules.grant(grant_rules(call.name, call.args, self.workdir, answer.grant))
         return Resolution(None)
 
     # req: PM1
@@ -246,10 +244,9 @@ class PermissionPolicy:
     ) -> tuple[PermissionRule, ...]:
         """Remember "always allow" for what the dialog showed, for the rest of the session: the
         option of that kind the dialog offered (the scope when no such option was offered)."""
-        options = grant_options(tool, args, self.workdir)
-        chosen = next((o for o in options if o.kind == kind), options[-1])
-        self.rules.grant(chosen.rules)
-        return chosen.rules
+        rules = grant_rules(tool, args, self.workdir, kind)
+        self.rules.grant(rules)
+        return rules
 
 
 # req: CV15
@@ -302,6 +299,20 @@ def grant_label(tool: str, args: Mapping[str, Any], root: Path) -> str:
     if tool == "WebFetch" and rule.pattern:
         return f"Always allow WebFetch from {rule.pattern.removeprefix('domain:')} this session"
     return f"Always allow {rule} this session"
+
+
+# req: UX2
+def grant_rules(
+    tool: str, args: Mapping[str, Any], root: Path, kind: GrantKind
+) -> tuple[PermissionRule, ...]:
+    """What the dialog's "always" option of `kind` grants (`grant_options` without the labels):
+    the scope when no option of that kind is offered."""
+    command = args.get("command") if tool == "Bash" else None
+    if kind == "prefix" and isinstance(command, str):
+        prefixes = _prefix_rules(command)
+        if prefixes:
+            return prefixes
+    return (session_rule(tool, args, root),)
 
 
 @record
