@@ -15,6 +15,7 @@ from wave_tui.features.subagents.definitions import SubagentDefinition
 from wave_tui.features.tasks.parts import WorkBindings, build_work_features
 from wave_tui.llm.types import Message
 from wave_tui.tools.base import ToolContext
+from wave_tui.tools.bash import BashTool
 from wave_tui.tools.read_state import ReadState
 
 _BASE = {
@@ -59,8 +60,12 @@ async def test_bg4_full_bundle_background_command_notified_then_closed(project: 
     names: Sequence[str] = [t.name for t in features.tools()]
     assert set(names) == _BASE | {"WebFetch", "Agent"}
     ctx = ToolContext(workdir=project, read_state=ReadState(), env=dict(os.environ))
-    quick = await features.bash_tool.run({"command": "echo hi", "run_in_background": True}, ctx)
-    slow = await features.bash_tool.run({"command": "sleep 300", "run_in_background": True}, ctx)
+    quick = await BashTool(features.background).run(
+        {"command": "echo hi", "run_in_background": True}, ctx
+    )
+    slow = await BashTool(features.background).run(
+        {"command": "sleep 300", "run_in_background": True}, ctx
+    )
     quick_id = re.search(r"task id (\S+)", quick.content).group(1)  # type: ignore[union-attr]
     slow_id = re.search(r"task id (\S+)", slow.content).group(1)  # type: ignore[union-attr]
     await features.background.wait(quick_id)

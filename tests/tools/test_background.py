@@ -32,7 +32,7 @@ async def test_bg1_background_bash_returns_task_id_and_writes_output_file(
     project: Path, ctx: ToolContext, isolated_home: Path
 ) -> None:
     manager = _manager(project)
-    bash = BashTool(launcher=manager)
+    bash = BashTool(manager)
     result = await bash.run({"command": "echo hello-bg; exit 3", "run_in_background": True}, ctx)
     assert not result.is_error
     task_id = _task_id(result.content)
@@ -114,7 +114,5 @@ async def test_bg4_closing_the_session_ends_every_group(project: Path, ctx: Tool
     await manager.aclose()
     assert not _alive(running.pid) and not _alive(stray)
     assert manager.take_completions() == [manager.get(done.id)]
-    refused = await BashTool(launcher=manager).run(
-        {"command": "true", "run_in_background": True}, ctx
-    )
+    refused = await BashTool(manager).run({"command": "true", "run_in_background": True}, ctx)
     assert refused.is_error and "closing" in refused.content

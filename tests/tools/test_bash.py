@@ -107,8 +107,8 @@ async def test_run_in_background_returns_pid_and_log_at_once(ctx: ToolContext) -
             break
         await asyncio.sleep(0.02)
     assert "hello-bg" in log.read_text(encoding="utf-8")
-    assert pid in tool.background
-    tool.stop_background()
+    assert pid in [task.pid for task in tool.background.tasks()]
+    await tool.background.aclose()
     for _ in range(100):
         if not alive(pid):
             break

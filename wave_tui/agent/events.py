@@ -11,7 +11,12 @@ from typing import Any, Literal
 from wave_tui.agent.status import AgentStatus
 from wave_tui.config.records import record
 from wave_tui.llm.types import Message, Usage
-from wave_tui.permissions.policy import GrantKind as GrantKind  # a PermissionAnswer names it
+
+# The permission reply is the policy's word (it applies it); the UI names it from here.
+from wave_tui.permissions.policy import GrantKind as GrantKind
+from wave_tui.permissions.policy import PermissionAnswer as PermissionAnswer
+from wave_tui.permissions.policy import PermissionChoice as PermissionChoice
+from wave_tui.permissions.policy import PermissionReply as PermissionReply
 from wave_tui.tools.ask_user import Question, QuestionAnswer
 from wave_tui.tools.plan_mode import PlanDecision
 from wave_tui.tools.tasks.store import Task
@@ -19,7 +24,6 @@ from wave_tui.tools.tasks.store import Task
 TurnStatus = Literal["completed", "aborted", "error"]
 # How a `!cmd` run ended: by itself, killed at the timeout, or stopped by the user (Esc).
 ShellEnding = Literal["exited", "timed out", "interrupted"]
-PermissionChoice = Literal["allow_once", "allow_session", "deny"]
 
 
 @record
@@ -117,19 +121,6 @@ class QueueChanged:
 @record
 class BusyChanged:
     busy: bool
-
-
-@record
-class PermissionAnswer:
-    """The user's answer to a permission question, with what a bare choice cannot say."""
-
-    choice: PermissionChoice
-    grant: GrantKind = "scope"  # allow_session: which of the offered "always" options
-    feedback: str = ""  # deny: the user's reason, given to the model with the refusal
-
-
-# A bare choice is an answer with the scope's grant and no feedback (approvers return these).
-PermissionReply = PermissionChoice | PermissionAnswer
 
 
 @record

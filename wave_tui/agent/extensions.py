@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_check
 
 from wave_tui.config.records import record
 from wave_tui.llm.types import Message
+from wave_tui.permissions.tool_table import ToolInfo, key_argument, tool_info
 from wave_tui.tools.base import Tool, ToolResult
 
 _T = TypeVar("_T")
@@ -32,11 +33,18 @@ if TYPE_CHECKING:
 
 @record
 class ToolCallInfo:
-    """One tool call as the extensions see it (arguments already parsed)."""
+    """One tool call as the policy and the extensions see it: arguments parsed, its tool-table
+    row and key argument looked up once, where the call is parsed (`of`)."""
 
     call_id: str
     name: str
     args: dict[str, Any]
+    row: ToolInfo
+    key: str  # the argument that says what the call is about ("" when none)
+
+    @classmethod
+    def of(cls, call_id: str, name: str, args: dict[str, Any]) -> ToolCallInfo:
+        return cls(call_id, name, args, tool_info(name), key_argument(name, args))
 
 
 @record

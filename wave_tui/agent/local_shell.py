@@ -19,7 +19,7 @@ from wave_tui.agent import events as ev
 from wave_tui.agent.events import Emit
 from wave_tui.config.records import record
 from wave_tui.llm.types import Message, new_id
-from wave_tui.tools.bash import kill_process_group
+from wave_tui.tools.processes import kill_process_group
 
 SHELL_TIMEOUT_S = 120.0
 SHELL_OUTPUT_MAX = 30_000  # characters of output kept in the message

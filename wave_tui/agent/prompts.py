@@ -59,14 +59,4 @@ NOT_CONFIGURED_HELP = (
     "no model endpoint is configured: set WAVE_BASE_URL, WAVE_API_KEY and WAVE_MODEL "
     '(or put them under "env" in ~/.wave/settings.json, with "model" naming the model)'
 )
-HEADLESS_REFUSAL = (
-    "Permission denied: {reason}. wave is running headless (-p), where calls that need approval "
-    "are refused. Continue without this call, or tell the user which permission is needed "
-    "(e.g. --permission-mode acceptEdits or a permissions.allow rule)."
-)
-USER_REFUSAL = "Permission denied by the user for this {tool} call. Do not retry it; ask or adapt."
-USER_REFUSAL_WITH_REASON = (
-    "Permission denied by the user for this {tool} call. Do not retry it as it was. The user "
-    "said why, and this is how to go on:\n{feedback}"
-)
 ABORTED_TOOL_RESULT = "The user interrupted this tool call before it finished."

@@ -57,7 +57,8 @@ from wave_tui.llm.types import Message, Usage
 from wave_tui.llm.usage import estimate_prompt_tokens
 from wave_tui.permissions.policy import PermissionMode, PermissionPolicy, SafeZones
 from wave_tui.permissions.tool_table import key_argument
-from wave_tui.tools.base import Tool, ToolContext
+from wave_tui.tools.background import BackgroundManager
+from wave_tui.tools.base import Tool, ToolContexts
 from wave_tui.tools.read_state import ReadState
 from wave_tui.tools.registry import builtin_tools
 
@@ -96,7 +97,9 @@ class AgentService:
         self.paths = paths or WavePaths.for_workdir(options.workdir)
         self.store = store or SettingsStore(self.paths, options.environ)
         self.clock = options.clock
-        self.tools: list[Tool] = tools if tools is not None else builtin_tools()
+        # The session's one background runner: Bash's run_in_background, BashOutput, TaskStop.
+        self.background = BackgroundManager(self.paths.background_dir)
+        self.tools: list[Tool] = tools if tools is not None else builtin_tools(self.background)
         self.safe_zones = SafeZones()
         self.policy = PermissionPolicy(self.paths.project_root, safe_zones=self.safe_zones)
         self.extensions = Extensions()
@@ -129,7 +132,12 @@ class AgentService:
             policy=self.policy,
             emit=self._emit,
             extensions=self.extensions,
-            context=self._tool_context,
+            contexts=ToolContexts(
+                self.paths.project_root,
+                read_state=lambda: self.read_state,
+                env=lambda: self.settings.env,
+                clock=self.clock,
+            ),
             asker=self._asker,
         )
         self.commands = CommandRegistry()
@@ -256,10 +264,7 @@ class AgentService:
                 await self._cleanup_task
         for extension in self.extensions.session_observers:
             await extension.aclose()
-        for tool in self.tools:
-            stop = getattr(tool, "stop_background", None)  # Bash: commands run in background
-            if callable(stop):
-                stop()
+        await self.background.aclose()
         await self.gateway.aclose()
 
     # -- events --------------------------------------------------------------------------------
@@ -403,15 +408,6 @@ class AgentService:
         return await self.compaction.compact(instructions)
 
     # -- tools ---------------------------------------------------------------------------------
-    def _tool_context(self, abort: asyncio.Event) -> ToolContext:
-        return ToolContext(
-            workdir=self.paths.project_root,
-            read_state=self.read_state,
-            abort=abort,
-            env=self.settings.env,
-            clock=self.clock,
-        )
-
     def permission_asker(self) -> Ask | None:
         """Who answers a permission question now (None: nobody, a refusal); subagents share it."""
         return self._asker()

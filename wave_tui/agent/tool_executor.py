@@ -1,5 +1,9 @@
-"""Running one round of tool calls: parse arguments, guards, the permission question, locks,
-the tool itself, observers — then the results (and the observers' follow-ups) in the history.
+"""Running one round of tool calls: each call is parsed once into a `ToolCallInfo` (with its
+tool-table row), then goes down one pipeline (`ToolPipeline.run_call`): guards, the tool's own
+refusal, the policy's one answer (`PermissionPolicy.resolve`), locks, the tool itself, observers
+— then the results (and the observers' follow-ups) in the history. The main agent, a subagent
+and the extraction fork each run their calls through a `ToolExecutor` of their own: their
+policy, their extensions, their tool contexts.
 
 PermissionRequest hooks (HK2): `with_permission_hooks(ask, extensions, notify)` wraps the
 function that asks the user: every extension with `run_permission_request` (the user hooks) runs first; a reason from one denies
@@ -14,12 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import json
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, Protocol
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.conversation import READ_META, Conversation
@@ -29,18 +32,30 @@ from wave_tui.agent.extensions import (
     ToolCallInfo,
     ToolOutcome,
 )
-from wave_tui.agent.prompts import HEADLESS_REFUSAL, USER_REFUSAL, USER_REFUSAL_WITH_REASON
 from wave_tui.config.records import record
 from wave_tui.llm.types import Message, ToolCall
-from wave_tui.permissions.policy import UNRESTRICTED, PermissionPolicy, RunProfile
-from wave_tui.permissions.tool_table import key_argument
-from wave_tui.tools.base import Tool, ToolContext, ToolResult, ValidatesFirst, error_result
+from wave_tui.permissions.policy import Ask, Resolution
+from wave_tui.tools.base import Tool, ToolContexts, ToolResult, ValidatesFirst, error_result
 
 CONCURRENT_TOOLS = frozenset({"Agent"})  # consecutive calls of these in one reply run at once
 # Kept with a tool message (never sent): a restored chat shows what the live one showed.
 SUMMARY_META = "summary"
 DIFF_META = "diff"
-Ask = Callable[[str, dict[str, Any], str], Awaitable[ev.PermissionReply]]
+__all__ = [
+    "Ask",
+    "ToolExecutor",
+    "ToolPipeline",
+    "asking_agent",
+    "running_subagent",
+    "with_permission_hooks",
+]
+
+
+class Resolver(Protocol):
+    """Who answers whether a call may run: the permission policy (main agent, subagents) or
+    the extraction fork's gate."""
+
+    async def resolve(self, call: ToolCallInfo, ask: Ask | None) -> Resolution: ...
 
 
 def concurrent_batches(calls: Sequence[ToolCall]) -> list[list[ToolCall]]:
@@ -77,23 +92,104 @@ def stored_tool_result(message: Message) -> StoredToolResult:
     return StoredToolResult(summary, diff if isinstance(diff, str) else "", is_error)
 
 
+def parse_call(call: ToolCall) -> ToolCallInfo | str:
+    """The call with its arguments parsed and its table row, or why its arguments are unusable."""
+    try:
+        args = json.loads(call.arguments or "{}")
+        if not isinstance(args, dict):
+            raise ValueError("arguments must be a JSON object")
+    except ValueError as exc:
+        return f"Invalid arguments for {call.name}: {exc}"
+    return ToolCallInfo.of(call.id, call.name, args)
+
+
+class ToolPipeline:
+    """The road of one parsed call: guards, the tool's own refusal, the resolver's answer (the
+    permission policy, or the extraction fork's gate), locks, the tool, observers."""
+
+    def __init__(
+        self,
+        *,
+        policy: Resolver,
+        emit: Emit,
+        extensions: Extensions,
+        contexts: ToolContexts,
+        asker: Callable[[], Ask | None],
+    ) -> None:
+        self.policy = policy
+        self._emit = emit
+        self._extensions = extensions
+        self._contexts = contexts
+        self._asker = asker  # gives None when nobody can answer (headless): a refusal
+
+    async def run_call(
+        self, call: ToolCallInfo, tools: Mapping[str, Tool], abort: asyncio.Event
+    ) -> ToolOutcome:
+        """One parsed call, down the pipeline: guards, the tool's own refusal, the policy's
+        answer, locks, the tool, observers."""
+        self._emit(ev.ToolStarted(call.call_id, call.name, call.args, call.key))
+        tool = tools.get(call.name)
+        if tool is None:
+            names = ", ".join(tools)
+            unknown = ToolResult(f"Unknown tool {call.name!r}. Available: {names}.", is_error=True)
+            return ToolOutcome(call, unknown)
+        refusal = await self._guard(call)
+        if refusal is None and isinstance(tool, ValidatesFirst):
+            # A call the tool would refuse is answered before anyone is asked about it.
+            would_refuse = await tool.refusal(call.args, self._contexts.build(abort))
+            if would_refuse is not None:
+                return ToolOutcome(call, error_result(would_refuse))
+        if refusal is not None:
+            return ToolOutcome(call, ToolResult(refusal, is_error=True, summary="refused"))
+        answer = await self.policy.resolve(call, self._asker())
+        if answer.refusal is not None:
+            return ToolOutcome(call, ToolResult(answer.refusal, is_error=True, summary="refused"))
+        extensions = self._extensions
+        profile = answer.profile
+        ctx = self._contexts.build(abort, profile.env, profile.output_limit_bytes)
+        async with contextlib.AsyncExitStack() as locks:
+            try:
+                for extension in extensions.locks:
+                    lock = extension.lock_for(call)
+                    if lock is not None:
+                        await locks.enter_async_context(lock)
+                result = await tool.run(call.args, ctx)
+            except (OSError, ValueError, RuntimeError, TypeError, LookupError) as exc:
+                # TimeoutError (a lock held elsewhere too long) is an OSError: the model is told.
+                result = ToolResult(
+                    f"{call.name} failed: {type(exc).__name__}: {exc}", is_error=True
+                )
+        outcome = ToolOutcome(call, result)
+        for observer in extensions.tool_observers:
+            await observer.after_tool(outcome)
+        return outcome
+
+    async def _guard(self, call: ToolCallInfo) -> str | None:
+        for extension in self._extensions.guards:
+            refusal = await extension.check(call)
+            if refusal is not None:
+                return refusal
+        return None
+
+
 class ToolExecutor:
+    """One round of the model's tool calls through a pipeline, the results into the history."""
+
     def __init__(
         self,
         *,
         conversation: Conversation,
-        policy: PermissionPolicy,
+        policy: Resolver,
         emit: Emit,
         extensions: Extensions,
-        context: Callable[[asyncio.Event], ToolContext],
+        contexts: ToolContexts,
         asker: Callable[[], Ask | None],
     ) -> None:
         self.conversation = conversation
-        self.policy = policy
         self._emit = emit
-        self._extensions = extensions
-        self._context = context
-        self._asker = asker  # gives None when nobody can answer (headless): a refusal
+        self.pipeline = ToolPipeline(
+            policy=policy, emit=emit, extensions=extensions, contexts=contexts, asker=asker
+        )
 
     async def run_round(
         self, calls: list[ToolCall], tools: dict[str, Tool], abort: asyncio.Event
@@ -135,96 +231,12 @@ class ToolExecutor:
     async def _run(
         self, call: ToolCall, tools: dict[str, Tool], abort: asyncio.Event
     ) -> ToolOutcome:
-        try:
-            args = json.loads(call.arguments or "{}")
-            if not isinstance(args, dict):
-                raise ValueError("arguments must be a JSON object")
-        except ValueError as exc:
+        parsed = parse_call(call)
+        if isinstance(parsed, str):
             self._emit(ev.ToolStarted(call.id, call.name, {}, ""))
-            info = ToolCallInfo(call.id, call.name, {})
-            invalid = ToolResult(f"Invalid arguments for {call.name}: {exc}", is_error=True)
-            return ToolOutcome(info, invalid)
-        info = ToolCallInfo(call.id, call.name, args)
-        self._emit(ev.ToolStarted(call.id, call.name, args, key_argument(call.name, args)))
-        tool = tools.get(call.name)
-        if tool is None:
-            names = ", ".join(tools)
-            unknown = ToolResult(f"Unknown tool {call.name!r}. Available: {names}.", is_error=True)
-            return ToolOutcome(info, unknown)
-        refusal = await self._guard(info)
-        if refusal is None and isinstance(tool, ValidatesFirst):
-            # A call the tool would refuse is answered before anyone is asked about it.
-            would_refuse = await tool.refusal(args, self._run_context(abort, UNRESTRICTED))
-            if would_refuse is not None:
-                return ToolOutcome(info, error_result(would_refuse))
-        profile = UNRESTRICTED
-        if refusal is None:
-            refusal, profile = await self._check_permission(call.name, args)
-        if refusal is not None:
-            return ToolOutcome(info, ToolResult(refusal, is_error=True, summary="refused"))
-        extensions = self._extensions
-        async with contextlib.AsyncExitStack() as locks:
-            try:
-                for extension in extensions.locks:
-                    lock = extension.lock_for(info)
-                    if lock is not None:
-                        await locks.enter_async_context(lock)
-                result = await tool.run(args, self._run_context(abort, profile))
-            except (OSError, ValueError, RuntimeError, TypeError, LookupError) as exc:
-                # TimeoutError (a lock held elsewhere too long) is an OSError: the model is told.
-                result = ToolResult(
-                    f"{call.name} failed: {type(exc).__name__}: {exc}", is_error=True
-                )
-        outcome = ToolOutcome(info, result)
-        for observer in extensions.tool_observers:
-            await observer.after_tool(outcome)
-        return outcome
-
-    def _run_context(self, abort: asyncio.Event, profile: RunProfile) -> ToolContext:
-        """The tool context, narrowed to how the policy said this call must run (X5, X14)."""
-        ctx = self._context(abort)
-        return dataclasses.replace(
-            ctx,
-            env={**(ctx.env or {}), **profile.env},
-            output_limit_bytes=profile.output_limit_bytes,
-        )
-
-    async def _guard(self, call: ToolCallInfo) -> str | None:
-        for extension in self._extensions.guards:
-            refusal = await extension.check(call)
-            if refusal is not None:
-                return refusal
-        return None
-
-    # req: PM4
-    async def _check_permission(
-        self, tool: str, args: dict[str, Any]
-    ) -> tuple[str | None, RunProfile]:
-        """(refusal or None, how the call must run)."""
-        decision = self.policy.decide(tool, args)
-        if decision.behavior == "allow":
-            return None, decision.profile
-        if decision.behavior == "deny":
-            return f"Permission denied: {decision.reason}.", UNRESTRICTED
-        ask = self._asker()
-        if ask is None:
-            return HEADLESS_REFUSAL.format(reason=decision.reason), UNRESTRICTED
-        reply = await ask(tool, args, decision.reason)
-        answer = reply if isinstance(reply, ev.PermissionAnswer) else ev.PermissionAnswer(reply)
-        if answer.choice == "allow_session":
-            self.policy.grant_for_session(tool, args, answer.grant)
-        if answer.choice in ("allow_once", "allow_session"):
-            return None, UNRESTRICTED
-        return refusal_text(tool, answer.feedback), UNRESTRICTED
-
-
-# req: CV15
-def refusal_text(tool: str, feedback: str) -> str:
-    """What the model is told of a denial: the user's own words with it when they gave any."""
-    feedback = feedback.strip()
-    if not feedback:
-        return USER_REFUSAL.format(tool=tool)
-    return USER_REFUSAL_WITH_REASON.format(tool=tool, feedback=feedback)
+            info = ToolCallInfo.of(call.id, call.name, {})
+            return ToolOutcome(info, ToolResult(parsed, is_error=True))
+        return await self.pipeline.run_call(parsed, tools, abort)
 
 
 # -- the permission question's hooks and who asks ----------------------------------------
@@ -235,7 +247,7 @@ def with_permission_hooks(
 ) -> Ask:
     # req: HK2
     async def asking(tool: str, args: dict[str, Any], reason: str) -> ev.PermissionReply:
-        call = ToolCallInfo("", tool, args)
+        call = ToolCallInfo.of("", tool, args)
         for extension in extensions.permission_hooks:
             denied = await extension.run_permission_request(call)
             if denied is not None:

@@ -1,4 +1,4 @@
-"""Permission modes, safe zones and the decision for one tool call.
+"""Permission modes, safe zones, and the one answer for one tool call: `PermissionPolicy.resolve`.
 
 Order of decision (first match wins):
 1. a `permissions.deny` rule matches (for Bash: any part of a compound command) -> deny;
@@ -10,39 +10,46 @@ Order of decision (first match wins):
    private or loopback address;
 6. Write/Edit whose real path is inside a safe zone (e.g. the auto-memory dir) -> allow;
 7. `acceptEdits` and a Write/Edit inside the project root (not in a `.git` folder) -> allow;
-8. otherwise -> ask the user (headless: refused, and the refusal goes back to the model).
+8. otherwise -> ask the user (headless: refused, and the refusal goes back to the model); the
+   reply (allow once, an "always this session" option, deny, deny with the user's reason) is
+   applied here too. The rules (1 and 5) are asked once, in one walk (`RuleSet.answer`).
 """
 
 from __future__ import annotations
 
 import glob
-import ipaddress
-from collections.abc import Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
 from wave_tui.config.records import record
 from wave_tui.config.settings import PermissionMode
-from wave_tui.permissions.git_guard import HARDENED_GIT_ENV, git_is_contained, uses_git
+from wave_tui.permissions.git_guard import HARDENED_GIT_ENV, git_is_contained
 from wave_tui.permissions.rules import (
     PermissionRule,
+    RuleSet,
     command_parts,
-    deny_parts,
+    needs_rule,
     prefix_rule,
     url_host,
 )
 from wave_tui.permissions.shell import is_read_only_bash
-from wave_tui.permissions.tool_table import call_subject, is_mcp_tool, tool_info
+from wave_tui.permissions.tool_table import CallOnRow, ToolUse, call_subject, is_mcp_tool, tool_info
 from wave_tui.tools.paths import display_path, is_inside, real_path, resolve_tool_path
 
 __all__ = [
     "PERMISSION_MODES",
+    "Ask",
     "Decision",
     "GrantKind",
     "GrantOption",
+    "PermissionAnswer",
+    "PermissionChoice",
     "PermissionMode",
     "PermissionPolicy",
+    "PermissionReply",
+    "Resolution",
     "SafeZones",
 ]
 
@@ -55,6 +62,33 @@ LABEL_COMMAND_CHARS = 40
 # "scope": the folder, domain, tool or exact command shown; "prefix": Bash(<first words>:*)
 # for each part of the command that needs approval.
 GrantKind = Literal["scope", "prefix"]
+PermissionChoice = Literal["allow_once", "allow_session", "deny"]
+
+HEADLESS_REFUSAL = (
+    "Permission denied: {reason}. wave is running headless (-p), where calls that need approval "
+    "are refused. Continue without this call, or tell the user which permission is needed "
+    "(e.g. --permission-mode acceptEdits or a permissions.allow rule)."
+)
+USER_REFUSAL = "Permission denied by the user for this {tool} call. Do not retry it; ask or adapt."
+USER_REFUSAL_WITH_REASON = (
+    "Permission denied by the user for this {tool} call. Do not retry it as it was. The user "
+    "said why, and this is how to go on:\n{feedback}"
+)
+
+
+@record
+class PermissionAnswer:
+    """The user's answer to a permission question, with what a bare choice cannot say."""
+
+    choice: PermissionChoice
+    grant: GrantKind = "scope"  # allow_session: which of the offered "always" options
+    feedback: str = ""  # deny: the user's reason, given to the model with the refusal
+
+
+# A bare choice is an answer with the scope's grant and no feedback (approvers return these).
+PermissionReply = PermissionChoice | PermissionAnswer
+# Who asks the user: (tool, arguments, why it needs approval) -> the reply.
+Ask = Callable[[str, dict[str, Any], str], Awaitable[PermissionReply]]
 
 
 @record
@@ -74,6 +108,14 @@ READ_ONLY_COMMAND = RunProfile(HARDENED_GIT_ENV, READ_ONLY_OUTPUT_LIMIT_BYTES)
 class Decision:
     behavior: Literal["allow", "ask", "deny"]
     reason: str
+    profile: RunProfile = UNRESTRICTED
+
+
+@record
+class Resolution:
+    """How one call goes on: refused (the text the model is told), or run with this profile."""
+
+    refusal: str | None
     profile: RunProfile = UNRESTRICTED
 
 
@@ -101,18 +143,6 @@ class SafeZones:
         return iter(list(self._zones))
 
 
-def _private_host(host: str | None) -> bool:
-    if host is None:
-        return True
-    if host == "localhost" or host.endswith((".localhost", ".local", ".internal")):
-        return True
-    try:
-        address = ipaddress.ip_address(host.strip("[]"))
-    except ValueError:
-        return False
-    return not address.is_global
-
-
 def _in_git_folder(path: Path) -> bool:
     return ".git" in path.parts
 
@@ -129,12 +159,84 @@ class PermissionPolicy:
         self.workdir = workdir
         self.mode: PermissionMode = mode
         self.safe_zones = safe_zones or SafeZones()
-        self.session_allow: list[PermissionRule] = []
-        self.set_rules(allow or [], deny or [])
+        self.rules = RuleSet(workdir, allow or [], deny or [])
 
     def set_rules(self, allow: list[str], deny: list[str]) -> None:
-        self.allow = [r for r in map(PermissionRule.parse, allow) if r]
-        self.deny = [r for r in map(PermissionRule.parse, deny) if r]
+        self.rules.replace(allow, deny)
+
+    @property
+    def allow(self) -> list[PermissionRule]:
+        return self.rules.allow
+
+    @property
+    def deny(self) -> list[PermissionRule]:
+        return self.rules.deny
+
+    @property
+    def session_allow(self) -> list[PermissionRule]:
+        return self.rules.session
+
+    # req: PM4
+    async def resolve(self, call: CallOnRow, ask: Ask | None) -> Resolution:
+        """The whole answer for one call: deny, allow, or ask (`ask` None: nobody can answer,
+        a refusal) and apply the reply: allow once, grant the chosen option for the session,
+        deny (with the user's reason when they gave one)."""
+        decision = self.verdict(call)
+        if decision.behavior == "allow":
+            return Resolution(None, decision.profile)
+        if decision.behavior == "deny":
+            return Resolution(f"Permission denied: {decision.reason}.")
+        if ask is None:
+            return Resolution(HEADLESS_REFUSAL.format(reason=decision.reason))
+        reply = await ask(call.name, dict(call.args), decision.reason)
+        answer = reply if isinstance(reply, PermissionAnswer) else PermissionAnswer(reply)
+        if answer.choice == "deny":
+            return Resolution(refusal_text(call.name, answer.feedback))
+        if answer.choice == "allow_session":
+            self.rules.grant(grant_rules(call.name, call.args, self.workdir, answer.grant))
+        return Resolution(None)
+
+    # req: PM1
+    def verdict(self, call: CallOnRow) -> Decision:
+        """deny / allow / ask for `call`, before anyone is asked."""
+        rules = self.rules.answer(call)
+        if rules.denied is not None:
+            return Decision("deny", f"denied by the permissions.deny rule {rules.denied}")
+        row = call.row
+        if row.approval == "never":
+            return Decision("allow", "read-only tool")
+        if row.approval == "children":
+            return Decision("allow", "each call it makes is checked")
+        command = call.args.get("command") if call.name == "Bash" else None
+        if (
+            isinstance(command, str)
+            and is_read_only_bash(command)
+            and git_is_contained(command, self.workdir, self.workdir)
+        ):
+            return Decision("allow", "read-only command", READ_ONLY_COMMAND)
+        if self.mode == "plan":
+            return Decision("deny", "plan mode: no changes until the plan is approved")
+        if self.mode == "bypassPermissions":
+            return Decision("allow", "bypassPermissions mode")
+        if rules.allowed is not None:
+            return Decision("allow", f"allowed by the rule {rules.allowed}")
+        target = (
+            resolve_tool_path(call.args.get("file_path"), self.workdir)
+            if row.writes_paths
+            else None
+        )
+        if target is not None and not _in_git_folder(target):
+            if any(is_inside(target, zone) for zone in self.safe_zones):
+                return Decision("allow", "inside a safe zone")
+            if self.mode == "acceptEdits" and is_inside(target, self.workdir):
+                return Decision("allow", "acceptEdits mode")
+        if is_mcp_tool(call.name):
+            return Decision("ask", f"{call.name} is an MCP tool: it needs approval unless allowed")
+        return Decision("ask", f"{call.name} needs approval in {self.mode} mode")
+
+    def decide(self, tool: str, args: dict[str, Any]) -> Decision:
+        """`verdict` for a bare name and arguments."""
+        return self.verdict(ToolUse.of(tool, args))
 
     # req: UX2
     def grant_for_session(
@@ -142,89 +244,18 @@ class PermissionPolicy:
     ) -> tuple[PermissionRule, ...]:
         """Remember "always allow" for what the dialog showed, for the rest of the session: the
         option of that kind the dialog offered (the scope when no such option was offered)."""
-        options = grant_options(tool, args, self.workdir)
-        chosen = next((o for o in options if o.kind == kind), options[-1])
-        for rule in chosen.rules:
-            if rule not in self.session_allow:
-                self.session_allow.append(rule)
-        return chosen.rules
-
-    # req: PM2
-    def _denied_by(self, tool: str, args: dict[str, Any]) -> PermissionRule | None:
-        command = args.get("command") if tool == "Bash" else None
-        for rule in self.deny:
-            if isinstance(command, str) and rule.names_tool(tool):
-                if any(rule.matches_text(part) for part in deny_parts(command)):
-                    return rule
-            elif rule.matches(tool, args, self.workdir):
-                return rule
-        return None
-
-    def _allowed_by(self, tool: str, args: dict[str, Any]) -> PermissionRule | None:
-        rules = [*self.allow, *self.session_allow]
-        if tool == "WebFetch" and _private_host(url_host(args.get("url"))):
-            return None  # WF3: a private or loopback address always asks
-        command = args.get("command") if tool == "Bash" else None
-        if not isinstance(command, str):
-            return next((r for r in rules if r.matches(tool, args, self.workdir)), None)
-        bash_rules = [r for r in rules if r.names_tool(tool)]
-        exact = next((r for r in bash_rules if r.whole_tool or r.pattern == command), None)
-        if exact is not None:
-            return exact  # the whole tool, or exactly this command as the user approved it
-        parts = command_parts(command)
-        if not parts:
-            return None
-        used: PermissionRule | None = None
-        for part in parts:
-            rule = next((r for r in bash_rules if r.matches_text(part)), None)
-            if rule is None and needs_rule(part):
-                return None
-            used = used or rule
-        return used
-
-    # req: PM1
-    def decide(self, tool: str, args: dict[str, Any]) -> Decision:
-        denied = self._denied_by(tool, args)
-        if denied is not None:
-            return Decision("deny", f"denied by the permissions.deny rule {denied}")
-        info = tool_info(tool)
-        if info.approval == "never":
-            return Decision("allow", "read-only tool")
-        if info.approval == "children":
-            return Decision("allow", "each call it makes is checked")
-        if tool == "Bash":
-            command = args.get("command")
-            if (
-                isinstance(command, str)
-                and is_read_only_bash(command)
-                and git_is_contained(command, self.workdir, self.workdir)
-            ):
-                return Decision("allow", "read-only command", READ_ONLY_COMMAND)
-        if self.mode == "plan":
-            return Decision("deny", "plan mode: no changes until the plan is approved")
-        if self.mode == "bypassPermissions":
-            return Decision("allow", "bypassPermissions mode")
-        allowed = self._allowed_by(tool, args)
-        if allowed is not None:
-            return Decision("allow", f"allowed by the rule {allowed}")
-        if info.writes_paths:
-            target = resolve_tool_path(args.get("file_path"), self.workdir)
-            if target is not None and not _in_git_folder(target):
-                if self.safe_zones.contains(target):
-                    return Decision("allow", "inside a safe zone")
-                if self.mode == "acceptEdits" and is_inside(target, self.workdir):
-                    return Decision("allow", "acceptEdits mode")
-        if is_mcp_tool(tool):
-            return Decision("ask", f"{tool} is an MCP tool: it needs approval unless allowed")
-        return Decision("ask", f"{tool} needs approval in {self.mode} mode")
+        rules = grant_rules(tool, args, self.workdir, kind)
+        self.rules.grant(rules)
+        return rules
 
 
-# req: X5
-def needs_rule(part: str) -> bool:
-    """Whether one part of a compound command runs only when a rule allows it."""
-    # A part let through for being read-only runs unhardened next to the rule's part,
-    # so it may not use git: `echo hi; git -C <hostile repo> status` asks)
-    return not is_read_only_bash(part) or uses_git(part)
+# req: CV15
+def refusal_text(tool: str, feedback: str) -> str:
+    """What the model is told of a denial: the user's own words with it when they gave any."""
+    feedback = feedback.strip()
+    if not feedback:
+        return USER_REFUSAL.format(tool=tool)
+    return USER_REFUSAL_WITH_REASON.format(tool=tool, feedback=feedback)
 
 
 def _grant_folder(tool: str, args: Mapping[str, Any], root: Path) -> tuple[Path, bool] | None:
@@ -268,6 +299,20 @@ def grant_label(tool: str, args: Mapping[str, Any], root: Path) -> str:
     if tool == "WebFetch" and rule.pattern:
         return f"Always allow WebFetch from {rule.pattern.removeprefix('domain:')} this session"
     return f"Always allow {rule} this session"
+
+
+# req: UX2
+def grant_rules(
+    tool: str, args: Mapping[str, Any], root: Path, kind: GrantKind
+) -> tuple[PermissionRule, ...]:
+    """What the dialog's "always" option of `kind` grants (`grant_options` without the labels):
+    the scope when no option of that kind is offered."""
+    command = args.get("command") if tool == "Bash" else None
+    if kind == "prefix" and isinstance(command, str):
+        prefixes = _prefix_rules(command)
+        if prefixes:
+            return prefixes
+    return (session_rule(tool, args, root),)
 
 
 @record

@@ -1,4 +1,6 @@
-"""Allow/deny rules: parsing, and matching a call against one rule.
+"""Allow/deny rules: parsing, matching a call against one rule, and the rule set that answers
+for a call in one walk (`RuleSet.answer`: the deny rule that matches, else the allow rule or
+session grant that does).
 
 `Tool`, `Tool(pattern)`, `Bash(npm run test:*)` (prefix), `mcp__server` (every tool of that MCP
 server), `mcp__server__tool`, `WebFetch(domain:example.com)` (the host or a subdomain).
@@ -9,16 +11,17 @@ Compound Bash commands are matched part by part (X6): see `command_parts` / `den
 from __future__ import annotations
 
 import fnmatch
+import ipaddress
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 from wave_tui.config.records import record
-from wave_tui.permissions.shell import simple_commands
-from wave_tui.permissions.tool_table import MCP_PREFIX, call_subject, tool_info
+from wave_tui.permissions.git_guard import uses_git
+from wave_tui.permissions.shell import is_read_only_bash, simple_commands
+from wave_tui.permissions.tool_table import MCP_PREFIX, CallOnRow
 from wave_tui.tools.paths import is_strictly_inside, real_path, resolve_tool_path
 
 _RULE_RE = re.compile(r"^\s*([A-Za-z_][\w:-]*)\s*(?:\((.*)\))?\s*$", re.DOTALL)
@@ -107,21 +110,23 @@ class PermissionRule:
         return self.whole_tool or (self.pattern is not None and _text_matches(text, self.pattern))
 
     # req: PM2
-    def matches(self, tool: str, args: Mapping[str, Any], workdir: Path) -> bool:
-        """Whether the rule covers the call as a whole (Bash: see the policy for compounds)."""
-        if not self.names_tool(tool):
+    def matches(self, call: CallOnRow, workdir: Path) -> bool:
+        """Whether the rule covers the call as a whole (Bash: see `RuleSet` for compounds)."""
+        if not self.names_tool(call.name):
             return False
         if self.whole_tool:
             return True
         assert self.pattern is not None
-        if tool == "WebFetch" and self.pattern.startswith(_DOMAIN_PREFIX):
-            return _domain_matches(url_host(args.get("url")), self.pattern[len(_DOMAIN_PREFIX) :])
-        subject = call_subject(tool, args)
-        if subject is None:
+        if call.name == "WebFetch" and self.pattern.startswith(_DOMAIN_PREFIX):
+            host = url_host(call.args.get("url"))
+            return _domain_matches(host, self.pattern[len(_DOMAIN_PREFIX) :])
+        key = call.row.key_argument
+        subject = call.args.get(key) if key is not None else None
+        if not isinstance(subject, str):
             return False
-        if tool == "Bash":
+        if call.name == "Bash":
             return self.matches_text(subject)
-        if tool_info(tool).path_argument or tool in ("Glob", "Grep"):
+        if call.row.path_argument or call.name in ("Glob", "Grep"):
             return any(
                 fnmatch.fnmatchcase(c, self.pattern) for c in path_candidates(subject, workdir)
             )
@@ -153,6 +158,92 @@ def path_candidates(raw: str, workdir: Path) -> list[str]:
     if root is not None and is_strictly_inside(target, root):
         candidates.append(target.relative_to(root).as_posix())
     return candidates
+
+
+def private_host(host: str | None) -> bool:
+    """A host no allow rule may open: loopback, link-local, private, `.local` (WF3)."""
+    if host is None:
+        return True
+    if host == "localhost" or host.endswith((".localhost", ".local", ".internal")):
+        return True
+    try:
+        address = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False
+    return not address.is_global
+
+
+@record
+class RuleAnswer:
+    """What the rules say of one call: the deny rule that matches it, else the allow rule (or
+    session grant) that covers it; neither when no rule speaks."""
+
+    denied: PermissionRule | None = None
+    allowed: PermissionRule | None = None
+
+
+class RuleSet:
+    """The settings' allow and deny rules and the session's grants, asked once per call."""
+
+    def __init__(self, workdir: Path, allow: Sequence[str] = (), deny: Sequence[str] = ()) -> None:
+        self.workdir = workdir
+        self.session: list[PermissionRule] = []  # "always this session" grants, in order
+        self.replace(allow, deny)
+
+    def replace(self, allow: Sequence[str], deny: Sequence[str]) -> None:
+        self.allow = [r for r in map(PermissionRule.parse, allow) if r]
+        self.deny = [r for r in map(PermissionRule.parse, deny) if r]
+
+    def grant(self, rules: Sequence[PermissionRule]) -> None:
+        for rule in rules:
+            if rule not in self.session:
+                self.session.append(rule)
+
+    def allowing(self) -> Iterator[PermissionRule]:
+        yield from self.allow
+        yield from self.session
+
+    # req: PM2
+    # req: X6
+    def answer(self, call: CallOnRow) -> RuleAnswer:
+        """Deny rules first (for Bash: any piece of a compound command), then allow rules and
+        grants (for Bash: the whole tool, the exact command, or every part allowed); never an
+        allow rule for WebFetch of a private or loopback address (WF3)."""
+        command = call.args.get("command") if call.name == "Bash" else None
+        if isinstance(command, str):
+            return self._answer_command(command)
+        for rule in self.deny:
+            if rule.matches(call, self.workdir):
+                return RuleAnswer(denied=rule)
+        if call.name == "WebFetch" and private_host(url_host(call.args.get("url"))):
+            return RuleAnswer()
+        allowed = next((r for r in self.allowing() if r.matches(call, self.workdir)), None)
+        return RuleAnswer(allowed=allowed)
+
+    def _answer_command(self, command: str) -> RuleAnswer:
+        pieces = deny_parts(command)
+        for denying in self.deny:
+            if denying.names_tool("Bash") and any(denying.matches_text(p) for p in pieces):
+                return RuleAnswer(denied=denying)
+        bash_rules = [r for r in self.allowing() if r.names_tool("Bash")]
+        exact = next((r for r in bash_rules if r.whole_tool or r.pattern == command), None)
+        if exact is not None:
+            return RuleAnswer(allowed=exact)  # the whole tool, or exactly the approved command
+        used: PermissionRule | None = None
+        for part in command_parts(command) or ():
+            rule = next((r for r in bash_rules if r.matches_text(part)), None)
+            if rule is None and needs_rule(part):
+                return RuleAnswer()
+            used = used or rule
+        return RuleAnswer(allowed=used)
+
+
+# req: X5
+def needs_rule(part: str) -> bool:
+    """Whether one part of a compound command runs only when a rule allows it."""
+    # A part let through for being read-only runs unhardened next to the rule's part,
+    # so it may not use git: `echo hi; git -C <hostile repo> status` asks)
+    return not is_read_only_bash(part) or uses_git(part)
 
 
 # req: X6

@@ -7,7 +7,7 @@ argument of this call" reads this table; nothing else keeps a list of tool names
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from wave_tui.config.records import record
 
@@ -105,6 +105,33 @@ def key_argument(name: str, args: Mapping[str, Any]) -> str:
         if isinstance(value, str):
             return value
     return ""
+
+
+class CallOnRow(Protocol):
+    """A parsed tool call that carries its table row: what the policy, the rules and the
+    extensions read, so none of them looks the tool up again."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def args(self) -> Mapping[str, Any]: ...
+
+    @property
+    def row(self) -> ToolInfo: ...
+
+
+@record
+class ToolUse:
+    """The plainest `CallOnRow`: a tool's name and arguments with the row looked up once."""
+
+    name: str
+    args: Mapping[str, Any]
+    row: ToolInfo
+
+    @classmethod
+    def of(cls, name: str, args: Mapping[str, Any]) -> ToolUse:
+        return cls(name, args, tool_info(name))
 
 
 def call_subject(name: str, args: Mapping[str, Any]) -> str | None:

@@ -1,4 +1,5 @@
-"""Background commands: `Bash(run_in_background=true)`, `BashOutput`, `TaskStop` (BG1, BG2, BG4).
+"""The one background runner: `Bash(run_in_background=true)`, `BashOutput`, `TaskStop` (BG1,
+BG2, BG4).
 
 Each command runs in its own process group with its output in a file under
 `~/.wave/background/` (readable with Read or BashOutput). A finished command (not a stopped one)
@@ -26,7 +27,7 @@ from typing import Annotated, Literal
 from wave_tui.config.records import record
 from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
 from wave_tui.tools.base import Tool, ToolContext, ToolError, ToolResult
-from wave_tui.tools.bash import (
+from wave_tui.tools.processes import (
     GROUP_GRACE_S,
     KILL_GRACE_S,
     group_alive,

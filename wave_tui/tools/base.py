@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -24,6 +24,33 @@ class ToolContext:
     clock: Clock = system_clock
     # Set for auto-approved read-only commands: their output file may not grow past this (X14).
     output_limit_bytes: int | None = None
+
+
+@record
+class ToolContexts:
+    """The one place a tool context is made (the main agent, a subagent, the extraction fork):
+    where the tools run, whose read state they use, the settings' environment, and how the
+    permission answer narrows one call (extra environment, a cap on its output file)."""
+
+    workdir: Path
+    read_state: Callable[[], ReadState]
+    env: Callable[[], Mapping[str, str] | None] = lambda: None
+    clock: Clock = system_clock
+
+    def build(
+        self,
+        abort: asyncio.Event,
+        extra_env: Mapping[str, str] | None = None,
+        output_limit_bytes: int | None = None,
+    ) -> ToolContext:
+        return ToolContext(
+            workdir=self.workdir,
+            read_state=self.read_state(),
+            abort=abort,
+            env={**(self.env() or {}), **(extra_env or {})},
+            clock=self.clock,
+            output_limit_bytes=output_limit_bytes,
+        )
 
 
 @record(frozen=False)

@@ -3,27 +3,28 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import math
 import os
 import resource
 import signal
 import subprocess
 import tempfile
-import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Annotated, Protocol
+from typing import IO, Annotated
 
 from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
+from wave_tui.tools.background import BackgroundManager
 from wave_tui.tools.base import ToolContext, ToolError, ToolResult
+from wave_tui.tools.processes import (
+    MAX_OUTPUT_CHARS,
+    join_ends,
+    kill_process_group,
+    truncate_output,
+)
 
 DEFAULT_TIMEOUT_S = 120.0
 MAX_TIMEOUT_S = 600.0
-MAX_OUTPUT_CHARS = 30_000
-KILL_GRACE_S = 2.0  # for bash itself to exit after SIGTERM
-# For the rest of the group. Short: orphans the container's init never reaps stay "alive" as zombies.
-GROUP_GRACE_S = 0.5
 # Output goes to a temp file rather than a pipe: a backgrounded grandchild (`server &`) holding the
 # pipe open would otherwise keep us waiting long after bash itself exited.
 _READ_EDGE_BYTES = MAX_OUTPUT_CHARS * 4
@@ -46,47 +47,6 @@ def _log_dir() -> Path:
     return path
 
 
-def signal_group(pgid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
-def group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-async def kill_process_group(pgid: int, proc: asyncio.subprocess.Process) -> None:
-    """SIGTERM the group, then SIGKILL whatever is still there after a grace period."""
-    signal_group(pgid, signal.SIGTERM)
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(KILL_GRACE_S):  # not wait_for: see llm/client.py _open
-            await proc.wait()
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + GROUP_GRACE_S
-    while group_alive(pgid) and loop.time() < deadline:
-        await asyncio.sleep(0.05)
-    signal_group(pgid, signal.SIGKILL)
-    await proc.wait()
-
-
-def _join(head: str, tail: str, omitted: str) -> str:
-    return f"{head}\n\n... [{omitted} of output truncated] ...\n\n{tail}"
-
-
-def truncate_output(text: str) -> str:
-    """Keep the head and tail of over-long output: errors and summaries live at the ends."""
-    if len(text) <= MAX_OUTPUT_CHARS:
-        return text
-    half = MAX_OUTPUT_CHARS // 2
-    return _join(text[:half], text[-half:], f"{len(text) - 2 * half} characters")
-
-
 def _read_output(fh: IO[bytes]) -> str:
     size = fh.seek(0, os.SEEK_END)
     fh.seek(0)
@@ -97,7 +57,7 @@ def _read_output(fh: IO[bytes]) -> str:
     head = fh.read(_READ_EDGE_BYTES).decode("utf-8", "replace")[:half]
     fh.seek(size - _READ_EDGE_BYTES)
     tail = fh.read().decode("utf-8", "replace")[-half:]
-    return _join(head, tail, f"about {size - 2 * half} bytes")
+    return join_ends(head, tail, f"about {size - 2 * half} bytes")
 
 
 def _file_size_cap(limit: int | None) -> Callable[[], None] | None:
@@ -139,14 +99,6 @@ def _label(description: str | None, command: str) -> str:
     return "Bash"
 
 
-class BackgroundLauncher(Protocol):
-    """Where `run_in_background` commands go when a session owns them (tools/background.py)."""
-
-    async def launch(
-        self, command: str, workdir: Path, env: dict[str, str], label: str
-    ) -> ToolResult: ...
-
-
 @tool_arguments
 class BashArgs:
     command: Annotated[str, Arg("The command to run.")]
@@ -167,9 +119,9 @@ class BashTool(TypedTool[BashArgs]):
     read_only = False
     arguments = BashArgs
 
-    def __init__(self, launcher: BackgroundLauncher | None = None) -> None:
-        self.launcher = launcher
-        self.background: dict[int, Path] = {}  # pid -> log file of commands started in background
+    def __init__(self, background: BackgroundManager | None = None) -> None:
+        # The session's runner (BashOutput and TaskStop read it); a bare tool keeps its own.
+        self.background = background or BackgroundManager(_log_dir() / "background")
 
     async def call(self, args: BashArgs, ctx: ToolContext) -> ToolResult:
         command = args.command
@@ -183,9 +135,7 @@ class BashTool(TypedTool[BashArgs]):
         if not ctx.workdir.is_dir():
             raise ToolError(f"Working directory does not exist: {ctx.workdir}")
         if args.run_in_background:
-            if self.launcher is not None:
-                return await self.launcher.launch(command, ctx.workdir, env, label)
-            return self._start_background(command, ctx.workdir, env, label)
+            return await self.background.launch(command, ctx.workdir, env, label)
         if ctx.abort.is_set():
             return ToolResult(
                 content="Aborted before the command started.", is_error=True, summary="Aborted"
@@ -235,40 +185,3 @@ class BashTool(TypedTool[BashArgs]):
             is_error=code != 0,
             summary=label if code == 0 else f"{label} ({_status_line(code)})",
         )
-
-    def _start_background(
-        self, command: str, workdir: Path, env: dict[str, str], label: str
-    ) -> ToolResult:
-        fd, name = tempfile.mkstemp(prefix="bg-", suffix=".log", dir=_log_dir())
-        log = Path(name)
-        with os.fdopen(fd, "wb") as fh:
-            proc = subprocess.Popen(
-                ["bash", "-c", command],
-                cwd=workdir,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=fh,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        self.background[proc.pid] = log
-        # Reap the child so it never lingers as a zombie, and leave its exit status in the log.
-        threading.Thread(target=self._reap, args=(proc, log), daemon=True).start()
-        return ToolResult(
-            content=(
-                f"Started in the background with pid {proc.pid}. Output is written to {log}; "
-                f"Read that file to check on it, or `kill -- -{proc.pid}` to stop it."
-            ),
-            summary=f"{label} (background, pid {proc.pid})",
-        )
-
-    def _reap(self, proc: subprocess.Popen[bytes], log: Path) -> None:
-        code = proc.wait()
-        with contextlib.suppress(OSError), log.open("a", encoding="utf-8") as fh:
-            fh.write(f"\n[{_status_line(code)}]\n")
-        self.background.pop(proc.pid, None)
-
-    def stop_background(self) -> None:
-        """Kill every background command still running (call when the session ends)."""
-        for pid in list(self.background):
-            signal_group(pid, signal.SIGTERM)

@@ -25,7 +25,7 @@ class AttachmentReads(TurnObserverBase):
     async def on_turn_start(self, prompt: str) -> TurnStart:
         context: list[str] = []
         for index, path in enumerate(attached_paths(prompt)):
-            call = ToolCallInfo(f"attachment-{index}", "Read", {"file_path": str(path)})
+            call = ToolCallInfo.of(f"attachment-{index}", "Read", {"file_path": str(path)})
             result = ToolResult("", summary="attached", context_paths=[path], read_paths=[path])
             outcome = ToolOutcome(call, result)
             for observer in self._extensions.tool_observers:

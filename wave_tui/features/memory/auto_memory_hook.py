@@ -23,7 +23,6 @@ from wave_tui.memory.secrets import secret_refusal, written_text
 from wave_tui.memory.staleness import memory_age_days, staleness_reminder, staleness_summary
 from wave_tui.memory.turn_counter import TurnCounter
 from wave_tui.permissions.policy import SafeZones
-from wave_tui.permissions.tool_table import writes_paths
 from wave_tui.tools.base import ToolResult
 from wave_tui.tools.paths import resolve_tool_path
 from wave_tui.tools.read_state import ReadState
@@ -174,17 +173,16 @@ class AutoMemoryHook:
 
     async def check(self, call: ToolCallInfo) -> str | None:
         """No credentials in memory files, whoever writes them."""
-        name, args = call.name, call.args
-        if not writes_paths(name):
+        if not call.row.writes_paths:
             return None
-        target = self._target(args)
+        target = self._target(call.args)
         if target is None or not self.dir.contains(target):
             return None
-        return secret_refusal(written_text(name, args))
+        return secret_refusal(written_text(call.name, call.args))
 
     # req: X2
     def lock_for(self, call: ToolCallInfo) -> AbstractAsyncContextManager[None] | None:
-        if not writes_paths(call.name) or not self.enabled:
+        if not call.row.writes_paths or not self.enabled:
             return None
         target = self._target(call.args)
         if target is None or not self.dir.contains(target):
@@ -192,15 +190,15 @@ class AutoMemoryHook:
         return async_file_lock(target)
 
     async def after_tool(self, outcome: ToolOutcome) -> None:
-        outcome.result = self._transform(outcome.call.name, outcome.result)
+        outcome.result = self._transform(outcome.call, outcome.result)
 
     # req: T5
-    def _transform(self, name: str, result: ToolResult) -> ToolResult:
+    def _transform(self, call: ToolCallInfo, result: ToolResult) -> ToolResult:
         if not self.enabled or result.is_error:
             return result
-        if name == "Read":
+        if call.name == "Read":
             return self._with_staleness(result)
-        if writes_paths(name):
+        if call.row.writes_paths:
             for path in result.written_paths:
                 if not self.dir.contains(path):
                     continue

@@ -10,11 +10,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from wave_tui.agent.extensions import ToolOutcome
+from wave_tui.agent.extensions import ToolCallInfo, ToolOutcome
 from wave_tui.config.paths import WavePaths
 from wave_tui.memory.auto_memory import AutoMemoryDir
 from wave_tui.memory.duplicates import duplicate_note
-from wave_tui.permissions.tool_table import writes_paths
 from wave_tui.tools.base import ToolResult
 
 
@@ -26,8 +25,8 @@ class DuplicateNoteHook:
         self.paths = paths
         self.memory = AutoMemoryDir(paths)
 
-    def _note(self, name: str, result: ToolResult) -> str | None:
-        if not writes_paths(name) or result.is_error:
+    def _note(self, call: ToolCallInfo, result: ToolResult) -> str | None:
+        if not call.row.writes_paths or result.is_error:
             return None
         for written in result.written_paths:
             if self.memory.contains(written) and not self.memory.is_index(written):
@@ -39,5 +38,5 @@ class DuplicateNoteHook:
             result.content = f"{result.content}\n\n{note}"
 
     async def after_tool(self, outcome: ToolOutcome) -> None:
-        note = await asyncio.to_thread(self._note, outcome.call.name, outcome.result)
+        note = await asyncio.to_thread(self._note, outcome.call, outcome.result)
         self._apply(outcome.result, note)

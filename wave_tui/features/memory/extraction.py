@@ -14,13 +14,23 @@ import contextlib
 import copy
 import json
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import asdict, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from wave_tui.agent import events as ev
-from wave_tui.agent.extensions import StatusContribution, TurnContinuation, TurnEnd, TurnStart
+from wave_tui.agent.extensions import (
+    Extensions,
+    StatusContribution,
+    ToolCallInfo,
+    ToolOutcome,
+    TurnContinuation,
+    TurnEnd,
+    TurnStart,
+)
+from wave_tui.agent.tool_executor import ToolPipeline, parse_call
 from wave_tui.config.async_locks import async_file_lock
 from wave_tui.config.fileio import atomic_write_text
 from wave_tui.config.paths import WavePaths
@@ -38,8 +48,10 @@ from wave_tui.memory.prompts import (
     render_typology,
 )
 from wave_tui.memory.runs import ChangeRecorder, run_id_for
-from wave_tui.permissions.tool_table import key_argument, writes_paths
-from wave_tui.tools.base import Tool, ToolContext, ToolResult
+from wave_tui.permissions.fork_gate import GateDecision
+from wave_tui.permissions.policy import Ask, Resolution
+from wave_tui.permissions.tool_table import writes_paths
+from wave_tui.tools.base import Tool, ToolContext, ToolContexts, ToolResult
 from wave_tui.tools.paths import resolve_tool_path
 from wave_tui.tools.read_state import ReadState
 
@@ -176,46 +188,30 @@ class ExtractionFork:
                 tail.append({"role": "tool", "tool_call_id": call.id, "content": result.content})
         return record
 
-    # The fork runs tools itself, past the main loop's guards and observers: no user hook sees them.
+    # The fork's calls go down the same tool pipeline as the main agent's, with none of the main
+    # loop's guards and observers: no user hook sees them; the fork's gate, its locked and
+    # recorded writes and its audit stand in their place.
     # req: HK9
     # req: X2
     # req: MX7
     # req: MX9
     async def _run_tool(self, call: ToolCall, record: ExtractionRecord) -> ToolResult:
-        try:
-            args = json.loads(call.arguments or "{}")
-        except ValueError:
-            args = None
-        if not isinstance(args, dict):
-            return ToolResult(f"Invalid arguments for {call.name}.", is_error=True)
-        decision = self.gate.check(call.name, args, self.workdir)
-        tool = self.tools.get(call.name)
-        if not decision.allowed or tool is None:
-            record.refused.append(f"{call.name} {key_argument(call.name, args)[:120]}".strip())
-            return ToolResult(f"Refused: {decision.reason}", is_error=True)
-        ctx = ToolContext(
-            workdir=self.workdir,
-            read_state=self.read_state,
-            abort=self.abort,
-            env=decision.profile.env,
-            output_limit_bytes=decision.profile.output_limit_bytes,
+        parsed = parse_call(call)
+        if isinstance(parsed, str):
+            return ToolResult(parsed, is_error=True)
+        road = _ForkRoad(self, record)
+        extensions = Extensions()
+        extensions.add(road)
+        pipeline = ToolPipeline(
+            policy=road,
+            emit=lambda event: None,  # the fork's calls are not the main chat's
+            extensions=extensions,
+            contexts=ToolContexts(self.workdir, read_state=lambda: self.read_state),
+            asker=lambda: None,  # nobody is asked: the gate alone answers
         )
-        target = resolve_tool_path(args.get("file_path"), self.workdir)
-        if not writes_paths(call.name) or target is None:
-            result = await tool.run(args, ctx)
-            record.reads.extend(str(p) for p in result.read_paths)
-            return result
-        if self.inbox is not None:
-            return await asyncio.to_thread(self._propose, call.name, args, target, record)
-        async with async_file_lock(target):
-            await asyncio.to_thread(self.recorder.touch, target)
-            result = await tool.run(args, ctx)
-        record.writes.extend(str(p) for p in result.written_paths)
-        if not result.is_error and self.paths is not None:
-            note = await asyncio.to_thread(duplicate_note, target, self.paths)
-            if note is not None:
-                result.content = f"{result.content}\n\n{note}"
-        return result
+        tools = {name: road.tool(tool) for name, tool in self.tools.items()}
+        outcome = await pipeline.run_call(parsed, tools, self.abort)
+        return outcome.result
 
     # req: MX8
     def _propose(
@@ -255,6 +251,82 @@ def _proposed_text(name: str, args: dict[str, Any], current: str | None) -> str:
         if args.get("replace_all") is True
         else current.replace(old, new, 1)
     )
+
+
+class _ForkRoad:
+    """The fork's side of the pipeline: its gate (a guard, so a refusal comes before anything
+    else, and the policy, giving the allowed call its run profile), the lock and change record
+    of a memory write, and the audit of what was read and written."""
+
+    def __init__(self, fork: ExtractionFork, record: ExtractionRecord) -> None:
+        self.fork = fork
+        self.record = record
+        self._allowed: dict[str, GateDecision] = {}
+
+    def tool(self, tool: Tool) -> Tool:
+        """Review mode: Write and Edit become proposals for the inbox."""
+        if self.fork.inbox is not None and writes_paths(tool.name):
+            return _Proposal(tool, self.fork, self.record)
+        return tool
+
+    def _target(self, call: ToolCallInfo) -> Path | None:
+        if not call.row.writes_paths:
+            return None
+        return resolve_tool_path(call.args.get("file_path"), self.fork.workdir)
+
+    async def check(self, call: ToolCallInfo) -> str | None:
+        decision = self.fork.gate.check(call.name, call.args, self.fork.workdir)
+        if not decision.allowed:
+            self.record.refused.append(f"{call.name} {call.key[:120]}".strip())
+            return f"Refused: {decision.reason}"
+        self._allowed[call.call_id] = decision
+        return None
+
+    async def resolve(self, call: ToolCallInfo, ask: Ask | None) -> Resolution:
+        return Resolution(None, self._allowed.pop(call.call_id).profile)
+
+    def lock_for(self, call: ToolCallInfo) -> AbstractAsyncContextManager[None] | None:
+        target = self._target(call)
+        if target is None or self.fork.inbox is not None:
+            return None
+        return self._locked_write(target)
+
+    @contextlib.asynccontextmanager
+    async def _locked_write(self, target: Path) -> AsyncIterator[None]:
+        async with async_file_lock(target):
+            await asyncio.to_thread(self.fork.recorder.touch, target)
+            yield
+
+    async def after_tool(self, outcome: ToolOutcome) -> None:
+        result = outcome.result
+        target = self._target(outcome.call)
+        if target is None:
+            self.record.reads.extend(str(p) for p in result.read_paths)
+            return
+        if self.fork.inbox is not None:
+            return  # a proposal: nothing was written, its note is in its text
+        self.record.writes.extend(str(p) for p in result.written_paths)
+        if not result.is_error and self.fork.paths is not None:
+            note = await asyncio.to_thread(duplicate_note, target, self.fork.paths)
+            if note is not None:
+                result.content = f"{result.content}\n\n{note}"
+
+
+class _Proposal:
+    """A Write or Edit of the fork in review mode: the change waits in the inbox (MX8)."""
+
+    def __init__(self, tool: Tool, fork: ExtractionFork, record: ExtractionRecord) -> None:
+        self.name = tool.name
+        self.description = tool.description
+        self.read_only = tool.read_only
+        self.parameters = tool.parameters
+        self._fork = fork
+        self._record = record
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        target = resolve_tool_path(args.get("file_path"), ctx.workdir)
+        assert target is not None  # the gate lets a write through only inside the memory folder
+        return await asyncio.to_thread(self._fork._propose, self.name, args, target, self._record)
 
 
 class ExtractionSchedule(Protocol):

@@ -39,7 +39,7 @@ from wave_tui.features.subagents.definitions import (
 )
 from wave_tui.llm.types import Message, Usage
 from wave_tui.permissions.policy import PermissionMode, PermissionPolicy
-from wave_tui.tools.base import ToolContext
+from wave_tui.tools.base import ToolContexts
 
 if TYPE_CHECKING:
     from wave_tui.agent.service import AgentService
@@ -182,15 +182,6 @@ class SubagentLoopRunner:
         extensions = self._extensions()
         policy = child_policy(service.policy, definition)
 
-        def context(abort: asyncio.Event) -> ToolContext:
-            return ToolContext(
-                workdir=service.paths.project_root,
-                read_state=conversation.read_state,
-                abort=abort,
-                env=service.settings.env,
-                clock=service.clock,
-            )
-
         def target() -> ModelTarget:
             parent = service.gateway.target(service.settings, service.model)
             return ModelTarget(model, parent.client, parent.key)
@@ -200,7 +191,12 @@ class SubagentLoopRunner:
             policy=policy,
             emit=emit,
             extensions=extensions,
-            context=context,
+            contexts=ToolContexts(
+                service.paths.project_root,
+                read_state=lambda: conversation.read_state,
+                env=lambda: service.settings.env,
+                clock=service.clock,
+            ),
             asker=service.permission_asker,
         )
         compaction = _NoCompaction(

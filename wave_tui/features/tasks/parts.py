@@ -1,10 +1,13 @@
 """One place that builds the work-spanning features for a session, for the integrator to plug in.
 
     features = build_work_features(paths, lambda: service.session_id, lambda: service.messages,
-                                   WorkBindings(asker=..., plan_controller=..., answer=..., runner=...))
+                                   WorkBindings(asker=..., plan_controller=..., answer=..., runner=...),
+                                   service.background)
     for ext in features.extensions: service.add_extension(ext)
     for cmd in features.commands: registry.register(cmd)
-    # and the built-in Bash replaced by features.bash_tool (background commands go to the manager)
+
+The background runner is the session's own (the one its Bash starts `run_in_background`
+commands in): BashOutput, TaskStop, /tasks and the notices read the same one.
 
 `wave -p` passes no asker and no plan controller: those tools then refuse and say why.
 """
@@ -28,7 +31,6 @@ from wave_tui.llm.web_fetch import WebFetcher
 from wave_tui.tools.ask_user import Asker, AskUserQuestionTool
 from wave_tui.tools.background import BackgroundManager, BashOutputTool, TaskStopTool
 from wave_tui.tools.base import Tool
-from wave_tui.tools.bash import BashTool
 from wave_tui.tools.plan_mode import EnterPlanModeTool, ExitPlanModeTool, PlanModeController
 from wave_tui.tools.tasks.store import TaskStore, default_list_id
 from wave_tui.tools.tasks.tools import task_tools
@@ -56,7 +58,6 @@ class WorkFeatures:
     store: TaskStore
     background: BackgroundManager
     catalog: SubagentCatalog
-    bash_tool: BashTool
     reminder: TaskReminderSource
     notifier: BackgroundNotifier
     fetcher: WebFetcher | None
@@ -98,10 +99,11 @@ def build_work_features(
     session_id: Callable[[], str],
     messages: Callable[[], Sequence[Message]],
     bindings: WorkBindings,
+    background: BackgroundManager | None = None,
 ) -> WorkFeatures:
     """Blocking (reads `.wave/agents/*.md`): call at session construction, not in a coroutine."""
     store = TaskStore(paths, default_list_id(session_id()))
-    background = BackgroundManager(paths.background_dir)
+    background = background or BackgroundManager(paths.background_dir)
     catalog = load_subagents(paths)
     fetcher = WebFetcher() if bindings.answer is not None else None
     tools: list[Tool] = [
@@ -120,7 +122,6 @@ def build_work_features(
         store=store,
         background=background,
         catalog=catalog,
-        bash_tool=BashTool(launcher=background),
         reminder=TaskReminderSource(store, messages),
         notifier=BackgroundNotifier(background, bindings.aborting),
         fetcher=fetcher,

@@ -111,8 +111,8 @@ class TaskListFollower:
 
 
 def install_work(service: AgentService) -> WorkFeatures:
-    """Tools, task reminder, background notifier, /tasks, /agents and the background-capable
-    Bash into `service`. Blocking (reads `.wave/agents/*.md`): call at construction."""
+    """Tools, task reminder, background notifier, /tasks and /agents into `service`, over the
+    service's own background runner. Blocking (reads `.wave/agents/*.md`): call at construction."""
     interactive = not service.options.headless
     runner = SubagentLoopRunner(service)
     bindings = WorkBindings(
@@ -123,7 +123,11 @@ def install_work(service: AgentService) -> WorkFeatures:
         aborting=lambda: service.aborting,
     )
     features = build_work_features(
-        service.paths, lambda: service.session_id, lambda: service.messages, bindings
+        service.paths,
+        lambda: service.session_id,
+        lambda: service.messages,
+        bindings,
+        service.background,
     )
     for extension in features.extensions:
         service.add_extension(extension)
@@ -132,7 +136,6 @@ def install_work(service: AgentService) -> WorkFeatures:
     service.add_extension(follower)
     for command in features.commands:
         service.commands.register(command)  # replaces the placeholders
-    service.tools = [features.bash_tool if t.name == "Bash" else t for t in service.tools]
     features.store.subscribe(lambda tasks: service.publish(ev.TasksChanged(tuple(tasks))))
     features.notifier.show_finished(service.publish)
     return features
