@@ -13,9 +13,9 @@ from wave_tui.agent.extensions import ContextSource, SessionObserver, ToolProvid
 from wave_tui.config.paths import WavePaths
 from wave_tui.features.subagents.definitions import SubagentDefinition
 from wave_tui.features.tasks.parts import WorkBindings, build_work_features
+from wave_tui.files.read_state import ReadState
 from wave_tui.llm.types import Message
 from wave_tui.tools.base import ToolContext
-from wave_tui.tools.read_state import ReadState
 
 _BASE = {
     "TaskCreate", "TaskGet", "TaskUpdate", "TaskList", "BashOutput", "TaskStop",

@@ -21,11 +21,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from wave_tui.config.records import record
+from wave_tui.files.read_state import ReadState
 from wave_tui.llm.types import Message
 from wave_tui.llm.usage import CHARS_PER_TOKEN, estimate_tokens
 from wave_tui.llm.wire import message_to_wire
 from wave_tui.tools.read import format_line
-from wave_tui.tools.read_state import ReadState
 
 RESTORATION_HEADING = "[Context Restoration]"
 RESTORE_MAX_FILES = 5

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from wave_tui.config.fileio import atomic_write_text, file_lock, locked_update
 from wave_tui.config.paths import MEMORY_INDEX_FILENAME, OwnedPathError, WavePaths, display_path
-from wave_tui.tools.paths import is_strictly_inside, real_path
+from wave_tui.files.real_paths import is_strictly_inside, real_path
 
 INDEX_FILENAME = MEMORY_INDEX_FILENAME
 

@@ -3,7 +3,7 @@
 Order of active rules (and of unconditional rules in the reminder): priority descending (higher
 priority first), then project rules before user rules, then rule id.
 
-Paths are matched with gitignore semantics (pathspec, through tools/globbing.py) against the file
+Paths are matched with gitignore semantics (pathspec, through files/globbing.py) against the file
 path relative to the project root; files outside the project root match no rule.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from wave_tui.config.records import record
-from wave_tui.tools.globbing import gitignore_pattern, ordered_spec
+from wave_tui.files.globbing import gitignore_pattern, ordered_spec
 
 if TYPE_CHECKING:
     import pathspec

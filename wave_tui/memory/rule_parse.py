@@ -13,14 +13,14 @@ from __future__ import annotations
 import os
 from typing import Any, NamedTuple
 
-from wave_tui.memory.decoding import clean_text, decode_memory_bytes
-from wave_tui.memory.frontmatter import split_frontmatter, value_text
-from wave_tui.tools.globbing import (
+from wave_tui.files.globbing import (
     BracesTooDeep,
     TooManyAlternatives,
     expand_comma_braces,
     split_top_level_commas,
 )
+from wave_tui.memory.decoding import clean_text, decode_memory_bytes
+from wave_tui.memory.frontmatter import split_frontmatter, value_text
 
 KNOWN_KEYS = frozenset({"paths", "priority", "name", "description"})
 # Scope keys of other agents: a rule using one meant to be conditional, so it must not load blind.

@@ -24,6 +24,7 @@ from typing import Any, Literal, get_args
 
 from wave_tui.config.records import record
 from wave_tui.config.settings import PermissionMode
+from wave_tui.files.real_paths import display_path, is_inside, real_path, resolve_tool_path
 from wave_tui.permissions.git_guard import HARDENED_GIT_ENV, git_is_contained, uses_git
 from wave_tui.permissions.rules import (
     PermissionRule,
@@ -34,7 +35,6 @@ from wave_tui.permissions.rules import (
 )
 from wave_tui.permissions.shell import is_read_only_bash
 from wave_tui.permissions.tool_table import call_subject, is_mcp_tool, tool_info
-from wave_tui.tools.paths import display_path, is_inside, real_path, resolve_tool_path
 
 __all__ = [
     "PERMISSION_MODES",

@@ -17,9 +17,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from wave_tui.config.records import record
+from wave_tui.files.real_paths import is_strictly_inside, real_path, resolve_tool_path
 from wave_tui.permissions.shell import simple_commands
 from wave_tui.permissions.tool_table import MCP_PREFIX, call_subject, tool_info
-from wave_tui.tools.paths import is_strictly_inside, real_path, resolve_tool_path
 
 _RULE_RE = re.compile(r"^\s*([A-Za-z_][\w:-]*)\s*(?:\((.*)\))?\s*$", re.DOTALL)
 _DOMAIN_PREFIX = "domain:"

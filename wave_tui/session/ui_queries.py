@@ -20,13 +20,13 @@ from wave_tui.agent.sessions import SessionInfo
 from wave_tui.config.records import record
 from wave_tui.config.settings import EffectiveSettings
 from wave_tui.config.trust import TrustRequested
+from wave_tui.files.real_paths import resolve_tool_path
 from wave_tui.llm.client import ClientConfig, ModelClient
 from wave_tui.llm.errors import ModelError
 from wave_tui.llm.model_list import MODEL_LIST_TIMEOUT_S
 from wave_tui.permissions.policy import PermissionPolicy
 from wave_tui.tools.base import ToolError
 from wave_tui.tools.edit import planned_edit
-from wave_tui.tools.paths import resolve_tool_path
 
 DIFF_CONTEXT_LINES = 3
 PREVIEW_MAX_LINES = 400  # a huge Write is cut in the dialog (the tool still gets it all)

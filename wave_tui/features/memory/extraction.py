@@ -25,6 +25,8 @@ from wave_tui.config.async_locks import async_file_lock
 from wave_tui.config.fileio import atomic_write_text
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
+from wave_tui.files.read_state import ReadState
+from wave_tui.files.real_paths import resolve_tool_path
 from wave_tui.llm.types import Message, ToolCall
 from wave_tui.llm.wire import mark_last_message, message_to_wire, strip_cache_marks
 from wave_tui.memory.auto_memory import AutoMemoryDir
@@ -40,8 +42,6 @@ from wave_tui.memory.prompts import (
 from wave_tui.memory.runs import ChangeRecorder, run_id_for
 from wave_tui.permissions.tool_table import key_argument, writes_paths
 from wave_tui.tools.base import Tool, ToolContext, ToolResult
-from wave_tui.tools.paths import resolve_tool_path
-from wave_tui.tools.read_state import ReadState
 
 if TYPE_CHECKING:
     from wave_tui.config.settings import EffectiveSettings

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 from wave_tui.agent.conversation import FORGOTTEN_META, READ_META
 from wave_tui.agent.extensions import ContextSourceBase, SessionObserverBase
 from wave_tui.config.paths import display_under
+from wave_tui.files.read_state import ReadState
 from wave_tui.llm.types import Message
 from wave_tui.memory.changes import ChangeDetector
-from wave_tui.tools.read_state import ReadState
 
 if TYPE_CHECKING:
     pass

@@ -24,7 +24,7 @@ from wave_tui.features.tasks.background_notices import BackgroundNotifier
 from wave_tui.features.tasks.commands import agents_command, tasks_command
 from wave_tui.features.tasks.reminder import TaskReminderSource
 from wave_tui.llm.types import Message
-from wave_tui.llm.web_fetch import WebFetcher
+from wave_tui.net.web_pages import WebFetcher
 from wave_tui.tools.ask_user import Asker, AskUserQuestionTool
 from wave_tui.tools.background import BackgroundManager, BashOutputTool, TaskStopTool
 from wave_tui.tools.base import Tool
