@@ -22,9 +22,10 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from wave_tui.config.paths import display_path
 from wave_tui.config.records import record
 from wave_tui.config.settings import PermissionMode
-from wave_tui.files.real_paths import display_path, is_inside, real_path, resolve_tool_path
+from wave_tui.files.real_paths import is_inside, real_path, resolve_tool_path
 from wave_tui.permissions.git_guard import HARDENED_GIT_ENV, git_is_contained, uses_git
 from wave_tui.permissions.rules import (
     PermissionRule,
