@@ -33,10 +33,10 @@ from wave_tui.agent.prompts import HEADLESS_REFUSAL, USER_REFUSAL, USER_REFUSAL_
 from wave_tui.config.records import record
 from wave_tui.llm.types import Message, ToolCall
 from wave_tui.permissions.policy import UNRESTRICTED, PermissionPolicy, RunProfile
-from wave_tui.permissions.tool_table import key_argument
+from wave_tui.permissions.tool_table import AGENT, key_argument
 from wave_tui.tools.base import Tool, ToolContext, ToolResult, ValidatesFirst, error_result
 
-CONCURRENT_TOOLS = frozenset({"Agent"})  # consecutive calls of these in one reply run at once
+CONCURRENT_TOOLS = frozenset({AGENT})  # consecutive calls of these in one reply run at once
 # Kept with a tool message (never sent): a restored chat shows what the live one showed.
 SUMMARY_META = "summary"
 DIFF_META = "diff"

@@ -35,7 +35,7 @@ from wave_tui.permissions.rules import (
     url_host,
 )
 from wave_tui.permissions.shell import is_read_only_bash
-from wave_tui.permissions.tool_table import call_subject, is_mcp_tool, tool_info
+from wave_tui.permissions.tool_table import BASH, WEB_FETCH, call_subject, is_mcp_tool, tool_info
 
 __all__ = [
     "PERMISSION_MODES",
@@ -152,7 +152,7 @@ class PermissionPolicy:
 
     # req: PM2
     def _denied_by(self, tool: str, args: dict[str, Any]) -> PermissionRule | None:
-        command = args.get("command") if tool == "Bash" else None
+        command = args.get("command") if tool == BASH else None
         for rule in self.deny:
             if isinstance(command, str) and rule.names_tool(tool):
                 if any(rule.matches_text(part) for part in deny_parts(command)):
@@ -163,9 +163,9 @@ class PermissionPolicy:
 
     def _allowed_by(self, tool: str, args: dict[str, Any]) -> PermissionRule | None:
         rules = [*self.allow, *self.session_allow]
-        if tool == "WebFetch" and _private_host(url_host(args.get("url"))):
+        if tool == WEB_FETCH and _private_host(url_host(args.get("url"))):
             return None  # WF3: a private or loopback address always asks
-        command = args.get("command") if tool == "Bash" else None
+        command = args.get("command") if tool == BASH else None
         if not isinstance(command, str):
             return next((r for r in rules if r.matches(tool, args, self.workdir)), None)
         bash_rules = [r for r in rules if r.names_tool(tool)]
@@ -193,7 +193,7 @@ class PermissionPolicy:
             return Decision("allow", "read-only tool")
         if info.approval == "children":
             return Decision("allow", "each call it makes is checked")
-        if tool == "Bash":
+        if tool == BASH:
             command = args.get("command")
             if (
                 isinstance(command, str)
@@ -248,11 +248,11 @@ def session_rule(tool: str, args: Mapping[str, Any], root: Path) -> PermissionRu
         place, is_folder = scope
         escaped = glob.escape(str(place))
         return PermissionRule(tool, f"{escaped}/*" if is_folder else escaped)
-    if tool == "WebFetch":
+    if tool == WEB_FETCH:
         host = url_host(args.get("url"))
         return PermissionRule(tool, f"domain:{host}" if host else _NOTHING)
     subject = call_subject(tool, args)
-    if tool == "Bash":
+    if tool == BASH:
         return PermissionRule(tool, subject or _NOTHING, literal=bool(subject))
     return PermissionRule(tool, None)
 
@@ -266,7 +266,7 @@ def grant_label(tool: str, args: Mapping[str, Any], root: Path) -> str:
         where = "in" if is_folder else "to"
         return f"Always allow {tool} {where} {display_path(place, root)} this session"
     rule = session_rule(tool, args, root)
-    if tool == "WebFetch" and rule.pattern:
+    if tool == WEB_FETCH and rule.pattern:
         return f"Always allow WebFetch from {rule.pattern.removeprefix('domain:')} this session"
     return f"Always allow {rule} this session"
 
@@ -288,7 +288,7 @@ def grant_options(tool: str, args: Mapping[str, Any], root: Path) -> tuple[Grant
     command that cannot be split with certainty (substitutions, redirections) gets none."""
     scope = session_rule(tool, args, root)
     label = grant_label(tool, args, root)
-    command = args.get("command") if tool == "Bash" else None
+    command = args.get("command") if tool == BASH else None
     if not isinstance(command, str):
         return (GrantOption("scope", label, (scope,)),)
     if len(command) > LABEL_COMMAND_CHARS or "\n" in command:
@@ -309,7 +309,7 @@ def _prefix_rules(command: str) -> tuple[PermissionRule, ...]:
         return ()
     rules: list[PermissionRule] = []
     for part in filter(needs_rule, parts):
-        rule = prefix_rule(part) or PermissionRule("Bash", part, literal=True)
+        rule = prefix_rule(part) or PermissionRule(BASH, part, literal=True)
         if rule not in rules:
             rules.append(rule)
     if not any(rule.pattern and not rule.literal for rule in rules):

@@ -19,7 +19,15 @@ from urllib.parse import urlsplit
 from wave_tui.config.records import record
 from wave_tui.files.real_paths import is_strictly_inside, real_path, resolve_tool_path
 from wave_tui.permissions.shell import simple_commands
-from wave_tui.permissions.tool_table import MCP_PREFIX, call_subject, tool_info
+from wave_tui.permissions.tool_table import (
+    BASH,
+    GLOB,
+    GREP,
+    MCP_PREFIX,
+    WEB_FETCH,
+    call_subject,
+    tool_info,
+)
 
 _RULE_RE = re.compile(r"^\s*([A-Za-z_][\w:-]*)\s*(?:\((.*)\))?\s*$", re.DOTALL)
 _DOMAIN_PREFIX = "domain:"
@@ -114,14 +122,14 @@ class PermissionRule:
         if self.whole_tool:
             return True
         assert self.pattern is not None
-        if tool == "WebFetch" and self.pattern.startswith(_DOMAIN_PREFIX):
+        if tool == WEB_FETCH and self.pattern.startswith(_DOMAIN_PREFIX):
             return _domain_matches(url_host(args.get("url")), self.pattern[len(_DOMAIN_PREFIX) :])
         subject = call_subject(tool, args)
         if subject is None:
             return False
-        if tool == "Bash":
+        if tool == BASH:
             return self.matches_text(subject)
-        if tool_info(tool).path_argument or tool in ("Glob", "Grep"):
+        if tool_info(tool).path_argument or tool in (GLOB, GREP):
             return any(
                 fnmatch.fnmatchcase(c, self.pattern) for c in path_candidates(subject, workdir)
             )
@@ -312,4 +320,4 @@ def prefix_rule(part: str) -> PermissionRule | None:
     prefix = command_prefix(commands[0])
     if prefix is None:
         return None
-    return PermissionRule("Bash", shlex.join(prefix) + _PREFIX_SUFFIX)
+    return PermissionRule(BASH, shlex.join(prefix) + _PREFIX_SUFFIX)

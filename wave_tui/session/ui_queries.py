@@ -26,6 +26,7 @@ from wave_tui.llm.client import ClientConfig, ModelClient
 from wave_tui.llm.errors import ModelError
 from wave_tui.llm.model_list import MODEL_LIST_TIMEOUT_S
 from wave_tui.permissions.policy import PermissionPolicy
+from wave_tui.permissions.tool_table import BASH, EDIT, WRITE
 from wave_tui.tools.base import ToolError
 from wave_tui.tools.edit import planned_edit
 
@@ -189,11 +190,11 @@ class PermissionPreview:
 # req: UX18
 def permission_preview(tool: str, args: dict[str, Any], root: Path) -> PermissionPreview:
     """Blocking (reads the file an Edit/Write changes): call from a thread."""
-    if tool == "Bash" and isinstance(args.get("command"), str):
+    if tool == BASH and isinstance(args.get("command"), str):
         return _command_preview(args)
-    if tool == "Edit":
+    if tool == EDIT:
         return _edit_preview(args, root)
-    if tool != "Write":
+    if tool != WRITE:
         return _arguments_preview(args)
     target = resolve_tool_path(args.get("file_path"), root)
     if target is None:

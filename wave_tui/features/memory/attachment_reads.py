@@ -11,6 +11,7 @@ from wave_tui.agent.extensions import (
     TurnObserverBase,
     TurnStart,
 )
+from wave_tui.permissions.tool_table import READ
 from wave_tui.tools.base import ToolResult
 
 
@@ -25,7 +26,7 @@ class AttachmentReads(TurnObserverBase):
     async def on_turn_start(self, prompt: str) -> TurnStart:
         context: list[str] = []
         for index, path in enumerate(attached_paths(prompt)):
-            call = ToolCallInfo(f"attachment-{index}", "Read", {"file_path": str(path)})
+            call = ToolCallInfo(f"attachment-{index}", READ, {"file_path": str(path)})
             result = ToolResult("", summary="attached", context_paths=[path], read_paths=[path])
             outcome = ToolOutcome(call, result)
             for observer in self._extensions.tool_observers:

@@ -25,7 +25,7 @@ from wave_tui.memory.secrets import secret_refusal, written_text
 from wave_tui.memory.staleness import memory_age_days, staleness_reminder, staleness_summary
 from wave_tui.memory.turn_counter import TurnCounter
 from wave_tui.permissions.policy import SafeZones
-from wave_tui.permissions.tool_table import writes_paths
+from wave_tui.permissions.tool_table import READ, writes_paths
 from wave_tui.tools.base import ToolResult
 
 if TYPE_CHECKING:
@@ -198,7 +198,7 @@ class AutoMemoryHook:
     def _transform(self, name: str, result: ToolResult) -> ToolResult:
         if not self.enabled or result.is_error:
             return result
-        if name == "Read":
+        if name == READ:
             return self._with_staleness(result)
         if writes_paths(name):
             for path in result.written_paths:

@@ -40,7 +40,7 @@ from wave_tui.memory.prompts import (
     render_typology,
 )
 from wave_tui.memory.runs import ChangeRecorder, run_id_for
-from wave_tui.permissions.tool_table import key_argument, writes_paths
+from wave_tui.permissions.tool_table import WRITE, key_argument, writes_paths
 from wave_tui.tools.base import Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
@@ -240,7 +240,7 @@ class ExtractionFork:
 
 
 def _proposed_text(name: str, args: dict[str, Any], current: str | None) -> str:
-    if name == "Write":
+    if name == WRITE:
         return str(args.get("content", ""))
     old, new = str(args.get("old_string", "")), str(args.get("new_string", ""))
     if current is None:

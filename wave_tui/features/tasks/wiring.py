@@ -20,6 +20,7 @@ from wave_tui.features.subagents.runner import SubagentLoopRunner
 from wave_tui.features.tasks.parts import WorkBindings, WorkFeatures, build_work_features
 from wave_tui.llm.options import apply_model_options
 from wave_tui.llm.types import Message
+from wave_tui.permissions.tool_table import BASH
 from wave_tui.tools.ask_user import Question, QuestionAnswer
 from wave_tui.tools.plan_mode import PlanDecision
 from wave_tui.tools.tasks.store import default_list_id
@@ -132,7 +133,7 @@ def install_work(service: AgentService) -> WorkFeatures:
     service.add_extension(follower)
     for command in features.commands:
         service.commands.register(command)  # replaces the placeholders
-    service.tools = [features.bash_tool if t.name == "Bash" else t for t in service.tools]
+    service.tools = [features.bash_tool if t.name == BASH else t for t in service.tools]
     features.store.subscribe(lambda tasks: service.publish(ev.TasksChanged(tuple(tasks))))
     features.notifier.show_finished(service.publish)
     return features
