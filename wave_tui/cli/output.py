@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, TextIO, get_args
 
 from wave_tui.agent import events as ev
-from wave_tui.cli.main import output_closed
+from wave_tui.cli.process import output_closed
 from wave_tui.config.records import record
 from wave_tui.session.facade import Message
 

@@ -227,7 +227,7 @@ class SettingsStore:
         force_polling: bool | None = None,
     ) -> AsyncIterator[EffectiveSettings]:
         """Yield the new settings after each change to a settings file (see `live.py`)."""
-        from wave_tui.config.live import watch_settings
+        from wave_tui.config.live import watch_settings  # lazy: watchfiles only for the app
 
         async for settings in watch_settings(
             self, debounce_ms=debounce_ms, stop_event=stop_event, force_polling=force_polling
