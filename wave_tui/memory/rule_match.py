@@ -31,7 +31,7 @@ _SCOPE_RANK: dict[str, int] = {"project": 0, "user": 1}
 class Rule(NamedTuple):
     """One rule file as discovered. Immutable; a NamedTuple rather than a record: a session's
     first request makes one per rule file, in C (~1 us less each than a frozen dataclass's
-    setattr calls at 11 fields; issue 20 item 5)."""
+    setattr calls at 11 fields, times 10k rule files)."""
 
     id: str
     location: str  # where the rule was found (below its root; symlinks not resolved)

@@ -165,7 +165,7 @@ def parse_rule_file(path: str | os.PathLike[str], size: int = 0) -> ParsedRuleFi
     load (the rule is inactive with the reason), undecodable bytes are reported.
 
     `size` is what a stat just said: the file is read in one `read` (plus the one that finds its
-    end), not through a buffered file object (half the cost per file at 10k rules, issue 20 #5).
+    end), not through a buffered file object (half the cost per file at 10k rules).
     """
     data = _read_all(path, size)
     text = clean_text(data)

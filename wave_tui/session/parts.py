@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 
 class SessionParts:
     """The parts a screen uses are made (and their modules imported) when first asked for:
-    `wave -p` runs a turn with the input part only (issue 20, item 1)."""
+    `wave -p` runs a turn with the input part only, and pays only for it."""
 
     def __init__(self, core: SessionCore) -> None:
         self._core = core

@@ -31,6 +31,11 @@ from wave_tui.session.facade import (
     EntryError,
     MemoryScope,
 )
+from wave_tui.tui.asks_and_progress import (
+    ASK_OR_PROGRESS_EVENTS,
+    apply_ask_or_progress,
+    ask_permission,
+)
 from wave_tui.tui.command_screens import CommandScreens
 from wave_tui.tui.css_state import CssState, css_state
 from wave_tui.tui.format import one_line, show_path
@@ -39,7 +44,6 @@ from wave_tui.tui.review_count import ReviewCount
 from wave_tui.tui.screens.chat import ChatScreen
 from wave_tui.tui.widgets.background_indicator import BackgroundIndicator
 from wave_tui.tui.widgets.status_line import NARROW
-from wave_tui.tui.work_ui import WORK_EVENTS, apply_work_event, ask_permission
 
 if TYPE_CHECKING:
     from wave_tui.tui.screens.memory import MemoryScreen
@@ -74,7 +78,7 @@ class PendingAgent:
 class WaveApp(App[None]):
     # The first frame shows the chat: its sheets parse before it, the other screens' sheets
     # right after it (`_load_later_css`), so a screen's first showing neither waits for a parse
-    # nor restyles every node (its own CSS_PATH would; issue 20 items 4 and 6). dialogs.tcss
+    # nor restyles every node (its own CSS_PATH would). dialogs.tcss
     # too: the context view and the plan and question dialogs use its classes without a
     # CSS_PATH of their own.
     CSS_PATH = ["app.tcss", "screens/chat.tcss"]
@@ -156,7 +160,7 @@ class WaveApp(App[None]):
 
     def _warm_memory_catalog(self) -> None:
         # Read once after the first frame, off the loop: F2 then finds the unchanged files in
-        # the session's catalog cache and only paints (issue 20 item 6).
+        # the session's catalog cache and only paints (opening the browser does no file reads).
         self.run_worker(
             self.session.list_memories(),
             group="memory-warm",
@@ -267,8 +271,8 @@ class WaveApp(App[None]):
         if isinstance(event, ev.PermissionRequested):
             await ask_permission(self, self.session, self.paths, event)
             return
-        if isinstance(event, WORK_EVENTS):
-            await apply_work_event(self, self.chat_screen, event)
+        if isinstance(event, ASK_OR_PROGRESS_EVENTS):
+            await apply_ask_or_progress(self, self.chat_screen, event)
             return
         if isinstance(event, ev.ExtractionFinished):
             self._report_extraction(event)

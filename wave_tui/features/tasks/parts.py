@@ -1,7 +1,7 @@
 """One place that builds the work-spanning features for a session, for the integrator to plug in.
 
-    features = build_work_features(paths, lambda: service.session_id, lambda: service.messages,
-                                   WorkBindings(asker=..., plan_controller=..., answer=..., runner=...))
+    features = build_task_features(paths, lambda: service.session_id, lambda: service.messages,
+                                   TaskBindings(asker=..., plan_controller=..., answer=..., runner=...))
     for ext in features.extensions: service.add_extension(ext)
     for cmd in features.commands: registry.register(cmd)
     # and the built-in Bash replaced by features.bash_tool (background commands go to the manager)
@@ -40,7 +40,7 @@ def _never() -> bool:
 
 
 @record(frozen=False)
-class WorkBindings:
+class TaskBindings:
     """What the host supplies; None leaves the matching tool refusing (asker, plan controller)
     or not offered at all (answer → WebFetch, runner → Agent)."""
 
@@ -52,7 +52,7 @@ class WorkBindings:
 
 
 @record(frozen=False)
-class WorkFeatures:
+class TaskFeatures:
     store: TaskStore
     background: BackgroundManager
     catalog: SubagentCatalog
@@ -93,12 +93,12 @@ class WorkFeatures:
             await self.fetcher.aclose()
 
 
-def build_work_features(
+def build_task_features(
     paths: WavePaths,
     session_id: Callable[[], str],
     messages: Callable[[], Sequence[Message]],
-    bindings: WorkBindings,
-) -> WorkFeatures:
+    bindings: TaskBindings,
+) -> TaskFeatures:
     """Blocking (reads `.wave/agents/*.md`): call at session construction, not in a coroutine."""
     store = TaskStore(paths, default_list_id(session_id()))
     background = BackgroundManager(paths.background_dir)
@@ -116,7 +116,7 @@ def build_work_features(
         tools.append(WebFetchTool(fetcher, bindings.answer))
     if bindings.runner is not None:
         tools.append(AgentTool(catalog, bindings.runner))
-    return WorkFeatures(
+    return TaskFeatures(
         store=store,
         background=background,
         catalog=catalog,
