@@ -27,10 +27,10 @@ from wave_tui.agent.compaction import (
     split_for_compaction,
     strip_images,
 )
+from wave_tui.files.read_state import ReadState
 from wave_tui.llm.client import ClientConfig, ModelClient
 from wave_tui.llm.types import Message, ToolCall, Usage
 from wave_tui.llm.wire import message_to_wire
-from wave_tui.tools.read_state import ReadState
 
 
 def user(content: str) -> Message:

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from wave_tui.files.read_state import ReadState
 from wave_tui.session.ui_queries import permission_preview
 from wave_tui.tools.base import ToolContext
 from wave_tui.tools.edit import EditTool
-from wave_tui.tools.read_state import ReadState
 
 
 async def run_edit(project: Path, args: dict[str, object]) -> str:

@@ -12,11 +12,11 @@ import pytest
 from wave_tui.agent.extensions import ContextSource, SessionObserver, ToolProvider
 from wave_tui.config.paths import WavePaths
 from wave_tui.features.subagents.definitions import SubagentDefinition
-from wave_tui.features.tasks.parts import WorkBindings, build_work_features
+from wave_tui.features.tasks.parts import TaskBindings, build_task_features
+from wave_tui.files.read_state import ReadState
 from wave_tui.llm.types import Message
 from wave_tui.tools.base import ToolContext
 from wave_tui.tools.bash import BashTool
-from wave_tui.tools.read_state import ReadState
 
 _BASE = {
     "TaskCreate", "TaskGet", "TaskUpdate", "TaskList", "BashOutput", "TaskStop",
@@ -37,8 +37,8 @@ async def test_headless_bundle_offers_no_web_or_agent_and_implements_the_protoco
     project: Path,
 ) -> None:
     messages: list[Message] = []
-    features = build_work_features(
-        WavePaths.for_workdir(project), lambda: "sess", lambda: messages, WorkBindings()
+    features = build_task_features(
+        WavePaths.for_workdir(project), lambda: "sess", lambda: messages, TaskBindings()
     )
     assert {t.name for t in features.tools()} == _BASE
     assert isinstance(features, ToolProvider) and isinstance(features, SessionObserver)
@@ -51,11 +51,11 @@ async def test_headless_bundle_offers_no_web_or_agent_and_implements_the_protoco
 @pytest.mark.req("BG4")
 async def test_bg4_full_bundle_background_command_notified_then_closed(project: Path) -> None:
     messages: list[Message] = []
-    features = build_work_features(
+    features = build_task_features(
         WavePaths.for_workdir(project),
         lambda: "sess",
         lambda: messages,
-        WorkBindings(answer=_answer, runner=_Runner()),
+        TaskBindings(answer=_answer, runner=_Runner()),
     )
     names: Sequence[str] = [t.name for t in features.tools()]
     assert set(names) == _BASE | {"WebFetch", "Agent"}

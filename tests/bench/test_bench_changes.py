@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
+from wave_tui.files.read_state import ReadState
 from wave_tui.memory.changes import detect_changes
-from wave_tui.tools.read_state import ReadState
 
 # The requirements this module checks beyond its tests' own markers.
 pytestmark = pytest.mark.req("N1", "N6")

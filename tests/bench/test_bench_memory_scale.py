@@ -29,10 +29,10 @@ from pathlib import Path
 import pytest
 
 from wave_tui.config.paths import WavePaths
+from wave_tui.files.read_state import ReadState
 from wave_tui.memory import watch
 from wave_tui.memory.changes import ChangeDetector
 from wave_tui.memory.injection import MemoryInjector
-from wave_tui.tools.read_state import ReadState
 
 SCALE = int(os.environ.get("WAVE_BENCH_SCALE", "1000"))
 REPEAT = 50

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gc
 
-from wave_tui.cli.main import startup_finished
+from wave_tui.cli.process import startup_finished
 
 
 def test_startup_finished_freezes_what_start_up_built_and_collects_again() -> None:

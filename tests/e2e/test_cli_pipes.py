@@ -16,8 +16,9 @@ from tests.model_server import ModelServer, text
 from tests.wave_cli import WAVE, run_wave
 from tests.wire_view import parts
 from wave_tui.cli.headless import PIPED_CUT_NOTE, PIPED_MAX_BYTES
-from wave_tui.cli.main import EXIT_CLOSED_PIPE, build_parser, usage_line
+from wave_tui.cli.main import build_parser, usage_line
 from wave_tui.cli.memory_cmd import command_parsers
+from wave_tui.cli.process import EXIT_CLOSED_PIPE
 
 ROOT = Path(__file__).resolve().parents[2]
 

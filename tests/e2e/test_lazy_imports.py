@@ -21,7 +21,7 @@ NOT_ON_A_PLAIN_TURN = (
     "markdownify",  # WebFetch's HTML to Markdown (with bs4 and soupsieve)
     "bs4",
     "soupsieve",
-    "wave_tui.llm.page_markdown",
+    "wave_tui.net.page_markdown",
     "yaml",  # simple frontmatter takes the fast path; here there is none at all
     "pathspec",  # conditional rules' path matching
     "filelock",

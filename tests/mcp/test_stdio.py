@@ -13,11 +13,11 @@ from tests.mcp.conftest import Notes, stdio_demo
 from wave_tui.agent.commands import CommandOutput, CommandRegistry
 from wave_tui.agent.extensions import ContextSource, SessionObserver, ToolProvider
 from wave_tui.features.mcp.command import mcp_command
+from wave_tui.files.read_state import ReadState
 from wave_tui.mcp.config import StdioServer
 from wave_tui.mcp.manager import McpManager
 from wave_tui.mcp.results import MCP_RESULT_MAX_CHARS
 from wave_tui.tools.base import ToolContext
-from wave_tui.tools.read_state import ReadState
 
 
 @pytest.fixture

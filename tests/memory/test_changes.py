@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from wave_tui.files.read_state import ReadState
 from wave_tui.memory.changes import (
     MAX_FILES_PER_TURN,
     MAX_SNIPPET_CHARS,
@@ -18,7 +19,6 @@ from wave_tui.memory.changes import (
     render_diff,
     truncate_lines,
 )
-from wave_tui.tools.read_state import ReadState
 
 BASE_NS = 1_700_000_000_000_000_000
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from wave_tui.files.read_state import ReadState
 from wave_tui.memory import watch
 from wave_tui.memory.changes import ChangeDetector
-from wave_tui.tools.read_state import ReadState
 
 
 def _read(state: ReadState, path: Path, text: str) -> None:

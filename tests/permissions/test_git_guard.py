@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 from wave_tui.config.paths import WavePaths
+from wave_tui.files.read_state import ReadState
 from wave_tui.memory.auto_memory import AutoMemoryDir
 from wave_tui.memory.fork_gate import memory_fork_gate
 from wave_tui.permissions.policy import PermissionPolicy, RunProfile
 from wave_tui.tools.base import ToolContext
 from wave_tui.tools.bash import BashTool
-from wave_tui.tools.read_state import ReadState
 
 COMMANDS = ["status", "ls-files", "diff", "remote show origin"]
 

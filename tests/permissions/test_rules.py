@@ -105,7 +105,7 @@ def test_ux2_a_session_grant_covers_the_folder_shown_not_every_write(
     (project / "docs").mkdir()
     policy = PermissionPolicy(project)
     args = {"file_path": "src/a.py"}
-    assert grant_label("Write", args, project) == "Always allow Write in ./src this session"
+    assert grant_label("Write", args, project) == "Always allow Write in src this session"
     policy.grant_for_session("Write", args)
     assert policy.decide("Write", {"file_path": "src/b.py"}).behavior == "allow"
     assert policy.decide("Write", {"file_path": "src/deep/c.py"}).behavior == "allow"

@@ -1,4 +1,4 @@
-"""The one brace expander and gitignore compiler (tools/globbing.py), both dialects."""
+"""The one brace expander and gitignore compiler (files/globbing.py), both dialects."""
 
 from __future__ import annotations
 
@@ -6,9 +6,7 @@ import random
 
 import pytest
 
-from wave_tui.tools.base import ToolError
-from wave_tui.tools.glob_tool import compile_glob, expand_braces
-from wave_tui.tools.globbing import (
+from wave_tui.files.globbing import (
     MAX_BRACE_DEPTH,
     BracesTooDeep,
     TooManyAlternatives,
@@ -21,6 +19,8 @@ from wave_tui.tools.globbing import (
     ordered_spec,
     split_top_level_commas,
 )
+from wave_tui.tools.base import ToolError
+from wave_tui.tools.glob_tool import compile_glob, expand_braces
 
 
 @pytest.mark.req("R9")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from wave_tui.config.paths import WavePaths
-from wave_tui.llm.web_fetch import WebFetcher
+from wave_tui.net.web_pages import WebFetcher
 from wave_tui.tools.ask_user import AskUserQuestionTool
 from wave_tui.tools.background import BackgroundManager, BackgroundToolProvider
 from wave_tui.tools.base import Tool, spec_of

@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from wave_tui.llm.web_fetch import (
+from wave_tui.net.web_pages import (
     MAX_CONTENT_CHARS,
     FetchError,
     WebFetcher,

@@ -142,7 +142,7 @@ async def test_ux18_permission_dialog_shows_the_edit_diff_and_scoped_grant(
         assert isinstance(dialog, PermissionDialog)
         assert dialog.preview is not None and dialog.preview.kind == "diff"
         assert "-    return 1" in dialog.preview.text and "+    return 2" in dialog.preview.text
-        assert dialog.grant_label == "Always allow Edit in ./src this session"
+        assert dialog.grant_label == "Always allow Edit in src this session"
         await pilot.press("a")
         await settle(pilot)
         assert (project / "src" / "app.py").read_text(encoding="utf-8").endswith("return 2\n")

@@ -18,7 +18,7 @@ from tests.tui.helpers import settle, wait_until
 from tests.tui.test_work_events import app_for, tool_results
 from wave_tui.agent import events as ev
 from wave_tui.session.types import Question, QuestionAnswer, QuestionOption
-from wave_tui.tui.screens.work_dialogs import PlanDialog, QuestionDialog
+from wave_tui.tui.screens.plan_question_dialogs import PlanDialog, QuestionDialog
 
 DATABASE = Question(
     "Which database?", "DB", (QuestionOption("sqlite", "fast"), QuestionOption("postgres"))

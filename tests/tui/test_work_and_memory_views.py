@@ -17,7 +17,7 @@ from wave_tui.memory import catalog
 from wave_tui.session.types import Question, QuestionOption, Task
 from wave_tui.tui.screens.dialogs import ConfirmDelete
 from wave_tui.tui.screens.memory_runs import RunsScreen
-from wave_tui.tui.screens.work_dialogs import PlanDialog, QuestionDialog
+from wave_tui.tui.screens.plan_question_dialogs import PlanDialog, QuestionDialog
 from wave_tui.tui.widgets.subagent_block import SubagentBlock
 from wave_tui.tui.widgets.task_panel import TaskPanel
 

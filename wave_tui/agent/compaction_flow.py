@@ -208,7 +208,7 @@ class CompactionFlow:
         """Background work running now and the skills invoked in this conversation (its whole
         thread, across earlier compactions)."""
         extensions = self._extensions
-        background = [line for e in extensions.work_sources for line in e.running_work()]
+        background = [line for e in extensions.running_work_sources for line in e.running_work()]
         sources = extensions.skill_sources
         skills: list[tuple[str, str]] = []
         if sources:

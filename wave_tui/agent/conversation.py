@@ -28,9 +28,9 @@ from wave_tui.agent.transcript import (
     transcript_for,
 )
 from wave_tui.config.paths import WavePaths
+from wave_tui.files.read_state import ReadEntry, ReadState, content_hash
 from wave_tui.llm.types import Message
 from wave_tui.llm.wire import JOINS_NEXT
-from wave_tui.tools.read_state import ReadEntry, ReadState, content_hash
 
 # What an interrupted turn leaves for the model (Claude Code's words): read before the next prompt.
 INTERRUPTED_NOTE = "[Request interrupted by user]"

@@ -286,7 +286,7 @@ class Extensions:
         self.compaction_hooks: list[CompactionHooks] = []
         self.permission_hooks: list[PermissionRequestHooks] = []
         self.skill_sources: list[InvokedSkills] = []
-        self.work_sources: list[RunningWork] = []
+        self.running_work_sources: list[RunningWork] = []
 
     def add(self, extension: Extension) -> None:
         filed = False
@@ -313,7 +313,7 @@ class Extensions:
             (CompactionHooks, self.compaction_hooks),
             (PermissionRequestHooks, self.permission_hooks),
             (InvokedSkills, self.skill_sources),
-            (RunningWork, self.work_sources),
+            (RunningWork, self.running_work_sources),
         )
 
     def of_type(self, kind: type[_T]) -> _T | None:

@@ -21,11 +21,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from wave_tui.config.records import record
+from wave_tui.files.read_state import ReadState
 from wave_tui.llm.types import Message
 from wave_tui.llm.usage import CHARS_PER_TOKEN, estimate_tokens
 from wave_tui.llm.wire import message_to_wire
+from wave_tui.permissions.tool_table import READ
 from wave_tui.tools.read import format_line
-from wave_tui.tools.read_state import ReadState
 
 RESTORATION_HEADING = "[Context Restoration]"
 RESTORE_MAX_FILES = 5
@@ -89,7 +90,7 @@ def not_in_messages(
     shown: dict[Path, list[str]] = {}
     for message in messages:
         for call in message.tool_calls or []:
-            target = _full_read_target(call.arguments, workdir) if call.name == "Read" else None
+            target = _full_read_target(call.arguments, workdir) if call.name == READ else None
             if target is not None:
                 calls[call.id] = target
         if message.role == "tool" and message.tool_call_id in calls:

@@ -53,13 +53,13 @@ from wave_tui.agent.turn_runner import (
 )
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.settings import EffectiveSettings, SettingsStore
+from wave_tui.files.read_state import ReadState
 from wave_tui.llm.types import Message, Usage
 from wave_tui.llm.usage import estimate_prompt_tokens
 from wave_tui.permissions.policy import PermissionMode, PermissionPolicy, SafeZones
 from wave_tui.permissions.tool_table import key_argument
 from wave_tui.tools.background import BackgroundManager
 from wave_tui.tools.base import Tool, ToolContexts
-from wave_tui.tools.read_state import ReadState
 from wave_tui.tools.registry import builtin_tools
 
 if TYPE_CHECKING:

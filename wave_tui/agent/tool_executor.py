@@ -35,9 +35,10 @@ from wave_tui.agent.extensions import (
 from wave_tui.config.records import record
 from wave_tui.llm.types import Message, ToolCall
 from wave_tui.permissions.policy import Ask, Resolution
+from wave_tui.permissions.tool_table import AGENT
 from wave_tui.tools.base import Tool, ToolContexts, ToolResult, ValidatesFirst, error_result
 
-CONCURRENT_TOOLS = frozenset({"Agent"})  # consecutive calls of these in one reply run at once
+CONCURRENT_TOOLS = frozenset({AGENT})  # consecutive calls of these in one reply run at once
 # Kept with a tool message (never sent): a restored chat shows what the live one showed.
 SUMMARY_META = "summary"
 DIFF_META = "diff"

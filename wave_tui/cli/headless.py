@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 from wave_tui.agent import events as ev
-from wave_tui.cli.main import EXIT_CLOSED_PIPE, output_closed, startup_finished
 from wave_tui.cli.output import OutputFormat, ScriptOutput
+from wave_tui.cli.process import EXIT_CLOSED_PIPE, output_closed, startup_finished
 from wave_tui.config.records import record
 from wave_tui.session.facade import create_session, prepare_local_endpoint
 from wave_tui.session.types import AgentOptions, LocalModelError, LocalUnavailable, RunReport

@@ -7,33 +7,19 @@ import asyncio
 import gc
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import BinaryIO
 
 from wave_tui import __version__
-
-if TYPE_CHECKING:
-    from _typeshed import SupportsWrite
+from wave_tui.cli.process import PipeParser, output_closed, startup_finished
 
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_CONFIG = 2  # a settings problem that stops the start, or a path wave owns of the wrong type
-# 128 + SIGPIPE: what `git log | head` ends with when its reader goes (`set -o pipefail` shows
-# it); nothing is printed. Python ignores SIGPIPE, so the closed pipe arrives as BrokenPipeError.
-EXIT_CLOSED_PIPE = 141
 
 
 PICK_SESSION = ""  # `--resume` without an id: the app opens the resume picker
 COMMAND_COLUMN = 44  # `wave --help`: a longer command puts its description on the next line
-
-
-class PipeParser(argparse.ArgumentParser):
-    """argparse, except that help or usage meeting a closed pipe raises BrokenPipeError (which
-    ends the command quietly) instead of being dropped while the command carries on."""
-
-    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
-        if message:
-            (file or sys.stderr).write(message)
 
 
 class _WaveParser(PipeParser):
@@ -235,22 +221,6 @@ def _run_quietly(argv: list[str] | None) -> int:
         return output_closed()
 
 
-def output_closed() -> int:
-    """The reader of stdout (or stderr) has gone: both now write to /dev/null, so no later
-    write or flush fails again, and the command ends with EXIT_CLOSED_PIPE and nothing said."""
-    import contextlib
-    import os
-
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(AttributeError, OSError, ValueError):
-                os.dup2(devnull, stream.fileno())
-    finally:
-        os.close(devnull)
-    return EXIT_CLOSED_PIPE
-
-
 def _is_headless(argv: list[str]) -> bool:
     return any(a in ("-p", "--print") or a.startswith("--print=") for a in argv)
 
@@ -320,15 +290,6 @@ def _main(argv: list[str] | None) -> int:
 
     startup_finished()
     return run_interactive(args, workdir)
-
-
-def startup_finished() -> None:
-    """Collect cycles again (the run's own garbage is worth collecting). What start-up built —
-    modules, classes, settings, the session's memory — lives as long as the process: it is
-    frozen out of every later collection, which would otherwise walk all of it (a full one
-    costs 70-110 ms at 10k rules, inside whichever request it lands in)."""
-    gc.freeze()
-    gc.enable()
 
 
 CONTEXT_HELP = "what the next request costs, per memory source and block"

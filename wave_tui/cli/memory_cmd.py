@@ -8,7 +8,6 @@ import json
 import sys
 from typing import TextIO
 
-from wave_tui.cli.main import PipeParser
 from wave_tui.cli.memory_review_cmd import (
     REVIEW_ACTIONS,
     ReviewError,
@@ -17,6 +16,7 @@ from wave_tui.cli.memory_review_cmd import (
     format_duplicates,
     run_review_action,
 )
+from wave_tui.cli.process import PipeParser
 from wave_tui.config.clock import Clock, system_clock
 from wave_tui.config.paths import WavePaths
 from wave_tui.session.facade import MemoryAccess

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any, Literal, TextIO, get_args
 
 from wave_tui.agent import events as ev
-from wave_tui.cli.main import output_closed
+from wave_tui.cli.process import output_closed
 from wave_tui.session.types import Message, RunInfo, RunReport
 
 OutputFormat = Literal["text", "json", "stream-json"]

@@ -1,4 +1,5 @@
-"""Cross-process file locks for coroutines: never block the event loop (issue 12, item 4).
+"""Cross-process file locks for coroutines: never block the event loop (a lock held
+by another process must not freeze the app or a running turn).
 
 The same lock files as `config.fileio.file_lock` (so a `wave memory add` in another process and
 a Write in the agent exclude each other), but acquired with a non-blocking attempt retried on

@@ -10,12 +10,22 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, TypeVar
 
 from watchfiles import Change, awatch
 
-if TYPE_CHECKING:
-    from wave_tui.config.settings import EffectiveSettings, SettingsStore
+Current = TypeVar("Current", covariant=True)
+
+
+class WatchedFiles(Protocol[Current]):
+    """What the watch needs of a settings store (`SettingsStore` is one), so that this module
+    does not import the settings it reloads."""
+
+    @property
+    def files(self) -> list[Path]: ...
+    def refresh(self) -> bool: ...
+    def current(self) -> Current: ...
+
 
 RETRY_DELAY_S = 0.5
 
@@ -42,12 +52,12 @@ def relevant_paths(files: list[Path]) -> frozenset[str]:
 
 
 async def watch_settings(
-    store: SettingsStore,
+    store: WatchedFiles[Current],
     *,
     debounce_ms: int = 1_600,
     stop_event: Any = None,
     force_polling: bool | None = None,
-) -> AsyncIterator[EffectiveSettings]:
+) -> AsyncIterator[Current]:
     """Yield `store.current()` after each change to one of its settings files."""
     files = store.files
     wanted = relevant_paths(files)

@@ -5,12 +5,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import re
 import subprocess
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 
 from wave_tui.config.records import record
@@ -233,17 +232,26 @@ def safe_component(name: str) -> str:
     return cleaned[:PROJECT_ID_MAX]
 
 
-def display_path(path: Path, paths: WavePaths) -> str:
-    """`~/...` under home, relative under the project root, else absolute."""
-    return display_under(path, paths.project_root, paths.home)
+def display_path(path: Path | str, root: Path, home: Path | None = None) -> str:
+    """How wave shows a path to the user, everywhere: relative inside the project `root` (`.` for
+    the root itself), `~/…` under `home` (the user's home when not given), else absolute.
+
+    A path already resolved (a tool's target) still counts as inside a root reached through a
+    symlink: each folder is also tried as its real path.
+    """
+    target = Path(path)
+    for base, prefix in ((root, ""), (Path.home() if home is None else home, "~/")):
+        for folder in (base, _real_folder(base)):
+            if target.is_relative_to(folder):
+                rel = target.relative_to(folder).as_posix()
+                return ("~" if rel == "." else prefix + rel) if prefix else rel
+    return str(target)
 
 
-def display_under(path: Path, root: Path, home: Path) -> str:
-    """`display_path` for a root and home given apart."""
-    for base, prefix in ((root, ""), (home, "~/")):
-        with contextlib.suppress(ValueError):
-            return prefix + path.relative_to(base).as_posix()
-    return str(path)
+@cache
+def _real_folder(folder: Path) -> Path:
+    # Cached: a chat shows many paths under the same two folders, and they do not move.
+    return Path(os.path.realpath(folder))
 
 
 def _wrong_type(path: Path, want_folder: bool) -> bool:
@@ -311,13 +319,13 @@ def _first_problem(paths: WavePaths, folders: list[Path], files: list[Path]) -> 
     for folder in folders:
         if _wrong_type(folder, want_folder=True):
             return (
-                f"{display_path(folder, paths)} is a file, but wave keeps a folder there; "
+                f"{display_path(folder, paths.project_root, paths.home)} is a file, but wave keeps a folder there; "
                 "move the file away"
             )
     for file in files:
         if _wrong_type(file, want_folder=False):
             return (
-                f"{display_path(file, paths)} is a folder, but wave keeps memory in a file there; "
+                f"{display_path(file, paths.project_root, paths.home)} is a folder, but wave keeps memory in a file there; "
                 "rename or remove the folder"
             )
     return None

@@ -2,9 +2,9 @@
 
 `@dataclass(frozen=True)` makes six methods per class by compiling source text: 3.4 M
 instructions a class on CPython 3.11-3.13 (`tests/bench/test_bench_startup.py` prints it), most
-of what importing wave's own modules cost (issue 20, item 1: ~130 classes load before a `wave -p`
-answer). A record is a dataclass — `dataclasses.fields`, `replace`, `asdict` and its generated
-`__init__` as usual — whose `__repr__`, `__eq__`, `__hash__` and, when frozen, `__setattr__` and
+of what importing wave's own modules cost (~130 classes load before a `wave -p` answers). A
+record is a dataclass — `dataclasses.fields`, `replace`, `asdict` and its generated `__init__`
+as usual — whose `__repr__`, `__eq__`, `__hash__` and, when frozen, `__setattr__` and
 `__delattr__` (raising `FrozenInstanceError`) are shared by every record instead of compiled per
 class. They behave as the generated ones do (`test_records.py` compares them): the fields in
 order, a field's `repr`/`compare`/`hash` flags honoured, equality only between instances of one

@@ -227,7 +227,7 @@ class SettingsStore:
         force_polling: bool | None = None,
     ) -> AsyncIterator[EffectiveSettings]:
         """Yield the new settings after each change to a settings file (see `live.py`)."""
-        from wave_tui.config.live import watch_settings
+        from wave_tui.config.live import watch_settings  # lazy: watchfiles only for the app
 
         async for settings in watch_settings(
             self, debounce_ms=debounce_ms, stop_event=stop_event, force_polling=force_polling
@@ -270,7 +270,7 @@ class SettingsStore:
         for state, sig in zip(self._states, signatures, strict=True):
             if state.signature == sig:
                 continue
-            label = display_path(state.path, self.paths)
+            label = display_path(state.path, self.paths.project_root, self.paths.home)
             try:
                 state.valid, state.problems = parse_settings_file(
                     state.path, label, state.valid or {}
@@ -340,7 +340,7 @@ def save_user_settings(paths: WavePaths, **updates: Any) -> dict[str, Any]:
     Returns the file's new content.
     """
     target = paths.user_settings
-    label = display_path(target, paths)
+    label = display_path(target, paths.project_root, paths.home)
     changes = dict(_iter_updates(updates))
     for key, value in changes.items():
         if value is not None:

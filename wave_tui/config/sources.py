@@ -265,7 +265,7 @@ def file_contributions(
             for key in AUTO_MEMORY_KEYS:
                 if data.pop(key, None) is not None:
                     problems.append(
-                        f"{display_path(layer.path, paths)}: {key}: ignored here; "
+                        f"{display_path(layer.path, paths.project_root, paths.home)}: {key}: ignored here; "
                         "only ~/.wave/settings.json sets auto memory"
                     )
         contents.append(data)

@@ -1,1 +1,1 @@
-"""The model protocol: the OpenAI-compatible client, provider quirks, usage, the local engine (httpx lives only here)."""
+"""The model protocol: the OpenAI-compatible client, provider quirks, usage, the local engine."""

@@ -11,9 +11,6 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC
 from typing import Any
 
-import httpx
-from httpx_sse import EventSource
-
 from wave_tui.llm.adapt import WireAdapter
 from wave_tui.llm.assembly import ThinkSplitter, ToolCallAssembler, repair_arguments, split_think
 from wave_tui.llm.errors import (
@@ -43,6 +40,7 @@ from wave_tui.llm.quirks import (
 from wave_tui.llm.replies import FIRST_BYTE_TIMEOUT_ENV, AssistantReply, ClientConfig, StreamDelta
 from wave_tui.llm.types import ToolCall
 from wave_tui.llm.usage import estimated_usage, parse_usage
+from wave_tui.net.http import EventSource, httpx
 
 __all__ = ["AssistantReply", "ClientConfig", "ModelClient", "StreamDelta", "parse_usage"]
 

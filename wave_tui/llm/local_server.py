@@ -302,7 +302,7 @@ class LocalModelServer:
                 )
 
     def _await_health(self) -> None:
-        import httpx  # only when a local model starts
+        from wave_tui.net.http import httpx  # only when a local model starts
 
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:

@@ -6,9 +6,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import httpx
-
 from wave_tui.llm.errors import ModelError
+from wave_tui.net.http import httpx
 
 MODEL_LIST_TIMEOUT_S = 3.0  # the picker waits for this at most, then shows the configured models
 MAX_LISTED_MODELS = 500  # a router offering thousands would make the picker useless

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import httpx
+from wave_tui.net.http import httpx
 
 OLLAMA_DEFAULT_NUM_CTX = 4096
 OLLAMA_PORT = 11434  # Ollama's own port: an endpoint there is taken to be Ollama

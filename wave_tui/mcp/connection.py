@@ -19,6 +19,9 @@ from datetime import timedelta
 from pathlib import Path
 from typing import IO, Any, Literal
 
+import wave_tui.net.http  # noqa: F401  first: the mcp SDK imports httpx (see that module)
+
+# isort: split
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp import ClientSession, McpError, StdioServerParameters, types
@@ -26,10 +29,10 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 
-from wave_tui.llm.mcp_http import mcp_http_client
 from wave_tui.mcp.config import HttpServer, ServerConfig, StdioServer
 from wave_tui.mcp.results import cap_instructions, convert_result
 from wave_tui.mcp.tools import RemoteTool
+from wave_tui.net.mcp_http import mcp_http_client
 from wave_tui.tools.base import ToolResult, error_result
 
 ServerState = Literal["starting", "ready", "failed", "stopped"]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from wave_tui.config.fileio import atomic_write_text, file_lock, locked_update
 from wave_tui.config.paths import MEMORY_INDEX_FILENAME, OwnedPathError, WavePaths, display_path
-from wave_tui.tools.paths import is_strictly_inside, real_path
+from wave_tui.files.real_paths import is_strictly_inside, real_path
 
 INDEX_FILENAME = MEMORY_INDEX_FILENAME
 
@@ -42,7 +42,9 @@ class AutoMemoryDir:
             ):
                 pass
         except OSError as exc:
-            where = display_path(Path(exc.filename or self.path), self._paths)
+            where = display_path(
+                Path(exc.filename or self.path), self._paths.project_root, self._paths.home
+            )
             raise OwnedPathError(f"{where}: cannot create ({exc.strerror or exc})") from exc
 
     # req: M5
@@ -50,9 +52,9 @@ class AutoMemoryDir:
         """One line when the memory folder or its MEMORY.md has the wrong type, else None."""
         folder = self._paths.memory_dir
         if os.path.lexists(folder) and not folder.is_dir():
-            return f"{display_path(folder, self._paths)} is a file, not the auto-memory folder"
+            return f"{display_path(folder, self._paths.project_root, self._paths.home)} is a file, not the auto-memory folder"
         if self.index_path.is_dir():
-            return f"{display_path(self._paths.memory_index, self._paths)} is a folder, not a file"
+            return f"{display_path(self._paths.memory_index, self._paths.project_root, self._paths.home)} is a folder, not a file"
         return None
 
     # req: F6

@@ -7,7 +7,7 @@ Ids are readable and stable while the file is unchanged: `project:AGENTS.md#3`,
 
 A `CatalogCache` passed to `build_catalog` keeps each file's entries from one build to the next,
 reused while the file's stat is unchanged: the memory browser reloads 10,000 entries on every
-showing and after every extraction without reading them again (issue 20, item 6).
+showing and after every extraction without reading them again.
 """
 
 from __future__ import annotations

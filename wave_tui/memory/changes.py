@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Literal
 
 from wave_tui.config.records import record
+from wave_tui.files.read_state import ReadEntry, ReadState, content_hash
+from wave_tui.files.text_files import SNIFF_BYTES, split_lines
 from wave_tui.llm.types import Message
 from wave_tui.memory.watch import DirWatch
-from wave_tui.tools.read_state import ReadEntry, ReadState, content_hash
-from wave_tui.tools.text_files import SNIFF_BYTES, split_lines
 
 MAX_SNIPPET_CHARS = 8192
 MAX_FILES_PER_TURN = 10
@@ -133,7 +133,8 @@ def detect_changes(
 
 
 class ChangeDetector:
-    """`detect_changes` that looks only at files an inotify watch saw change (issue 20, item 5).
+    """`detect_changes` that looks only at files an inotify watch saw change (a stat
+    of every file read, before each request, is too slow for a long session).
 
     An entry is covered once its folder was watched before it was last checked; from then on a
     change shows as an event. New entries are watched first and then checked by stat, so an edit
@@ -156,7 +157,7 @@ class ChangeDetector:
             self._state, self._covered = read_state, set()
             changed = None
         new = paths - self._covered
-        # Folder names as str, not Paths: a resumed session can hold 10k files (issue 20 #5).
+        # Folder names as str, not Paths: a resumed session can hold 10k files.
         for folder in {_folder_of(str(p)) for p in new}:
             self._watch.watch(folder)
         if not self._watch.available:

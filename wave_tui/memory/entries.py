@@ -51,7 +51,7 @@ def split_lines(text: str) -> list[str]:
 
 # An `Item` as a plain tuple (index, start_line, end_line, text): of ints and a string, so the
 # garbage collector stops tracking it at once — the items of a 10,000-item file never make it
-# scan the whole heap when the memory browser opens (issue 20, item 6).
+# scan the whole heap when the memory browser opens.
 ItemSpan = tuple[int, int, int, str]
 
 
@@ -66,7 +66,7 @@ def list_items(text: str) -> list[Item]:
 def item_spans(text: str) -> list[ItemSpan]:
     """`list_items` as tuples."""
     # The lines of `split_lines` without their endings, by `str.split`: a 10,000-item file is
-    # listed each time the memory browser opens (issue 20, item 6).
+    # listed each time the memory browser opens.
     lines = text.split("\n")
     if not lines[-1]:
         lines.pop()

@@ -1,5 +1,5 @@
 """A fast path for the frontmatter nearly every rule file has: flat `key: value` lines and simple
-block lists (issue 20, item 5: YAML parsing of every rule file made the cold request slow).
+block lists (YAML parsing of every rule file made the first request slow).
 
 `parse_simple_yaml` returns exactly what `yaml.safe_load` returns for the documents it accepts,
 and None for anything else, which then goes to the YAML parser. It accepts only a narrow subset

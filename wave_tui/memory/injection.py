@@ -16,7 +16,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, Protocol
 
 from wave_tui.config.paths import WavePaths
 from wave_tui.llm.types import Message
@@ -31,7 +31,19 @@ from wave_tui.memory.imports import expand_imports
 from wave_tui.memory.nested import nested_memory_chain
 from wave_tui.memory.rules import Rule, RuleCache, RuleSet, discover_rules, rule_roots
 from wave_tui.memory.watch import DirWatch, nearest_existing
-from wave_tui.tools.base import ToolResult
+
+
+class ToolOutcome(Protocol):
+    """What the injector reads of a tool result (a `tools.base.ToolResult` is one): the files
+    that entered the context, without memory depending on the tool protocol."""
+
+    @property
+    def is_error(self) -> bool: ...
+    @property
+    def read_paths(self) -> list[Path]: ...
+    @property
+    def context_paths(self) -> list[Path]: ...
+
 
 REMINDER_OPEN = "<system-reminder>"
 REMINDER_CLOSE = "</system-reminder>"
@@ -224,7 +236,7 @@ class MemoryInjector:
 
     # req: D3
     # req: R5
-    def on_tool_result(self, result: ToolResult) -> list[Message]:
+    def on_tool_result(self, result: ToolOutcome) -> list[Message]:
         """Persisted meta messages to append after this tool result (D1, R3, R5)."""
         if result.is_error:
             return []

@@ -67,7 +67,7 @@ def find_references(text: str) -> list[Reference]:
     """Files, `file:line`s and symbols a memory's text cites, each once, in order."""
     found: dict[str, Reference] = {}
     # Most memories cite nothing: a search for an extension alone rules a path out ~10x faster
-    # than the path pattern, over 10,000 entries each time the browser opens (issue 20, item 6).
+    # than the path pattern, over 10,000 entries each time the browser opens.
     paths = _path_re().finditer(text) if _extension_re().search(text) else ()
     for match in paths:
         before = text[max(0, match.start() - 3) : match.start()]

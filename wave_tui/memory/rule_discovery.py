@@ -183,7 +183,7 @@ def discover_rules(paths: WavePaths, warn: Warn, cache: RuleCache | None = None)
     """Every rule under every root, with precedence, status and order applied (R1, R7–R10)."""
     cache = cache or RuleCache()
     note = lambda message: cache.warn_once(warn, message)  # noqa: E731
-    show = lambda p: display_path(p, paths)  # noqa: E731
+    show = lambda p: display_path(p, paths.project_root, paths.home)  # noqa: E731
     walk = _Walk(show, note)
     found_by_root = [(root, scope, walk.root(root)) for root, scope in rule_roots(paths)]
     cache.listed = walk.listed

@@ -3,7 +3,7 @@
 Order of active rules (and of unconditional rules in the reminder): priority descending (higher
 priority first), then project rules before user rules, then rule id.
 
-Paths are matched with gitignore semantics (pathspec, through tools/globbing.py) against the file
+Paths are matched with gitignore semantics (pathspec, through files/globbing.py) against the file
 path relative to the project root; files outside the project root match no rule.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from wave_tui.config.records import record
-from wave_tui.tools.globbing import gitignore_pattern, ordered_spec
+from wave_tui.files.globbing import gitignore_pattern, ordered_spec
 
 if TYPE_CHECKING:
     import pathspec
@@ -31,7 +31,7 @@ _SCOPE_RANK: dict[str, int] = {"project": 0, "user": 1}
 class Rule(NamedTuple):
     """One rule file as discovered. Immutable; a NamedTuple rather than a record: a session's
     first request makes one per rule file, in C (~1 us less each than a frozen dataclass's
-    setattr calls at 11 fields; issue 20 item 5)."""
+    setattr calls at 11 fields, times 10k rule files)."""
 
     id: str
     location: str  # where the rule was found (below its root; symlinks not resolved)

@@ -13,14 +13,14 @@ from __future__ import annotations
 import os
 from typing import Any, NamedTuple
 
-from wave_tui.memory.decoding import clean_text, decode_memory_bytes
-from wave_tui.memory.frontmatter import split_frontmatter, value_text
-from wave_tui.tools.globbing import (
+from wave_tui.files.globbing import (
     BracesTooDeep,
     TooManyAlternatives,
     expand_comma_braces,
     split_top_level_commas,
 )
+from wave_tui.memory.decoding import clean_text, decode_memory_bytes
+from wave_tui.memory.frontmatter import split_frontmatter, value_text
 
 KNOWN_KEYS = frozenset({"paths", "priority", "name", "description"})
 # Scope keys of other agents: a rule using one meant to be conditional, so it must not load blind.
@@ -165,7 +165,7 @@ def parse_rule_file(path: str | os.PathLike[str], size: int = 0) -> ParsedRuleFi
     load (the rule is inactive with the reason), undecodable bytes are reported.
 
     `size` is what a stat just said: the file is read in one `read` (plus the one that finds its
-    end), not through a buffered file object (half the cost per file at 10k rules, issue 20 #5).
+    end), not through a buffered file object (half the cost per file at 10k rules).
     """
     data = _read_all(path, size)
     text = clean_text(data)

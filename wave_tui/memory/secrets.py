@@ -9,6 +9,7 @@ import functools
 import re
 
 from wave_tui.config.records import record
+from wave_tui.permissions.tool_table import WRITE
 
 # (kind, pattern). Specific formats only: a false positive blocks a legitimate save.
 _PATTERNS: tuple[tuple[str, str], ...] = (
@@ -66,6 +67,6 @@ def secret_refusal(text: str) -> str | None:
 
 def written_text(tool_name: str, args: dict[str, object]) -> str:
     """The text a Write/Edit call would put into a file."""
-    key = "content" if tool_name == "Write" else "new_string"
+    key = "content" if tool_name == WRITE else "new_string"
     value = args.get(key)
     return value if isinstance(value, str) else ""

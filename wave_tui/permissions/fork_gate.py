@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from wave_tui.config.records import record
+from wave_tui.files.real_paths import is_strictly_inside, resolve_tool_path
 from wave_tui.permissions.git_guard import git_is_contained
 from wave_tui.permissions.policy import READ_ONLY_COMMAND, UNRESTRICTED, RunProfile
 from wave_tui.permissions.shell import is_read_only_bash
 from wave_tui.permissions.tool_table import TOOLS
-from wave_tui.tools.paths import is_strictly_inside, resolve_tool_path
 
 # (tool name, arguments) -> a refusal for the text written, or None (the memory secret check).
 ContentGuard = Callable[[str, dict[str, Any]], "str | None"]

@@ -15,8 +15,8 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from wave_tui.files.real_paths import is_inside, real_path, resolve_tool_path
 from wave_tui.permissions.shell import git_directories
-from wave_tui.tools.paths import is_inside, real_path, resolve_tool_path
 
 # Command-line-level config (GIT_CONFIG_COUNT, git >= 2.31): wins over repository config.
 _OVERRIDES: tuple[tuple[str, str], ...] = (

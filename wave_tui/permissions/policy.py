@@ -23,8 +23,10 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from wave_tui.config.paths import display_path
 from wave_tui.config.records import record
 from wave_tui.config.settings import PermissionMode
+from wave_tui.files.real_paths import is_inside, real_path, resolve_tool_path
 from wave_tui.permissions.git_guard import HARDENED_GIT_ENV, git_is_contained
 from wave_tui.permissions.rules import (
     PermissionRule,
@@ -35,8 +37,15 @@ from wave_tui.permissions.rules import (
     url_host,
 )
 from wave_tui.permissions.shell import is_read_only_bash
-from wave_tui.permissions.tool_table import CallOnRow, ToolUse, call_subject, is_mcp_tool, tool_info
-from wave_tui.tools.paths import display_path, is_inside, real_path, resolve_tool_path
+from wave_tui.permissions.tool_table import (
+    BASH,
+    WEB_FETCH,
+    CallOnRow,
+    ToolUse,
+    call_subject,
+    is_mcp_tool,
+    tool_info,
+)
 
 __all__ = [
     "PERMISSION_MODES",
@@ -278,11 +287,11 @@ def session_rule(tool: str, args: Mapping[str, Any], root: Path) -> PermissionRu
         place, is_folder = scope
         escaped = glob.escape(str(place))
         return PermissionRule(tool, f"{escaped}/*" if is_folder else escaped)
-    if tool == "WebFetch":
+    if tool == WEB_FETCH:
         host = url_host(args.get("url"))
         return PermissionRule(tool, f"domain:{host}" if host else _NOTHING)
     subject = call_subject(tool, args)
-    if tool == "Bash":
+    if tool == BASH:
         return PermissionRule(tool, subject or _NOTHING, literal=bool(subject))
     return PermissionRule(tool, None)
 
@@ -296,7 +305,7 @@ def grant_label(tool: str, args: Mapping[str, Any], root: Path) -> str:
         where = "in" if is_folder else "to"
         return f"Always allow {tool} {where} {display_path(place, root)} this session"
     rule = session_rule(tool, args, root)
-    if tool == "WebFetch" and rule.pattern:
+    if tool == WEB_FETCH and rule.pattern:
         return f"Always allow WebFetch from {rule.pattern.removeprefix('domain:')} this session"
     return f"Always allow {rule} this session"
 
@@ -332,7 +341,7 @@ def grant_options(tool: str, args: Mapping[str, Any], root: Path) -> tuple[Grant
     command that cannot be split with certainty (substitutions, redirections) gets none."""
     scope = session_rule(tool, args, root)
     label = grant_label(tool, args, root)
-    command = args.get("command") if tool == "Bash" else None
+    command = args.get("command") if tool == BASH else None
     if not isinstance(command, str):
         return (GrantOption("scope", label, (scope,)),)
     if len(command) > LABEL_COMMAND_CHARS or "\n" in command:
@@ -353,7 +362,7 @@ def _prefix_rules(command: str) -> tuple[PermissionRule, ...]:
         return ()
     rules: list[PermissionRule] = []
     for part in filter(needs_rule, parts):
-        rule = prefix_rule(part) or PermissionRule("Bash", part, literal=True)
+        rule = prefix_rule(part) or PermissionRule(BASH, part, literal=True)
         if rule not in rules:
             rules.append(rule)
     if not any(rule.pattern and not rule.literal for rule in rules):

@@ -19,10 +19,10 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from wave_tui.config.records import record
+from wave_tui.files.real_paths import is_strictly_inside, real_path, resolve_tool_path
 from wave_tui.permissions.git_guard import uses_git
 from wave_tui.permissions.shell import is_read_only_bash, simple_commands
-from wave_tui.permissions.tool_table import MCP_PREFIX, CallOnRow
-from wave_tui.tools.paths import is_strictly_inside, real_path, resolve_tool_path
+from wave_tui.permissions.tool_table import BASH, MCP_PREFIX, CallOnRow
 
 _RULE_RE = re.compile(r"^\s*([A-Za-z_][\w:-]*)\s*(?:\((.*)\))?\s*$", re.DOTALL)
 _DOMAIN_PREFIX = "domain:"
@@ -403,4 +403,4 @@ def prefix_rule(part: str) -> PermissionRule | None:
     prefix = command_prefix(commands[0])
     if prefix is None:
         return None
-    return PermissionRule("Bash", shlex.join(prefix) + _PREFIX_SUFFIX)
+    return PermissionRule(BASH, shlex.join(prefix) + _PREFIX_SUFFIX)

@@ -18,6 +18,29 @@ Approval = Literal["never", "children", "ask"]
 
 MCP_PREFIX = "mcp__"
 
+# The built-in tools' names: code that treats one tool apart names it by these constants (each
+# tool class sets its own `name` to the same text, below this layer).
+READ = "Read"
+GLOB = "Glob"
+GREP = "Grep"
+WRITE = "Write"
+EDIT = "Edit"
+BASH = "Bash"
+BASH_OUTPUT = "BashOutput"
+WEB_FETCH = "WebFetch"
+SKILL = "Skill"
+TASK = "Task"
+TASK_CREATE = "TaskCreate"
+TASK_GET = "TaskGet"
+TASK_LIST = "TaskList"
+TASK_UPDATE = "TaskUpdate"
+TASK_OUTPUT = "TaskOutput"
+TASK_STOP = "TaskStop"
+ASK_USER_QUESTION = "AskUserQuestion"
+ENTER_PLAN_MODE = "EnterPlanMode"
+EXIT_PLAN_MODE = "ExitPlanMode"
+AGENT = "Agent"
+
 
 @record
 class ToolInfo:
@@ -50,26 +73,26 @@ def _info(
 TOOLS: Mapping[str, ToolInfo] = {
     t.name: t
     for t in (
-        _info("Read", "file_path", "never", "Read", read_only=True, path=True, fork=True),
-        _info("Glob", "pattern", "never", "Find files", read_only=True, fork=True),
-        _info("Grep", "pattern", "never", "Search", read_only=True, fork=True),
-        _info("Write", "file_path", "ask", "Write", writes=True, path=True, fork=True),
-        _info("Edit", "file_path", "ask", "Edit", writes=True, path=True, fork=True),
-        _info("Bash", "command", "ask", "Run", fork=True),
-        _info("BashOutput", "bash_id", "never", "Read output", read_only=True),
-        _info("WebFetch", "url", "ask", "Fetch"),
-        _info("Skill", "skill", "never", "Use skill", read_only=True),
-        _info("Task", "description", "never", "Task", read_only=True),
-        _info("TaskCreate", "subject", "never", "Create task", read_only=True),
-        _info("TaskGet", "taskId", "never", "Get task", read_only=True),
-        _info("TaskList", None, "never", "List tasks", read_only=True),
-        _info("TaskUpdate", "taskId", "never", "Update task", read_only=True),
-        _info("TaskOutput", "task_id", "never", "Task output", read_only=True),
-        _info("TaskStop", "task_id", "never", "Stop task", read_only=True),
-        _info("AskUserQuestion", None, "never", "Ask", read_only=True),
-        _info("EnterPlanMode", None, "never", "Plan", read_only=True),
-        _info("ExitPlanMode", None, "never", "Leave plan mode", read_only=True),
-        _info("Agent", "description", "children", "Agent"),
+        _info(READ, "file_path", "never", "Read", read_only=True, path=True, fork=True),
+        _info(GLOB, "pattern", "never", "Find files", read_only=True, fork=True),
+        _info(GREP, "pattern", "never", "Search", read_only=True, fork=True),
+        _info(WRITE, "file_path", "ask", "Write", writes=True, path=True, fork=True),
+        _info(EDIT, "file_path", "ask", "Edit", writes=True, path=True, fork=True),
+        _info(BASH, "command", "ask", "Run", fork=True),
+        _info(BASH_OUTPUT, "bash_id", "never", "Read output", read_only=True),
+        _info(WEB_FETCH, "url", "ask", "Fetch"),
+        _info(SKILL, "skill", "never", "Use skill", read_only=True),
+        _info(TASK, "description", "never", "Task", read_only=True),
+        _info(TASK_CREATE, "subject", "never", "Create task", read_only=True),
+        _info(TASK_GET, "taskId", "never", "Get task", read_only=True),
+        _info(TASK_LIST, None, "never", "List tasks", read_only=True),
+        _info(TASK_UPDATE, "taskId", "never", "Update task", read_only=True),
+        _info(TASK_OUTPUT, "task_id", "never", "Task output", read_only=True),
+        _info(TASK_STOP, "task_id", "never", "Stop task", read_only=True),
+        _info(ASK_USER_QUESTION, None, "never", "Ask", read_only=True),
+        _info(ENTER_PLAN_MODE, None, "never", "Plan", read_only=True),
+        _info(EXIT_PLAN_MODE, None, "never", "Leave plan mode", read_only=True),
+        _info(AGENT, "description", "children", "Agent"),
     )
 }
 

@@ -4,7 +4,7 @@ Each call runs the blocking file work of `MemoryAccess` in a thread; every write
 announced as a `MemoryChanged` event on the session's stream. Why a conditional rule is loaded
 comes from the agent, when one runs. The catalog is kept from one listing to the next, each file
 read again only when its stat changed: the browser lists on every showing and after every
-extraction (issue 20, item 6).
+extraction, and a 10,000-entry memory must not be read each time.
 """
 
 from __future__ import annotations

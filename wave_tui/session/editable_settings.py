@@ -94,7 +94,11 @@ class SettingsAccess:
         paths = self._core.paths
 
         def found() -> EndpointInUse:
-            return endpoint_in_use(store.environ, store.layers(), lambda p: display_path(p, paths))
+            return endpoint_in_use(
+                store.environ,
+                store.layers(),
+                lambda p: display_path(p, paths.project_root, paths.home),
+            )
 
         return await asyncio.to_thread(found)
 

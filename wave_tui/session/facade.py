@@ -32,7 +32,7 @@ from wave_tui.config.paths import WavePaths
 from wave_tui.config.settings import SettingsStore
 from wave_tui.features.mcp.wiring import mcp_of
 from wave_tui.features.memory.extraction import ExtractionHook
-from wave_tui.features.tasks.parts import WorkFeatures
+from wave_tui.features.tasks.parts import TaskFeatures
 from wave_tui.llm.types import Message
 from wave_tui.permissions.rules import parse_rule_list
 from wave_tui.session.core import SessionCore, utc_now
@@ -336,7 +336,7 @@ class AgentSession:
 
     async def tasks(self) -> list[Task]:
         """The session's task list (the task panel's first state; `TasksChanged` follows)."""
-        work = self.service.extensions.of_type(WorkFeatures) if self.service is not None else None
+        work = self.service.extensions.of_type(TaskFeatures) if self.service is not None else None
         return await work.store.all_tasks() if work is not None else []
 
     def status(self) -> AgentStatus:

@@ -17,16 +17,18 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from wave_tui.agent.command_handling import first_prompt
 from wave_tui.agent.commands import Command
 from wave_tui.agent.sessions import SessionInfo
+from wave_tui.config.paths import display_path
 from wave_tui.config.records import record
 from wave_tui.config.settings import EffectiveSettings
 from wave_tui.config.trust import TrustRequested
+from wave_tui.files.real_paths import resolve_tool_path
 from wave_tui.llm.client import ClientConfig, ModelClient
 from wave_tui.llm.errors import ModelError
 from wave_tui.llm.model_list import MODEL_LIST_TIMEOUT_S
 from wave_tui.permissions.policy import PermissionPolicy
+from wave_tui.permissions.tool_table import BASH, EDIT, WRITE
 from wave_tui.tools.base import ToolError
 from wave_tui.tools.edit import planned_edit
-from wave_tui.tools.paths import resolve_tool_path
 
 DIFF_CONTEXT_LINES = 3
 PREVIEW_MAX_LINES = 400  # a huge Write is cut in the dialog (the tool still gets it all)
@@ -188,16 +190,16 @@ class PermissionPreview:
 # req: UX18
 def permission_preview(tool: str, args: dict[str, Any], root: Path) -> PermissionPreview:
     """Blocking (reads the file an Edit/Write changes): call from a thread."""
-    if tool == "Bash" and isinstance(args.get("command"), str):
+    if tool == BASH and isinstance(args.get("command"), str):
         return _command_preview(args)
-    if tool == "Edit":
+    if tool == EDIT:
         return _edit_preview(args, root)
-    if tool != "Write":
+    if tool != WRITE:
         return _arguments_preview(args)
     target = resolve_tool_path(args.get("file_path"), root)
     if target is None:
         return PermissionPreview("none", "")
-    shown = _shown_path(target, root)
+    shown = display_path(target, root)
     try:
         old = target.read_text(encoding="utf-8", errors="replace")
     except OSError:
@@ -228,7 +230,7 @@ def _arguments_preview(args: dict[str, Any]) -> PermissionPreview:
 def _edit_preview(args: dict[str, Any], root: Path) -> PermissionPreview:
     """The Edit tool's own result as a diff, or its refusal (never a diff it would not make)."""
     target = resolve_tool_path(args.get("file_path"), root)
-    shown = _shown_path(target, root) if target is not None else ""
+    shown = display_path(target, root) if target is not None else ""
     try:
         before, edited = planned_edit(args, root)
     except ToolError as refusal:
@@ -246,13 +248,6 @@ def _diff(old: str, new: str, shown: str) -> PermissionPreview:
         lineterm="",
     )
     return PermissionPreview("diff", _cut("\n".join(diff)) or "(no change)", shown)
-
-
-def _shown_path(target: Path, root: Path) -> str:
-    try:
-        return str(target.relative_to(root))
-    except ValueError:
-        return target.name if target.is_relative_to(Path.home()) else str(target)
 
 
 def _cut(text: str) -> str:

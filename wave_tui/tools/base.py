@@ -10,9 +10,10 @@ from typing import Any, Protocol, runtime_checkable
 
 from wave_tui.config.clock import Clock, system_clock
 from wave_tui.config.records import record
+from wave_tui.files.read_state import ReadState
+from wave_tui.files.real_paths import resolve_tool_path
+from wave_tui.files.text_files import ToolError as ToolError
 from wave_tui.llm.types import ToolSpec
-from wave_tui.tools.paths import resolve_tool_path
-from wave_tui.tools.read_state import ReadState
 
 
 @record(frozen=False)
@@ -66,10 +67,6 @@ class ToolResult:
     written_paths: list[Path] = field(default_factory=list)
     # The change written (Edit, Write over a file) as a unified diff: for the user, never sent.
     diff: str = ""
-
-
-class ToolError(Exception):
-    """Raised by a tool for a clean, model-facing error result."""
 
 
 class Tool(Protocol):

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from wave_tui.config.records import record
+from wave_tui.files.text_files import ensure_fresh, load_text_sync, split_lines
 from wave_tui.tools.arguments import Arg, TypedTool, parse_args, tool_arguments
 from wave_tui.tools.base import (
     ToolContext,
@@ -21,7 +22,6 @@ from wave_tui.tools.base import (
     write_text_and_stat,
 )
 from wave_tui.tools.read import format_line
-from wave_tui.tools.text_files import ensure_fresh, load_text_sync, split_lines
 
 SNIPPET_CONTEXT = 3
 SNIPPET_MAX_LINES = 40

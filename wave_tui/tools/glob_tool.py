@@ -11,10 +11,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-from wave_tui.tools import globbing
+from wave_tui.files import globbing
+from wave_tui.files.globbing import BraceLimitError, gitignore_spec
 from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
 from wave_tui.tools.base import ToolContext, ToolError, ToolResult, resolve_path
-from wave_tui.tools.globbing import BraceLimitError, gitignore_spec
 
 if TYPE_CHECKING:
     import pathspec

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from wave_tui.config.records import record
+from wave_tui.files.text_files import split_lines
 from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
 from wave_tui.tools.base import ToolContext, ToolError, ToolResult, resolve_path
 from wave_tui.tools.glob_tool import (
@@ -26,7 +27,6 @@ from wave_tui.tools.glob_tool import (
     find_ripgrep,
     walk_files,
 )
-from wave_tui.tools.text_files import split_lines
 
 OutputMode = Literal["files_with_matches", "content", "count"]
 MAX_OUTPUT_CHARS = 30_000

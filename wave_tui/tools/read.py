@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
+from wave_tui.files.read_state import content_hash
+from wave_tui.files.text_files import load_text, split_lines
 from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
 from wave_tui.tools.base import ToolContext, ToolError, ToolResult, resolve_path
-from wave_tui.tools.read_state import content_hash
-from wave_tui.tools.text_files import load_text, split_lines
 
 DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000

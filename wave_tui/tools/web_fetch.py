@@ -1,6 +1,6 @@
 """WebFetch(url, prompt): fetch a page and have the fast model answer `prompt` over it (WF1).
 
-The fetch itself lives in `llm/web_fetch.py` (all HTTP is there); the answer comes from an
+The fetch itself lives in `net/web_pages.py` (all HTTP is there); the answer comes from an
 injected `answer(prompt, markdown)` the integrator binds to the fast model.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Annotated
 
-from wave_tui.llm.web_fetch import CrossHostRedirect, FetchError, WebFetcher
+from wave_tui.net.web_pages import CrossHostRedirect, FetchError, WebFetcher
 from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
 from wave_tui.tools.base import ToolContext, ToolError, ToolResult
 

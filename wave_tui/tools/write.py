@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated
 
+from wave_tui.files.text_files import ensure_fresh, split_lines
 from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
 from wave_tui.tools.base import (
     ToolContext,
@@ -14,7 +15,6 @@ from wave_tui.tools.base import (
     write_text_and_stat,
 )
 from wave_tui.tools.edit import change_diff
-from wave_tui.tools.text_files import ensure_fresh, split_lines
 
 DESCRIPTION = """\
 Write a file to the local filesystem, creating parent directories as needed.

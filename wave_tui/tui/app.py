@@ -26,6 +26,11 @@ from wave_tui.config.records import record
 from wave_tui.config.settings import SettingsStore
 from wave_tui.session.facade import AgentSession
 from wave_tui.session.types import AddResult, AgentService, EntryError, MemoryScope
+from wave_tui.tui.asks_and_progress import (
+    ASK_OR_PROGRESS_EVENTS,
+    apply_ask_or_progress,
+    ask_permission,
+)
 from wave_tui.tui.command_screens import CommandScreens
 from wave_tui.tui.css_state import CssState, css_state
 from wave_tui.tui.format import one_line, show_path
@@ -34,7 +39,6 @@ from wave_tui.tui.review_count import ReviewCount
 from wave_tui.tui.screens.chat import ChatScreen
 from wave_tui.tui.widgets.background_indicator import BackgroundIndicator
 from wave_tui.tui.widgets.status_line import NARROW
-from wave_tui.tui.work_ui import WORK_EVENTS, apply_work_event, ask_permission
 
 if TYPE_CHECKING:
     from wave_tui.tui.screens.memory import MemoryScreen
@@ -69,7 +73,7 @@ class PendingAgent:
 class WaveApp(App[None]):
     # The first frame shows the chat: its sheets parse before it, the other screens' sheets
     # right after it (`_load_later_css`), so a screen's first showing neither waits for a parse
-    # nor restyles every node (its own CSS_PATH would; issue 20 items 4 and 6). dialogs.tcss
+    # nor restyles every node (its own CSS_PATH would). dialogs.tcss
     # too: the context view and the plan and question dialogs use its classes without a
     # CSS_PATH of their own.
     CSS_PATH = ["app.tcss", "screens/chat.tcss"]
@@ -151,7 +155,7 @@ class WaveApp(App[None]):
 
     def _warm_memory_catalog(self) -> None:
         # Read once after the first frame, off the loop: F2 then finds the unchanged files in
-        # the session's catalog cache and only paints (issue 20 item 6).
+        # the session's catalog cache and only paints (opening the browser does no file reads).
         self.run_worker(
             self.session.memory.entries(),
             group="memory-warm",
@@ -262,8 +266,8 @@ class WaveApp(App[None]):
         if isinstance(event, ev.PermissionRequested):
             await ask_permission(self, self.session, self.paths, event)
             return
-        if isinstance(event, WORK_EVENTS):
-            await apply_work_event(self, self.chat_screen, event)
+        if isinstance(event, ASK_OR_PROGRESS_EVENTS):
+            await apply_ask_or_progress(self, self.chat_screen, event)
             return
         if isinstance(event, ev.ExtractionFinished):
             self._report_extraction(event)

@@ -1,7 +1,7 @@
 """What the app's styles were computed from, so an unchanged stylesheet is not re-applied.
 
 Textual re-parses the whole stylesheet and restyles every node of every screen each time a
-screen is shown that it has not styled since the last change (issue 20 item 6): a new mode
+screen is shown that it has not styled since the last change: a new mode
 screen's first showing cost a full restyle twice over. A widget is styled from the current
 stylesheet when it mounts, so when neither the theme's variables nor an app-wide source changed
 since the last refresh there is nothing to redo. A widget's own default CSS is scoped to its type

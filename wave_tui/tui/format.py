@@ -40,7 +40,7 @@ def show_path(path: Path | str, paths: WavePaths) -> str:
     target = Path(path)
     if target.is_relative_to(paths.memory_dir):
         return "auto memory/" + target.relative_to(paths.memory_dir).as_posix()
-    return display_path(target, paths)
+    return display_path(target, paths.project_root, paths.home)
 
 
 def show_key_arg(value: str, paths: WavePaths) -> str:

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
+from wave_tui.files.read_state import ReadState
 from wave_tui.tools.base import ToolContext
-from wave_tui.tools.read_state import ReadState
 
 
 @pytest.fixture

@@ -37,7 +37,7 @@ def install_extensibility(
     trust = TrustStore(paths.trust_file, mode)
 
     def label(path: Path) -> str:
-        return display_path(path, paths)
+        return display_path(path, paths.project_root, paths.home)
 
     def warn(line: str) -> None:
         service.notify("warning", line)

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from wave_tui.agent.attachments import attached_block
-from wave_tui.tools.read_state import ReadState
+from wave_tui.files.read_state import ReadState
 
 ATTACH_MAX = 100_000  # characters of an attached file
 ATTACHMENT = re.compile(r"(?<![\w@])@((?:\\ |[^\s])+)")

@@ -17,6 +17,7 @@ from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
 from wave_tui.features.commands.markdown_files import MarkdownCache, expand_arguments
 from wave_tui.llm.types import Message
+from wave_tui.permissions.tool_table import SKILL
 from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
 from wave_tui.tools.base import Tool, ToolContext, ToolError, ToolResult
 
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from wave_tui.config.settings import EffectiveSettings
 
 SKILL_FILE = "SKILL.md"
-SKILL_TOOL = "Skill"
+SKILL_TOOL = SKILL
 # The first line of an invoked skill's text, naming its folder: how an invocation is found again
 # in the history (compaction restores the skills invoked, CV11).
 SKILL_BASE = "Base directory for this skill: "

@@ -15,6 +15,8 @@ from wave_tui.agent.extensions import StatusContribution, ToolCallInfo, ToolOutc
 from wave_tui.config.async_locks import async_file_lock
 from wave_tui.config.clock import Clock
 from wave_tui.config.paths import OwnedPathError, WavePaths
+from wave_tui.files.read_state import ReadState
+from wave_tui.files.real_paths import resolve_tool_path
 from wave_tui.llm.types import Message
 from wave_tui.memory.auto_memory import AutoMemoryDir
 from wave_tui.memory.index import IndexView, check_index_write, load_index
@@ -24,8 +26,6 @@ from wave_tui.memory.staleness import memory_age_days, staleness_reminder, stale
 from wave_tui.memory.turn_counter import TurnCounter
 from wave_tui.permissions.policy import SafeZones
 from wave_tui.tools.base import ToolResult
-from wave_tui.tools.paths import resolve_tool_path
-from wave_tui.tools.read_state import ReadState
 
 if TYPE_CHECKING:
     from wave_tui.config.settings import EffectiveSettings

@@ -35,6 +35,8 @@ from wave_tui.config.async_locks import async_file_lock
 from wave_tui.config.fileio import atomic_write_text
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
+from wave_tui.files.read_state import ReadState
+from wave_tui.files.real_paths import resolve_tool_path
 from wave_tui.llm.types import Message, ToolCall
 from wave_tui.llm.wire import mark_last_message, message_to_wire, strip_cache_marks
 from wave_tui.memory.auto_memory import AutoMemoryDir
@@ -50,10 +52,8 @@ from wave_tui.memory.prompts import (
 from wave_tui.memory.runs import ChangeRecorder, run_id_for
 from wave_tui.permissions.fork_gate import GateDecision
 from wave_tui.permissions.policy import Ask, Resolution
-from wave_tui.permissions.tool_table import writes_paths
+from wave_tui.permissions.tool_table import WRITE, writes_paths
 from wave_tui.tools.base import Tool, ToolContext, ToolContexts, ToolResult
-from wave_tui.tools.paths import resolve_tool_path
-from wave_tui.tools.read_state import ReadState
 
 if TYPE_CHECKING:
     from wave_tui.config.settings import EffectiveSettings
@@ -236,7 +236,7 @@ class ExtractionFork:
 
 
 def _proposed_text(name: str, args: dict[str, Any], current: str | None) -> str:
-    if name == "Write":
+    if name == WRITE:
         return str(args.get("content", ""))
     old, new = str(args.get("old_string", "")), str(args.get("new_string", ""))
     if current is None:

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 
 from wave_tui.agent.conversation import FORGOTTEN_META, READ_META
 from wave_tui.agent.extensions import ContextSourceBase, SessionObserverBase
-from wave_tui.config.paths import display_under
+from wave_tui.config.paths import display_path
+from wave_tui.files.read_state import ReadState
 from wave_tui.llm.types import Message
 from wave_tui.memory.changes import ChangeDetector
-from wave_tui.tools.read_state import ReadState
 
 if TYPE_CHECKING:
     pass
@@ -30,7 +30,7 @@ class FreshnessHook(ContextSourceBase, SessionObserverBase):
         self.detector = ChangeDetector()
 
     def display(self, path: Path) -> str:
-        return display_under(path, self.root, self.home)
+        return display_path(path, self.root, self.home)
 
     # req: N1
     def before_request(self) -> list[Message]:

@@ -17,17 +17,27 @@ from typing import Literal
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
 from wave_tui.memory.frontmatter import parse_frontmatter
+from wave_tui.permissions.tool_table import (
+    AGENT,
+    ASK_USER_QUESTION,
+    BASH,
+    ENTER_PLAN_MODE,
+    EXIT_PLAN_MODE,
+    GLOB,
+    GREP,
+    READ,
+)
 from wave_tui.tools.base import Tool
 
 AgentSource = Literal["built-in", "project", "user"]
 MAIN_MODEL = "main"
 FAST_MODEL = "fast"
-AGENT_TOOL_NAME = "Agent"
+AGENT_TOOL_NAME = AGENT
 # Never given to a subagent: it has no user to talk to and may not spawn agents itself.
 SUBAGENT_EXCLUDED_TOOLS = frozenset(
-    {AGENT_TOOL_NAME, "AskUserQuestion", "EnterPlanMode", "ExitPlanMode"}
+    {AGENT_TOOL_NAME, ASK_USER_QUESTION, ENTER_PLAN_MODE, EXIT_PLAN_MODE}
 )
-READ_ONLY_AGENT_TOOLS = ("Glob", "Grep", "Read", "Bash")
+READ_ONLY_AGENT_TOOLS = (GLOB, GREP, READ, BASH)
 MAX_AGENT_FILE_BYTES = 256_000
 
 
@@ -91,7 +101,7 @@ BUILTIN_AGENTS: tuple[SubagentDefinition, ...] = (
         "Bash",
         "Runs shell commands: git operations, builds, tests, other terminal tasks.",
         BASH_PROMPT,
-        tools=("Bash",),
+        tools=(BASH,),
     ),
 )
 

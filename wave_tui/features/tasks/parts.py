@@ -1,7 +1,7 @@
 """One place that builds the work-spanning features for a session, for the integrator to plug in.
 
-    features = build_work_features(paths, lambda: service.session_id, lambda: service.messages,
-                                   WorkBindings(asker=..., plan_controller=..., answer=..., runner=...),
+    features = build_task_features(paths, lambda: service.session_id, lambda: service.messages,
+                                   TaskBindings(asker=..., plan_controller=..., answer=..., runner=...),
                                    service.background)
     for ext in features.extensions: service.add_extension(ext)
     for cmd in features.commands: registry.register(cmd)
@@ -27,7 +27,7 @@ from wave_tui.features.tasks.background_notices import BackgroundNotifier
 from wave_tui.features.tasks.commands import agents_command, tasks_command
 from wave_tui.features.tasks.reminder import TaskReminderSource
 from wave_tui.llm.types import Message
-from wave_tui.llm.web_fetch import WebFetcher
+from wave_tui.net.web_pages import WebFetcher
 from wave_tui.tools.ask_user import Asker, AskUserQuestionTool
 from wave_tui.tools.background import BackgroundManager, BashOutputTool, TaskStopTool
 from wave_tui.tools.base import Tool
@@ -42,7 +42,7 @@ def _never() -> bool:
 
 
 @record(frozen=False)
-class WorkBindings:
+class TaskBindings:
     """What the host supplies; None leaves the matching tool refusing (asker, plan controller)
     or not offered at all (answer → WebFetch, runner → Agent)."""
 
@@ -54,7 +54,7 @@ class WorkBindings:
 
 
 @record(frozen=False)
-class WorkFeatures:
+class TaskFeatures:
     store: TaskStore
     background: BackgroundManager
     catalog: SubagentCatalog
@@ -94,13 +94,13 @@ class WorkFeatures:
             await self.fetcher.aclose()
 
 
-def build_work_features(
+def build_task_features(
     paths: WavePaths,
     session_id: Callable[[], str],
     messages: Callable[[], Sequence[Message]],
-    bindings: WorkBindings,
+    bindings: TaskBindings,
     background: BackgroundManager | None = None,
-) -> WorkFeatures:
+) -> TaskFeatures:
     """Blocking (reads `.wave/agents/*.md`): call at session construction, not in a coroutine."""
     store = TaskStore(paths, default_list_id(session_id()))
     background = background or BackgroundManager(paths.background_dir)
@@ -118,7 +118,7 @@ def build_work_features(
         tools.append(WebFetchTool(fetcher, bindings.answer))
     if bindings.runner is not None:
         tools.append(AgentTool(catalog, bindings.runner))
-    return WorkFeatures(
+    return TaskFeatures(
         store=store,
         background=background,
         catalog=catalog,

@@ -1,4 +1,5 @@
-"""Plugs the work-spanning features (issue 18) into a service: one call from the factory.
+"""Plugs the features whose work spans turns (tasks, plan mode, background commands, questions)
+into a service: one call from the factory.
 
 Interactive sessions get an asker and a plan controller that emit `QuestionAsked` and
 `PlanApprovalRequested` for the app to resolve; `wave -p` gets neither (the tools refuse and
@@ -17,7 +18,7 @@ from wave_tui.agent.service import AgentService
 from wave_tui.agent.sessions import session_chain
 from wave_tui.config.settings import EffectiveSettings, PermissionMode, resolve_max_input_tokens
 from wave_tui.features.subagents.runner import SubagentLoopRunner
-from wave_tui.features.tasks.parts import WorkBindings, WorkFeatures, build_work_features
+from wave_tui.features.tasks.parts import TaskBindings, TaskFeatures, build_task_features
 from wave_tui.llm.options import apply_model_options
 from wave_tui.llm.types import Message
 from wave_tui.tools.ask_user import Question, QuestionAnswer
@@ -92,7 +93,7 @@ class TaskListFollower:
     """A `SessionObserver`: the task list follows the session (the root of its compaction chain,
     so compaction keeps it and /clear or a resume switches it), unless WAVE_TASK_LIST_ID is set."""
 
-    def __init__(self, features: WorkFeatures, service: AgentService) -> None:
+    def __init__(self, features: TaskFeatures, service: AgentService) -> None:
         self.features = features
         self.service = service
 
@@ -110,19 +111,19 @@ class TaskListFollower:
         return None
 
 
-def install_work(service: AgentService) -> WorkFeatures:
+def install_work(service: AgentService) -> TaskFeatures:
     """Tools, task reminder, background notifier, /tasks and /agents into `service`, over the
     service's own background runner. Blocking (reads `.wave/agents/*.md`): call at construction."""
     interactive = not service.options.headless
     runner = SubagentLoopRunner(service)
-    bindings = WorkBindings(
+    bindings = TaskBindings(
         asker=EventAsker(service) if interactive else None,
         plan_controller=ServicePlanController(service) if interactive else None,
         answer=FastModelAnswer(service),
         runner=runner,
         aborting=lambda: service.aborting,
     )
-    features = build_work_features(
+    features = build_task_features(
         service.paths,
         lambda: service.session_id,
         lambda: service.messages,

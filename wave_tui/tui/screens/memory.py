@@ -104,13 +104,13 @@ class MemoryScreen(Screen[None]):
 
     def _preview_parts(self) -> tuple[Static, Static, Static]:
         """The stale and missing notes and the body, mounted when the first entry is shown: an
-        empty browser opens without them (a quarter of its cost, issue 20 item 6)."""
+        empty browser opens without them (a quarter of its opening cost)."""
         if self._parts is None:
             stale = Static("", markup=False, id="preview-stale")
             missing = Static("", markup=False, id="preview-missing")
             stale.display = missing.display = False
             # Plain text, as written: a Markdown widget costs a stylesheet re-parse on open
-            # (issue 20 item 6) and would hide what the file really holds.
+            # and would hide what the file really holds.
             body = Static("", markup=False, id="preview-body")
             scroll = VerticalScroll(body, id="preview-scroll")
             self.query_one("#memory-preview", Vertical).mount(stale, missing, scroll)

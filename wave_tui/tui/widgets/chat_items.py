@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from textual.widgets import Markdown
 
 # Textual's Markdown (markdown-it, linkify) is imported with the first reply, not before the
-# first frame (issue 20 item 4).
+# first frame: the start-up would pay for it before anything is shown.
 
 
 # req: UX4
@@ -147,7 +147,8 @@ class AssistantMessage(Vertical):
 
     async def append_text(self, text: str) -> None:
         # Deltas arrive one token per event: they are gathered and appended to the Markdown
-        # once per batch of queued events, not re-parsed per token (issue 20, item 3).
+        # once per batch of queued events, not re-parsed per token (a long reply would
+        # re-parse its whole text once per token).
         self._content += text
         self._pending.append(text)
         if not self._flush_scheduled:

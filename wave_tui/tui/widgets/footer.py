@@ -2,7 +2,7 @@
 
 Textual's `Footer` rebuilds itself (a `FooterKey` per binding, each restyled as it mounts) on
 every bindings change; while the chat mounts, focus moves and the status line refreshes, that
-is four rebuilds of the same keys before the first frame (issue 20 item 4).
+is four rebuilds of the same keys before the first frame, each delaying it.
 """
 
 from __future__ import annotations

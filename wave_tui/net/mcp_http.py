@@ -1,8 +1,8 @@
-"""The HTTP client for streamable-HTTP MCP servers (httpx lives in `llm` only)."""
+"""The HTTP client for streamable-HTTP MCP servers."""
 
 from __future__ import annotations
 
-import httpx
+from wave_tui.net.http import httpx
 
 MCP_CONNECT_TIMEOUT_S = 30.0
 # The server may hold a response stream open for a long call; per-call limits are the manager's.

@@ -64,16 +64,3 @@ def is_strictly_inside(path: str | os.PathLike[str], folder: str | os.PathLike[s
     """`is_inside`, but not the folder itself (a file in it, at any depth)."""
     target, root = real_path(path), real_path(folder)
     return target is not None and root is not None and root in target.parents
-
-
-def display_path(path: Path, root: Path) -> str:
-    """How a path is shown to the user: `./rel` inside the project, `~/rel` in HOME, else absolute."""
-    real, real_root = real_path(path) or path, real_path(root) or root
-    if real == real_root:
-        return "."
-    if real_root in real.parents:
-        return f"./{real.relative_to(real_root).as_posix()}"
-    home = real_path(Path.home())
-    if home is not None and home in real.parents:
-        return f"~/{real.relative_to(home).as_posix()}"
-    return str(real)

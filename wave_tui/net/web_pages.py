@@ -103,7 +103,7 @@ def same_host(a: str, b: str) -> bool:
 # req: WF1
 def html_to_markdown(html: str) -> str:
     # markdownify (with bs4 and soupsieve) costs ~60 ms to import: only a fetched page needs it.
-    from wave_tui.llm.page_markdown import PageConverter
+    from wave_tui.net.page_markdown import PageConverter
 
     text = PageConverter(heading_style="ATX").convert(html)
     lines = [line.rstrip() for line in text.splitlines()]
@@ -137,7 +137,9 @@ class WebFetcher:
         )
 
     async def fetch(self, url: str) -> FetchOutcome:
-        import httpx  # with the first fetch: most sessions never fetch a page
+        from wave_tui.net.http import (
+            httpx,  # with the first fetch: most sessions never fetch a page
+        )
 
         target = normalize_url(url)
         cached = self._cache.get(target)
@@ -202,7 +204,7 @@ class WebFetcher:
 
 
 def _new_client(*, trust_env: bool) -> httpx.AsyncClient:
-    import httpx
+    from wave_tui.net.http import httpx
 
     return httpx.AsyncClient(
         timeout=FETCH_TIMEOUT_S,

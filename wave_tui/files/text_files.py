@@ -8,10 +8,18 @@ from pathlib import Path
 from stat import S_ISREG
 
 from wave_tui.config.records import record
-from wave_tui.tools.base import ToolError
-from wave_tui.tools.read_state import ReadEntry, content_hash
+from wave_tui.files.read_state import ReadEntry, content_hash
 
 SNIFF_BYTES = 8192
+
+
+class ToolError(Exception):
+    """Raised by a tool for a clean, model-facing error result.
+
+    Its home is here, below the tools, because the file loaders are the lowest code that refuses
+    with a message the model can act on; `tools.base` re-exports it as the tool protocol's error.
+    """
+
 
 BINARY_EXTENSIONS = frozenset(
     {

@@ -18,8 +18,13 @@ from wave_tui.tui.format import show_key_arg
 from wave_tui.tui.widgets.subagent_block import SubagentBlock
 from wave_tui.tui.widgets.task_panel import TaskPanel
 
-WorkEvent = ev.QuestionAsked | ev.PlanApprovalRequested | ev.SubagentProgress | ev.TasksChanged
-WORK_EVENTS = (ev.QuestionAsked, ev.PlanApprovalRequested, ev.SubagentProgress, ev.TasksChanged)
+AskOrProgress = ev.QuestionAsked | ev.PlanApprovalRequested | ev.SubagentProgress | ev.TasksChanged
+ASK_OR_PROGRESS_EVENTS = (
+    ev.QuestionAsked,
+    ev.PlanApprovalRequested,
+    ev.SubagentProgress,
+    ev.TasksChanged,
+)
 
 
 def _ask(
@@ -58,13 +63,13 @@ async def ask_permission(
     _ask(app, dialog, event.future, ev.PermissionAnswer("deny"))
 
 
-async def apply_work_event(app: App[Any], chat: Screen[Any], event: WorkEvent) -> None:
+async def apply_ask_or_progress(app: App[Any], chat: Screen[Any], event: AskOrProgress) -> None:
     if isinstance(event, ev.QuestionAsked):
-        from wave_tui.tui.screens.work_dialogs import QuestionDialog
+        from wave_tui.tui.screens.plan_question_dialogs import QuestionDialog
 
         _ask(app, QuestionDialog(event.questions), event.future, None)
     elif isinstance(event, ev.PlanApprovalRequested):
-        from wave_tui.tui.screens.work_dialogs import PlanDialog
+        from wave_tui.tui.screens.plan_question_dialogs import PlanDialog
 
         _ask(app, PlanDialog(event.plan, event.plan_file.name), event.future, "keep_planning")
     elif not chat.is_mounted:
