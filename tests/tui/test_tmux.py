@@ -18,7 +18,9 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 REPLY = "Hello from the scripted model"
 
 # The real terminal is part of what is tested: without tmux these fail (CI installs it).
-assert shutil.which("tmux") is not None, "tmux is needed for the terminal tests: apt-get install tmux"
+assert shutil.which("tmux") is not None, (
+    "tmux is needed for the terminal tests: apt-get install tmux"
+)
 
 
 @pytest.fixture

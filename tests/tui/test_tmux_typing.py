@@ -20,7 +20,9 @@ from tests.model_server import ModelServer, RecordedRequest, text
 from tests.tui.test_tmux import Tmux, start_wave
 
 # The real terminal is part of what is tested: without tmux these fail (CI installs it).
-assert shutil.which("tmux") is not None, "tmux is needed for the terminal tests: apt-get install tmux"
+assert shutil.which("tmux") is not None, (
+    "tmux is needed for the terminal tests: apt-get install tmux"
+)
 
 MESSAGES = [f"note {n:02d}" for n in range(1, 26)]
 NOTE = re.compile(r"note \d\d")
