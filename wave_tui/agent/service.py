@@ -42,7 +42,13 @@ from wave_tui.agent.model_gateway import (
 from wave_tui.agent.request import AppendedSystemPrompt, RequestBuilder, SystemPrompt
 from wave_tui.agent.resume import ConversationSwitch, start_cleanup
 from wave_tui.agent.settings_apply import SettingsApplication
-from wave_tui.agent.tool_executor import Ask, ToolExecutor, asking_agent, with_permission_hooks
+from wave_tui.agent.tool_executor import (
+    Ask,
+    ToolExecutor,
+    ToolPipeline,
+    asking_agent,
+    with_permission_hooks,
+)
 from wave_tui.agent.transcript import Transcript
 from wave_tui.agent.turn_queue import AgentDestroyed, TurnQueue
 from wave_tui.agent.turn_runner import (
@@ -129,16 +135,18 @@ class AgentService:
         )
         self.executor = ToolExecutor(
             conversation=self.conversation,
-            policy=self.policy,
-            emit=self._emit,
-            extensions=self.extensions,
-            contexts=ToolContexts(
-                self.paths.project_root,
-                read_state=lambda: self.read_state,
-                env=lambda: self.settings.env,
-                clock=self.clock,
+            pipeline=ToolPipeline(
+                policy=self.policy,
+                emit=self._emit,
+                extensions=self.extensions,
+                contexts=ToolContexts(
+                    self.paths.project_root,
+                    read_state=lambda: self.read_state,
+                    env=lambda: self.settings.env,
+                    clock=self.clock,
+                ),
+                asker=self._asker,
             ),
-            asker=self._asker,
         )
         self.commands = CommandRegistry()
         register_builtin_commands(self.commands, self)

@@ -118,6 +118,7 @@ class ToolPipeline:
         asker: Callable[[], Ask | None],
     ) -> None:
         self.policy = policy
+        self.emit = emit
         self._emit = emit
         self._extensions = extensions
         self._contexts = contexts
@@ -176,21 +177,10 @@ class ToolPipeline:
 class ToolExecutor:
     """One round of the model's tool calls through a pipeline, the results into the history."""
 
-    def __init__(
-        self,
-        *,
-        conversation: Conversation,
-        policy: Resolver,
-        emit: Emit,
-        extensions: Extensions,
-        contexts: ToolContexts,
-        asker: Callable[[], Ask | None],
-    ) -> None:
+    def __init__(self, *, conversation: Conversation, pipeline: ToolPipeline) -> None:
         self.conversation = conversation
-        self._emit = emit
-        self.pipeline = ToolPipeline(
-            policy=policy, emit=emit, extensions=extensions, contexts=contexts, asker=asker
-        )
+        self.pipeline = pipeline
+        self._emit = pipeline.emit
 
     async def run_round(
         self, calls: list[ToolCall], tools: dict[str, Tool], abort: asyncio.Event

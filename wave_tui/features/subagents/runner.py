@@ -24,7 +24,7 @@ from wave_tui.agent.conversation import Conversation
 from wave_tui.agent.extensions import ContextSource, Extensions, ToolCallInfo, ToolGuard, ToolLock
 from wave_tui.agent.model_gateway import ModelTarget
 from wave_tui.agent.request import RequestBuilder, SystemPrompt
-from wave_tui.agent.tool_executor import ToolExecutor, running_subagent
+from wave_tui.agent.tool_executor import ToolExecutor, ToolPipeline, running_subagent
 from wave_tui.agent.transcript import Transcript
 from wave_tui.agent.turn_runner import TurnRunner
 from wave_tui.config.paths import WavePaths
@@ -186,8 +186,7 @@ class SubagentLoopRunner:
             parent = service.gateway.target(service.settings, service.model)
             return ModelTarget(model, parent.client, parent.key)
 
-        executor = ToolExecutor(
-            conversation=conversation,
+        pipeline = ToolPipeline(
             policy=policy,
             emit=emit,
             extensions=extensions,
@@ -199,6 +198,7 @@ class SubagentLoopRunner:
             ),
             asker=service.permission_asker,
         )
+        executor = ToolExecutor(conversation=conversation, pipeline=pipeline)
         compaction = _NoCompaction(
             conversation=conversation,
             target=target,
