@@ -207,11 +207,16 @@ def test_hk1_hooks_from_every_settings_file_are_concatenated(
         ("project", project_settings(project)),
         ("local", project / ".wave" / "settings.local.json"),
     ):
-        configure(settings, "UserPromptSubmit", f"echo {scope} >> {log}")
+        configure(settings, "UserPromptSubmit", f"echo {scope} >> {log}; echo from-{scope}")
     model_server.enqueue(text("ok"))
     proc = run_wave("-p", "hi", cwd=project, server=model_server)
     assert proc.returncode == 0, proc.stderr
-    assert log.read_text().split() == ["user", "project", "local"]
+    # The hooks of one event run together, so the file's append order is a race; every one
+    # ran, and their outputs reach the model in the settings files' order.
+    assert sorted(log.read_text().split()) == ["local", "project", "user"]
+    request = "\n".join(contents(model_server.requests[0].body))
+    places = [request.index(f"from-{scope}") for scope in ("user", "project", "local")]
+    assert places == sorted(places)
 
 
 @pytest.mark.req("HK10")
