@@ -1,5 +1,5 @@
-"""`docs/layout.md` is the package's tree, one line per module from its docstring (issue 12:
-"the layout shows the architecture"). It is generated, so it cannot drift: when this test fails,
+"""`docs/layout.md` is the package's tree, one line per module from its docstring (the
+layout shows the architecture). It is generated, so it cannot drift: when this test fails,
 run `python -m tests.test_layout_doc` and review the diff."""
 
 from __future__ import annotations

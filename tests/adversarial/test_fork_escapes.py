@@ -20,6 +20,7 @@ import pytest
 from tests.adversarial.tally import figure
 from tests.adversarial.world import World, git, hostile_config, make_world
 from wave_tui.memory.fork_gate import memory_fork_gate
+from wave_tui.permissions.call_facts import AnalysedUse
 
 Setup = Callable[[World], None]
 
@@ -350,14 +351,14 @@ def attempt(case: Case, home: Path, tmp: Path) -> str | None:
         case.setup(w)
     args = _fill(case.args, w)
     if case.id == "symlink-during-run":
-        first = gate.check(case.tool, args, w.proj)  # a regular file first: allowed
+        first = gate.check(AnalysedUse.of(case.tool, args, w.proj))  # a regular file first: allowed
         assert first.allowed, first.reason
         _run_allowed(case, args, w, {})
         Path(args["file_path"]).unlink()
         assert case.setup is not None
         case.setup(w)  # then swapped for a symlink out, between two calls
     before = w.snapshot()
-    decision = gate.check(case.tool, args, w.proj)
+    decision = gate.check(AnalysedUse.of(case.tool, args, w.proj))
     if decision.allowed and not case.may_run:
         return f"allowed: {decision.reason}"
     if decision.allowed:
@@ -410,4 +411,4 @@ def test_f7_controls_are_allowed(isolated_home: Path, tmp_path: Path) -> None:
         ("Bash", B("git status")),
         ("Bash", B("git log --oneline")),
     ]:
-        assert gate.check(tool, args, w.proj).allowed, (tool, args)
+        assert gate.check(AnalysedUse.of(tool, args, w.proj)).allowed, (tool, args)

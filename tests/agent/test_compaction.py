@@ -1,4 +1,4 @@
-"""Compaction (issue 9 "Long sessions"; seed §9 消息压缩): when to compact, what is kept, the
+"""Compaction (seed §9 消息压缩): when to compact, what is kept, the
 summary request, context restoration, the circuit breaker, and `compact()` over real HTTP."""
 
 from __future__ import annotations

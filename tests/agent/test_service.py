@@ -1,4 +1,4 @@
-"""The agent service loop through its public async API (issue 2, item 6)."""
+"""The agent service loop through its public async API."""
 
 from __future__ import annotations
 

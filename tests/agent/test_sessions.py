@@ -1,4 +1,4 @@
-"""Session files (issue 9 "Long sessions"; seed §6 会话文件存储): compaction chains linked by
+"""Session files (seed §6 会话文件存储): compaction chains linked by
 `parentSessionId`, the full thread across them, listing, and expiry cleanup."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The work features wired into a real session (issue 18): the app-side futures of
+"""The work features wired into a real session: the app-side futures of
 AskUserQuestion and ExitPlanMode resolved as the app would, task events, /tasks and /agents,
 /clear and the task list, subagent progress and permissions, the fork refusing Agent (AG6)."""
 
@@ -20,6 +20,7 @@ from wave_tui.features.subagents.definitions import BUILTIN_AGENTS
 from wave_tui.features.subagents.runner import child_mode
 from wave_tui.llm.types import ToolCall
 from wave_tui.memory.prompts import render_memory_section
+from wave_tui.permissions.call_facts import AnalysedUse
 from wave_tui.permissions.fork_gate import ForkToolGate
 from wave_tui.session.facade import AgentSession
 from wave_tui.session.factory import create_service
@@ -303,7 +304,7 @@ def test_ag5_consecutive_agent_calls_form_one_batch() -> None:
      "AskUserQuestion", "BashOutput"],
 )  # fmt: skip
 def test_ag6_extraction_fork_refuses_work_tools(tool: str, tmp_path: Path) -> None:
-    decision = ForkToolGate(tmp_path / "memory").check(tool, {}, tmp_path)
+    decision = ForkToolGate(tmp_path / "memory").check(AnalysedUse.of(tool, {}, tmp_path))
     assert not decision.allowed and "not available to the memory extraction" in decision.reason
 
 

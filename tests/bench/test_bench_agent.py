@@ -1,4 +1,4 @@
-"""Benchmarks of the agent core (issue 2). Figures: `pytest tests/bench -m bench --benchmark-enable`.
+"""Benchmarks of the agent core. Figures: `pytest tests/bench -m bench --benchmark-enable`.
 
 - `wave -p` wall time for a one-turn answer, next to `python -c "import httpx"` in the same run;
 - the agent loop's overhead per request: a service turn minus a bare client request.

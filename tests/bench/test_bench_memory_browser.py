@@ -1,4 +1,4 @@
-"""The memory browser at scale (issue 20 item 6), each figure next to its floor from the same run:
+"""The memory browser at scale, each figure next to its floor from the same run:
 
 - 10,000 entries, F2 to the painted browser holding every row, once the app's start-up work is
   done (it reads the catalog once, off the loop, after the first frame), against the floor: the
@@ -157,7 +157,7 @@ def bare_table() -> Cost:
 
 @pytest.mark.bench
 def test_bench_memory_browser_10k_and_empty_vs_floor(project: Path, tmp_path: Path) -> None:
-    """Prints the figures, floors and ratios (issue 20 item 6); asserts only that every row is
+    """Prints the figures, floors and ratios; asserts only that every row is
     there."""
     empty = tmp_path / "empty"
     empty.mkdir()

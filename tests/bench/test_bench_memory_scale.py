@@ -1,4 +1,4 @@
-"""Memory work per request at scale, with its floors from the same run (issue 20, item 5).
+"""Memory work per request at scale, with its floors from the same run.
 
 Scene: N rules (half with `paths`), N tracked (fully read) files, a 200-line MEMORY.md among
 them, three AGENTS.md on the chain from the repository top to the project root. Printed:

@@ -1,5 +1,5 @@
-"""Whole-turn memory overhead with 1,000 rules (issue 3) and the fork's cache efficiency
-(issue 5). Figures: `pytest tests/bench/test_bench_memory_turn.py -m bench --benchmark-enable -s`."""
+"""Whole-turn memory overhead with 1,000 rules and the fork's cache efficiency
+. Figures: `pytest tests/bench/test_bench_memory_turn.py -m bench --benchmark-enable -s`."""
 
 from __future__ import annotations
 

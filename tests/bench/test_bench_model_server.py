@@ -1,4 +1,4 @@
-"""The scripted server's prefix-cache accounting stays flat as its history grows (issue 20, item 8).
+"""The scripted server's prefix-cache accounting stays flat as its history grows.
 
 Wave's benchmarks share one long-lived server; comparing each request with every earlier one made
 it slow down with its history. Printed: accounting cost per request after 10 and after 500

@@ -1,4 +1,4 @@
-"""`wave -p` one turn against its floor, paired in the same run (issue 20, item 1).
+"""`wave -p` one turn against its floor, paired in the same run.
 
 The floor (`bench/floor_request.py`) is the interpreter + asyncio + httpx + one streamed request
 printing the answer; the engine floor (`bench/floor_request_settings.py`) adds pydantic-settings,

@@ -1,4 +1,4 @@
-"""Streaming a reply into the chat at 2,000 tokens/s, one token per event (issue 20, item 3).
+"""Streaming a reply into the chat at 2,000 tokens/s, one token per event.
 
 Wave: the events take the app's real path (`AgentEventPosted` -> chat screen -> reply block).
 Baseline, same run: a bare Textual app writing the same tokens to `Markdown.get_stream` at the

@@ -1,5 +1,5 @@
 """TUI benchmarks (no timed asserts): first frame of `wave` vs a bare Textual app (an Input and a
-Footer; issue 20 item 4), and the memory browser with 10,000 entries vs a bare DataTable with the
+Footer), and the memory browser with 10,000 entries vs a bare DataTable with the
 same rows (the item 6 figures with their floor: `test_bench_memory_browser.py`).
 
 `pytest tests/bench/test_bench_tui.py::test_report_tui_timings -m bench -s` prints the first-frame
@@ -173,7 +173,7 @@ def whole_first_frame(kind: str, project: Path) -> Cost:
 
 
 def test_report_first_frame_whole_process(project: Path) -> None:
-    """Start → first frame of a whole process (issue 20 item 4): wave, the bare app (the floor),
+    """Start → first frame of a whole process: wave, the bare app (the floor),
     and the bare app after pydantic-settings built one settings class (the engine floor: the
     first frame shows the model and the permission mode, read through that engine)."""
     for kind in ("wave", "bare", "engine"):

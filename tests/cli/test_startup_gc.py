@@ -1,5 +1,5 @@
-"""Start-up's objects are frozen out of later cyclic collections (issue 20, item 5: a full
-collection walked every module, class and rule start-up made, inside the first request)."""
+"""Start-up's objects are frozen out of later cyclic collections (a full collection walked every
+module, class and rule start-up made, inside the first request)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""WavePaths asks git once for the work-tree top and the common dir (issue 20, item 1)."""
+"""WavePaths asks git once for the work-tree top and the common dir."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`@record` behaves as the dataclass it replaces (issue 20, item 1): each check runs the same
+"""`@record` behaves as the dataclass it replaces: each check runs the same
 class body through `@record` and through `@dataclass`, and compares what a caller can see."""
 
 from __future__ import annotations

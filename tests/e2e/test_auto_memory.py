@@ -1,5 +1,5 @@
-"""Auto memory through `wave -p` (issue 4): A2 index caps, A4 safe zone, S5/S6 switch, A3/X3
-work trees, X2 concurrent writers; and the staleness reminder T1–T5 (issue 6)."""
+"""Auto memory through `wave -p`: A2 index caps, A4 safe zone, S5/S6 switch, A3/X3
+work trees, X2 concurrent writers; and the staleness reminder T1–T5."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Custom slash commands and skills through `wave -p` (issue 16: CS1–CS6)."""
+"""Custom slash commands and skills through `wave -p`."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Compaction through `wave -p` with a small WAVE_MAX_INPUT_TOKENS and a distinct fast model
-(issue 9): summary request, kept rounds, restoration, rules re-armed, breaker, session chain."""
+"""Compaction through `wave -p` with a small WAVE_MAX_INPUT_TOKENS and a distinct fast model:
+summary request, kept rounds, restoration, rules re-armed, breaker, session chain."""
 
 from __future__ import annotations
 

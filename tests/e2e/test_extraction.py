@@ -1,4 +1,4 @@
-"""The extraction fork through `wave -p` (issue 5: F1–F9, F12–F13, C3, S1/S5)."""
+"""The extraction fork through `wave -p`."""
 
 from __future__ import annotations
 

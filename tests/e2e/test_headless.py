@@ -1,4 +1,4 @@
-"""`wave -p` end to end against the scripted model server (issue 2, "Done means")."""
+"""`wave -p` end to end against the scripted model server."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A plain `wave -p` turn loads only what it runs (AC1; issue 20, item 1).
+"""A plain `wave -p` turn loads only what it runs (AC1).
 
 Modules for features the turn does not use — a fetched page, YAML beyond simple frontmatter,
 gitignore matching, file locks, the app's screens and their queries — load on first use. Read

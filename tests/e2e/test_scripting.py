@@ -1,4 +1,4 @@
-"""Headless scripting flags of `wave -p` (issue 16: HL1–HL6)."""
+"""Headless scripting flags of `wave -p`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""User hooks through `wave -p` with real hook scripts (issue 16: HK1–HK9)."""
+"""User hooks through `wave -p` with real hook scripts."""
 
 from __future__ import annotations
 

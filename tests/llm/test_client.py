@@ -1,4 +1,4 @@
-"""The model client against the scripted server over real HTTP (issue 2, item 3)."""
+"""The model client against the scripted server over real HTTP."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""X14: bounded waits and configuration errors that are said at once (issue 19, item 10)."""
+"""X14: bounded waits and configuration errors that are said at once."""
 
 from __future__ import annotations
 

@@ -217,7 +217,7 @@ def test_m3_headings_alone_are_not_an_entry(paths: WavePaths) -> None:
     assert "project:AGENTS.md" not in ids  # "# Memory" heading + list items only
 
 
-# -- the cache kept between builds (issue 20, item 6) ---------------------------------------------
+# -- the cache kept between builds ---------------------------------------------
 def as_json(paths: WavePaths, now: datetime = NOW, cache: CatalogCache | None = None) -> list[Any]:
     return [e.to_json() for e in build_catalog(paths, lambda: now, cache=cache)]
 

@@ -1,4 +1,4 @@
-"""Change notifications from an inotify watch, identical to the stat walk (issue 20 item 5; N1, N2)."""
+"""Change notifications from an inotify watch, identical to the stat walk (N1, N2)."""
 
 from __future__ import annotations
 

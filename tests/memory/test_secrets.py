@@ -11,6 +11,7 @@ from wave_tui.memory.auto_memory import AutoMemoryDir
 from wave_tui.memory.entries import EntryError, add_entry
 from wave_tui.memory.fork_gate import memory_fork_gate
 from wave_tui.memory.secrets import find_secrets, secret_refusal
+from wave_tui.permissions.call_facts import AnalysedUse
 
 SECRETS = [
     "AKIAIOSFODNN7EXAMPLE",
@@ -54,9 +55,13 @@ def test_the_fork_may_not_write_a_secret_into_memory(project: Path) -> None:
     gate = memory_fork_gate(memory)
     target = str(memory.path / "creds.md")
     refused = gate.check(
-        "Write", {"file_path": target, "content": "key: AKIAIOSFODNN7EXAMPLE"}, project
+        AnalysedUse.of(
+            "Write", {"file_path": target, "content": "key: AKIAIOSFODNN7EXAMPLE"}, project
+        )
     )
     assert not refused.allowed and "secret" in refused.reason
     edit = {"file_path": target, "old_string": "x", "new_string": "ghp_" + "a1B2" * 9}
-    assert not gate.check("Edit", edit, project).allowed
-    assert gate.check("Write", {"file_path": target, "content": "clean"}, project).allowed
+    assert not gate.check(AnalysedUse.of("Edit", edit, project)).allowed
+    assert gate.check(
+        AnalysedUse.of("Write", {"file_path": target, "content": "clean"}, project)
+    ).allowed

@@ -1,4 +1,4 @@
-"""Memory inputs invalidated by inotify, with the stat walk as fallback (issue 20, item 5; R2).
+"""Memory inputs invalidated by inotify, with the stat walk as fallback (R2).
 
 The race that matters: a file edited right before a request (no pause, no event loop turn)
 must be in that request. inotify queues the event inside the writing syscall, so draining at

@@ -10,6 +10,7 @@ import pytest
 from wave_tui.config.paths import WavePaths
 from wave_tui.memory.auto_memory import AutoMemoryDir
 from wave_tui.memory.fork_gate import memory_fork_gate
+from wave_tui.permissions.call_facts import AnalysedUse
 from wave_tui.permissions.fork_gate import ForkToolGate
 
 
@@ -40,7 +41,7 @@ def test_f5_read_tools_allowed(gate: ForkToolGate, project: Path) -> None:
         ("Grep", {"pattern": "x", "path": str(project)}),
         ("Glob", {"pattern": "**/*.py"}),
     ]:
-        assert gate.check(name, args, project).allowed
+        assert gate.check(AnalysedUse.of(name, args, project)).allowed
 
 
 @pytest.mark.req("F5")
@@ -49,7 +50,7 @@ def test_f5_read_tools_allowed(gate: ForkToolGate, project: Path) -> None:
     ["ls -la", "cat MEMORY.md", "grep -rn foo .", "head -n 5 a.md", "git log --oneline -5"],
 )
 def test_f5_read_only_bash_allowed(gate: ForkToolGate, project: Path, command: str) -> None:
-    decision = gate.check("Bash", {"command": command}, project)
+    decision = gate.check(AnalysedUse.of("Bash", {"command": command}, project))
     assert decision.allowed, decision.reason
 
 
@@ -63,12 +64,14 @@ def test_f6_write_and_edit_inside_allowed(
         {"file_path": str(mem.path / "sub" / "deep.md"), "content": "x"},
         {"file_path": str(mem.path / "a" / ".." / "b.md"), "content": "x"},
     ]:
-        assert gate.check("Write", args, project).allowed, args
+        assert gate.check(AnalysedUse.of("Write", args, project)).allowed, args
     edit = {"file_path": str(mem.path / "MEMORY.md"), "old_string": "a", "new_string": "b"}
-    assert gate.check("Edit", edit, project).allowed
+    assert gate.check(AnalysedUse.of("Edit", edit, project)).allowed
     # a relative path is taken against the work dir
-    assert gate.check("Write", {"file_path": str(mem.path / "r.md")}, mem.path).allowed
-    assert gate.check("Write", {"file_path": "r.md"}, mem.path).allowed
+    assert gate.check(
+        AnalysedUse.of("Write", {"file_path": str(mem.path / "r.md")}, mem.path)
+    ).allowed
+    assert gate.check(AnalysedUse.of("Write", {"file_path": "r.md"}, mem.path)).allowed
 
 
 def _escapes(mem: AutoMemoryDir, project: Path, outside: Path) -> list[tuple[str, dict[str, Any]]]:
@@ -147,7 +150,7 @@ def test_f6_f7_adversarial_table(
 ) -> None:
     cases = _escapes(mem, project, outside)
     assert len(cases) >= 30
-    succeeded = [(n, a) for n, a in cases if gate.check(n, a, project).allowed]
+    succeeded = [(n, a) for n, a in cases if gate.check(AnalysedUse.of(n, a, project)).allowed]
     assert succeeded == []
 
 
@@ -160,7 +163,7 @@ def test_f6_refusal_names_what_is_allowed(
         ("Bash", {"command": "rm -rf x"}),
         ("Agent", {}),
     ]:
-        decision = gate.check(name, args, project)
+        decision = gate.check(AnalysedUse.of(name, args, project))
         assert not decision.allowed
         for word in ("Read", "Grep", "Glob", "read-only Bash", "Write/Edit", str(mem.path)):
             assert word in decision.reason
@@ -168,7 +171,7 @@ def test_f6_refusal_names_what_is_allowed(
 
 @pytest.mark.req("F6")
 def test_f6_non_dict_args_refused(gate: ForkToolGate, project: Path) -> None:
-    assert not gate.check("Write", None, project).allowed  # type: ignore[arg-type]
+    assert not gate.check(AnalysedUse.of("Write", None, project)).allowed  # type: ignore[arg-type]
 
 
 @pytest.mark.req("AG6", "F7", "MC6", "TK6")
@@ -183,7 +186,7 @@ def test_f7_fork_refuses_every_restricted_tool(
 ) -> None:
     """F7, MC6, TK6, AG6: MCP, task, subagent, plan, web and question tools are refused."""
     decision = gate.check(
-        tool, {"file_path": str(mem.path / "a.md"), "url": "https://x.y"}, project
+        AnalysedUse.of(tool, {"file_path": str(mem.path / "a.md"), "url": "https://x.y"}, project)
     )
     assert not decision.allowed
     assert "not available to the memory extraction" in decision.reason

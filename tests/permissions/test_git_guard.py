@@ -17,6 +17,7 @@ from wave_tui.config.paths import WavePaths
 from wave_tui.files.read_state import ReadState
 from wave_tui.memory.auto_memory import AutoMemoryDir
 from wave_tui.memory.fork_gate import memory_fork_gate
+from wave_tui.permissions.call_facts import AnalysedUse
 from wave_tui.permissions.policy import PermissionPolicy, RunProfile
 from wave_tui.tools.base import ToolContext
 from wave_tui.tools.bash import BashTool
@@ -69,7 +70,7 @@ def test_x5_fork_git_in_a_repository_built_in_the_memory_folder(
     marker = tmp_path / "marker"
     repo = hostile_repo(mem.path / "r", marker)
     command = f"git -C {repo} {sub}"
-    decision = memory_fork_gate(mem).check("Bash", {"command": command}, project)
+    decision = memory_fork_gate(mem).check(AnalysedUse.of("Bash", {"command": command}, project))
     assert not decision.allowed
     assert not marker.exists()
 
@@ -84,7 +85,7 @@ def test_x5_fork_git_in_the_projects_own_hostile_repository_runs_hardened(
     marker = tmp_path / "marker"
     hostile_repo(project, marker)
     command = f"git {sub}"
-    decision = memory_fork_gate(mem).check("Bash", {"command": command}, project)
+    decision = memory_fork_gate(mem).check(AnalysedUse.of("Bash", {"command": command}, project))
     assert decision.allowed, decision.reason
     run_allowed(command, project, decision.profile)
     assert not marker.exists()

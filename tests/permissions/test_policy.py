@@ -1,4 +1,4 @@
-"""Permission decisions (issue 2 item 5): order, rules on real paths, safe zones, modes."""
+"""Permission decisions: order, rules on real paths, safe zones, modes."""
 
 from __future__ import annotations
 

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from wave_tui.permissions.call_facts import AnalysedUse
+from wave_tui.permissions.command_words import command_prefix
 from wave_tui.permissions.policy import PermissionPolicy, grant_options
-from wave_tui.permissions.rules import command_prefix
 
 
 @pytest.mark.req("CV10")
@@ -59,7 +60,10 @@ def test_cv10_no_prefix_that_would_allow_anything(command: str) -> None:
 
 
 def labels(command: str, project: Path) -> list[tuple[str, str]]:
-    return [(o.kind, o.label) for o in grant_options("Bash", {"command": command}, project)]
+    return [
+        (o.kind, o.label)
+        for o in grant_options(AnalysedUse.of("Bash", {"command": command}, project), project)
+    ]
 
 
 @pytest.mark.req("CV10")

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from wave_tui.permissions.call_facts import AnalysedUse
 from wave_tui.permissions.policy import (
     READ_ONLY_COMMAND,
     Ask,
@@ -18,7 +19,6 @@ from wave_tui.permissions.policy import (
     grant_rules,
 )
 from wave_tui.permissions.rules import RuleSet
-from wave_tui.permissions.tool_table import ToolUse
 
 
 def replying(reply: PermissionReply, asked: list[str]) -> Ask:
@@ -35,12 +35,15 @@ async def test_resolve_asks_once_and_a_session_grant_answers_the_next_call(
 ) -> None:
     policy = PermissionPolicy(tmp_path)
     asked: list[str] = []
-    call = ToolUse.of("Bash", {"command": "git commit -m x"})
+    call = AnalysedUse.of("Bash", {"command": "git commit -m x"}, tmp_path)
+    prefix = grant_rules(call, tmp_path, "prefix")
     granted = await policy.resolve(
-        call, replying(PermissionAnswer("allow_session", "prefix"), asked)
+        call, replying(PermissionAnswer("allow_session", "prefix", rules=prefix), asked)
     )
     assert granted.refusal is None and len(asked) == 1
-    again = await policy.resolve(ToolUse.of("Bash", {"command": "git commit -m y"}), None)
+    again = await policy.resolve(
+        AnalysedUse.of("Bash", {"command": "git commit -m y"}, tmp_path), None
+    )
     assert again.refusal is None  # Bash(git commit:*) was granted: nobody is asked
     assert [str(r) for r in policy.session_allow] == ["Bash(git commit:*)"]
 
@@ -49,7 +52,7 @@ async def test_resolve_asks_once_and_a_session_grant_answers_the_next_call(
 async def test_resolve_applies_a_denial_with_the_users_reason(tmp_path: Path) -> None:
     policy = PermissionPolicy(tmp_path)
     asked: list[str] = []
-    call = ToolUse.of("Write", {"file_path": "a.txt", "content": "x"})
+    call = AnalysedUse.of("Write", {"file_path": "a.txt", "content": "x"}, tmp_path)
     denied = await policy.resolve(
         call, replying(PermissionAnswer("deny", feedback="use b.txt"), asked)
     )
@@ -66,9 +69,11 @@ async def test_resolve_denies_before_anyone_is_asked_and_gives_the_read_only_pro
     policy = PermissionPolicy(tmp_path, deny=["Bash(rm *)"])
     asked: list[str] = []
     ask = replying("allow_once", asked)
-    denied = await policy.resolve(ToolUse.of("Bash", {"command": "ls; rm -rf x"}), ask)
+    denied = await policy.resolve(
+        AnalysedUse.of("Bash", {"command": "ls; rm -rf x"}, tmp_path), ask
+    )
     assert denied.refusal == "Permission denied: denied by the permissions.deny rule Bash(rm *)."
-    read_only = await policy.resolve(ToolUse.of("Bash", {"command": "ls"}), ask)
+    read_only = await policy.resolve(AnalysedUse.of("Bash", {"command": "ls"}, tmp_path), ask)
     assert read_only.refusal is None and read_only.profile == READ_ONLY_COMMAND
     assert asked == []
 
@@ -86,15 +91,31 @@ async def test_resolve_denies_before_anyone_is_asked_and_gives_the_read_only_pro
 def test_grant_rules_are_the_rules_of_the_option_the_dialog_offers(
     tmp_path: Path, tool: str, args: dict[str, Any]
 ) -> None:
-    options = grant_options(tool, args, tmp_path)
+    options = grant_options(AnalysedUse.of(tool, args, tmp_path), tmp_path)
     for kind in ("prefix", "scope"):
         chosen = next((o for o in options if o.kind == kind), options[-1])
-        assert grant_rules(tool, args, tmp_path, kind) == chosen.rules
+        assert grant_rules(AnalysedUse.of(tool, args, tmp_path), tmp_path, kind) == chosen.rules
 
 
 def test_the_rule_set_answers_deny_before_allow_in_one_call(tmp_path: Path) -> None:
-    rules = RuleSet(tmp_path, allow=["Bash(git *)"], deny=["Bash(git push *)"])
-    push = rules.answer(ToolUse.of("Bash", {"command": "git push origin"}))
+    rules = RuleSet(allow=["Bash(git *)"], deny=["Bash(git push *)"])
+    push = rules.answer(AnalysedUse.of("Bash", {"command": "git push origin"}, tmp_path))
     assert str(push.denied) == "Bash(git push *)" and push.allowed is None
-    status = rules.answer(ToolUse.of("Bash", {"command": "git status"}))
+    status = rules.answer(AnalysedUse.of("Bash", {"command": "git status"}, tmp_path))
     assert status.denied is None and str(status.allowed) == "Bash(git *)"
+
+
+@pytest.mark.req("UX2")
+async def test_a_session_grant_is_the_rules_the_chosen_option_showed(tmp_path: Path) -> None:
+    """The reply carries the rules of the option the user chose; the policy grants exactly
+    those, not rules it works out again."""
+    policy = PermissionPolicy(tmp_path)
+    call = AnalysedUse.of("Bash", {"command": "git add . && git commit -m x"}, tmp_path)
+    options = grant_options(call, tmp_path)
+    exact = next(option for option in options if option.kind == "scope")
+    reply = PermissionAnswer("allow_session", exact.kind, rules=exact.rules)
+    granted = await policy.resolve(call, replying(reply, []))
+    assert granted.refusal is None
+    assert tuple(policy.session_allow) == exact.rules
+    other = AnalysedUse.of("Bash", {"command": "git commit -m y"}, tmp_path)
+    assert (await policy.resolve(other, None)).refusal is not None  # only what was shown

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from wave_tui.permissions.call_facts import AnalysedUse
 from wave_tui.permissions.policy import PermissionPolicy, grant_label
 from wave_tui.permissions.rules import parse_rule_list
 
@@ -105,7 +106,10 @@ def test_ux2_a_session_grant_covers_the_folder_shown_not_every_write(
     (project / "docs").mkdir()
     policy = PermissionPolicy(project)
     args = {"file_path": "src/a.py"}
-    assert grant_label("Write", args, project) == "Always allow Write in src this session"
+    assert (
+        grant_label(AnalysedUse.of("Write", args, project), project)
+        == "Always allow Write in src this session"
+    )
     policy.grant_for_session("Write", args)
     assert policy.decide("Write", {"file_path": "src/b.py"}).behavior == "allow"
     assert policy.decide("Write", {"file_path": "src/deep/c.py"}).behavior == "allow"
@@ -121,7 +125,7 @@ def test_ux2_a_grant_outside_the_project_covers_only_that_file(
 ) -> None:
     policy = PermissionPolicy(project)
     target = tmp_path / "outside" / "a.txt"
-    label = grant_label("Write", {"file_path": str(target)}, project)
+    label = grant_label(AnalysedUse.of("Write", {"file_path": str(target)}, project), project)
     assert label == f"Always allow Write to {target} this session"
     policy.grant_for_session("Write", {"file_path": str(target)})
     assert policy.decide("Write", {"file_path": str(target)}).behavior == "allow"
@@ -130,10 +134,10 @@ def test_ux2_a_grant_outside_the_project_covers_only_that_file(
 
 @pytest.mark.req("UX2")
 def test_ux2_top_level_file_and_bash_labels(project: Path) -> None:
-    assert grant_label("Write", {"file_path": "a.md"}, project) == (
+    assert grant_label(AnalysedUse.of("Write", {"file_path": "a.md"}, project), project) == (
         "Always allow Write in . this session"
     )
-    assert grant_label("Bash", {"command": "npm test"}, project) == (
+    assert grant_label(AnalysedUse.of("Bash", {"command": "npm test"}, project), project) == (
         "Always allow Bash(npm test) this session"
     )
     policy = PermissionPolicy(project)

@@ -1,5 +1,5 @@
 """Each provider quirk against its emulator: real HTTP, the provider's real error body when the
-client gets it wrong (issue 13). `emulator.rejected` lists every refusal the client provoked."""
+client gets it wrong. `emulator.rejected` lists every refusal the client provoked."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A realistic `wave -p` tool-using turn against each provider emulator (issue 13, "done means"):
+"""A realistic `wave -p` tool-using turn against each provider emulator:
 the second request of the turn carries the tool result and must not be refused."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ CASES: dict[str, tuple[Callable[[], Emulator], dict[str, str]]] = {
         providers.openai_reasoning,
         {"WAVE_MODEL": "o3", "WAVE_MAX_OUTPUT_TOKENS": "900"},
     ),
-    # A 16k max_model_len: the session's full tool set (issue 18) and the extraction prompt leave
+    # A 16k max_model_len: the session's full tool set and the extraction prompt leave
     # an 8k window too little room for the fork's reply; the first refusal is still provoked.
     "vllm": (lambda: providers.vllm(window=16384), {"WAVE_MAX_OUTPUT_TOKENS": "16000"}),
 }

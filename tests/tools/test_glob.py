@@ -6,10 +6,10 @@ from pathlib import Path
 import pytest
 
 from wave_tui.tools.base import ToolContext, ToolError
-from wave_tui.tools.glob_tool import GlobTool, expand_braces, find_ripgrep
+from wave_tui.tools.glob_tool import GlobTool, expand_braces
 
 BACKENDS = [
-    pytest.param(True, id="ripgrep", marks=pytest.mark.skipif(not find_ripgrep(), reason="no rg")),
+    pytest.param(True, id="ripgrep"),
     pytest.param(False, id="python"),
 ]
 

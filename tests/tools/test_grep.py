@@ -10,8 +10,7 @@ from wave_tui.tools.base import ToolContext
 from wave_tui.tools.glob_tool import find_ripgrep
 from wave_tui.tools.grep import GrepTool
 
-needs_rg = pytest.mark.skipif(not find_ripgrep(), reason="no rg")
-BACKENDS = [pytest.param(True, id="ripgrep", marks=needs_rg), pytest.param(False, id="python")]
+BACKENDS = [pytest.param(True, id="ripgrep"), pytest.param(False, id="python")]
 
 
 def put(path: Path, text: str, mtime: int) -> None:
@@ -129,7 +128,6 @@ async def test_invalid_regex_is_an_error(ctx: ToolContext, tree: Path, use_rg: b
     assert (await grep(ctx, use_rg, pattern="(unclosed")).is_error
 
 
-@needs_rg
 @pytest.mark.parametrize(
     "args",
     [
@@ -220,3 +218,8 @@ async def test_glob_parameter_expands_braces(ctx: ToolContext, tree: Path, use_r
     assert sorted(result.content.splitlines()) == [str(tree / "notes.md"), str(tree / "pkg/b.py")]
     nested = await grep(ctx, use_rg, pattern="(?i)todo", glob="{pkg/*.{py,rs},*.txt}")
     assert nested.content == str(tree / "pkg/b.py")
+
+
+def test_ripgrep_comes_with_wave() -> None:
+    """`rg` is a dependency (the ripgrep wheel): the ripgrep cases run everywhere, never skip."""
+    assert find_ripgrep() is not None

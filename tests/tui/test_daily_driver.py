@@ -1,4 +1,4 @@
-"""The chat screen as a daily driver (issue 14): input conventions and the defects it listed."""
+"""The chat screen as a daily driver: input conventions and the defects it listed."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The memory browser's loads at scale (issue 20, item 6): one catalog load per showing, rows made
+"""The memory browser's loads at scale: one catalog load per showing, rows made
 only when painted, and the catalog the session keeps never hiding a change on disk (UX7)."""
 
 from __future__ import annotations

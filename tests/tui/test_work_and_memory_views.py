@@ -1,4 +1,4 @@
-"""Work UI (issue 18) and the memory browser's new views (issue 14 d7, 15), through Pilot."""
+"""Work UI and the memory browser's new views, through Pilot."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The app's side of issue 18's futures (AQ1, PL2): a session built as the app builds it emits
+"""The app's side of the work features' futures (AQ1, PL2): a session built as the app builds it emits
 `QuestionAsked` / `PlanApprovalRequested`; whoever answers the future (the dialogs; here the
 test, as a dialog would) decides the tool result."""
 

@@ -1,4 +1,4 @@
-"""Snapshots of the work UI (issue 18) and the memory browser's review views (issue 15): the plan
+"""Snapshots of the work UI and the memory browser's review views: the plan
 dialog, the question dialog, the task panel with a subagent block, the extraction runs with a
 diff, the review inbox and the /context view."""
 

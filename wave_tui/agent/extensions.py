@@ -17,11 +17,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from wave_tui.config.records import record
 from wave_tui.llm.types import Message
-from wave_tui.permissions.tool_table import ToolInfo, key_argument, tool_info
+from wave_tui.permissions.call_facts import CallFacts
+from wave_tui.permissions.tool_table import CallOnRow, ToolInfo, key_argument, tool_info
 from wave_tui.tools.base import Tool, ToolResult
 
 _T = TypeVar("_T")
@@ -34,17 +36,21 @@ if TYPE_CHECKING:
 @record
 class ToolCallInfo:
     """One tool call as the policy and the extensions see it: arguments parsed, its tool-table
-    row and key argument looked up once, where the call is parsed (`of`)."""
+    row and key argument looked up once, and its facts (the command split, the path resolved
+    against `workdir`) analysed once, where the call is parsed (`of`)."""
 
     call_id: str
     name: str
     args: dict[str, Any]
     row: ToolInfo
     key: str  # the argument that says what the call is about ("" when none)
+    facts: CallFacts
 
     @classmethod
-    def of(cls, call_id: str, name: str, args: dict[str, Any]) -> ToolCallInfo:
-        return cls(call_id, name, args, tool_info(name), key_argument(name, args))
+    def of(cls, call_id: str, name: str, args: dict[str, Any], workdir: Path) -> ToolCallInfo:
+        row = tool_info(name)
+        facts = CallFacts.of(name, args, row, workdir)
+        return cls(call_id, name, args, row, key_argument(name, args), facts)
 
 
 @record
@@ -166,7 +172,7 @@ class CompactionHooks(Protocol):
 class PermissionRequestHooks(Protocol):
     """Asked before the user is about a call that needs approval; a reason denies it."""
 
-    async def run_permission_request(self, call: ToolCallInfo) -> str | None: ...
+    async def run_permission_request(self, call: CallOnRow) -> str | None: ...
 
 
 @runtime_checkable

@@ -423,7 +423,9 @@ class AgentService:
     def _asker(self) -> Ask | None:
         if self.options.headless or (self._approver is None and not self._listeners):
             return None
-        return with_permission_hooks(self._approver or self._ask_ui, self.extensions, self.notify)
+        return with_permission_hooks(
+            self._approver or self._ask_ui, self.extensions, self.notify, self.paths.project_root
+        )
 
     async def _ask_ui(self, tool: str, args: dict[str, Any], reason: str) -> ev.PermissionReply:
         future: asyncio.Future[ev.PermissionReply] = asyncio.get_running_loop().create_future()

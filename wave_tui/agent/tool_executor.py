@@ -22,6 +22,7 @@ import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from pathlib import Path
 from typing import Any, Protocol
 
 from wave_tui.agent import events as ev
@@ -34,8 +35,9 @@ from wave_tui.agent.extensions import (
 )
 from wave_tui.config.records import record
 from wave_tui.llm.types import Message, ToolCall
-from wave_tui.permissions.policy import Ask, Resolution
-from wave_tui.permissions.tool_table import AGENT
+from wave_tui.permissions.call_facts import AnalysedUse
+from wave_tui.permissions.policy import Ask, PermissionAnswer, Resolution, with_shown_rules
+from wave_tui.permissions.tool_table import AGENT, ToolUse
 from wave_tui.tools.base import Tool, ToolContexts, ToolResult, ValidatesFirst, error_result
 
 CONCURRENT_TOOLS = frozenset({AGENT})  # consecutive calls of these in one reply run at once
@@ -93,15 +95,16 @@ def stored_tool_result(message: Message) -> StoredToolResult:
     return StoredToolResult(summary, diff if isinstance(diff, str) else "", is_error)
 
 
-def parse_call(call: ToolCall) -> ToolCallInfo | str:
-    """The call with its arguments parsed and its table row, or why its arguments are unusable."""
+def parse_call(call: ToolCall, workdir: Path) -> ToolCallInfo | str:
+    """The call with its arguments parsed, its table row and its facts (paths against
+    `workdir`), or why its arguments are unusable."""
     try:
         args = json.loads(call.arguments or "{}")
         if not isinstance(args, dict):
             raise ValueError("arguments must be a JSON object")
     except ValueError as exc:
         return f"Invalid arguments for {call.name}: {exc}"
-    return ToolCallInfo.of(call.id, call.name, args)
+    return ToolCallInfo.of(call.id, call.name, args, workdir)
 
 
 class ToolPipeline:
@@ -123,6 +126,11 @@ class ToolPipeline:
         self._extensions = extensions
         self._contexts = contexts
         self._asker = asker  # gives None when nobody can answer (headless): a refusal
+
+    @property
+    def workdir(self) -> Path:
+        """Where the calls run: what their paths are resolved against when they are parsed."""
+        return self._contexts.workdir
 
     async def run_call(
         self, call: ToolCallInfo, tools: Mapping[str, Tool], abort: asyncio.Event
@@ -222,10 +230,11 @@ class ToolExecutor:
     async def _run(
         self, call: ToolCall, tools: dict[str, Tool], abort: asyncio.Event
     ) -> ToolOutcome:
-        parsed = parse_call(call)
+        workdir = self.pipeline.workdir
+        parsed = parse_call(call, workdir)
         if isinstance(parsed, str):
             self._emit(ev.ToolStarted(call.id, call.name, {}, ""))
-            info = ToolCallInfo.of(call.id, call.name, {})
+            info = ToolCallInfo.of(call.id, call.name, {}, workdir)
             return ToolOutcome(info, ToolResult(parsed, is_error=True))
         return await self.pipeline.run_call(parsed, tools, abort)
 
@@ -234,17 +243,23 @@ class ToolExecutor:
 
 
 def with_permission_hooks(
-    ask: Ask, extensions: Extensions, notify: Callable[[str, str], None]
+    ask: Ask, extensions: Extensions, notify: Callable[[str, str], None], workdir: Path
 ) -> Ask:
+    """Who asks, for the policy: the PermissionRequest hooks first, then `ask`; an "always"
+    reply comes back with the rules it grants (`with_shown_rules`)."""
+
     # req: HK2
     async def asking(tool: str, args: dict[str, Any], reason: str) -> ev.PermissionReply:
-        call = ToolCallInfo.of("", tool, args)
+        call = ToolUse.of(tool, args)
         for extension in extensions.permission_hooks:
             denied = await extension.run_permission_request(call)
             if denied is not None:
                 notify("blocked", f"PermissionRequest hook denied {tool}: {denied}")
                 return "deny"
-        return await ask(tool, args, reason)
+        reply = await ask(tool, args, reason)
+        if isinstance(reply, PermissionAnswer) and reply.rules:
+            return reply
+        return with_shown_rules(reply, AnalysedUse.of(tool, args, workdir), workdir)
 
     return asking
 

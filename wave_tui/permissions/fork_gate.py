@@ -13,10 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from wave_tui.config.records import record
-from wave_tui.files.real_paths import is_strictly_inside, resolve_tool_path
-from wave_tui.permissions.git_guard import git_is_contained
+from wave_tui.files.real_paths import is_strictly_inside
+from wave_tui.permissions.call_facts import AnalysedCall
 from wave_tui.permissions.policy import READ_ONLY_COMMAND, UNRESTRICTED, RunProfile
-from wave_tui.permissions.shell import is_read_only_bash
 from wave_tui.permissions.tool_table import TOOLS
 
 # (tool name, arguments) -> a refusal for the text written, or None (the memory secret check).
@@ -50,35 +49,30 @@ class ForkToolGate:
     # req: MC6
     # req: TK6
     # req: AG6
-    def check(self, tool_name: str, args: dict[str, Any], workdir: Path) -> GateDecision:
-        info = TOOLS.get(tool_name)
+    def check(self, call: AnalysedCall) -> GateDecision:
+        info = TOOLS.get(call.name)
         if info is None or not info.in_fork:
-            return self._refuse(f"{tool_name} is not available to the memory extraction.")
+            return self._refuse(f"{call.name} is not available to the memory extraction.")
         if info.read_only:
             return GateDecision(True, "read-only tool")
-        if not isinstance(args, dict):
-            return self._refuse(f"{tool_name} was called without valid arguments.")
+        if not isinstance(call.args, dict):
+            return self._refuse(f"{call.name} was called without valid arguments.")
         if info.writes_paths:
-            return self._check_write(tool_name, args, workdir)
-        return self._check_bash(args.get("command"), workdir)
-
-    def _check_bash(self, command: object, workdir: Path) -> GateDecision:
-        if (
-            isinstance(command, str)
-            and command.strip()
-            and is_read_only_bash(command)
-            and git_is_contained(command, workdir, workdir)
-        ):
+            return self._check_write(call)
+        command = call.facts.command
+        if command is not None and command.text.strip() and command.read_only_here:
             return GateDecision(True, "read-only Bash command", READ_ONLY_COMMAND)
         return self._refuse("This Bash command is not read-only.")
 
-    def _check_write(self, tool_name: str, args: dict[str, Any], workdir: Path) -> GateDecision:
-        file_path = args.get("file_path")
-        target = resolve_tool_path(file_path, workdir)
+    def _check_write(self, call: AnalysedCall) -> GateDecision:
+        target = call.facts.target
         if target is not None and is_strictly_inside(target, self.memory_dir):
-            refusal = self._content_guard(tool_name, args) if self._content_guard else None
+            refusal = (
+                self._content_guard(call.name, dict(call.args)) if self._content_guard else None
+            )
             if refusal:
                 return GateDecision(False, refusal)
             return GateDecision(True, "inside the auto-memory directory")
+        file_path = call.args.get("file_path")
         shown = file_path if isinstance(file_path, str) else repr(file_path)
-        return self._refuse(f"{tool_name} to {shown!r} is outside the auto-memory directory.")
+        return self._refuse(f"{call.name} to {shown!r} is outside the auto-memory directory.")

@@ -153,8 +153,13 @@ def _nested_repository(target: Path, root: Path) -> bool:
 def git_is_contained(command: str, workdir: Path, project_root: Path) -> bool:
     """Whether every git in a read-only `command` runs in the project's own, tame repository."""
     directories = git_directories(command)
-    if directories is None:
-        return False
+    return directories is not None and gits_are_contained(directories, workdir, project_root)
+
+
+# req: X5
+def gits_are_contained(directories: list[str], workdir: Path, project_root: Path) -> bool:
+    """Whether gits running in `directories` (their `-C`, "" = the cwd) all stay in the
+    project's own, tame repository."""
     if not directories:
         return True
     root = real_path(project_root)
@@ -165,8 +170,3 @@ def git_is_contained(command: str, workdir: Path, project_root: Path) -> bool:
         if target is None or not is_inside(target, root) or _nested_repository(target, root):
             return False
     return all(_repo_config_is_tame(git_dir) for git_dir in _git_dirs_of(root))
-
-
-def uses_git(command: str) -> bool:
-    directories = git_directories(command)
-    return bool(directories)

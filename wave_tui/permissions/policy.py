@@ -11,41 +11,28 @@ Order of decision (first match wins):
 6. Write/Edit whose real path is inside a safe zone (e.g. the auto-memory dir) -> allow;
 7. `acceptEdits` and a Write/Edit inside the project root (not in a `.git` folder) -> allow;
 8. otherwise -> ask the user (headless: refused, and the refusal goes back to the model); the
-   reply (allow once, an "always this session" option, deny, deny with the user's reason) is
-   applied here too. The rules (1 and 5) are asked once, in one walk (`RuleSet.answer`).
+   reply (allow once, an "always this session" option with the rules it showed, deny, deny with
+   the user's reason) is applied here too. The rules (1 and 5) are asked once, in one walk
+   (`RuleSet.answer`). Everything is read from the call's facts (`call_facts.py`): the command is
+   split and the path resolved once, where the call is parsed.
 """
 
 from __future__ import annotations
 
 import glob
 from collections.abc import Awaitable, Callable, Iterator, Mapping
-from dataclasses import field
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any, Literal, get_args
 
 from wave_tui.config.paths import display_path
 from wave_tui.config.records import record
 from wave_tui.config.settings import PermissionMode
-from wave_tui.files.real_paths import is_inside, real_path, resolve_tool_path
-from wave_tui.permissions.git_guard import HARDENED_GIT_ENV, git_is_contained
-from wave_tui.permissions.rules import (
-    PermissionRule,
-    RuleSet,
-    command_parts,
-    needs_rule,
-    prefix_rule,
-    url_host,
-)
-from wave_tui.permissions.shell import is_read_only_bash
-from wave_tui.permissions.tool_table import (
-    BASH,
-    WEB_FETCH,
-    CallOnRow,
-    ToolUse,
-    call_subject,
-    is_mcp_tool,
-    tool_info,
-)
+from wave_tui.files.real_paths import is_inside, real_path
+from wave_tui.permissions.call_facts import AnalysedCall, AnalysedUse, CommandFacts
+from wave_tui.permissions.git_guard import HARDENED_GIT_ENV
+from wave_tui.permissions.rules import PermissionRule, RuleSet, prefix_rule
+from wave_tui.permissions.tool_table import BASH, WEB_FETCH, is_mcp_tool
 
 __all__ = [
     "PERMISSION_MODES",
@@ -92,6 +79,9 @@ class PermissionAnswer:
     choice: PermissionChoice
     grant: GrantKind = "scope"  # allow_session: which of the offered "always" options
     feedback: str = ""  # deny: the user's reason, given to the model with the refusal
+    # allow_session: the rules of the option the user chose, as the dialog showed them (a grant
+    # is scoped to what the user saw); empty from an approver that names only the kind.
+    rules: tuple[PermissionRule, ...] = ()
 
 
 # A bare choice is an answer with the scope's grant and no feedback (approvers return these).
@@ -152,10 +142,6 @@ class SafeZones:
         return iter(list(self._zones))
 
 
-def _in_git_folder(path: Path) -> bool:
-    return ".git" in path.parts
-
-
 class PermissionPolicy:
     def __init__(
         self,
@@ -168,7 +154,7 @@ class PermissionPolicy:
         self.workdir = workdir
         self.mode: PermissionMode = mode
         self.safe_zones = safe_zones or SafeZones()
-        self.rules = RuleSet(workdir, allow or [], deny or [])
+        self.rules = RuleSet(allow or [], deny or [])
 
     def set_rules(self, allow: list[str], deny: list[str]) -> None:
         self.rules.replace(allow, deny)
@@ -186,10 +172,11 @@ class PermissionPolicy:
         return self.rules.session
 
     # req: PM4
-    async def resolve(self, call: CallOnRow, ask: Ask | None) -> Resolution:
+    # req: CV15
+    async def resolve(self, call: AnalysedCall, ask: Ask | None) -> Resolution:
         """The whole answer for one call: deny, allow, or ask (`ask` None: nobody can answer,
-        a refusal) and apply the reply: allow once, grant the chosen option for the session,
-        deny (with the user's reason when they gave one)."""
+        a refusal) and apply the reply: allow once, grant what the chosen option showed for the
+        session, deny (the model is told the user's own words when they gave any)."""
         decision = self.verdict(call)
         if decision.behavior == "allow":
             return Resolution(None, decision.profile)
@@ -200,28 +187,25 @@ class PermissionPolicy:
         reply = await ask(call.name, dict(call.args), decision.reason)
         answer = reply if isinstance(reply, PermissionAnswer) else PermissionAnswer(reply)
         if answer.choice == "deny":
-            return Resolution(refusal_text(call.name, answer.feedback))
+            feedback = answer.feedback.strip()
+            refusal = USER_REFUSAL_WITH_REASON if feedback else USER_REFUSAL
+            return Resolution(refusal.format(tool=call.name, feedback=feedback))
         if answer.choice == "allow_session":
-            self.rules.grant(grant_rules(call.name, call.args, self.workdir, answer.grant))
+            self.rules.grant(answer.rules)  # what the chosen option showed (`with_shown_rules`)
         return Resolution(None)
 
     # req: PM1
-    def verdict(self, call: CallOnRow) -> Decision:
+    def verdict(self, call: AnalysedCall) -> Decision:
         """deny / allow / ask for `call`, before anyone is asked."""
         rules = self.rules.answer(call)
         if rules.denied is not None:
             return Decision("deny", f"denied by the permissions.deny rule {rules.denied}")
-        row = call.row
+        row, facts = call.row, call.facts
         if row.approval == "never":
             return Decision("allow", "read-only tool")
         if row.approval == "children":
             return Decision("allow", "each call it makes is checked")
-        command = call.args.get("command") if call.name == "Bash" else None
-        if (
-            isinstance(command, str)
-            and is_read_only_bash(command)
-            and git_is_contained(command, self.workdir, self.workdir)
-        ):
+        if facts.command is not None and facts.command.read_only_here:
             return Decision("allow", "read-only command", READ_ONLY_COMMAND)
         if self.mode == "plan":
             return Decision("deny", "plan mode: no changes until the plan is approved")
@@ -229,15 +213,11 @@ class PermissionPolicy:
             return Decision("allow", "bypassPermissions mode")
         if rules.allowed is not None:
             return Decision("allow", f"allowed by the rule {rules.allowed}")
-        target = (
-            resolve_tool_path(call.args.get("file_path"), self.workdir)
-            if row.writes_paths
-            else None
-        )
-        if target is not None and not _in_git_folder(target):
+        target = facts.target if row.writes_paths and not facts.in_git_folder else None
+        if target is not None:
             if any(is_inside(target, zone) for zone in self.safe_zones):
                 return Decision("allow", "inside a safe zone")
-            if self.mode == "acceptEdits" and is_inside(target, self.workdir):
+            if self.mode == "acceptEdits" and facts.in_project:
                 return Decision("allow", "acceptEdits mode")
         if is_mcp_tool(call.name):
             return Decision("ask", f"{call.name} is an MCP tool: it needs approval unless allowed")
@@ -245,7 +225,7 @@ class PermissionPolicy:
 
     def decide(self, tool: str, args: dict[str, Any]) -> Decision:
         """`verdict` for a bare name and arguments."""
-        return self.verdict(ToolUse.of(tool, args))
+        return self.verdict(AnalysedUse.of(tool, args, self.workdir))
 
     # req: UX2
     def grant_for_session(
@@ -253,26 +233,15 @@ class PermissionPolicy:
     ) -> tuple[PermissionRule, ...]:
         """Remember "always allow" for what the dialog showed, for the rest of the session: the
         option of that kind the dialog offered (the scope when no such option was offered)."""
-        rules = grant_rules(tool, args, self.workdir, kind)
+        rules = grant_rules(AnalysedUse.of(tool, args, self.workdir), self.workdir, kind)
         self.rules.grant(rules)
         return rules
 
 
-# req: CV15
-def refusal_text(tool: str, feedback: str) -> str:
-    """What the model is told of a denial: the user's own words with it when they gave any."""
-    feedback = feedback.strip()
-    if not feedback:
-        return USER_REFUSAL.format(tool=tool)
-    return USER_REFUSAL_WITH_REASON.format(tool=tool, feedback=feedback)
-
-
-def _grant_folder(tool: str, args: Mapping[str, Any], root: Path) -> tuple[Path, bool] | None:
+def _grant_place(call: AnalysedCall, root: Path) -> tuple[Path, bool] | None:
     """(folder or file, is_folder) a session grant covers for a path tool, or None."""
-    if not tool_info(tool).path_argument:
-        return None
-    target = resolve_tool_path(args.get("file_path"), root)
-    if target is None:
+    target = call.facts.target
+    if not call.row.path_argument or target is None:
         return None
     if is_inside(target.parent, root):
         return target.parent, True
@@ -280,48 +249,59 @@ def _grant_folder(tool: str, args: Mapping[str, Any], root: Path) -> tuple[Path,
 
 
 # req: UX2
-def session_rule(tool: str, args: Mapping[str, Any], root: Path) -> PermissionRule:
+def session_rule(call: AnalysedCall, root: Path) -> PermissionRule:
     """The rule "Always this session" adds: the same tool, and the folder/pattern shown."""
-    scope = _grant_folder(tool, args, root)
+    scope = _grant_place(call, root)
     if scope is not None:
         place, is_folder = scope
         escaped = glob.escape(str(place))
-        return PermissionRule(tool, f"{escaped}/*" if is_folder else escaped)
-    if tool == WEB_FETCH:
-        host = url_host(args.get("url"))
-        return PermissionRule(tool, f"domain:{host}" if host else _NOTHING)
-    subject = call_subject(tool, args)
-    if tool == BASH:
-        return PermissionRule(tool, subject or _NOTHING, literal=bool(subject))
-    return PermissionRule(tool, None)
+        return PermissionRule(call.name, f"{escaped}/*" if is_folder else escaped)
+    if call.name == WEB_FETCH:
+        host = call.facts.host
+        return PermissionRule(call.name, f"domain:{host}" if host else _NOTHING)
+    command = call.facts.command
+    if command is not None:
+        return PermissionRule(BASH, command.text or _NOTHING, literal=bool(command.text))
+    if call.name == BASH:
+        return PermissionRule(BASH, _NOTHING)
+    return PermissionRule(call.name, None)
 
 
 # req: UX2
-def grant_label(tool: str, args: Mapping[str, Any], root: Path) -> str:
+def grant_label(call: AnalysedCall, root: Path) -> str:
     """What the dialog's "Always this session" choice says it will allow."""
-    scope = _grant_folder(tool, args, root)
+    scope = _grant_place(call, root)
     if scope is not None:
         place, is_folder = scope
         where = "in" if is_folder else "to"
-        return f"Always allow {tool} {where} {display_path(place, root)} this session"
-    rule = session_rule(tool, args, root)
-    if tool == WEB_FETCH and rule.pattern:
+        return f"Always allow {call.name} {where} {display_path(place, root)} this session"
+    rule = session_rule(call, root)
+    if call.name == WEB_FETCH and rule.pattern:
         return f"Always allow WebFetch from {rule.pattern.removeprefix('domain:')} this session"
     return f"Always allow {rule} this session"
 
 
 # req: UX2
-def grant_rules(
-    tool: str, args: Mapping[str, Any], root: Path, kind: GrantKind
-) -> tuple[PermissionRule, ...]:
+def with_shown_rules(reply: PermissionReply, call: AnalysedCall, root: Path) -> PermissionReply:
+    """The reply as the policy applies it: an "always" reply carries the rules it grants. The
+    dialog's does (the option the user saw); an approver's that names only the kind gets the
+    rules of the option of that kind the dialog would have shown."""
+    answer = reply if isinstance(reply, PermissionAnswer) else PermissionAnswer(reply)
+    if answer.choice != "allow_session" or answer.rules:
+        return reply
+    return replace(answer, rules=grant_rules(call, root, answer.grant))
+
+
+# req: UX2
+def grant_rules(call: AnalysedCall, root: Path, kind: GrantKind) -> tuple[PermissionRule, ...]:
     """What the dialog's "always" option of `kind` grants (`grant_options` without the labels):
     the scope when no option of that kind is offered."""
-    command = args.get("command") if tool == "Bash" else None
-    if kind == "prefix" and isinstance(command, str):
+    command = call.facts.command
+    if kind == "prefix" and command is not None:
         prefixes = _prefix_rules(command)
         if prefixes:
             return prefixes
-    return (session_rule(tool, args, root),)
+    return (session_rule(call, root),)
 
 
 @record
@@ -334,17 +314,17 @@ class GrantOption:
 
 
 # req: CV10
-def grant_options(tool: str, args: Mapping[str, Any], root: Path) -> tuple[GrantOption, ...]:
+def grant_options(call: AnalysedCall, root: Path) -> tuple[GrantOption, ...]:
     """The dialog's "always" choices, the scope last. Bash adds, before its exact command, the
     prefix rule of each part that needs approval (`git add . && git commit -m x`: `Bash(git
     add:*)` and `Bash(git commit:*)`): each rule covers only a command the user saw, and a
     command that cannot be split with certainty (substitutions, redirections) gets none."""
-    scope = session_rule(tool, args, root)
-    label = grant_label(tool, args, root)
-    command = args.get("command") if tool == BASH else None
-    if not isinstance(command, str):
+    scope = session_rule(call, root)
+    label = grant_label(call, root)
+    command = call.facts.command
+    if command is None:
         return (GrantOption("scope", label, (scope,)),)
-    if len(command) > LABEL_COMMAND_CHARS or "\n" in command:
+    if len(command.text) > LABEL_COMMAND_CHARS or "\n" in command.text:
         label = "Always allow this exact command this session"
     exact = GrantOption("scope", label, (scope,))
     prefixes = _prefix_rules(command)
@@ -354,15 +334,14 @@ def grant_options(tool: str, args: Mapping[str, Any], root: Path) -> tuple[Grant
     return (GrantOption("prefix", f"Always allow {names} this session", prefixes), exact)
 
 
-def _prefix_rules(command: str) -> tuple[PermissionRule, ...]:
+def _prefix_rules(command: CommandFacts) -> tuple[PermissionRule, ...]:
     """The prefix option's rules: a prefix rule per part that needs one, that part exactly where
     it has no prefix; none at all unless at least one part has a prefix."""
-    parts = command_parts(command)
-    if not parts:
-        return ()
     rules: list[PermissionRule] = []
-    for part in filter(needs_rule, parts):
-        rule = prefix_rule(part) or PermissionRule(BASH, part, literal=True)
+    for part in command.parts or ():
+        if not part.needs_rule:
+            continue
+        rule = prefix_rule(part) or PermissionRule(BASH, part.text, literal=True)
         if rule not in rules:
             rules.append(rule)
     if not any(rule.pattern and not rule.literal for rule in rules):

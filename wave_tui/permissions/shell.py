@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from wave_tui.permissions.shell_programs import PROGRAMS
-from wave_tui.permissions.shell_tokens import segment_words, split_commands
+from wave_tui.permissions.shell_tokens import Segment, segment_words, split_commands
 
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
 
@@ -20,19 +20,19 @@ _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
 def is_read_only_bash(command: str) -> bool:
     """True only when every part of `command` is an allow-listed program used read-only."""
     segments = split_commands(command)
-    if not segments:
+    return segments is not None and all(map(segment_is_read_only, segments))
+
+
+def segment_is_read_only(segment: Segment) -> bool:
+    """One simple command: an allow-listed program, used read-only, with no unsafe redirection."""
+    words = segment_words(segment)
+    if not words or _ASSIGNMENT.match(words[0]):
         return False
-    for segment in segments:
-        words = segment_words(segment)
-        if not words or _ASSIGNMENT.match(words[0]):
-            return False
-        rule = PROGRAMS.get(words[0])
-        if rule is None:
-            return False
-        check, glob_sensitive = rule
-        if (glob_sensitive and segment.has_glob) or not check(words[1:]):
-            return False
-    return True
+    rule = PROGRAMS.get(words[0])
+    if rule is None:
+        return False
+    check, glob_sensitive = rule
+    return not (glob_sensitive and segment.has_glob) and check(words[1:])
 
 
 def simple_commands(command: str) -> list[list[str]] | None:
@@ -56,8 +56,11 @@ def simple_commands(command: str) -> list[list[str]] | None:
 def git_directories(command: str) -> list[str] | None:
     """For each `git` in a read-only `command`, the `-C` directory it runs in ("" = the cwd)."""
     commands = simple_commands(command)
-    if commands is None:
-        return None
+    return None if commands is None else git_directories_of(commands)
+
+
+def git_directories_of(commands: list[list[str]]) -> list[str]:
+    """For each `git` among the simple commands' argv, the `-C` directory it runs in."""
     found: list[str] = []
     for words in commands:
         if words[0] != "git":

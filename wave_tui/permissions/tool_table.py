@@ -99,6 +99,11 @@ TOOLS: Mapping[str, ToolInfo] = {
 _KEY_FALLBACK = ("file_path", "command", "pattern", "path", "url")
 
 
+# Tools whose output lines start with a file's path (files, `path:line:text`, `path:count`):
+# the app shortens those paths for display.
+PATH_LISTING_TOOLS: frozenset[str] = frozenset({GLOB, GREP})
+
+
 def tool_info(name: str) -> ToolInfo:
     """The table row for `name`; an unknown tool (e.g. `mcp__server__tool`) always asks (MC5)."""
     known = TOOLS.get(name)

@@ -54,7 +54,7 @@ def create_service_with_extensions(
             service.notify,
         )
     )
-    service.add_extension(AttachmentReads(service.extensions))
+    service.add_extension(AttachmentReads(service.extensions, service.paths.project_root))
     for command in memory_commands(service):  # /init, /context
         service.commands.register(command)
     install_work(service)  # tasks, plan mode, subagents, background, questions, web

@@ -11,6 +11,7 @@ from typing import Any
 
 from wave_tui.config.settings import PermissionMode
 from wave_tui.config.trust import TrustRequested
+from wave_tui.permissions.call_facts import AnalysedUse
 from wave_tui.permissions.policy import GrantOption, grant_label, grant_options
 from wave_tui.session import project_trust
 from wave_tui.session.core import SessionCore
@@ -33,13 +34,15 @@ class PermissionAccess:
     # req: UX2
     def grant_label(self, tool: str, args: dict[str, Any]) -> str:
         """What "Always allow … this session" allows for this call (the dialog's label)."""
-        return grant_label(tool, args, self._core.paths.project_root)
+        root = self._core.paths.project_root
+        return grant_label(AnalysedUse.of(tool, args, root), root)
 
     # req: CV10
     def grant_options(self, tool: str, args: dict[str, Any]) -> tuple[GrantOption, ...]:
         """The dialog's "always … this session" choices (Bash: its prefix rule, then the exact
-        command); the answer names the chosen one by its kind."""
-        return grant_options(tool, args, self._core.paths.project_root)
+        command); the answer carries the chosen one's rules."""
+        root = self._core.paths.project_root
+        return grant_options(AnalysedUse.of(tool, args, root), root)
 
     # req: UX18
     async def preview(self, tool: str, args: dict[str, Any]) -> PermissionPreview:

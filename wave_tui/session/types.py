@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from wave_tui.features.memory.context_report import ContextReport
     from wave_tui.llm.types import Message
     from wave_tui.permissions.policy import GrantOption
+    from wave_tui.permissions.tool_table import PATH_LISTING_TOOLS
     from wave_tui.session.editable_settings import EditableSettings
     from wave_tui.session.endpoint_settings import EndpointInUse, EndpointSettings, SettingInUse
     from wave_tui.session.local_endpoint import (
@@ -72,6 +73,7 @@ _HOMES = {
     "ContextReport": "wave_tui.features.memory.context_report",
     "Message": "wave_tui.llm.types",
     "GrantOption": "wave_tui.permissions.policy",
+    "PATH_LISTING_TOOLS": "wave_tui.permissions.tool_table",
     "EditableSettings": "wave_tui.session.editable_settings",
     "EndpointInUse": "wave_tui.session.endpoint_settings",
     "EndpointSettings": "wave_tui.session.endpoint_settings",
@@ -121,6 +123,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "NOT_TRUSTED_YET",
+    "PATH_LISTING_TOOLS",
     "PERMISSION_MODES",
     "AddResult",
     "AgentOptions",

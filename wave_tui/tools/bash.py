@@ -90,13 +90,13 @@ def _status_line(returncode: int) -> str:
     return f"Exit code: {returncode}"
 
 
-def _label(description: str | None, command: str) -> str:
+def _label(description: str | None, command: str, fallback: str) -> str:
     """The first non-blank line of the description, else of the command (never raises)."""
     for text in (description or "", command):
         for line in text.splitlines():
             if line.strip():
                 return line.strip()
-    return "Bash"
+    return fallback
 
 
 @tool_arguments
@@ -130,7 +130,7 @@ class BashTool(TypedTool[BashArgs]):
         if "\0" in command:
             raise ToolError("command must not contain NUL bytes.")
         timeout = _timeout(args.timeout)
-        label = _label(args.description, command)
+        label = _label(args.description, command, self.name)
         env = {**os.environ, **(ctx.env or {})}
         if not ctx.workdir.is_dir():
             raise ToolError(f"Working directory does not exist: {ctx.workdir}")

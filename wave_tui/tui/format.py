@@ -8,6 +8,7 @@ from pathlib import Path
 from wave_tui.agent.status import cache_hit_percent, context_tokens
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.settings import display_path
+from wave_tui.session.types import PATH_LISTING_TOOLS
 
 __all__ = [
     "age_label",
@@ -26,8 +27,6 @@ __all__ = [
 
 TOOL_OUTPUT_MAX_CHARS = 4_000
 TOOL_OUTPUT_MAX_LINES = 60
-# Tools whose output lines start with a file's path (files, `path:line:text`, `path:count`).
-PATH_LISTING_TOOLS = frozenset({"Grep", "Glob"})
 # The path that starts such a line: up to `:N:`/`-N-` (a match or context line), `:` or the end.
 # Cut too early (a name with "-2-" in it), only a leading part of the path is shortened, which
 # reads the same; a path outside the project and home stays as it is.

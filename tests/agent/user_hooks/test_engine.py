@@ -100,7 +100,7 @@ async def test_hk1_live_reload_a_new_hook_runs_from_the_next_event(
     project: Path, isolated_home: Path
 ) -> None:
     hooks, _ = make_hooks(project, isolated_home, mode="invoker")
-    call = ToolCallInfo.of("c1", "Bash", {"command": "ls"})
+    call = ToolCallInfo.of("c1", "Bash", {"command": "ls"}, project)
     assert await hooks.check(call) is None
     guard = script(project, "guard.sh", "echo 'no bash' >&2\nexit 2\n")
     configure(project / ".wave" / "settings.json", "PreToolUse", str(guard), matcher="Bash")
@@ -117,7 +117,7 @@ async def test_hk5_async_hooks_do_not_block_and_are_awaited_on_close(
     hook = script(project, "slow.sh", f"while [ ! -e {gate} ]; do sleep 0.05; done\ntouch {done}\n")
     configure(project / ".wave" / "settings.json", "PreToolUse", str(hook), **{"async": True})
     hooks, _ = make_hooks(project, isolated_home, mode="invoker")
-    assert await hooks.check(ToolCallInfo.of("c1", "Read", {"file_path": "x"})) is None
+    assert await hooks.check(ToolCallInfo.of("c1", "Read", {"file_path": "x"}, project)) is None
     assert not done.exists()  # check returned while the hook still waits for the gate
     gate.touch()
     await hooks.aclose()
@@ -147,8 +147,11 @@ async def test_hk4_permission_request_exit_2_denies(project: Path, isolated_home
         matcher="Bash",
     )
     hooks, _ = make_hooks(project, isolated_home, mode="invoker")
-    assert await hooks.run_permission_request(ToolCallInfo.of("c", "Bash", {})) == "ask the lead"
-    assert await hooks.run_permission_request(ToolCallInfo.of("c", "Write", {})) is None
+    assert (
+        await hooks.run_permission_request(ToolCallInfo.of("c", "Bash", {}, project))
+        == "ask the lead"
+    )
+    assert await hooks.run_permission_request(ToolCallInfo.of("c", "Write", {}, project)) is None
 
 
 @pytest.mark.req("HK6")

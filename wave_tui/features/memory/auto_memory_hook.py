@@ -9,14 +9,13 @@ from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from wave_tui.agent.extensions import StatusContribution, ToolCallInfo, ToolOutcome
 from wave_tui.config.async_locks import async_file_lock
 from wave_tui.config.clock import Clock
 from wave_tui.config.paths import OwnedPathError, WavePaths
 from wave_tui.files.read_state import ReadState
-from wave_tui.files.real_paths import resolve_tool_path
 from wave_tui.llm.types import Message
 from wave_tui.memory.auto_memory import AutoMemoryDir
 from wave_tui.memory.index import IndexView, check_index_write, load_index
@@ -25,6 +24,7 @@ from wave_tui.memory.secrets import secret_refusal, written_text
 from wave_tui.memory.staleness import memory_age_days, staleness_reminder, staleness_summary
 from wave_tui.memory.turn_counter import TurnCounter
 from wave_tui.permissions.policy import SafeZones
+from wave_tui.permissions.tool_table import READ
 from wave_tui.tools.base import ToolResult
 
 if TYPE_CHECKING:
@@ -168,14 +168,11 @@ class AutoMemoryHook:
         ]
 
     # -- tools ------------------------------------------------------------------------------------
-    def _target(self, args: dict[str, Any]) -> Path | None:
-        return resolve_tool_path(args.get("file_path"), self.paths.project_root)
-
     async def check(self, call: ToolCallInfo) -> str | None:
         """No credentials in memory files, whoever writes them."""
         if not call.row.writes_paths:
             return None
-        target = self._target(call.args)
+        target = call.facts.target
         if target is None or not self.dir.contains(target):
             return None
         return secret_refusal(written_text(call.name, call.args))
@@ -184,7 +181,7 @@ class AutoMemoryHook:
     def lock_for(self, call: ToolCallInfo) -> AbstractAsyncContextManager[None] | None:
         if not call.row.writes_paths or not self.enabled:
             return None
-        target = self._target(call.args)
+        target = call.facts.target
         if target is None or not self.dir.contains(target):
             return None
         return async_file_lock(target)
@@ -196,7 +193,7 @@ class AutoMemoryHook:
     def _transform(self, call: ToolCallInfo, result: ToolResult) -> ToolResult:
         if not self.enabled or result.is_error:
             return result
-        if call.name == "Read":
+        if call.name == READ:
             return self._with_staleness(result)
         if call.row.writes_paths:
             for path in result.written_paths:

@@ -196,7 +196,7 @@ class ExtractionFork:
     # req: MX7
     # req: MX9
     async def _run_tool(self, call: ToolCall, record: ExtractionRecord) -> ToolResult:
-        parsed = parse_call(call)
+        parsed = parse_call(call, self.workdir)
         if isinstance(parsed, str):
             return ToolResult(parsed, is_error=True)
         road = _ForkRoad(self, record)
@@ -270,12 +270,10 @@ class _ForkRoad:
         return tool
 
     def _target(self, call: ToolCallInfo) -> Path | None:
-        if not call.row.writes_paths:
-            return None
-        return resolve_tool_path(call.args.get("file_path"), self.fork.workdir)
+        return call.facts.target if call.row.writes_paths else None
 
     async def check(self, call: ToolCallInfo) -> str | None:
-        decision = self.fork.gate.check(call.name, call.args, self.fork.workdir)
+        decision = self.fork.gate.check(call)
         if not decision.allowed:
             self.record.refused.append(f"{call.name} {call.key[:120]}".strip())
             return f"Refused: {decision.reason}"

@@ -8,15 +8,12 @@ are in the transcript, not in a counter that a restart would lose.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 from wave_tui.agent.extensions import ContextSourceBase
 from wave_tui.llm.types import Message
+from wave_tui.permissions.tool_table import TASK_CREATE, TASK_GET, TASK_LIST, TASK_UPDATE
 from wave_tui.tools.tasks.store import TaskStore
-from wave_tui.tools.tasks.tools import TASK_TOOL_NAMES, format_task_line
-
-if TYPE_CHECKING:
-    pass
+from wave_tui.tools.tasks.tools import format_task_line
 
 TASK_REMINDER_MARKER = "<!-- task-reminder -->"
 REMINDER_INTERVAL = 10  # assistant replies without a task tool before the next reminder
@@ -26,6 +23,9 @@ The task tools have not been used for a while. If you are working on the tasks b
 their status current: TaskUpdate to mark a task in_progress when you start it and completed as \
 soon as it is done, TaskCreate for new steps, status deleted for tasks that no longer apply. \
 Ignore this if it does not fit the current work, and never mention this reminder to the user."""
+
+# The task tools whose call shows the list is in use (TaskGet too: the model is looking at it).
+_TASK_TOOLS = frozenset({TASK_CREATE, TASK_GET, TASK_UPDATE, TASK_LIST})
 
 
 def is_task_reminder(message: Message) -> bool:
@@ -43,7 +43,7 @@ def replies_since_task_activity(messages: Sequence[Message]) -> int:
         if is_task_reminder(message):
             break
         if message.role == "assistant":
-            if any(call.name in TASK_TOOL_NAMES for call in message.tool_calls):
+            if any(call.name in _TASK_TOOLS for call in message.tool_calls):
                 break
             count += 1
     return count

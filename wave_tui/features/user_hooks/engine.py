@@ -30,6 +30,7 @@ from wave_tui.config.trust import NOT_TRUSTED_YET, TrustRequested, TrustStore
 from wave_tui.features.user_hooks.config import HookConfig, HookEvent, HookSpec, Layer, parse_layers
 from wave_tui.features.user_hooks.runner import HookRun, run_hook
 from wave_tui.llm.types import Message
+from wave_tui.permissions.tool_table import CallOnRow
 
 if TYPE_CHECKING:
     from wave_tui.config.settings import EffectiveSettings
@@ -214,7 +215,7 @@ class UserHooks:
         """PostCompact: the hooks get the summary."""
         self._note_ignored_blocks(await self._run("PostCompact", trigger=trigger, summary=summary))
 
-    async def run_permission_request(self, call: ToolCallInfo) -> str | None:
+    async def run_permission_request(self, call: CallOnRow) -> str | None:
         """PermissionRequest (before the user is asked): exit 2 denies with stderr as reason."""
         runs = await self._run(
             "PermissionRequest", call.name, tool_name=call.name, tool_input=call.args

@@ -18,7 +18,6 @@ from wave_tui.tools.tasks.store import (
 
 A = TypeVar("A")
 
-TASK_TOOL_NAMES = frozenset({"TaskCreate", "TaskGet", "TaskUpdate", "TaskList"})
 SHORT_ID_LENGTH = 8  # a session's list shown by the start of its uuid, as git shows commits
 
 _CREATE_DESCRIPTION = """\

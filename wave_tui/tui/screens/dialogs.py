@@ -189,7 +189,8 @@ class PermissionDialog(ModalScreen[PermissionAnswer]):
 
     def action_always(self, index: int) -> None:
         if index < len(self.grants):
-            self.dismiss(PermissionAnswer("allow_session", self.grants[index].kind))
+            option = self.grants[index]
+            self.dismiss(PermissionAnswer("allow_session", option.kind, rules=option.rules))
 
     # req: CV15
     def action_say_why(self) -> None:
