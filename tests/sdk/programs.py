@@ -19,18 +19,28 @@ def doc_examples(doc: Path = ROOT / "docs" / "sdk.md") -> dict[str, str]:
 
 
 def run_program(
-    source: str, *, cwd: Path, server: ModelServer, timeout: float = 60
+    source: str,
+    *,
+    cwd: Path,
+    server: ModelServer,
+    timeout: float = 60,
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
+    """`env` adds variables; `QUIET` keeps the extraction fork from taking scripted replies
+    meant for the program's next turn."""
     script = cwd.parent / "program.py"
     script.write_text(source, encoding="utf-8")
-    env = server.env()
-    env["PYTHONPATH"] = str(ROOT)
+    full_env = {**server.env(), **(env or {})}
+    full_env["PYTHONPATH"] = str(ROOT)
     return subprocess.run(
         [sys.executable, str(script)],
         cwd=cwd,
-        env=env,
+        env=full_env,
         capture_output=True,
         text=True,
         timeout=timeout,
         stdin=subprocess.DEVNULL,
     )
+
+
+QUIET = {"WAVE_DISABLE_AUTO_MEMORY": "1"}
