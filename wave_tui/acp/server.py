@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from typing import Any, cast
 
 import acp
@@ -87,6 +88,7 @@ class WaveAcpAgent:
     async def authenticate(self, method_id: str, **kwargs: Any) -> None:
         return None
 
+    # req: AP2
     async def _open(self, cwd: str, restore: str | None) -> _Session:
         holder: list[_Session] = []
 
@@ -239,14 +241,54 @@ class WaveAcpAgent:
         self._sessions.clear()
 
 
+# The package's own limit for one message (images and embedded files make big lines).
+_LINE_LIMIT = 50 * 1024 * 1024
+
+
+def _error_line(code: int, message: str) -> bytes:
+    reply = {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+    return (json.dumps(reply) + "\n").encode()
+
+
+# req: AP1
+async def _checked_lines(
+    source: asyncio.StreamReader, target: asyncio.StreamReader, out: asyncio.StreamWriter
+) -> None:
+    """Pass each JSON object line on; answer a line that is not one with the JSON-RPC error
+    (the package would only log it, and the client would wait for an answer forever)."""
+    try:
+        while line := await source.readline():
+            if not line.strip():
+                continue
+            try:
+                message = json.loads(line)
+            except ValueError:
+                out.write(_error_line(-32700, "Parse error: not JSON"))
+                continue
+            if not isinstance(message, dict):
+                out.write(_error_line(-32600, "Invalid Request: not a JSON object"))
+                continue
+            target.feed_data(line if line.endswith(b"\n") else line + b"\n")
+    except (ValueError, ConnectionError):  # a line over the limit, or stdin broke: the end
+        pass
+    finally:
+        target.feed_eof()
+
+
 async def serve() -> int:
     """Speak ACP on stdin / stdout until stdin closes; every session is destroyed then."""
     agent = WaveAcpAgent()
+    stdin, stdout = await acp.stdio_streams(limit=_LINE_LIMIT)
+    checked = asyncio.StreamReader(limit=_LINE_LIMIT)
+    pump = asyncio.ensure_future(_checked_lines(stdin, checked, stdout))
     try:
         # The package calls only the methods it finds; the rest answer "method not found".
-        await acp.run_agent(cast("acp.Agent", agent))
+        await acp.run_agent(cast("acp.Agent", agent), stdout, checked)
     except (asyncio.CancelledError, KeyboardInterrupt):
         pass
     finally:
+        pump.cancel()
+        with contextlib.suppress(BaseException):
+            await pump
         await agent.close()
     return 0

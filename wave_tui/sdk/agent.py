@@ -70,6 +70,7 @@ def _answer(result: object) -> PermissionAnswer:
 
 
 # req: SD1
+# req: SD8
 class Agent:
     """A wave agent session for a program; make one with `await Agent.create(**options)`."""
 
