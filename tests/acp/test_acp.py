@@ -178,3 +178,52 @@ def test_malformed_messages_get_errors_and_closing_stdin_ends_it(
 
 
 __all__ = ["schema"]
+
+
+class EditorClient(RecordingClient):
+    """A client that offers its file system: an unsaved buffer, and writes kept in memory."""
+
+    def __init__(self, buffers: dict[str, str]) -> None:
+        super().__init__(allow=True)
+        self.buffers = buffers
+        self.fs_calls: list[tuple[str, str]] = []
+
+    async def read_text_file(self, path: str, session_id: str, **kw: object) -> object:
+        self.fs_calls.append(("read", path))
+        return schema.ReadTextFileResponse(content=self.buffers[path])
+
+    async def write_text_file(self, content: str, path: str, session_id: str, **kw: object) -> None:
+        self.fs_calls.append(("write", path))
+        self.buffers[path] = content
+
+
+@pytest.mark.req("AP1")
+@pytest.mark.req("AP2")
+async def test_read_and_write_go_through_the_clients_file_system(
+    project: Path, model_server: ModelServer
+) -> None:
+    (project / "pkg").mkdir()
+    (project / "pkg" / "AGENTS.md").write_text("Nested memory: pkg uses tabs.\n")
+    on_disk = project / "pkg" / "mod.py"
+    on_disk.write_text("saved = 1\n")
+    client = EditorClient({str(on_disk): "unsaved = 2\n"})
+    model_server.enqueue(
+        tool_call("Read", {"file_path": "pkg/mod.py"}),
+        tool_call("Write", {"file_path": "pkg/mod.py", "content": "written = 3\n"}),
+        text("Done"),
+    )
+    async with wave_acp(client, model_server, project) as (conn, _process):
+        await conn.initialize(
+            protocol_version=1,
+            client_capabilities=schema.ClientCapabilities(
+                fs=schema.FileSystemCapabilities(read_text_file=True, write_text_file=True)
+            ),
+        )
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("edit it")])
+    assert client.fs_calls == [("read", str(on_disk)), ("write", str(on_disk))]
+    assert client.buffers[str(on_disk)] == "written = 3\n"
+    assert on_disk.read_text() == "saved = 1\n"  # the editor decides when to save
+    after_read = json.dumps(model_server.requests[1].body["messages"])
+    assert "unsaved = 2" in after_read and "saved = 1" not in after_read
+    assert "pkg uses tabs" in after_read  # the Read still loaded the nested AGENTS.md

@@ -40,6 +40,9 @@ class _Session:
 
     def __init__(self, agent: Agent) -> None:
         self.agent = agent
+        # The client's name for it: the agent's session id at the start (a compaction moves
+        # the agent to a new id; the client keeps its own).
+        self.id = agent.session_id
         # The turn's running tool calls, recorded as the loop announces them (before anyone is
         # asked), and those the client was told of already.
         self.calls: dict[str, ToolUse] = {}
@@ -108,15 +111,31 @@ class WaveAcpAgent:
             callbacks={"on_tasks_change": tasks_changed, "on_tool_block_updated": tool_changed},
         )
         session = _Session(agent)
+        if restore is not None:
+            session.id = restore  # the client goes on calling it by the id it loaded
         holder.append(session)
-        self._sessions[agent.session_id] = session
+        self._use_client_fs(agent, session.id)
+        self._sessions[session.id] = session
         return session
+
+    # req: AP1
+    def _use_client_fs(self, agent: Agent, session_id: str) -> None:
+        """Read / Write through the client when it offers its file system."""
+        fs = self._client.fs if self._client is not None else None
+        if fs is None:
+            return
+        from wave_tui.acp.client_fs import ClientRead, ClientWrite
+
+        if fs.read_text_file:
+            agent._replace_tool(ClientRead(self._conn, session_id))
+        if fs.write_text_file:
+            agent._replace_tool(ClientWrite(self._conn, session_id))
 
     async def new_session(
         self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> schema.NewSessionResponse:
         session = await self._open(cwd, None)
-        return schema.NewSessionResponse(session_id=session.agent.session_id)
+        return schema.NewSessionResponse(session_id=session.id)
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
@@ -126,7 +145,6 @@ class WaveAcpAgent:
         except FileNotFoundError as exc:
             raise acp.RequestError.invalid_params({"sessionId": str(exc)}) from exc
         # The client shows the conversation again: its messages as they were.
-        self._sessions[session_id] = session
         for message in session.agent.messages:
             if message.is_meta or not message.content:
                 continue
@@ -202,10 +220,10 @@ class WaveAcpAgent:
         call_id = call.id
         if call_id not in session.announced:  # the client hears of the call before the question
             await self._conn.session_update(
-                session_id=session.agent.session_id, update=self._update(session, call)
+                session_id=session.id, update=self._update(session, call)
             )
         response = await self._conn.request_permission(
-            session_id=session.agent.session_id,
+            session_id=session.id,
             tool_call=schema.ToolCallUpdate(
                 tool_call_id=call_id,
                 title=tool_title(name, args),
@@ -230,9 +248,7 @@ class WaveAcpAgent:
             for task in tasks
             if task.status in ("pending", "in_progress", "completed")
         ]
-        await self._conn.session_update(
-            session_id=session.agent.session_id, update=acp.update_plan(entries)
-        )
+        await self._conn.session_update(session_id=session.id, update=acp.update_plan(entries))
 
     async def close(self) -> None:
         for session in list(self._sessions.values()):

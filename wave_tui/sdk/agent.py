@@ -259,6 +259,16 @@ class Agent:
         await self._session.close()
         await self._callbacks.drain()
 
+    def _replace_tool(self, replacement: Any) -> None:
+        """Put `replacement` where the built-in tool of its name is (`wave --acp`: Read and
+        Write through the client's file system). Not public: front ends of this package only."""
+        tools = self._agent().tools
+        for i, existing in enumerate(tools):
+            if existing.name == replacement.name:
+                tools[i] = replacement
+                return
+        tools.append(replacement)
+
     # -- the agent's side ----------------------------------------------------------------------
     def _on_event(self, event: ev.AgentEvent) -> None:
         self._callbacks.on_event(event)
