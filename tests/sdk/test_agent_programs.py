@@ -134,7 +134,7 @@ class Callbacks:
 
 async def main() -> None:
     global agent_id
-    agent = await Agent.create(callbacks=Callbacks())
+    agent = await Agent.create(callbacks=Callbacks(), fast_model="fast")
     agent_id = lambda: agent.session_id
     await agent.send_message("think")
     await agent.send_message("plan")
@@ -174,6 +174,8 @@ def test_callbacks_of_reasoning_tokens_errors_tasks_and_compaction(
     compact = [x for x in log if x[0] == "compact"]
     assert len(compact) == 1 and "The summary of it all" in compact[0][1]
     assert ("session", True) in log  # compaction moved the conversation to a new session
+    models = [r.body["model"] for r in model_server.requests]
+    assert models[-1] == "fast" and set(models[:-1]) == {"test-model"}  # the summary: fast_model
 
 
 PERMISSIONS = """

@@ -67,6 +67,7 @@ def test_options(project: Path, model_server: ModelServer) -> None:
     assert body["model"] == "test-model"
     assert body["max_tokens"] == 2000
     assert request.headers["x-team"] == "docs"
+    assert request.headers["authorization"] == "Bearer test-key"
     system = body["messages"][0]
     system_text = json.dumps(system)
     assert "You are a terse assistant." in system_text

@@ -200,6 +200,7 @@ class Agent:
 
         unsubscribe = self._session.subscribe(listen)
         turn = asyncio.ensure_future(self._session.run_turn(_with_images(text, images)))
+        getter: asyncio.Future[StreamEvent] | None = None
         try:
             while True:
                 getter = asyncio.ensure_future(queue.get())
@@ -217,6 +218,8 @@ class Agent:
                 return
         finally:
             unsubscribe()
+            if getter is not None:
+                getter.cancel()
             if not turn.done():
                 self._session.abort()
                 with contextlib.suppress(BaseException):
