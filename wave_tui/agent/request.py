@@ -59,6 +59,8 @@ class RequestBuilder:
         self.session_started = session_started
         self._key: tuple[Any, ...] | None = None
         self._system: SystemPrompt | None = None
+        # The static block; an SDK program's `system_prompt` replaces it for its session.
+        self.static_prompt = STATIC_SYSTEM_PROMPT
 
     def invalidate(self) -> None:
         """AGENTS.md / MEMORY.md are read again (after compaction)."""
@@ -80,7 +82,7 @@ class RequestBuilder:
                 parts.append(language)
             for sections in sections_by_source:
                 parts.extend(sections)
-            self._system = SystemPrompt(STATIC_SYSTEM_PROMPT, "\n\n".join(parts))
+            self._system = SystemPrompt(self.static_prompt, "\n\n".join(parts))
             self._key = key
         return self._system
 

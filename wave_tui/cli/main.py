@@ -94,6 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="store_true", help="print `wave <version>` and exit")
     parser.add_argument(
+        "--acp", action="store_true", help="speak the Agent Client Protocol on stdin/stdout"
+    )
+    parser.add_argument(
         "--output-format",
         default="text",
         metavar="text|json|stream-json",
@@ -257,6 +260,10 @@ def _main(argv: list[str] | None) -> int:
     if args.version:
         print(f"wave {__version__}")
         return EXIT_OK
+    if args.acp:
+        from wave_tui.acp.server import serve
+
+        return asyncio.run(serve())
     problem = _script_options(args)
     if problem is not None:
         return fail(problem, EXIT_USAGE)

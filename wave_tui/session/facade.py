@@ -344,7 +344,12 @@ class AgentSession:
 
 
 def create_session(
-    options: AgentOptions, *, approver: Approver | None = None, clock: Clock = utc_now
+    options: AgentOptions,
+    *,
+    approver: Approver | None = None,
+    clock: Clock = utc_now,
+    store: SettingsStore | None = None,
 ) -> AgentSession:
-    """The fully wired agent (memory hooks, extraction fork) behind a session."""
-    return AgentSession(create_service(options, approver=approver), clock=clock)
+    """The fully wired agent (memory hooks, extraction fork) behind a session; `store` is the
+    settings a program gives on top of the files (the SDK's `hooks` and `mcp_servers`)."""
+    return AgentSession(create_service(options, approver=approver, store=store), clock=clock)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 
 from wave_tui.agent.service import AgentOptions, AgentService, Approver
+from wave_tui.config.settings import SettingsStore
 from wave_tui.features.commands.extensibility import Extensibility, install_extensibility
 from wave_tui.features.mcp.wiring import install_mcp
 from wave_tui.features.memory.attachment_reads import AttachmentReads
@@ -23,17 +24,25 @@ from wave_tui.features.memory.injection_hook import MemoryInjectionHook
 from wave_tui.features.tasks.wiring import install_work
 
 
-def create_service(options: AgentOptions, *, approver: Approver | None = None) -> AgentService:
-    return create_service_with_extensions(options, approver=approver)[0]
+def create_service(
+    options: AgentOptions,
+    *,
+    approver: Approver | None = None,
+    store: SettingsStore | None = None,
+) -> AgentService:
+    return create_service_with_extensions(options, approver=approver, store=store)[0]
 
 
 # req: MX9
 # req: UX16
 # req: MC1
 def create_service_with_extensions(
-    options: AgentOptions, *, approver: Approver | None = None
+    options: AgentOptions,
+    *,
+    approver: Approver | None = None,
+    store: SettingsStore | None = None,
 ) -> tuple[AgentService, Extensibility]:
-    service = AgentService(options, approver=approver)
+    service = AgentService(options, approver=approver, store=store)
     service.add_extension(MemoryInjectionHook(service.paths, service.notify))
     auto = AutoMemoryHook(
         service.paths,

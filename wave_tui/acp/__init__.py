@@ -1,0 +1,1 @@
+"""`wave --acp`: wave as an Agent Client Protocol agent on stdio (Zed, Toad, …)."""

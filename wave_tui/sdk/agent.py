@@ -1,0 +1,324 @@
+"""`Agent`: the SDK's one object — a wave session for a Python program.
+
+`await Agent.create(**options)` builds the same session the app and `wave -p` run (the session
+facade: memory, rules, auto memory and its extraction fork, hooks, MCP, tasks, subagents), with
+004's options in snake_case. Its methods are the conversation (`send_message`, `stream`,
+`abort`, `compact`, `truncate_history`, `restore_session`) and `destroy()`, after which every
+method raises `AgentDestroyed`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import sys
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from wave_tui.agent import events as ev
+from wave_tui.agent.extensions import ContextSourceBase
+from wave_tui.agent.prompts import language_section
+from wave_tui.agent.turn_queue import AgentDestroyed
+from wave_tui.config.paths import WavePaths
+from wave_tui.config.settings import EffectiveSettings, SettingsStore
+from wave_tui.config.sources import SettingsLayer
+from wave_tui.llm.types import Message, Usage
+from wave_tui.permissions.policy import PermissionAnswer, PermissionReply
+from wave_tui.sdk.callbacks import CallbackDispatcher, check_callbacks
+from wave_tui.sdk.events import ErrorEvent, StreamEvent, TurnEnd, to_stream_event
+from wave_tui.sdk.history import truncate_history
+from wave_tui.sdk.options import SdkOptions, check_options
+from wave_tui.session.facade import AgentSession, create_session
+from wave_tui.session.types import AgentOptions
+
+_NO_CALLBACK = "no can_use_tool callback was given, so calls that need approval are refused"
+
+
+class _ProgramSettings(SettingsStore):
+    """The settings files, plus the program's `hooks` and `mcp_servers` as one more layer of
+    the user's scope (the program is its own user: nothing to trust), read after the files."""
+
+    def __init__(self, paths: WavePaths, environ: dict[str, str], layer: dict[str, Any]) -> None:
+        super().__init__(paths, environ)
+        self._layer = SettingsLayer(paths.project_root / "<Agent.create options>", "user", layer)
+
+    def layers(self) -> list[SettingsLayer]:
+        return [*super().layers(), self._layer]
+
+
+class _Language(ContextSourceBase):
+    """`language`: the same section of the system prompt as the `language` setting."""
+
+    def __init__(self, language: str) -> None:
+        self.section = language_section(language) or ""
+
+    def system_sections(self, settings: EffectiveSettings) -> list[str]:
+        return [] if settings.language else [self.section]
+
+
+def _answer(result: object) -> PermissionAnswer:
+    """`{"behavior": "allow"|"deny", "message"?}` or 004's `{"allowed": bool}`."""
+    if isinstance(result, dict):
+        if result.get("behavior") == "allow" or result.get("allowed") is True:
+            return PermissionAnswer("allow_once")
+        if result.get("behavior") == "deny" or result.get("allowed") is False:
+            return PermissionAnswer("deny", feedback=str(result.get("message") or ""))
+    raise ValueError(f"can_use_tool must return {{'behavior': 'allow'|'deny'}}, not {result!r}")
+
+
+# req: SD1
+# req: SD8
+class Agent:
+    """A wave agent session for a program; make one with `await Agent.create(**options)`."""
+
+    def __init__(self, session: AgentSession, options: SdkOptions) -> None:
+        # Made by `create` only: the options are checked and the session started there.
+        self._session = session
+        self._options = options
+        self._destroyed = False
+        self._can_use_tool = options.can_use_tool
+        self._callbacks = CallbackDispatcher(
+            check_callbacks(options.callbacks), lambda: self._agent().session_id
+        )
+        self._last_compact: str | None = None
+        self._unsubscribe = session.subscribe(self._on_event)
+
+    # -- creation ------------------------------------------------------------------------------
+    @classmethod
+    async def create(cls, **options: Any) -> Agent:
+        """A started agent. Raises TypeError / ValueError naming a wrong option, and
+        FileNotFoundError for a `restore_session_id` this project does not have."""
+        checked = check_options(options)
+        check_callbacks(checked.callbacks)
+        agent_options = AgentOptions(
+            workdir=checked.workdir,
+            model=checked.model,
+            permission_mode=checked.permission_mode,
+            continue_last=checked.continue_last_session,
+            resume=checked.restore_session_id,
+            environ=checked.environ,
+            max_input_tokens=checked.max_input_tokens,
+            allowed_tools=checked.allowed_tools,
+            disallowed_tools=checked.disallowed_tools,
+        )
+        layer: dict[str, Any] = {}
+        if checked.hooks is not None:
+            layer["hooks"] = dict(checked.hooks)
+        if checked.mcp_servers is not None:
+            layer["mcpServers"] = dict(checked.mcp_servers)
+        store = _ProgramSettings(WavePaths.for_workdir(checked.workdir), checked.environ, layer)
+        holder: list[Agent] = []
+
+        async def approve(tool: str, args: dict[str, Any], reason: str) -> PermissionReply:
+            return await holder[0]._approve(tool, args, reason)
+
+        session = create_session(agent_options, approver=approve, store=store)
+        service = session.service
+        assert service is not None  # create_session always has its agent
+        if checked.system_prompt is not None:
+            service.requests.static_prompt = checked.system_prompt
+        service.tools.extend(checked.custom_tools)
+        if checked.language is not None:
+            service.add_extension(_Language(checked.language))
+        agent = cls(session, checked)
+        holder.append(agent)
+        try:
+            session.start()
+            await session.wait_tools_started()
+        except BaseException:
+            await agent.destroy()
+            raise
+        return agent
+
+    async def __aenter__(self) -> Agent:
+        self._check()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.destroy()
+
+    # -- state ---------------------------------------------------------------------------------
+    def _check(self) -> None:
+        if self._destroyed:
+            raise AgentDestroyed()
+
+    def _agent(self) -> Any:
+        service = self._session.service
+        assert service is not None
+        return service
+
+    @property
+    def session_id(self) -> str:
+        self._check()
+        return str(self._agent().session_id)
+
+    @property
+    def messages(self) -> list[Message]:
+        """The conversation so far (copies: changing them changes nothing)."""
+        self._check()
+        return [m.model_copy(deep=True) for m in self._session.messages()]
+
+    @property
+    def usages(self) -> list[Usage]:
+        """The usage of each main model request, oldest first."""
+        self._check()
+        return list(self._callbacks.usages)
+
+    @property
+    def workdir(self) -> Path:
+        return self._options.workdir
+
+    # -- conversation --------------------------------------------------------------------------
+    # req: SD3
+    async def send_message(self, text: str, images: Sequence[str | Path] | None = None) -> TurnEnd:
+        """Run one message (or slash command) to its end and return how it ended. `images` are
+        image files, attached as `@path` mentions of the message."""
+        self._check()
+        result = await self._session.run_turn(_with_images(text, images))
+        return TurnEnd(result.status, result.text)
+
+    async def stream(
+        self, text: str, images: Sequence[str | Path] | None = None
+    ) -> AsyncIterator[StreamEvent]:
+        """Run one message and yield its typed events as they happen; `TurnEnd` comes last.
+        Leaving the loop early aborts the turn."""
+        self._check()
+        queue: asyncio.Queue[StreamEvent] = asyncio.Queue()
+
+        def listen(event: ev.AgentEvent) -> None:
+            mapped = to_stream_event(event)
+            if mapped is not None:
+                queue.put_nowait(mapped)
+
+        unsubscribe = self._session.subscribe(listen)
+        turn = asyncio.ensure_future(self._session.run_turn(_with_images(text, images)))
+        getter: asyncio.Future[StreamEvent] | None = None
+        try:
+            while True:
+                getter = asyncio.ensure_future(queue.get())
+                await asyncio.wait({getter, turn}, return_when=asyncio.FIRST_COMPLETED)
+                if getter.done():
+                    yield getter.result()
+                    continue
+                getter.cancel()
+                while not queue.empty():
+                    yield queue.get_nowait()
+                result = turn.result()
+                if result.status == "error" and result.error:
+                    yield ErrorEvent(result.error)
+                yield TurnEnd(result.status, result.text)
+                return
+        finally:
+            unsubscribe()
+            if getter is not None:
+                getter.cancel()
+            if not turn.done():
+                self._session.abort()
+                with contextlib.suppress(BaseException):
+                    await turn
+
+    def abort(self) -> None:
+        """Stop the running turn (its open tool calls are closed as interrupted)."""
+        self._check()
+        self._session.abort()
+
+    async def compact(self, instructions: str | None = None) -> bool:
+        """Summarise the conversation into a new, linked session; False when nothing was
+        compacted."""
+        self._check()
+        done = await self._session.compact(instructions)
+        self._compacted()
+        return done
+
+    async def truncate_history(self, index: int) -> None:
+        """Keep `messages[:index]`; `index` is the index of a user message."""
+        self._check()
+        await truncate_history(self._agent(), index)
+
+    async def restore_session(self, session_id: str) -> None:
+        """Continue another of this project's sessions. Raises FileNotFoundError for an
+        unknown id, RuntimeError while a turn runs."""
+        self._check()
+        if not isinstance(session_id, str):
+            raise TypeError(f"session_id must be a str, not {type(session_id).__name__}")
+        self._session.picker.resume(session_id)
+        self._callbacks.check_session()
+
+    async def destroy(self) -> None:
+        """Abort the turn, wait for background work (the memory extraction), close MCP servers
+        and release everything. A second call does nothing."""
+        if self._destroyed:
+            return
+        self._destroyed = True
+        self._unsubscribe()
+        await self._session.close()
+        await self._callbacks.drain()
+
+    def _replace_tool(self, replacement: Any) -> None:
+        """Put `replacement` where the built-in tool of its name is (`wave --acp`: Read and
+        Write through the client's file system). Not public: front ends of this package only."""
+        tools = self._agent().tools
+        for i, existing in enumerate(tools):
+            if existing.name == replacement.name:
+                tools[i] = replacement
+                return
+        tools.append(replacement)
+
+    # -- the agent's side ----------------------------------------------------------------------
+    def _on_event(self, event: ev.AgentEvent) -> None:
+        self._callbacks.on_event(event)
+        if (
+            isinstance(event, ev.BackgroundChanged)
+            and event.kind == "compaction"
+            and not event.running
+        ):
+            self._compacted()
+
+    def _compacted(self) -> None:
+        messages = self._session.messages()
+        first = messages[0] if messages else None
+        if first is not None and first.kind == "compress" and first.id != self._last_compact:
+            self._last_compact = first.id
+            self._callbacks.compacted(first.content)
+
+    # req: SD6
+    async def _approve(self, tool: str, args: dict[str, Any], reason: str) -> PermissionReply:
+        if self._can_use_tool is None:
+            return PermissionAnswer("deny", feedback=_NO_CALLBACK)
+        try:
+            result = self._can_use_tool(tool, dict(args))
+            if inspect.isawaitable(result):
+                result = await result
+            return _answer(result)
+        except Exception as exc:  # the program's callback: refused, said once, the turn goes on
+            print(
+                f"wave: can_use_tool raised {type(exc).__name__}: {exc}; {tool} refused",
+                file=sys.stderr,
+                flush=True,
+            )
+            return PermissionAnswer("deny", feedback=f"can_use_tool failed: {exc}")
+
+
+def _with_images(text: str, images: Sequence[str | Path] | None) -> str:
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, not {type(text).__name__}")
+    if images is None:
+        return text
+    if isinstance(images, (str, Path)) or not isinstance(images, Sequence):
+        raise TypeError("images must be a list of file paths")
+    mentions = []
+    for image in images:
+        if not isinstance(image, (str, Path)):
+            raise TypeError(f"images must hold file paths, not {type(image).__name__}")
+        if not Path(image).is_file():
+            raise ValueError(f"image is not a file: {image}")
+        mentions.append("@" + str(Path(image).resolve()).replace(" ", "\\ "))
+    return " ".join([text, *mentions])

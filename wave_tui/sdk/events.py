@@ -1,0 +1,99 @@
+"""What `Agent.stream()` yields and what the callbacks are given: small typed records.
+
+They are the SDK's own, not the loop's internal events (`agent/events.py` may change; these are
+public). `to_stream_event` maps an internal event to the one a program sees, or None for the
+many a program has no use for (status, queue, memory notices…).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from wave_tui.agent import events as ev
+from wave_tui.config.records import record
+
+Stage = Literal["streaming", "end"]
+ToolStage = Literal["running", "end"]
+
+
+@record
+class TextChunk:
+    """A piece of the assistant's answer (append them to get the text)."""
+
+    message_id: str
+    text: str
+
+
+@record
+class ReasoningChunk:
+    message_id: str
+    text: str
+
+
+@record
+class ToolUse:
+    """The model called a tool (before the permission check)."""
+
+    id: str
+    name: str
+    input: dict[str, Any]
+
+
+@record
+class ToolResult:
+    id: str
+    name: str
+    content: str
+    is_error: bool
+
+
+@record
+class ErrorEvent:
+    message: str
+
+
+@record
+class TurnEnd:
+    """The last event of a turn: how it ended and its final text."""
+
+    status: Literal["completed", "aborted", "error"]
+    text: str
+
+
+StreamEvent = TextChunk | ReasoningChunk | ToolUse | ToolResult | ErrorEvent | TurnEnd
+
+
+@record
+class ContentUpdate:
+    """`on_assistant_content_updated` / `on_assistant_reasoning_updated`: `chunk` is new text
+    since the last call (never the accumulated text); stage "end" closes the message."""
+
+    message_id: str
+    chunk: str
+    stage: Stage
+
+
+@record
+class ToolBlockUpdate:
+    """`on_tool_block_updated`: a tool call starting ("running") and finished ("end")."""
+
+    id: str
+    name: str
+    parameters: dict[str, Any]
+    stage: ToolStage
+    result: str = ""
+    is_error: bool = False
+
+
+def to_stream_event(event: ev.AgentEvent) -> StreamEvent | None:
+    if isinstance(event, ev.TextDelta):
+        return TextChunk(event.message_id, event.text)
+    if isinstance(event, ev.ReasoningDelta):
+        return ReasoningChunk(event.message_id, event.text)
+    if isinstance(event, ev.ToolStarted):
+        return ToolUse(event.call_id, event.name, dict(event.args))
+    if isinstance(event, ev.ToolFinished):
+        return ToolResult(event.call_id, event.name, event.content, event.is_error)
+    if isinstance(event, (ev.ErrorOccurred, ev.PromptFailed)):
+        return ErrorEvent(event.message if isinstance(event, ev.ErrorOccurred) else event.error)
+    return None
