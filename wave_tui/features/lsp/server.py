@@ -29,6 +29,7 @@ ServerState = Literal["not started", "starting", "running", "crashed", "failed",
 START_ATTEMPTS = 2
 MAX_CRASH_RESTARTS = 3
 SHUTDOWN_TIMEOUT_S = 2.0
+EXIT_WAIT_S = 0.5  # a server whose output ended is gone within this, or still running
 CONVERTER = converters.get_converter()
 
 
@@ -69,6 +70,7 @@ class LanguageServer:
                         f"{self.last_error}"
                     )
                 self.restarts += 1
+                await self._note_exit()
             for attempt in range(START_ATTEMPTS):
                 try:
                     await self._start()
@@ -142,6 +144,21 @@ class LanguageServer:
         self._texts.clear()
         self.state = "running"
         self._monitor = asyncio.create_task(self._watch(process))
+
+    def _crashed(self, reason: str) -> None:
+        """The connection broke under a request: the next use restarts the server."""
+        if self.state == "running":
+            self.state = "crashed"
+            self.last_error = reason
+
+    async def _note_exit(self) -> None:
+        """The last error of a crashed server as its exit code and last words, when it exited."""
+        process = self._process
+        if process is not None:
+            code = await _exit_code(process)
+            if code is not None:
+                tail = process.stderr_tail()
+                self.last_error = f"exited with code {code}{': ' + tail if tail else ''}"
 
     async def _watch(self, process: ServerProcess) -> None:
         code = await process.wait()
@@ -233,6 +250,7 @@ class LanguageServer:
         try:
             await self._sync(self._running(), path, text, language)
         except ConnectionClosed as exc:
+            self._crashed(str(exc))
             raise ServerGone(str(exc)) from None
 
     async def _sync(self, rpc: JsonRpc, path: Path, text: str, language: str) -> None:
@@ -278,6 +296,7 @@ class LanguageServer:
                 method, CONVERTER.unstructure(params), self.config.request_timeout_s
             )
         except ConnectionClosed as exc:
+            self._crashed(str(exc))
             raise ServerGone(str(exc)) from None
         except RpcError as exc:
             raise LspError(f"{self.config.name}: {exc}") from None
@@ -300,7 +319,7 @@ class _StartTimedOut(Exception):
 
 async def _exit_code(process: ServerProcess) -> int | None:
     try:
-        return await asyncio.wait_for(process.wait(), 2.0)
+        return await asyncio.wait_for(process.wait(), EXIT_WAIT_S)
     except TimeoutError:
         return None
 
