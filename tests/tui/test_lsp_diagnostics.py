@@ -21,10 +21,15 @@ async def test_an_edit_that_breaks_the_code_shows_the_errors_under_its_diff(
     (project / "app.py").write_text(APP)
     write_settings(project, pylsp=pylsp_entry())
     settings = project / ".wave" / "settings.json"
-    settings.write_text(settings.read_text()[:-1] + ', "permissions": {"defaultMode": "acceptEdits"}}')
+    settings.write_text(
+        settings.read_text()[:-1] + ', "permissions": {"defaultMode": "acceptEdits"}}'
+    )
     model_server.enqueue(
         tool_call("Read", {"file_path": "app.py"}),
-        tool_call("Edit", {"file_path": "app.py", "old_string": 'greet("wave")', "new_string": 'gret("wave")'}),
+        tool_call(
+            "Edit",
+            {"file_path": "app.py", "old_string": 'greet("wave")', "new_string": 'gret("wave")'},
+        ),
         text("done"),
     )
     app = full_app(project, model_server)
@@ -37,6 +42,6 @@ async def test_an_edit_that_breaks_the_code_shows_the_errors_under_its_diff(
         styles = line_styles(diff.visual)  # type: ignore[arg-type]
         error_line = "app.py:5:11: error [pyflakes]: undefined name 'gret'"
         assert error_line in styles and "error" in styles[error_line]
-        assert "+    print(gret(\"wave\"))" in styles
+        assert '+    print(gret("wave"))' in styles
         headers = [s for s in log.query(".tool-header") if isinstance(s, Static)]
         assert any("1 LSP error" in str(h.visual) for h in headers)

@@ -35,7 +35,9 @@ async def test_a_crashed_server_is_restarted_on_its_next_use(pylsp: LspManager, 
     assert pid is not None and alive(pid)
     os.kill(pid, signal.SIGKILL)
     wait_gone(pid)
-    again = await call(pylsp, code, operation="goToDefinition", filePath="app.py", line=5, character=11)
+    again = await call(
+        pylsp, code, operation="goToDefinition", filePath="app.py", line=5, character=11
+    )
     assert again.content == "helpers.py:4:5: def greet(name: str) -> str:"
     (status,) = pylsp.statuses()
     assert status.state == "running"
@@ -47,7 +49,9 @@ async def test_a_crashed_server_is_restarted_on_its_next_use(pylsp: LspManager, 
 async def fault(code: Path, entry: dict[str, Any], **args: Any) -> tuple[str, LspManager]:
     manager = LspManager(parse_servers({"bad": entry}, "test"), code)
     try:
-        result = await call(manager, code, **{"filePath": "app.py", "operation": "documentSymbol", **args})
+        result = await call(
+            manager, code, **{"filePath": "app.py", "operation": "documentSymbol", **args}
+        )
     finally:
         await manager.aclose()
     assert result.is_error
@@ -58,9 +62,7 @@ async def fault(code: Path, entry: dict[str, Any], **args: Any) -> tuple[str, Ls
 async def test_a_missing_binary_is_one_clear_error(code: Path) -> None:
     entry = {"command": "no-such-language-server", "extensionToLanguage": {".py": "python"}}
     content, _ = await fault(code, entry)
-    assert content == (
-        "LSP server bad failed to start: command not found: no-such-language-server"
-    )
+    assert content == ("LSP server bad failed to start: command not found: no-such-language-server")
 
 
 @pytest.mark.req("LS3")
@@ -76,7 +78,9 @@ async def test_a_server_that_dies_at_start_is_tried_twice_then_given_up(
         later = await call(manager, code, operation="documentSymbol", filePath="app.py")
     finally:
         await manager.aclose()
-    assert first.content.startswith("LSP server bad failed to start: it exited during initialize (code 3)")
+    assert first.content.startswith(
+        "LSP server bad failed to start: it exited during initialize (code 3)"
+    )
     assert "fake_lsp: boom" in first.content
     assert later.content.startswith("LSP server bad is not available: it exited during initialize")
     assert len(pids.read_text().split()) == 2
@@ -106,5 +110,7 @@ async def test_a_server_that_hangs_or_talks_garbage_is_one_clear_error(
 
 @pytest.mark.req("LS3")
 async def test_a_server_that_never_answers_a_request_is_one_clear_error(code: Path) -> None:
-    content, _ = await fault(code, fake_entry("silent"), operation="goToDefinition", line=1, character=1)
+    content, _ = await fault(
+        code, fake_entry("silent"), operation="goToDefinition", line=1, character=1
+    )
     assert content == "bad: no answer to textDocument/definition within 2 s"

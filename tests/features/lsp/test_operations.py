@@ -27,14 +27,21 @@ async def call(manager: LspManager, root: Path, **args: Any) -> ToolResult:
 
 async def test_go_to_definition_names_the_defining_line(pylsp: LspManager, code: Path) -> None:
     # app.py line 5 is `    print(greet("wave"))`: `greet` starts at character 11.
-    result = await call(pylsp, code, operation="goToDefinition", filePath="app.py", line=5, character=11)
+    result = await call(
+        pylsp, code, operation="goToDefinition", filePath="app.py", line=5, character=11
+    )
     assert not result.is_error, result.content
     assert result.content == "helpers.py:4:5: def greet(name: str) -> str:"
 
 
 async def test_find_references_lists_every_use_with_its_line(pylsp: LspManager, code: Path) -> None:
     result = await call(
-        pylsp, code, operation="findReferences", filePath=str(code / "helpers.py"), line=4, character=5
+        pylsp,
+        code,
+        operation="findReferences",
+        filePath=str(code / "helpers.py"),
+        line=4,
+        character=5,
     )
     assert not result.is_error, result.content
     assert result.content.splitlines() == [
@@ -59,8 +66,12 @@ async def test_document_symbol_lists_the_files_symbols(pylsp: LspManager, code: 
     assert result.content == "helpers.py:4:1: Function greet"
 
 
-async def test_an_operation_the_server_lacks_is_one_clear_error(pylsp: LspManager, code: Path) -> None:
-    result = await call(pylsp, code, operation="goToImplementation", filePath="app.py", line=5, character=11)
+async def test_an_operation_the_server_lacks_is_one_clear_error(
+    pylsp: LspManager, code: Path
+) -> None:
+    result = await call(
+        pylsp, code, operation="goToImplementation", filePath="app.py", line=5, character=11
+    )
     assert result.is_error
     assert result.content == "The pylsp server does not support goToImplementation."
 
@@ -73,10 +84,14 @@ async def test_a_position_past_the_line_is_refused(pylsp: LspManager, code: Path
 
 async def test_the_file_is_synced_before_each_call(pylsp: LspManager, code: Path) -> None:
     """A change on disk since the last call (Bash, the user) is what the server answers about."""
-    first = await call(pylsp, code, operation="goToDefinition", filePath="app.py", line=5, character=11)
+    first = await call(
+        pylsp, code, operation="goToDefinition", filePath="app.py", line=5, character=11
+    )
     assert first.content.startswith("helpers.py:4:5")
     (code / "app.py").write_text('def greet(x):\n    return x\n\n\nprint(greet("wave"))\n')
-    again = await call(pylsp, code, operation="goToDefinition", filePath="app.py", line=5, character=7)
+    again = await call(
+        pylsp, code, operation="goToDefinition", filePath="app.py", line=5, character=7
+    )
     assert again.content == "app.py:1:5: def greet(x):"
 
 
@@ -108,7 +123,13 @@ async def test_the_other_operations_format_like_the_rest(
     manager = fake_manager(code, code / "helpers.py")
     try:
         result = await call(
-            manager, code, operation=operation, filePath="helpers.py", line=4, character=5, query="gre"
+            manager,
+            code,
+            operation=operation,
+            filePath="helpers.py",
+            line=4,
+            character=5,
+            query="gre",
         )
     finally:
         await manager.aclose()

@@ -22,18 +22,27 @@ def no_auto_memory(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize("kind", ["Explore", "Plan"])
-def test_explore_and_plan_use_the_lsp_tool(model_server: ModelServer, code: Path, kind: str) -> None:
+def test_explore_and_plan_use_the_lsp_tool(
+    model_server: ModelServer, code: Path, kind: str
+) -> None:
     write_settings(code, pylsp=pylsp_entry())
     model_server.enqueue(
-        tool_call("LSP", {"operation": "goToDefinition", "filePath": "app.py", "line": 5, "character": 11}),
+        tool_call(
+            "LSP", {"operation": "goToDefinition", "filePath": "app.py", "line": 5, "character": 11}
+        ),
         text("greet is defined in helpers.py"),
         when=lambda b: "Agent" not in tool_names(b),  # a subagent never gets Agent
     )
     model_server.enqueue(
-        tool_call("Agent", {"description": "Find greet", "prompt": "Where is greet?", "subagent_type": kind}),
+        tool_call(
+            "Agent",
+            {"description": "Find greet", "prompt": "Where is greet?", "subagent_type": kind},
+        ),
         text("helpers.py"),
     )
-    proc = run_wave("-p", "find greet", cwd=code, server=model_server, env={"WAVE_FAST_MODEL": "fast"})
+    proc = run_wave(
+        "-p", "find greet", cwd=code, server=model_server, env={"WAVE_FAST_MODEL": "fast"}
+    )
     assert proc.returncode == 0, proc.stderr
     child = [b for b in chats(model_server) if "Agent" not in tool_names(b)]
     assert "LSP" in tool_names(child[0])

@@ -85,7 +85,9 @@ def test_an_edit_that_breaks_the_code_gets_the_servers_errors(
             "Edit",
             {"file_path": "app.py", "old_string": 'greet("wave")', "new_string": 'gret("wave")'},
         ),
-        tool_call("LSP", {"operation": "goToDefinition", "filePath": "app.py", "line": 6, "character": 11}),
+        tool_call(
+            "LSP", {"operation": "goToDefinition", "filePath": "app.py", "line": 6, "character": 11}
+        ),
         text("done"),
     )
     proc = run_wave(
@@ -124,9 +126,7 @@ def test_an_edit_that_keeps_the_code_clean_gets_no_block(
 
 
 @pytest.mark.req("LS5")
-def test_lsp_command_lists_servers_and_their_state(
-    model_server: ModelServer, code: Path
-) -> None:
+def test_lsp_command_lists_servers_and_their_state(model_server: ModelServer, code: Path) -> None:
     write_settings(code, pylsp=pylsp_entry(), broken={"command": "x"})
     proc = run_wave("-p", "/lsp", cwd=code, server=model_server)
     assert proc.returncode == 0, proc.stderr

@@ -54,7 +54,9 @@ ANSWERS = {
     "textDocument/prepareCallHierarchy": [ITEM],
     "callHierarchy/incomingCalls": [{"from": CALLER, "fromRanges": [rng(1, 4)]}],
     "callHierarchy/outgoingCalls": [{"to": CALLER, "fromRanges": [rng(4, 4)]}],
-    "workspace/symbol": [{"name": "greet", "kind": 12, "location": {"uri": URI, "range": rng(3, 4)}}],
+    "workspace/symbol": [
+        {"name": "greet", "kind": 12, "location": {"uri": URI, "range": rng(3, 4)}}
+    ],
 }
 CAPABILITIES = {
     "textDocumentSync": 1,
