@@ -83,3 +83,18 @@ def test_a_later_settings_file_wins_by_name() -> None:
         ("ts", "tsls"),
     ]
     assert merged.servers[1].extension_to_language == {".ts": "typescript"}
+
+
+@pytest.mark.req("LS2")
+def test_the_settings_keys_are_declared_so_they_never_warn(
+    project: Path, isolated_home: Path
+) -> None:
+    from wave_tui.config.paths import WavePaths
+    from wave_tui.config.settings import SettingsStore
+
+    paths = WavePaths(project_root=project, home=isolated_home)
+    paths.user_settings.parent.mkdir(parents=True, exist_ok=True)
+    paths.user_settings.write_text(
+        '{"lspServers": {"pylsp": {"command": "pylsp"}}, "lspDiagnosticsTimeout": 1.5}'
+    )
+    assert SettingsStore(paths, environ={}).current().problems == ()

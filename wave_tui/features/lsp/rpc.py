@@ -134,7 +134,8 @@ class JsonRpc:
             else:
                 self._on_notification(method, message.get("params"))
             return
-        future = self._pending.get(message.get("id"))  # type: ignore[arg-type]
+        rid = message.get("id")
+        future = self._pending.get(rid) if isinstance(rid, int) else None
         if future is None or future.done():
             return
         error = message.get("error")
