@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from textual.widgets import Static
 
-from tests.features.lsp.conftest import APP, HELPERS, pylsp_entry, write_settings
+from tests.features.lsp.conftest import APP, HELPERS, pylsp_entry
 from tests.model_server import ModelServer, text, tool_call
 from tests.tui.helpers import settle, wait_until
 from tests.tui.test_chat_view import full_app, line_styles, type_line
@@ -15,14 +16,21 @@ from tests.tui.test_chat_view import full_app, line_styles, type_line
 
 @pytest.mark.req("LS4")
 async def test_an_edit_that_breaks_the_code_shows_the_errors_under_its_diff(
-    model_server: ModelServer, project: Path
+    model_server: ModelServer, project: Path, isolated_home: Path
 ) -> None:
     (project / "helpers.py").write_text(HELPERS)
     (project / "app.py").write_text(APP)
-    write_settings(project, pylsp=pylsp_entry())
-    settings = project / ".wave" / "settings.json"
-    settings.write_text(
-        settings.read_text()[:-1] + ', "permissions": {"defaultMode": "acceptEdits"}}'
+    # The user's own settings: a project's servers would wait for trust in the app.
+    user_settings = isolated_home / ".wave" / "settings.json"
+    user_settings.parent.mkdir(parents=True, exist_ok=True)
+    user_settings.write_text(
+        json.dumps(
+            {
+                "lspServers": {"pylsp": pylsp_entry()},
+                "lspDiagnosticsTimeout": 30,
+                "permissions": {"defaultMode": "acceptEdits"},
+            }
+        )
     )
     model_server.enqueue(
         tool_call("Read", {"file_path": "app.py"}),

@@ -133,3 +133,20 @@ def test_lsp_command_lists_servers_and_their_state(model_server: ModelServer, co
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("pylsp: not started  (.py · ")
     assert any("lspServers.broken: `extensionToLanguage` must map" in line for line in lines)
+
+
+@pytest.mark.req("LS2")
+def test_a_bad_server_entry_is_one_warning_and_the_others_still_work(
+    model_server: ModelServer, code: Path
+) -> None:
+    write_settings(code, pylsp=pylsp_entry(), broken={"command": "x"})
+    model_server.enqueue(
+        tool_call("LSP", {"operation": "documentSymbol", "filePath": "helpers.py"}), text("ok")
+    )
+    proc = run_wave("-p", "symbols", cwd=code, server=model_server)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == (
+        f"wave: warning: {code / '.wave' / 'settings.json'}: lspServers.broken: "
+        '`extensionToLanguage` must map extensions to languages ({".py": "python"})\n'
+    )
+    assert tool_results(chats(model_server)[-1]) == ["helpers.py:4:1: Function greet"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from wave_tui.agent.commands import Command, CommandOutput, CommandResult
 from wave_tui.config.paths import display_path
 from wave_tui.features.lsp.manager import LspManager, ServerStatus
@@ -21,13 +23,13 @@ def format_status(status: ServerStatus, root_of: LspManager) -> str:
 
 
 # req: LS5
-def lsp_command(manager: LspManager, problems: tuple[str, ...]) -> Command:
+def lsp_command(manager: LspManager, problems: Callable[[], Sequence[str]]) -> Command:
     """The `/lsp` command over one manager, for `CommandRegistry.register`."""
 
     async def run(args: str) -> CommandResult:
         statuses = manager.statuses()
         lines = [format_status(s, manager) for s in statuses]
-        lines += [f"problem: {p}" for p in problems]
+        lines += [f"problem: {p}" for p in problems()]
         if not lines:
             return CommandOutput("No LSP servers configured (settings `lspServers`).")
         return CommandOutput("\n".join(lines))

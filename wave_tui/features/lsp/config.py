@@ -20,6 +20,9 @@ DIAGNOSTICS_TIMEOUT_KEY = "lspDiagnosticsTimeout"
 DEFAULT_STARTUP_TIMEOUT_MS = 30_000
 DEFAULT_REQUEST_TIMEOUT_MS = 20_000
 DEFAULT_DIAGNOSTICS_TIMEOUT_S = 3.0
+# Settings layers committed with the project: their servers wait for the user's trust (as
+# project hooks and MCP servers do).
+TRUSTED_ONLY_AFTER_PROMPT_SCOPES = frozenset({"project"})
 
 
 @record
@@ -34,6 +37,12 @@ class LspServerConfig:
     startup_timeout_s: float = DEFAULT_STARTUP_TIMEOUT_MS / 1000
     request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_MS / 1000
     source: str = "settings"  # where it came from, for /lsp
+    scope: str = "user"  # the settings layer's scope ("project", "local", "user", a plugin's)
+
+    @property
+    def needs_trust(self) -> bool:
+        """A server from a file committed with the project runs only once the user trusts it."""
+        return self.scope in TRUSTED_ONLY_AFTER_PROMPT_SCOPES
 
     def language_of(self, path: Path) -> str | None:
         return self.extension_to_language.get(path.suffix) or self.extension_to_language.get(
@@ -64,7 +73,7 @@ def _strings(raw: object) -> Mapping[str, str] | None:
     return dict(raw)
 
 
-def parse_server(name: str, raw: object, source: str) -> LspServerConfig | str:
+def parse_server(name: str, raw: object, source: str, scope: str = "user") -> LspServerConfig | str:
     """One entry, or the one line that says what is wrong with it."""
     where = f"{source}: lspServers.{name}"
     if not isinstance(raw, Mapping):
@@ -107,17 +116,18 @@ def parse_server(name: str, raw: object, source: str) -> LspServerConfig | str:
         startup,
         request,
         source,
+        scope,
     )
 
 
-def parse_servers(raw: object, source: str) -> LspConfig:
+def parse_servers(raw: object, source: str, scope: str = "user") -> LspConfig:
     """A `{NAME: {...}}` mapping (settings `lspServers` or a plugin's `.lsp.json`)."""
     if not isinstance(raw, Mapping):
         return LspConfig((), (f"{source}: lspServers must be an object",))
     servers: list[LspServerConfig] = []
     problems: list[str] = []
     for name, entry in raw.items():
-        parsed = parse_server(str(name), entry, source)
+        parsed = parse_server(str(name), entry, source, scope)
         if isinstance(parsed, str):
             problems.append(parsed)
         else:

@@ -8,13 +8,20 @@ Servers start on first use for a matching file, never at session start.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from wave_tui.agent.extensions import SessionObserverBase, ToolOutcome
+from wave_tui.agent.extensions import (
+    SessionObserverBase,
+    ToolOutcome,
+    TurnObserverBase,
+    TurnStart,
+)
 from wave_tui.agent.service import AgentService
+from wave_tui.config.trust import NOT_TRUSTED_YET, TrustMode, TrustRequested, TrustStore
 from wave_tui.features.lsp.command import lsp_command
 from wave_tui.features.lsp.config import (
     SETTINGS_KEY,
@@ -32,13 +39,48 @@ from wave_tui.tools.base import Tool
 DIAGNOSTICS_SUMMARY = " · {n} LSP error{s}"
 
 
-class LspWiring(SessionObserverBase):
-    """ToolProvider + ToolObserver + SessionObserver over one `LspManager`."""
+class LspWiring(SessionObserverBase, TurnObserverBase):
+    """ToolProvider + ToolObserver + SessionObserver over one `LspManager`; its configuration
+    problems are told once, when the first turn starts (the front end listens by then)."""
 
-    def __init__(self, manager: LspManager, diagnostics_timeout_s: float) -> None:
+    def __init__(
+        self,
+        manager: LspManager,
+        diagnostics_timeout_s: float,
+        untrusted: LspConfig | None = None,
+        trust: TrustStore | None = None,
+        notify: Callable[[str], None] | None = None,
+    ) -> None:
         self.manager = manager
         self.diagnostics_timeout_s = diagnostics_timeout_s
         self._tool = LspTool(manager)
+        self._untrusted = untrusted or LspConfig()
+        self._trust = trust
+        self._notify = notify
+        self._told = False
+
+    def problems(self) -> list[str]:
+        """Configuration problems, and the project servers still waiting for trust."""
+        lines = list(self.manager.config.problems)
+        if self._untrusted.servers:
+            lines.append(
+                f"project language servers not started: {NOT_TRUSTED_YET} "
+                f"({len(self._untrusted.servers)} in project settings)"
+            )
+        return lines
+
+    # -- trust (project servers, like project hooks and MCP servers) ---------------------------
+    def trust_needed(self) -> TrustRequested | None:
+        if not self._untrusted.servers or self._trust is None:
+            return None
+        return self._trust.request(self.manager.root, "lsp", trust_items(self._untrusted))
+
+    async def grant_trust(self, request: TrustRequested) -> None:
+        """The user trusted the project's servers: remember it; they start on first use."""
+        if self._trust is not None:
+            await asyncio.to_thread(self._trust.record, request)
+        untrusted, self._untrusted = self._untrusted, LspConfig()
+        self.manager.config = merge([self.manager.config, untrusted])
 
     def add_servers(self, raw: Mapping[str, Any], source: str) -> tuple[str, ...]:
         return self.manager.add_servers(raw, source)
@@ -90,6 +132,14 @@ class LspWiring(SessionObserverBase):
                 n=count, s="" if count == 1 else "s"
             )
 
+    # -- TurnObserver --------------------------------------------------------------------------
+    async def on_turn_start(self, prompt: str) -> TurnStart:
+        if not self._told and self._notify is not None:
+            self._told = True
+            for problem in self.problems():
+                self._notify(problem)
+        return TurnStart()
+
     # -- SessionObserver -----------------------------------------------------------------------
     async def aclose(self) -> None:
         await self.manager.aclose()
@@ -98,24 +148,41 @@ class LspWiring(SessionObserverBase):
 def settings_servers(service: AgentService) -> LspConfig:
     """`lspServers` of every settings file, later files winning by name."""
     return merge(
-        parse_servers(layer.data[SETTINGS_KEY], str(layer.path))
+        parse_servers(layer.data[SETTINGS_KEY], str(layer.path), layer.scope)
         for layer in service.store.layers()
         if SETTINGS_KEY in layer.data
     )
 
 
+def trust_items(config: LspConfig) -> list[str]:
+    """What a project's server set is fingerprinted (and shown to the user) as."""
+    return [" ".join([f"{s.name}:", s.command, *s.args]) for s in config.servers]
+
+
 # req: LS2
 def install_lsp(service: AgentService, servers: LspConfig | None = None) -> LspWiring:
     """Plug the servers in (settings `lspServers` when `servers` is None); config problems are
-    one warning line each."""
+    one warning line each, told at the first turn. In the app, servers from project settings
+    wait for the user's trust."""
     config = settings_servers(service) if servers is None else servers
+    mode: TrustMode = "invoker" if service.options.headless else "ask"
+    trust = TrustStore(service.paths.trust_file, mode)
+    root = service.paths.project_root
+    project = LspConfig(tuple(s for s in config.servers if s.needs_trust))
+    ready = LspConfig(tuple(s for s in config.servers if not s.needs_trust), config.problems)
+    if project.servers and trust.request(root, "lsp", trust_items(project)) is None:
+        ready, project = config, LspConfig()
+    manager = LspManager(ready, root)
     layers = [layer.data for layer in service.store.layers()]
-    manager = LspManager(config, service.paths.project_root)
-    wiring = LspWiring(manager, diagnostics_timeout(layers))
+    wiring = LspWiring(
+        manager,
+        diagnostics_timeout(layers),
+        project,
+        trust,
+        lambda line: service.notify("warning", line),
+    )
     service.add_extension(wiring)
-    service.commands.register(lsp_command(manager, config.problems))
-    for problem in config.problems:
-        service.notify("warning", problem)
+    service.commands.register(lsp_command(manager, wiring.problems))
     return wiring
 
 
