@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from lsprotocol import types as lsp
 
+from wave_tui.config.records import record
 from wave_tui.features.lsp import results
 from wave_tui.features.lsp.errors import LspError, ServerGone
 from wave_tui.features.lsp.manager import LspManager
@@ -56,10 +57,10 @@ CAPABILITY: dict[str, str] = {
 }
 
 
+@record
 class Answer:
-    def __init__(self, text: str, summary: str) -> None:
-        self.text = text
-        self.summary = summary
+    text: str  # for the model
+    summary: str  # one short line for the UI ("3 references")
 
 
 async def open_server(manager: LspManager, path: Path) -> tuple[LanguageServer, str]:
