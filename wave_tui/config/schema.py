@@ -162,6 +162,15 @@ class SettingsSchema(BaseModel):
     mcp_servers: dict[str, Any] = Field(
         default_factory=dict, description="MCP servers by name (stdio `command` or HTTP `url`)."
     )
+    lsp_servers: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Language servers by name for the LSP tool and diagnostics after edits "
+        "(`command`, `args`, `extensionToLanguage`, …).",
+    )
+    lsp_diagnostics_timeout: Annotated[float, Field(ge=0.0)] = Field(
+        default=3.0,
+        description="Seconds an edit waits for a language server's diagnostics of the file.",
+    )
     notifications: StrictBool = Field(
         default=True,
         description="Ring the terminal bell when a turn ends while the app is unfocused.",

@@ -40,6 +40,7 @@ ASK_USER_QUESTION = "AskUserQuestion"
 ENTER_PLAN_MODE = "EnterPlanMode"
 EXIT_PLAN_MODE = "ExitPlanMode"
 AGENT = "Agent"
+LSP = "LSP"
 
 
 @record
@@ -93,6 +94,8 @@ TOOLS: Mapping[str, ToolInfo] = {
         _info(ENTER_PLAN_MODE, None, "never", "Plan", read_only=True),
         _info(EXIT_PLAN_MODE, None, "never", "Leave plan mode", read_only=True),
         _info(AGENT, "description", "children", "Agent"),
+        # Read-only like Grep: it runs wherever Read does; the extraction fork never gets it.
+        _info(LSP, "filePath", "never", "Code intelligence", read_only=True),
     )
 }
 

@@ -69,7 +69,16 @@ def create_service_with_extensions(
     install_work(service)  # tasks, plan mode, subagents, background, questions, web
     extras = install_extensibility(service, service.commands)
     install_mcp(service)
+    install_lsp_if_configured(service)
     return service, extras
+
+
+def install_lsp_if_configured(service: AgentService) -> None:
+    """Language servers, only when a settings file names one: otherwise no LSP module loads."""
+    if any(layer.data.get("lspServers") for layer in service.store.layers()):
+        from wave_tui.features.lsp.wiring import install_lsp  # only with servers configured
+
+        install_lsp(service)
 
 
 def fork_host(service: AgentService) -> ForkHost:

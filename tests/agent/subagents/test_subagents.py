@@ -181,7 +181,7 @@ async def test_ag1_agents_command_lists_types_and_warnings(project: Path) -> Non
     registry.register(agents_command(lambda: load_subagents(paths)))
     out = await registry.dispatch("/agents")
     assert isinstance(out, CommandOutput)
-    assert "Explore (built-in; fast model; Glob, Grep, Read, Bash, read-only)" in out.text
+    assert "Explore (built-in; fast model; Glob, Grep, Read, Bash, LSP, read-only)" in out.text
     assert "general-purpose (built-in; main model; all tools but Agent)" in out.text
     assert "warning:" in out.text and "bad.md" in out.text
 

@@ -25,6 +25,7 @@ from wave_tui.permissions.tool_table import (
     EXIT_PLAN_MODE,
     GLOB,
     GREP,
+    LSP,
     READ,
 )
 from wave_tui.tools.base import Tool
@@ -37,7 +38,7 @@ AGENT_TOOL_NAME = AGENT
 SUBAGENT_EXCLUDED_TOOLS = frozenset(
     {AGENT_TOOL_NAME, ASK_USER_QUESTION, ENTER_PLAN_MODE, EXIT_PLAN_MODE}
 )
-READ_ONLY_AGENT_TOOLS = (GLOB, GREP, READ, BASH)
+READ_ONLY_AGENT_TOOLS = (GLOB, GREP, READ, BASH, LSP)  # LSP when a server is configured
 MAX_AGENT_FILE_BYTES = 256_000
 
 
@@ -196,6 +197,7 @@ def load_subagents(paths: WavePaths) -> SubagentCatalog:
     return SubagentCatalog(tuple(found.by_name.values()), tuple(found.warnings))
 
 
+# req: LS6
 def tools_for(definition: SubagentDefinition, available: Sequence[Tool]) -> list[Tool]:
     """The parent's tools this subagent gets: its list (or all), never Agent or user dialogs."""
     allowed = None if definition.tools is None else set(definition.tools)

@@ -18,11 +18,17 @@ from wave_tui.tui.widgets.footer import Footer
 KIND_TITLES = {
     "hooks": "Hooks (run on agent events)",
     "mcp": "MCP servers (started now)",
+    "lsp": "Language servers (started on first use)",
     "commands": "Custom commands (their allowed-tools)",
 }
 
 
-TRUSTED_NAMES = {"hooks": "project hooks", "mcp": "project MCP servers", "commands": "commands"}
+TRUSTED_NAMES = {
+    "hooks": "project hooks",
+    "mcp": "project MCP servers",
+    "commands": "commands",
+    "lsp": "project language servers",
+}
 
 
 # req: HK10

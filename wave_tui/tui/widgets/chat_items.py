@@ -81,6 +81,12 @@ def diff_view(diff: str) -> Content:
     return Content("\n").join(styled)
 
 
+def diagnostics_of(content: str) -> str:
+    """The `<diagnostics>` blocks a language server added to a tool's result, as one text."""
+    start = content.find("<diagnostics")
+    return content[start:].strip() if start >= 0 else ""
+
+
 class UserMessage(Static):
     def __init__(self, text: str) -> None:
         super().__init__(text, markup=False, classes="user-message")
@@ -232,7 +238,11 @@ class ToolBlock(Vertical):
             output.title = "diff"
             output.collapsed = False
             text.add_class("-diff")
-            text.update(diff_view(diff))
+            found = diagnostics_of(content)
+            shown = diff_view(diff)
+            if found:  # what the language server said of the change, under it
+                shown = Content("\n").join([shown, Content.styled(found, "$text-error")])
+            text.update(shown)
         elif content.strip():
             output.display = True
             text.update(clip_output(content))
