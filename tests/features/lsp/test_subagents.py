@@ -11,6 +11,7 @@ from tests.features.lsp.conftest import pylsp_entry, write_settings
 from tests.features.lsp.test_wave_p import chats, tool_names, tool_results
 from tests.model_server import ModelServer, text, tool_call
 from tests.wave_cli import run_wave
+from wave_tui.permissions.call_facts import AnalysedUse
 from wave_tui.permissions.fork_gate import ForkToolGate
 
 pytestmark = pytest.mark.req("LS6")
@@ -51,6 +52,8 @@ def test_explore_and_plan_use_the_lsp_tool(
 
 def test_the_extraction_fork_may_not_call_it(tmp_path: Path) -> None:
     gate = ForkToolGate(tmp_path / "memory")
-    decision = gate.check("LSP", {"operation": "hover", "filePath": "app.py"}, tmp_path)
+    decision = gate.check(
+        AnalysedUse.of("LSP", {"operation": "hover", "filePath": "app.py"}, tmp_path)
+    )
     assert not decision.allowed
     assert decision.reason.startswith("LSP is not available to the memory extraction.")

@@ -17,7 +17,7 @@ from wave_tui.tools.base import ToolResult
 
 
 def read_outcome(path: Path) -> ToolOutcome:
-    call_info = ToolCallInfo.of("c1", "Read", {"file_path": str(path)})
+    call_info = ToolCallInfo.of("c1", "Read", {"file_path": str(path)}, path.parent)
     return ToolOutcome(call_info, ToolResult("…", read_paths=[path]))
 
 
