@@ -63,3 +63,16 @@ def test_ac1_a_plain_turn_imports_no_module_of_an_unused_feature(
     names = imported_modules(proc.stderr)
     assert "wave_tui.session.facade" in names  # the probe itself works
     assert [m for m in NOT_ON_A_PLAIN_TURN if loaded(names, m)] == []
+
+
+@pytest.mark.req("AC1")
+def test_version_imports_neither_the_settings_schema_nor_asyncio(project: Path) -> None:
+    """`wave --version` answers from the argument parser alone: pydantic (the settings schema)
+    and asyncio are what made it slower than every peer's."""
+    proc = run_wave("--version", cwd=project, env={"PYTHONPROFILEIMPORTTIME": "1"})
+    assert proc.returncode == 0 and proc.stdout.startswith("wave ")
+    names = imported_modules(proc.stderr)
+    assert "wave_tui.cli.main" in names
+    assert [
+        m for m in ("pydantic", "pydantic_settings", "asyncio", "httpx") if loaded(names, m)
+    ] == []

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import gc
 import sys
 from pathlib import Path
@@ -60,7 +59,7 @@ def commands_help() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from wave_tui.config.schema import PERMISSION_MODES
+    from wave_tui.config.modes import PERMISSION_MODES
 
     parser = _WaveParser(
         prog="wave",
@@ -261,6 +260,8 @@ def _main(argv: list[str] | None) -> int:
         print(f"wave {__version__}")
         return EXIT_OK
     if args.acp:
+        import asyncio
+
         from wave_tui.acp.server import serve
 
         return asyncio.run(serve())
@@ -290,6 +291,8 @@ def _main(argv: list[str] | None) -> int:
         from wave_tui.cli.headless import run_headless
 
         try:
+            import asyncio
+
             return asyncio.run(run_headless(args, workdir, prompt, piped))
         except KeyboardInterrupt:
             return fail("interrupted", 130)
@@ -325,6 +328,8 @@ def _context(argv: list[str]) -> int:
     workdir = resolve_workdir(args.workdir)
     if workdir is None:
         return fail(f"work dir does not exist or is not a folder: {args.workdir}", EXIT_USAGE)
+    import asyncio
+
     from wave_tui.cli.context_cmd import run_context
 
     return asyncio.run(run_context(workdir, as_json=args.json, continue_last=args.continue_last))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import field
 from typing import Any
 
+from wave_tui.config.modes import PermissionMode
 from wave_tui.config.records import record
 from wave_tui.config.schema import (
     DEFAULT_AUTO_MEMORY_ENABLED,
@@ -13,7 +14,6 @@ from wave_tui.config.schema import (
     DEFAULT_MAX_INPUT_TOKENS,
     DEFAULT_MAX_OUTPUT_TOKENS,
     ModelConfig,
-    PermissionMode,
     SettingsSchema,
 )
 

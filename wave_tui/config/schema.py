@@ -18,6 +18,7 @@ from pydantic.alias_generators import to_camel
 from pydantic.types import StrictBool, StrictInt, StrictStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from wave_tui.config.modes import PermissionMode
 from wave_tui.config.records import record
 
 DEFAULT_MAX_INPUT_TOKENS = 128_000
@@ -28,8 +29,6 @@ DEFAULT_AUTO_MEMORY_FREQUENCY = 1
 AUTO_MEMORY_FREQUENCY_MIN = 1
 AUTO_MEMORY_FREQUENCY_MAX = 100
 
-PermissionMode = Literal["default", "acceptEdits", "bypassPermissions", "plan"]
-PERMISSION_MODES: tuple[PermissionMode, ...] = get_args(PermissionMode)
 
 FREQUENCY_RULE = (
     f"must be an integer from {AUTO_MEMORY_FREQUENCY_MIN} to {AUTO_MEMORY_FREQUENCY_MAX}"

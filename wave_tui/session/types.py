@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from wave_tui.agent.service import AgentService, TurnResult
     from wave_tui.agent.sessions import SessionInfo
     from wave_tui.agent.status import AgentStatus
-    from wave_tui.config.schema import PERMISSION_MODES, PermissionMode
+    from wave_tui.config.modes import PERMISSION_MODES, PermissionMode
     from wave_tui.config.trust import NOT_TRUSTED_YET, TrustRequested
     from wave_tui.features.memory.context_report import ContextReport
     from wave_tui.llm.types import Message
@@ -66,8 +66,8 @@ _HOMES = {
     "TurnResult": "wave_tui.agent.service",
     "SessionInfo": "wave_tui.agent.sessions",
     "AgentStatus": "wave_tui.agent.status",
-    "PERMISSION_MODES": "wave_tui.config.schema",
-    "PermissionMode": "wave_tui.config.schema",
+    "PERMISSION_MODES": "wave_tui.config.modes",
+    "PermissionMode": "wave_tui.config.modes",
     "NOT_TRUSTED_YET": "wave_tui.config.trust",
     "TrustRequested": "wave_tui.config.trust",
     "ContextReport": "wave_tui.features.memory.context_report",
