@@ -18,7 +18,9 @@ from pydantic.alias_generators import to_camel
 from pydantic.types import StrictBool, StrictInt, StrictStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from wave_tui.config.modes import PermissionMode
+# Re-exported: the schema is where settings code has always found the modes.
+from wave_tui.config.modes import PERMISSION_MODES as PERMISSION_MODES
+from wave_tui.config.modes import PermissionMode as PermissionMode
 from wave_tui.config.records import record
 
 DEFAULT_MAX_INPUT_TOKENS = 128_000
