@@ -12,6 +12,7 @@ import subprocess
 from functools import cache, cached_property
 from pathlib import Path
 
+from wave_tui.config.git_layout import read_git_layout
 from wave_tui.config.records import record
 
 PROJECT_ID_MAX = 200
@@ -125,7 +126,11 @@ class WavePaths:
 
     @cached_property
     def _git_dirs(self) -> tuple[str | None, str | None]:
-        """(`--show-toplevel`, `--git-common-dir`) from one git process."""
+        """(`--show-toplevel`, `--git-common-dir`): from the file system where that is exact,
+        else from one git process."""
+        layout = read_git_layout(self.project_root)
+        if layout is not None:
+            return layout.top, layout.common
         # git prints the common dir before it fails on a missing work tree (a bare repository).
         lines = _git_lines(self.project_root, "rev-parse", "--git-common-dir", "--show-toplevel")
         common = lines[0] if lines else None
