@@ -250,6 +250,8 @@ class TurnRunner:
                 return TurnResult("error", "", reason, command=True)
             context.extend(start.context)
         user = prompt_message(text, typed)
+        for attachments in self._extensions.prompt_attachments:
+            user = await attachments.attach(user)
         self.conversation.add(user)
         self._prompt.append(user)
         self._begun = True

@@ -6,6 +6,7 @@ import copy
 
 from wave_tui.agent.service import AgentOptions, AgentService, Approver
 from wave_tui.features.commands.extensibility import Extensibility, install_extensibility
+from wave_tui.features.images.wiring import install_images
 from wave_tui.features.mcp.wiring import install_mcp
 from wave_tui.features.memory.attachment_reads import AttachmentReads
 from wave_tui.features.memory.auto_memory_hook import AutoMemoryHook
@@ -58,6 +59,7 @@ def create_service_with_extensions(
     for command in memory_commands(service):  # /init, /context
         service.commands.register(command)
     install_work(service)  # tasks, plan mode, subagents, background, questions, web
+    install_images(service)  # `@img.png` in a prompt
     extras = install_extensibility(service, service.commands)
     install_mcp(service)
     return service, extras

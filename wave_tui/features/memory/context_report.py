@@ -23,6 +23,7 @@ from wave_tui.config.records import record
 from wave_tui.features.memory.auto_memory_hook import AutoMemoryHook
 from wave_tui.features.memory.extraction import ExtractionHook
 from wave_tui.features.memory.injection_hook import MemoryInjectionHook
+from wave_tui.llm.images import image_tokens, split_image_tokens
 from wave_tui.llm.wire import message_to_wire
 from wave_tui.memory.injection import MEMORY_LEAD_IN, META_NESTED, META_RULE_ID
 from wave_tui.memory.prompts import render_memory_index_block
@@ -40,6 +41,7 @@ SourceKind = Literal[
     "nested",
     "tools",
     "conversation",
+    "image",
 ]
 MEMORY_KINDS: frozenset[str] = frozenset(
     {"memory_index", "agents_md", "user_agents_md", "rule", "nested"}
@@ -112,7 +114,10 @@ def _ratio(value: float | None) -> str:
 
 
 def _tokens(value: object) -> int:
-    return estimate_tokens(value if isinstance(value, str) else json.dumps(value))
+    if isinstance(value, str):
+        return estimate_tokens(value)
+    text, images = split_image_tokens(value)  # an image by its size, not its base64
+    return estimate_tokens(json.dumps(text)) + images
 
 
 def _fork_cache_hit(service: AgentService) -> float | None:
@@ -187,7 +192,11 @@ def build_context_report(service: AgentService) -> ContextReport:
         elif message.is_meta and META_NESTED in message.meta:
             sources.append(SourceCost("nested", str(message.meta[META_NESTED]), cost))
         else:
-            conversation += cost
+            for image in message.images or ():
+                shown = image_tokens(image.width, image.height)
+                sources.append(SourceCost("image", image.name, shown))
+                cost -= shown
+            conversation += max(0, cost)
     for tool in body.get("tools", []):
         name = str(tool.get("function", {}).get("name", "tool"))
         sources.append(SourceCost("tools", name, _tokens(tool)))
