@@ -362,6 +362,8 @@ class TurnRunner:
 
         def on_retry(retry: RetryScheduled) -> None:  # req: AC3
             kind = RATE_LIMITED if retry.cause == "rate_limit" else RETRYING
+            if retry.cause == "learned":  # the session goes on changed: worth a warning
+                kind = "warning"
             self._emit(ev.Notice(kind, retry.line()))
 
         async def send(retry: dict[str, Any]) -> AssistantReply:

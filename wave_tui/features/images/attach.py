@@ -48,7 +48,7 @@ class ImageAttachments:
             try:
                 images.append(await load_image_part(path))
             except ToolError as exc:
-                self.notify("image", f"not attached: {exc}")
+                self.notify("warning", f"not attached: {exc}")
         if not images:
             return message
         return message.model_copy(update={"images": [*(message.images or ()), *images]})
