@@ -247,3 +247,24 @@ def test_the_extraction_fork_repeats_the_image_byte_for_byte(
     fork = next(r.body for r in model_server.requests if is_fork(r.body))
     assert fork["messages"][: len(main["messages"])] == main["messages"]
     assert img.all_image_urls(fork) == img.all_image_urls(main) != []
+
+
+@pytest.mark.req("IM6")
+def test_an_image_in_the_kept_tail_survives_compaction(
+    model_server: ModelServer, project: Path
+) -> None:
+    env = {"WAVE_FAST_MODEL": "fast"}
+    img.noisy_png(project / "ui.png", (400, 300))
+    for prompt in ("first question", "second question", "what is in @ui.png?"):
+        assert run_wave("--continue", "-p", prompt, cwd=project, server=model_server, env=env).returncode == 0  # fmt: skip
+    (sent,) = img.all_image_urls(model_server.requests[-1].body)
+    model_server.enqueue(text("THE-SUMMARY"), when=lambda body: body["model"] == "fast")
+    proc = run_wave("--continue", "-p", "/compact", cwd=project, server=model_server, env=env)
+    assert proc.returncode == 0, proc.stderr
+    summary = model_server.requests[-1].body
+    assert summary["model"] == "fast" and "data:image" not in json.dumps(summary)
+    proc = run_wave("--continue", "-p", "and now?", cwd=project, server=model_server, env=env)
+    assert proc.returncode == 0, proc.stderr
+    after = model_server.requests[-1].body
+    assert "THE-SUMMARY" in json.dumps(after)
+    assert img.all_image_urls(after) == [sent]
