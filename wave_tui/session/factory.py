@@ -22,6 +22,7 @@ from wave_tui.features.memory.extraction import (
 from wave_tui.features.memory.freshness_hook import FreshnessHook
 from wave_tui.features.memory.injection_hook import MemoryInjectionHook
 from wave_tui.features.tasks.wiring import install_work
+from wave_tui.features.web_search.wiring import install_web_search
 
 
 def create_service(options: AgentOptions, *, approver: Approver | None = None) -> AgentService:
@@ -60,6 +61,7 @@ def create_service_with_extensions(
         service.commands.register(command)
     install_work(service)  # tasks, plan mode, subagents, background, questions, web
     install_images(service)  # `@img.png` in a prompt
+    install_web_search(service)  # WebSearch, while settings `webSearch` names a backend
     extras = install_extensibility(service, service.commands)
     install_mcp(service)
     return service, extras
