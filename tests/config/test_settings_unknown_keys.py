@@ -21,9 +21,7 @@ CONTRACT_KEYS = [
     "extraKnownMarketplaces",
     "lspServers",
     "sandbox",
-    "webSearch",
     "monitoring",
-    "visionModel",
     "$schema",
 ]
 

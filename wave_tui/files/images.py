@@ -101,12 +101,14 @@ def encode_image(path: Path, raw: bytes | None = None) -> EncodedImage:
             media_type, data, sent = _encode(image, path, len(raw) / max(1, width * height))
     except ImageError:
         raise
+    except UnidentifiedImageError as exc:
+        raise ImageError(f"{path.name} is not a PNG, JPEG, GIF or WebP image its name says.") from exc
     except Image.DecompressionBombError as exc:
         raise ImageError(
             f"{path.name} is past the decompression-bomb limit of {MAX_PIXELS:,} pixels: "
             "it is not decoded."
         ) from exc
-    except (UnidentifiedImageError, OSError, ValueError, SyntaxError, EOFError) as exc:
+    except (OSError, ValueError, SyntaxError, EOFError) as exc:
         # Truncated data, a PNG header over a JPEG body, a bad chunk: Pillow's several errors.
         raise ImageError(_describe(path, exc)) from exc
     return EncodedImage(
