@@ -4,6 +4,7 @@ instead (a SearXNG without the json format). Every request is recorded."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from collections.abc import Iterator
@@ -11,8 +12,6 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
-
-import pytest
 
 HITS = [
     ("Wave 7 release notes", "https://docs.wave.example/release/7", "Version 7 adds tasks."),
@@ -77,8 +76,9 @@ class _Server(ThreadingHTTPServer):
     owner: SearchServer
 
 
-@pytest.fixture
-def search_server() -> Iterator[SearchServer]:
+@contextlib.contextmanager
+def serving() -> Iterator[SearchServer]:
+    """A started server on 127.0.0.1, stopped after."""
     owner = SearchServer()
     server = _Server(("127.0.0.1", 0), _Handler)
     server.owner = owner

@@ -24,9 +24,7 @@ def test_vision_model_from_a_file_and_the_environment(
 def test_web_search_backend_and_a_bad_provider(
     paths: WavePaths, write_settings: WriteSettings
 ) -> None:
-    write_settings(
-        paths.user_settings, {"webSearch": {"provider": "brave", "apiKey": "k"}}
-    )
+    write_settings(paths.user_settings, {"webSearch": {"provider": "brave", "apiKey": "k"}})
     config = SettingsStore(paths, environ={}).current().web_search
     assert config is not None and (config.provider, config.api_key) == ("brave", "k")
     write_settings(paths.project_settings, {"webSearch": {"provider": "bing"}})

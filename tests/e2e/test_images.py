@@ -138,7 +138,9 @@ def test_a_model_without_vision_gets_the_placeholder_only(
     wire = json.dumps(model_server.requests[1].body, ensure_ascii=False)
     assert wire.count("[image: ui.png, 64×48: this model cannot see images]") == 2
     # No vision model configured: no `vision` subagent type either.
-    agent = next(t for t in model_server.requests[0].body["tools"] if t["function"]["name"] == "Agent")
+    agent = next(
+        t for t in model_server.requests[0].body["tools"] if t["function"]["name"] == "Agent"
+    )
     assert "vision" not in agent["function"]["parameters"]["properties"]["subagent_type"]["enum"]
 
 

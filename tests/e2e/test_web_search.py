@@ -6,15 +6,22 @@ from __future__ import annotations
 
 import json
 import socket
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.model_server import ModelServer, text, tool_call
-from tests.search_server import SearchServer, search_server  # noqa: F401
+from tests.search_server import SearchServer, serving
 from tests.wave_cli import run_wave
 
 ALLOW = ("--allowedTools", "WebSearch")
+
+
+@pytest.fixture
+def search_server() -> Iterator[SearchServer]:
+    with serving() as server:
+        yield server
 
 
 @pytest.fixture(autouse=True)

@@ -22,8 +22,8 @@ from pathlib import Path
 
 from wave_tui.config.records import record
 from wave_tui.files.read_state import ReadState
-from wave_tui.llm.types import Message
 from wave_tui.llm.images import split_image_tokens
+from wave_tui.llm.types import Message
 from wave_tui.llm.usage import CHARS_PER_TOKEN, estimate_tokens
 from wave_tui.llm.wire import message_to_wire
 from wave_tui.permissions.tool_table import READ

@@ -36,6 +36,7 @@ MAX_PIXELS = 89_478_485
 MAX_FRAMES = 500  # an animation longer than this is refused, not walked
 JPEG_QUALITIES = (85, 70, 55, 40)
 PNG_SIZE_MARGIN = 1.25
+EXIF_ORIENTATION = 0x0112
 
 
 class ImageError(Exception):
@@ -95,14 +96,18 @@ def encode_image(path: Path, raw: bytes | None = None) -> EncodedImage:
                 )
             opened.seek(0)  # a GIF or animated WebP: its first frame
             opened.load()
-            upright = ImageOps.exif_transpose(opened)
+            # A copy only when the EXIF says to turn it (a copy of 12 MP is not free).
+            turned = opened.getexif().get(EXIF_ORIENTATION, 1) not in (0, 1)
+            upright = ImageOps.exif_transpose(opened) if turned else opened
             original = upright.size
             image = _fit(upright)
             media_type, data, sent = _encode(image, path, len(raw) / max(1, width * height))
     except ImageError:
         raise
     except UnidentifiedImageError as exc:
-        raise ImageError(f"{path.name} is not a PNG, JPEG, GIF or WebP image its name says.") from exc
+        raise ImageError(
+            f"{path.name} is not a PNG, JPEG, GIF or WebP image its name says."
+        ) from exc
     except Image.DecompressionBombError as exc:
         raise ImageError(
             f"{path.name} is past the decompression-bomb limit of {MAX_PIXELS:,} pixels: "
@@ -144,9 +149,7 @@ def _fit(image: Image) -> Image:
     return image
 
 
-def _encode(
-    image: Image, path: Path, bytes_per_pixel: float
-) -> tuple[str, bytes, tuple[int, int]]:
+def _encode(image: Image, path: Path, bytes_per_pixel: float) -> tuple[str, bytes, tuple[int, int]]:
     """PNG for a PNG, GIF or an image with alpha, JPEG for photographs; JPEG at falling quality
     (and then smaller) until it fits the byte limit. A PNG whose source already says it will
     not fit (its bytes per pixel, with a margin: a smaller image packs less well) goes straight
@@ -168,4 +171,3 @@ def _encode(
                 return "image/jpeg", out.getvalue(), flat.size
         width, height = flat.size
         flat = flat.resize((max(1, width * 3 // 4), max(1, height * 3 // 4)))
-

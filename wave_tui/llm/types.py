@@ -48,6 +48,7 @@ class Usage(_Camel):
         return self.cache_read_tokens / self.prompt_tokens if self.prompt_tokens else 0.0
 
 
+# req: IM6
 class ImagePart(_Camel):
     """An image a message carries (a Read of an image, an `@img.png`), encoded once: its bytes
     are sent as they are stored, so a later request (or the extraction fork) repeats them

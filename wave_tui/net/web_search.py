@@ -57,7 +57,9 @@ class SearchBackend:
     def problem(self) -> str | None:
         """What keeps this backend from working, before any request (None: nothing)."""
         if self.provider == "searxng" and not self.url:
-            return "webSearch: provider searxng needs a `url` (its base, e.g. http://127.0.0.1:8888)"
+            return (
+                "webSearch: provider searxng needs a `url` (its base, e.g. http://127.0.0.1:8888)"
+            )
         if self.provider != "searxng" and not self.api_key:
             return f"webSearch: provider {self.provider} needs an `apiKey`"
         return None

@@ -25,7 +25,9 @@ class WebSearchArgs:
     allowed_domains: Annotated[
         tuple[str, ...], Arg("Only include results from these domains.")
     ] = ()
-    blocked_domains: Annotated[tuple[str, ...], Arg("Never include results from these domains.")] = ()
+    blocked_domains: Annotated[
+        tuple[str, ...], Arg("Never include results from these domains.")
+    ] = ()
 
 
 def format_results(query: str, results: list[SearchResult]) -> str:
@@ -39,6 +41,8 @@ def format_results(query: str, results: list[SearchResult]) -> str:
     return "\n".join(lines)
 
 
+# Its tool-table row asks like WebFetch's; `WebSearch` allow / deny rules name it.
+# req: WS3
 class WebSearchTool(TypedTool[WebSearchArgs]):
     name = "WebSearch"
     description = DESCRIPTION
@@ -54,9 +58,7 @@ class WebSearchTool(TypedTool[WebSearchArgs]):
         if len(query) < 2:
             raise ToolError("query must be at least 2 characters.")
         try:
-            results = await self.searcher.search(
-                query, args.allowed_domains, args.blocked_domains
-            )
+            results = await self.searcher.search(query, args.allowed_domains, args.blocked_domains)
         except SearchError as exc:
             raise ToolError(f"WebSearch failed: {exc}") from exc
         count = len(results)

@@ -185,9 +185,7 @@ def _scan(directory: Path, source: AgentSource, found: _Found) -> None:
 
 
 # req: AG1
-def load_subagents(
-    paths: WavePaths, extra: Sequence[SubagentDefinition] = ()
-) -> SubagentCatalog:
+def load_subagents(paths: WavePaths, extra: Sequence[SubagentDefinition] = ()) -> SubagentCatalog:
     """Built-in types (and the `extra` built-in ones the settings enable) and custom types
     (blocking file reads: call in a thread from a coroutine)."""
     # req: AG2

@@ -130,6 +130,9 @@ def build_task_features(
         reminder=TaskReminderSource(store, messages),
         notifier=BackgroundNotifier(background, bindings.aborting),
         fetcher=fetcher,
-        commands=[tasks_command(store, background), agents_command(lambda: load_subagents(paths, extra_agents))],
+        commands=[
+            tasks_command(store, background),
+            agents_command(lambda: load_subagents(paths, extra_agents)),
+        ],
         _tools=tools,
     )

@@ -37,9 +37,12 @@ class WebSearchProvider:
         return None
 
     async def aclose(self) -> None:
+        made = [*self._retired, *self._tools]
+        if not made:
+            return  # never configured: nothing to import or close
         from wave_tui.tools.web_search import WebSearchTool
 
-        for tool in [*self._retired, *self._tools]:
+        for tool in made:
             if isinstance(tool, WebSearchTool):
                 await tool.searcher.aclose()
 
