@@ -270,3 +270,17 @@ def test_an_image_in_the_kept_tail_survives_compaction(
     after = model_server.requests[-1].body
     assert "THE-SUMMARY" in json.dumps(after)
     assert img.all_image_urls(after) == [sent]
+
+
+@pytest.mark.req("IM1")
+def test_context_counts_an_image_by_its_size_not_its_base64(
+    model_server: ModelServer, project: Path
+) -> None:
+    img.noisy_png(project / "ui.png", (1200, 900))  # ~1,440 tokens; its base64 is ~1M chars
+    assert run_wave("-p", "see @ui.png", cwd=project, server=model_server).returncode == 0
+    proc = run_wave("context", "--json", "--continue", cwd=project)
+    assert proc.returncode == 0, proc.stderr
+    sources = json.loads(proc.stdout)["sources"]
+    (conversation,) = [s for s in sources if s["kind"] == "conversation"]
+    assert conversation["name"] == "2 messages, 1 image"
+    assert 1440 <= conversation["tokens"] < 1600

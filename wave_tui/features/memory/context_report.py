@@ -23,7 +23,7 @@ from wave_tui.config.records import record
 from wave_tui.features.memory.auto_memory_hook import AutoMemoryHook
 from wave_tui.features.memory.extraction import ExtractionHook
 from wave_tui.features.memory.injection_hook import MemoryInjectionHook
-from wave_tui.llm.images import image_tokens, split_image_tokens
+from wave_tui.llm.images import split_image_tokens
 from wave_tui.llm.wire import message_to_wire
 from wave_tui.memory.injection import MEMORY_LEAD_IN, META_NESTED, META_RULE_ID
 from wave_tui.memory.prompts import render_memory_index_block
@@ -41,7 +41,6 @@ SourceKind = Literal[
     "nested",
     "tools",
     "conversation",
-    "image",
 ]
 MEMORY_KINDS: frozenset[str] = frozenset(
     {"memory_index", "agents_md", "user_agents_md", "rule", "nested"}
@@ -184,7 +183,7 @@ def build_context_report(service: AgentService) -> ContextReport:
     if index_tokens:
         sources.append(SourceCost("memory_index", str(service.paths.memory_index), index_tokens))
     sources += _reminder_sources(service)
-    conversation = 0
+    conversation = images = 0
     for message in service.messages:
         cost = _tokens(message_to_wire(message))
         if message.is_meta and META_RULE_ID in message.meta:
@@ -192,15 +191,15 @@ def build_context_report(service: AgentService) -> ContextReport:
         elif message.is_meta and META_NESTED in message.meta:
             sources.append(SourceCost("nested", str(message.meta[META_NESTED]), cost))
         else:
-            for image in message.images or ():
-                shown = image_tokens(image.width, image.height)
-                sources.append(SourceCost("image", image.name, shown))
-                cost -= shown
-            conversation += max(0, cost)
+            conversation += cost  # an image counted by its size (`_tokens`)
+            images += len(message.images or ())
     for tool in body.get("tools", []):
         name = str(tool.get("function", {}).get("name", "tool"))
         sources.append(SourceCost("tools", name, _tokens(tool)))
-    sources.append(SourceCost("conversation", f"{len(service.messages)} messages", conversation))
+    held = f"{len(service.messages)} messages" + (
+        f", {images} image{'s' * (images != 1)}" if images else ""
+    )
+    sources.append(SourceCost("conversation", held, conversation))
     counted = _in_endpoint_tokens(sources, body, service)
     estimated = counted is None
     sources = sources if counted is None else counted
