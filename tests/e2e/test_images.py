@@ -284,3 +284,17 @@ def test_context_counts_an_image_by_its_size_not_its_base64(
     (conversation,) = [s for s in sources if s["kind"] == "conversation"]
     assert conversation["name"] == "2 messages, 1 image"
     assert 1440 <= conversation["tokens"] < 1600
+
+
+@pytest.mark.req("IM2")
+def test_an_image_name_over_text_is_not_attached_and_says_so(
+    model_server: ModelServer, project: Path
+) -> None:
+    (project / "pic.gif").write_text("plain text, not a picture\n")
+    proc = run_wave("-p", "see @pic.gif", cwd=project, server=model_server)
+    assert proc.returncode == 0, proc.stderr
+    body = json.dumps(model_server.requests[0].body)
+    assert "plain text, not a picture" not in body and "data:image" not in body
+    assert proc.stderr.strip() == (
+        "wave: warning: not attached: pic.gif is not a PNG, JPEG, GIF or WebP image its name says."
+    )

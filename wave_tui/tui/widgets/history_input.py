@@ -119,13 +119,13 @@ class HistoryInput(TextArea):
     # -- pasting -----------------------------------------------------------------------------
     # req: IM2
     async def _on_paste(self, event: events.Paste) -> None:
+        # Textual calls TextArea's own handler after this one (it walks the classes), unless
+        # the default is prevented: only an image path is taken here.
         reference = self.image_paste(event.text) if self.image_paste is not None else None
-        if reference is None:
-            await super()._on_paste(event)
-            return
-        event.stop()
-        event.prevent_default()
-        self.insert(reference)
+        if reference is not None:
+            event.stop()
+            event.prevent_default()
+            self.insert(reference)
 
     # req: IM3
     async def action_paste_image(self) -> None:
