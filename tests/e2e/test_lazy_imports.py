@@ -38,6 +38,9 @@ NOT_ON_A_PLAIN_TURN = (
     "wave_tui.session.memory_review",  # the app's inbox and runs
     "wave_tui.session.endpoint_settings",
     "wave_tui.session.input_history",
+    "PIL",  # images: only when one is read or attached
+    "wave_tui.tools.image_read",
+    "wave_tui.net.web_search",  # no WebSearch backend configured
 )
 
 

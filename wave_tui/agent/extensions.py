@@ -191,6 +191,14 @@ class RunningWork(Protocol):
     def running_work(self) -> list[str]: ...
 
 
+@runtime_checkable
+class PromptAttachments(Protocol):
+    """What the user's prompt carries besides its text (an `@img.png`'s image): the message as
+    it is added to the conversation; an unusable attachment is said (a notice), never fatal."""
+
+    async def attach(self, message: Message) -> Message: ...
+
+
 @record
 class StatusContribution:
     """What an extension adds to the agent's status (typed, so the UI never reads a dict)."""
@@ -236,6 +244,7 @@ Extension = (
     | PermissionRequestHooks
     | InvokedSkills
     | RunningWork
+    | PromptAttachments
 )
 
 
@@ -293,6 +302,7 @@ class Extensions:
         self.permission_hooks: list[PermissionRequestHooks] = []
         self.skill_sources: list[InvokedSkills] = []
         self.running_work_sources: list[RunningWork] = []
+        self.prompt_attachments: list[PromptAttachments] = []
 
     def add(self, extension: Extension) -> None:
         filed = False
@@ -320,6 +330,7 @@ class Extensions:
             (PermissionRequestHooks, self.permission_hooks),
             (InvokedSkills, self.skill_sources),
             (RunningWork, self.running_work_sources),
+            (PromptAttachments, self.prompt_attachments),
         )
 
     def of_type(self, kind: type[_T]) -> _T | None:

@@ -218,6 +218,7 @@ class ToolExecutor:
                 tool_call_id=call.id,
                 tool_name=call.name,
                 meta=meta,
+                images=list(result.images) or None,
             )
         )
         self._emit(

@@ -84,6 +84,11 @@ class WavePaths:
         return self.wave_home / "history.jsonl"
 
     @property
+    def pasted_images(self) -> Path:
+        """Images pasted from the clipboard in the app (Ctrl+V), one file each."""
+        return self.wave_home / "pasted-images"
+
+    @property
     def user_agents_md(self) -> Path:
         return self.wave_home / "AGENTS.md"
 

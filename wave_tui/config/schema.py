@@ -108,6 +108,22 @@ class PermissionsConfig(BaseModel):
     )
 
 
+WebSearchProvider = Literal["searxng", "brave", "tavily"]
+
+
+class WebSearchConfig(BaseModel):
+    """`webSearch`: the backend of the WebSearch tool (not offered without one)."""
+
+    model_config = _CAMEL
+
+    provider: WebSearchProvider = Field(description="`searxng`, `brave` or `tavily`.")
+    url: StrictStr | None = Field(
+        default=None,
+        description="Endpoint (needed for SearXNG; a self-hosted or proxied one for the others).",
+    )
+    api_key: StrictStr | None = Field(default=None, description="API key (Brave, Tavily).")
+
+
 class SettingsSchema(BaseModel):
     """Everything a settings file or a WAVE_* variable can set (validates one key at a time too:
     a plain model, so validating never reads the process environment)."""
@@ -131,6 +147,15 @@ class SettingsSchema(BaseModel):
         default=None,
         description="Model for small side jobs (WAVE_FAST_MODEL works as for `model`).",
         json_schema_extra=_env_and_file("WAVE_FAST_MODEL"),
+    )
+    vision_model: StrictStr | None = Field(
+        default=None,
+        description="Model that describes images (the `vision` subagent) for a model with "
+        "`capabilities.vision: false`.",
+        json_schema_extra=_env_and_file("WAVE_VISION_MODEL"),
+    )
+    web_search: WebSearchConfig | None = Field(
+        default=None, description="WebSearch backend: `{provider, url?, apiKey?}`."
     )
     auto_memory_enabled: StrictBool | None = Field(
         default=None,

@@ -28,6 +28,7 @@ EDIT = "Edit"
 BASH = "Bash"
 BASH_OUTPUT = "BashOutput"
 WEB_FETCH = "WebFetch"
+WEB_SEARCH = "WebSearch"
 SKILL = "Skill"
 TASK = "Task"
 TASK_CREATE = "TaskCreate"
@@ -82,6 +83,7 @@ TOOLS: Mapping[str, ToolInfo] = {
         _info(BASH, "command", "ask", "Run", fork=True),
         _info(BASH_OUTPUT, "bash_id", "never", "Read output", read_only=True),
         _info(WEB_FETCH, "url", "ask", "Fetch"),
+        _info(WEB_SEARCH, "query", "ask", "Search the web"),
         _info(SKILL, "skill", "never", "Use skill", read_only=True),
         _info(TASK, "description", "never", "Task", read_only=True),
         _info(TASK_CREATE, "subject", "never", "Create task", read_only=True),

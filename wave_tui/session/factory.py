@@ -7,6 +7,7 @@ import copy
 from wave_tui.agent.service import AgentOptions, AgentService, Approver
 from wave_tui.config.settings import SettingsStore
 from wave_tui.features.commands.extensibility import Extensibility, install_extensibility
+from wave_tui.features.images.wiring import install_images
 from wave_tui.features.mcp.wiring import install_mcp
 from wave_tui.features.memory.attachment_reads import AttachmentReads
 from wave_tui.features.memory.auto_memory_hook import AutoMemoryHook
@@ -22,6 +23,7 @@ from wave_tui.features.memory.extraction import (
 from wave_tui.features.memory.freshness_hook import FreshnessHook
 from wave_tui.features.memory.injection_hook import MemoryInjectionHook
 from wave_tui.features.tasks.wiring import install_work
+from wave_tui.features.web_search.wiring import install_web_search
 
 
 def create_service(
@@ -67,6 +69,8 @@ def create_service_with_extensions(
     for command in memory_commands(service):  # /init, /context
         service.commands.register(command)
     install_work(service)  # tasks, plan mode, subagents, background, questions, web
+    install_images(service)  # `@img.png` in a prompt
+    install_web_search(service)  # WebSearch, while settings `webSearch` names a backend
     extras = install_extensibility(service, service.commands)
     install_mcp(service)
     install_lsp_if_configured(service)

@@ -33,6 +33,7 @@ from wave_tui.features.memory.injection_hook import MemoryInjectionHook
 from wave_tui.features.subagents.definitions import (
     FAST_MODEL,
     MAIN_MODEL,
+    VISION_MODEL,
     SubagentDefinition,
     new_agent_id,
     tools_for,
@@ -139,6 +140,8 @@ class SubagentLoopRunner:
             return service.settings.fast_model or main
         if definition.model == MAIN_MODEL:
             return main
+        if definition.model == VISION_MODEL:
+            return service.settings.vision_model or main
         return definition.model
 
     # req: AG4

@@ -109,6 +109,8 @@ class ChatScreen(Screen[None]):
         prompt.recall = self.wave.session.unqueue_last
         prompt.completer = self._complete
         prompt.save = self.wave.session.input.remember
+        prompt.image_paste = self.wave.session.input.pasted_image
+        prompt.clipboard_image = self._clipboard_image
         popup = self.query_one("#command-popup", CommandPopup)
         popup.choices = self.wave.session.input.command_choices
         prompt.popup = popup
@@ -118,6 +120,12 @@ class ChatScreen(Screen[None]):
         self.refresh_status()
         prompt.focus()
         self.call_after_refresh(self._start_loading_history)  # not shown in the first frame
+
+    async def _clipboard_image(self) -> str | None:
+        pasted = await self.wave.session.input.paste_clipboard_image()
+        if pasted.problem is not None:
+            await self._append(NoticeLine(pasted.problem, "image"))
+        return pasted.reference
 
     def _start_loading_history(self) -> None:
         self.run_worker(self._load_history(), group="history", exit_on_error=False)
