@@ -238,15 +238,24 @@ class ChatScreen(Screen[None]):
     # req: CV6
     # req: UX19
     def action_abort_turn(self) -> None:
-        """Esc or Ctrl+C during a turn: stop it, and drop what waits behind it, saying so."""
+        """Esc or Ctrl+C during a turn: stop it; what waited behind it goes back to the input,
+        one message a line, to edit or send again (as Claude Code does): nothing typed is lost."""
         session = self.wave.session
-        dropped = len(session.status().queue)
+        queued = session.status().queue
         session.clear_queue()
         session.abort()
-        if dropped:
+        if queued:
+            self._return_to_input("\n".join(queued))
             log = self.query_one("#chat-log", ChatLog)
-            log.mount(NoticeLine(f"dropped {dropped} queued message{'s' * (dropped > 1)}"))
+            count = len(queued)
+            log.mount(NoticeLine(f"{count} queued message{'s' * (count > 1)} back in the input"))
             log.follow()
+
+    def _return_to_input(self, text: str) -> None:
+        """`text` into the input, after what is being typed there."""
+        prompt = self.query_one("#prompt", HistoryInput)
+        prompt.value = f"{prompt.value}\n{text}" if prompt.value.strip() else text
+        prompt.move_cursor(prompt.document.end)
 
     def _interrupt(self) -> bool:
         """Ctrl+C in the input: True when a turn was there to stop."""
@@ -361,9 +370,7 @@ class ChatScreen(Screen[None]):
             case ev.ErrorOccurred(message=message):
                 await self._append(ErrorLine(message))
             case ev.PromptFailed(text=text):  # back in the input, to edit and send again
-                prompt = self.query_one("#prompt", HistoryInput)
-                prompt.value = f"{prompt.value}\n{text}" if prompt.value.strip() else text
-                prompt.move_cursor(prompt.document.end)
+                self._return_to_input(text)
                 await self._append(NoticeLine(PROMPT_RETURNED))
             case ev.TurnEnded(status="aborted"):
                 await self._append(NoticeLine("interrupted — the turn was stopped"))
