@@ -20,6 +20,7 @@ from wave_tui.features.memory.extraction import (
 )
 from wave_tui.features.memory.freshness_hook import FreshnessHook
 from wave_tui.features.memory.injection_hook import MemoryInjectionHook
+from wave_tui.features.rewind.wiring import install_checkpoints
 from wave_tui.features.tasks.wiring import install_work
 
 
@@ -60,6 +61,7 @@ def create_service_with_extensions(
     install_work(service)  # tasks, plan mode, subagents, background, questions, web
     extras = install_extensibility(service, service.commands)
     install_mcp(service)
+    install_checkpoints(service)
     return service, extras
 
 
