@@ -214,11 +214,15 @@ def _rewind(args: argparse.Namespace, paths: WavePaths, out: TextIO, err: TextIO
     return status
 
 
-def _offer_reverts(args: argparse.Namespace, paths: WavePaths, run_ids: list[str], out: TextIO) -> None:
+def _offer_reverts(
+    args: argparse.Namespace, paths: WavePaths, run_ids: list[str], out: TextIO
+) -> None:
     from wave_tui.session.memory_access import MemoryAccess
 
     listed = ", ".join(run_ids)
-    if args.revert_memory or (_tty() and _ask(f"Revert the extraction runs made since ({listed})?")):
+    if args.revert_memory or (
+        _tty() and _ask(f"Revert the extraction runs made since ({listed})?")
+    ):
         access = MemoryAccess(paths, system_clock)
         for run_id in run_ids:
             result = access.revert(run_id)

@@ -25,7 +25,9 @@ def session_with_prompts(paths: WavePaths, sid: str, *prompts: str) -> list[Mess
     return messages
 
 
-def hook_for(paths: WavePaths, sid: str, messages: list[Message], notes: list[str]) -> CheckpointHook:
+def hook_for(
+    paths: WavePaths, sid: str, messages: list[Message], notes: list[str]
+) -> CheckpointHook:
     return CheckpointHook(
         paths,
         session_id=lambda: sid,
@@ -42,7 +44,9 @@ async def agent_writes(hook: CheckpointHook, path: Path, content: str) -> None:
     from wave_tui.agent.extensions import ToolOutcome
     from wave_tui.tools.base import ToolResult
 
-    await hook.after_tool(ToolOutcome(ToolCallInfo.of("c", "Write", {}), ToolResult("ok", written_paths=[path])))
+    await hook.after_tool(
+        ToolOutcome(ToolCallInfo.of("c", "Write", {}), ToolResult("ok", written_paths=[path]))
+    )
 
 
 @pytest.mark.req("RW1")

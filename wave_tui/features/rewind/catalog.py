@@ -75,7 +75,7 @@ class SessionDetail:
 
 
 def iso(stamp: float) -> str:
-    return datetime.fromtimestamp(stamp, UTC).isoformat().replace("+00:00", "Z")
+    return datetime.fromtimestamp(stamp, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def check_session(paths: WavePaths, session_id: str) -> None:

@@ -93,9 +93,7 @@ class CheckpointHook(TurnObserverBase, SessionObserverBase):
         if key in self._seen:
             return  # the turn's checkpoint of this file is what it was before the first write
         store = self.store(session)
-        kept = await asyncio.to_thread(
-            lambda: store.record("before", path, read_state(path), turn)
-        )
+        kept = await asyncio.to_thread(lambda: store.record("before", path, read_state(path), turn))
         self._seen.add(key)
         if not kept and session not in self._cap_noted:
             self._cap_noted.add(session)

@@ -62,7 +62,9 @@ def is_user_prompt(message: Message) -> bool:
     return message.role == "user" and not message.is_meta and message.kind == "normal"
 
 
-def chain_records(paths: WavePaths, session_id: str) -> list[tuple[CheckpointStore, CheckpointRecord]]:
+def chain_records(
+    paths: WavePaths, session_id: str
+) -> list[tuple[CheckpointStore, CheckpointRecord]]:
     """The checkpoint records of the session and the ones it was compacted from, in order."""
     out: list[tuple[CheckpointStore, CheckpointRecord]] = []
     for sid in session_chain(paths, session_id):
@@ -100,9 +102,7 @@ def plan_code(paths: WavePaths, session_id: str, n: int) -> list[FileRestore]:
     if not later:
         raise RewindError(f"no message {n} in session {session_id} (it has {len(points)})")
     records = [rec for _, rec in chain_records(paths, session_id)]
-    start = next(
-        (i for i, r in enumerate(records) if r.kind == "before" and r.turn in later), None
-    )
+    start = next((i for i, r in enumerate(records) if r.kind == "before" and r.turn in later), None)
     if start is None:
         return []
     targets: dict[Path, CheckpointRecord] = {}
