@@ -32,8 +32,8 @@ from wave_tui.session.rewind import (
     plan_code,
     point,
     rewind_conversation,
-    runs_since,
     running_sessions,
+    runs_since,
     session_detail,
     session_rows,
 )

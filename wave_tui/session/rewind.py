@@ -68,8 +68,8 @@ __all__ = [
     "plan_code",
     "point",
     "rewind_conversation",
-    "runs_since",
     "running_sessions",
+    "runs_since",
     "session_detail",
     "session_rows",
 ]
