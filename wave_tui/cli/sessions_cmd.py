@@ -17,26 +17,9 @@ from pathlib import Path
 from typing import TextIO
 
 from wave_tui.cli.process import PipeParser
-from wave_tui.config.clock import system_clock
 from wave_tui.config.paths import WavePaths, display_path
-from wave_tui.session.rewind import (
-    BASH_NOTE,
-    RewindError,
-    SessionInUse,
-    UnknownSession,
-    apply_code,
-    check_session,
-    delete_session,
-    find_session,
-    fork_session,
-    plan_code,
-    point,
-    rewind_conversation,
-    running_sessions,
-    runs_since,
-    session_detail,
-    session_rows,
-)
+from wave_tui.session.facade import ProjectSessions
+from wave_tui.session.types import BASH_NOTE, RewindError, SessionInUse, UnknownSession
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 PREVIEW_WIDTH = 60
@@ -109,7 +92,7 @@ def run_sessions_command(argv: list[str], paths: WavePaths, out: TextIO, err: Te
     except SystemExit as exc:  # --help
         return int(exc.code or 0)
     try:
-        return _dispatch(args, paths, out, err)
+        return _dispatch(args, ProjectSessions(paths), out, err)
     except (UnknownSession, RewindError) as exc:
         print(f"wave sessions: {exc}", file=err)
         return EXIT_USAGE
@@ -118,9 +101,9 @@ def run_sessions_command(argv: list[str], paths: WavePaths, out: TextIO, err: Te
         return EXIT_FAILED
 
 
-def _dispatch(args: argparse.Namespace, paths: WavePaths, out: TextIO, err: TextIO) -> int:
+def _dispatch(args: argparse.Namespace, store: ProjectSessions, out: TextIO, err: TextIO) -> int:
     if args.action == "list":
-        rows = session_rows(paths)
+        rows = store.rows()
         if args.json:
             print(json.dumps([r.to_json() for r in rows], ensure_ascii=False), file=out)
         elif not rows:
@@ -134,7 +117,7 @@ def _dispatch(args: argparse.Namespace, paths: WavePaths, out: TextIO, err: Text
             )
         return EXIT_OK
     if args.action == "show":
-        detail = session_detail(paths, args.id)
+        detail = store.detail(args.id)
         if args.json:
             print(json.dumps(detail.to_json(), ensure_ascii=False), file=out)
             return EXIT_OK
@@ -148,38 +131,38 @@ def _dispatch(args: argparse.Namespace, paths: WavePaths, out: TextIO, err: Text
             print(f"subagent {agent}", file=out)
         return EXIT_OK
     if args.action == "delete":
-        check_session(paths, args.id)
-        if args.id in running_sessions(paths):
-            delete_session(paths, args.id)  # raises SessionInUse, named as such
+        store.check(args.id)
+        if store.in_use(args.id):
+            raise SessionInUse(f"session {args.id} is in use by a running wave")
         if not args.yes and _tty() and not _ask(f"Delete session {args.id}?"):
             print("Not deleted.", file=out)
             return EXIT_FAILED
-        delete_session(paths, args.id)
+        store.delete(args.id)
         print(f"Deleted session {args.id}.", file=out)
         return EXIT_OK
     if args.action == "fork":
-        print(fork_session(paths, args.id), file=out)
+        print(store.fork(args.id), file=out)
         return EXIT_OK
-    return _rewind(args, paths, out, err)
+    return _rewind(args, store, out, err)
 
 
 # req: RW3
 # req: RW6
-def _rewind(args: argparse.Namespace, paths: WavePaths, out: TextIO, err: TextIO) -> int:
-    check_session(paths, args.id)
+def _rewind(args: argparse.Namespace, store: ProjectSessions, out: TextIO, err: TextIO) -> int:
+    store.check(args.id)
     try:
         n = int(args.to)
     except ValueError:
         raise RewindError(f"--to needs a message number (got {args.to!r})") from None
-    target = point(paths, args.id, n)
+    target = store.point(args.id, n)
     code = args.code or not args.conversation
     conversation = args.conversation or not args.code
-    if conversation and args.id in running_sessions(paths):
+    if conversation and store.in_use(args.id):
         raise SessionInUse(f"session {args.id} is in use by a running wave")
-    root = paths.project_root
+    root = store.paths.project_root
     status = EXIT_OK
     if code:
-        plan = plan_code(paths, args.id, n)
+        plan = store.plan(args.id, n)
         overwrite: Callable[[Path], bool]
         if args.force:
             overwrite = lambda _path: True  # noqa: E731
@@ -189,7 +172,7 @@ def _rewind(args: argparse.Namespace, paths: WavePaths, out: TextIO, err: TextIO
             )
         else:
             overwrite = lambda _path: False  # noqa: E731
-        result = apply_code(paths, args.id, plan, overwrite)
+        result = store.apply_code(args.id, plan, overwrite)
         for path in result.restored:
             print(f"restored {display_path(path, root)}", file=out)
         for path in result.removed:
@@ -206,26 +189,23 @@ def _rewind(args: argparse.Namespace, paths: WavePaths, out: TextIO, err: TextIO
             status = EXIT_FAILED
         print(BASH_NOTE, file=out)
     if conversation:
-        runs = runs_since(paths, args.id, target)
-        rewind_conversation(paths, args.id, n)
+        runs = store.runs_since(args.id, target)
+        store.rewind_conversation(args.id, n)
         print(f"Conversation rewound to before message {n}: {_one_line(target.text)}", file=out)
         if runs:
-            _offer_reverts(args, paths, [r.id for r in runs], out)
+            _offer_reverts(args, store, [r.id for r in runs], out)
     return status
 
 
 def _offer_reverts(
-    args: argparse.Namespace, paths: WavePaths, run_ids: list[str], out: TextIO
+    args: argparse.Namespace, store: ProjectSessions, run_ids: list[str], out: TextIO
 ) -> None:
-    from wave_tui.session.memory_access import MemoryAccess
-
     listed = ", ".join(run_ids)
     if args.revert_memory or (
         _tty() and _ask(f"Revert the extraction runs made since ({listed})?")
     ):
-        access = MemoryAccess(paths, system_clock)
         for run_id in run_ids:
-            result = access.revert(run_id)
+            result = store.revert(run_id)
             print(f"reverted extraction run {run_id} ({len(result.restored)} files)", file=out)
         return
     print(
@@ -240,11 +220,12 @@ def apply_fork_session(args: argparse.Namespace, paths: WavePaths) -> str | None
         return None
     if not (args.continue_last or args.resume):
         return "--fork-session needs --continue or --resume ID"
+    store = ProjectSessions(paths)
     try:
-        source = find_session(paths, args.resume or None, args.continue_last)
+        source = store.find(args.resume or None, args.continue_last)
     except UnknownSession as exc:
         return str(exc)
     if source is None:
         return "--fork-session: no session to continue in this project"
-    args.resume, args.continue_last = fork_session(paths, source), False
+    args.resume, args.continue_last = store.fork(source), False
     return None

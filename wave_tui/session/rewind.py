@@ -51,27 +51,16 @@ __all__ = [
     "BASH_NOTE",
     "CodeRewind",
     "FileRestore",
+    "ProjectSessions",
     "RewindError",
     "RewindMode",
     "RewindOutcome",
     "RewindPoint",
-    "Run",
     "SessionDetail",
     "SessionInUse",
     "SessionRewind",
     "SessionRow",
     "UnknownSession",
-    "apply_code",
-    "check_session",
-    "delete_session",
-    "fork_session",
-    "plan_code",
-    "point",
-    "rewind_conversation",
-    "running_sessions",
-    "runs_since",
-    "session_detail",
-    "session_rows",
 ]
 
 
@@ -91,6 +80,56 @@ def find_session(paths: WavePaths, resume: str | None, continue_last: bool) -> s
         return None
     check_session(paths, session)
     return latest_descendant(paths, session)
+
+
+class ProjectSessions:
+    """`wave sessions …` on any session of the project: blocking file work, no agent."""
+
+    def __init__(self, paths: WavePaths) -> None:
+        self.paths = paths
+
+    def rows(self) -> list[SessionRow]:
+        return session_rows(self.paths)
+
+    def detail(self, session_id: str) -> SessionDetail:
+        return session_detail(self.paths, session_id)
+
+    def check(self, session_id: str) -> None:
+        check_session(self.paths, session_id)
+
+    def in_use(self, session_id: str) -> bool:
+        return session_id in running_sessions(self.paths)
+
+    def delete(self, session_id: str) -> None:
+        delete_session(self.paths, session_id)
+
+    def fork(self, session_id: str) -> str:
+        return fork_session(self.paths, session_id)
+
+    def find(self, resume: str | None, continue_last: bool) -> str | None:
+        return find_session(self.paths, resume, continue_last)
+
+    def point(self, session_id: str, n: int) -> RewindPoint:
+        return point(self.paths, session_id, n)
+
+    def plan(self, session_id: str, n: int) -> list[FileRestore]:
+        return plan_code(self.paths, session_id, n)
+
+    def apply_code(
+        self, session_id: str, plan: list[FileRestore], overwrite: Callable[[Path], bool]
+    ) -> CodeRewind:
+        return apply_code(self.paths, session_id, plan, overwrite)
+
+    def rewind_conversation(self, session_id: str, n: int) -> str:
+        return rewind_conversation(self.paths, session_id, n)
+
+    def runs_since(self, session_id: str, target: RewindPoint) -> list[Run]:
+        return runs_since(self.paths, session_id, target)
+
+    def revert(self, run_id: str) -> RevertResult:
+        from wave_tui.config.clock import system_clock
+
+        return MemoryAccess(self.paths, system_clock).revert(run_id)
 
 
 class SessionRewind:

@@ -23,7 +23,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from wave_tui.session.rewind import BASH_NOTE, FileRestore, RewindError, RewindMode, RewindPoint
+from wave_tui.session.types import BASH_NOTE, FileRestore, RewindError, RewindMode, RewindPoint
 from wave_tui.tui.format import show_path
 from wave_tui.tui.screens.pickers import PICKER_WIDTH, Picker
 from wave_tui.tui.widgets.footer import Footer
