@@ -283,3 +283,23 @@ def test_a_wave_killed_after_the_write_still_rewinds_to_the_bytes_before_it(
     assert back.returncode == 0, back.stderr
     assert (project / "a.txt").read_text() == "precious\n"
     assert os.environ.get("WAVE_DISABLE_AUTO_MEMORY") == "1"
+
+
+@pytest.mark.req("RW1")
+def test_a_write_whose_checkpoint_cannot_be_kept_does_not_touch_the_file(
+    model_server: ModelServer, project: Path
+) -> None:
+    """The checkpoint comes first: where it cannot be written, the Write fails, the file stays."""
+    (project / "a.txt").write_text("precious\n")
+    checkpoints = WavePaths.for_workdir(project).checkpoints_root
+    checkpoints.parent.mkdir(parents=True)
+    checkpoints.write_text("not a folder")
+    model_server.enqueue(
+        tool_call("Read", {"file_path": "a.txt"}),
+        tool_call("Write", {"file_path": "a.txt", "content": "clobbered\n"}),
+        text("tried"),
+    )
+    turn(project, model_server, "go")
+    assert (project / "a.txt").read_text() == "precious\n"
+    (result,) = [m for m in model_server.requests[-1].body["messages"] if m["role"] == "tool"][-1:]
+    assert "Write failed" in str(result["content"])

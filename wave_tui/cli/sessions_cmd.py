@@ -64,6 +64,12 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+def command_parsers() -> list[tuple[argparse.ArgumentParser, str]]:
+    """Each `wave sessions <action>` parser with its one-line help (for `wave --help`)."""
+    sub = next(a for a in parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return [(sub.choices[action.dest], action.help or "") for action in sub._choices_actions]
+
+
 def _one_line(text: str, width: int = PREVIEW_WIDTH) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"

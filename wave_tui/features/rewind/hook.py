@@ -10,6 +10,7 @@ the model each turn ran with (`wave sessions list`). Changes made by Bash are no
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -113,7 +114,9 @@ class CheckpointHook(TurnObserverBase, SessionObserverBase):
 
         def note_model() -> None:
             if model and read_session_meta(folder).get("model") != model:
-                write_session_meta(folder, model=model)
+                # What `wave sessions list` shows: never worth failing a turn over.
+                with contextlib.suppress(OSError):
+                    write_session_meta(folder, model=model)
 
         await asyncio.to_thread(note_model)
         return await super().on_turn_start(prompt)
