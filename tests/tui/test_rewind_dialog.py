@@ -12,7 +12,7 @@ from textual.widgets import OptionList, Static
 
 from tests.model_server import ModelServer, text, tool_call
 from tests.tui.conftest import fixed_clock, server_env
-from tests.tui.helpers import settle
+from tests.tui.helpers import settle, wait_until
 from tests.tui.test_chat_view import accept_edits, full_app, prompt, type_line
 from wave_tui.config.paths import WavePaths
 from wave_tui.tui.screens.pickers import Picker
@@ -63,6 +63,7 @@ async def test_esc_esc_rewinds_code_and_conversation_and_the_text_returns_to_the
         assert isinstance(picker, Picker)
         rows = option_texts(picker)
         assert "second prompt" in rows[0] and "1 file" in rows[0]  # newest first
+        assert "a.txt" in rows[0]  # which files its turn changed
         assert "first prompt" in rows[1]
         assert "not tracked" in body_text(picker)
         await pilot.press("down", "enter")
@@ -133,3 +134,44 @@ async def test_fork_continues_in_a_copy_and_leaves_the_original_as_it_was(
     assert paths.transcript(original).read_bytes() == before
     assert b"in the fork" in paths.transcript(forked).read_bytes()
     assert "first prompt" in json.dumps(model_server.last_request.body["messages"])
+
+
+@pytest.mark.req("RW6")
+async def test_a_conversation_rewind_offers_to_revert_the_memory_learned_since(
+    model_server: ModelServer, project: Path, paths: WavePaths
+) -> None:
+    from tests.agent.test_extraction_review import TOPIC, script_fork_writes
+    from wave_tui.features.memory.extraction import ExtractionHook
+    from wave_tui.session.factory import create_service_with_extensions
+    from wave_tui.session.types import AgentOptions
+    from wave_tui.tui.app import make_app
+
+    service, _extras = create_service_with_extensions(
+        AgentOptions(workdir=project, environ=server_env(model_server), clock=fixed_clock)
+    )
+    mem = paths.memory_dir
+    mem.mkdir(parents=True, exist_ok=True)
+    (mem / "MEMORY.md").write_text("- [Old](old.md) — old\n")
+    script_fork_writes(model_server, mem)
+    app = make_app(service.store, service, fixed_clock)
+    app.animation_level = "none"
+    async with app.run_test(size=(120, 40)) as pilot:
+        await type_line(pilot, "we build with make dist")
+        await settle(pilot)
+        hook = service.extensions.of_type(ExtractionHook)
+        assert hook is not None
+        await hook.wait()
+        assert (mem / "build.md").read_text() == TOPIC
+        await type_line(pilot, "/rewind")
+        await pilot.pause()
+        await pilot.press("enter")  # the only message
+        await pilot.pause()
+        await pilot.press("2")  # conversation only
+        await wait_until(pilot, lambda: "Revert" in body_text(app.screen))
+        offer = app.screen
+        assert isinstance(offer, ChoiceDialog)
+        assert "extraction run" in body_text(offer)
+        await pilot.press("1")  # revert
+        await settle(pilot)
+        assert not (mem / "build.md").exists()
+        assert prompt(app).text == "we build with make dist"

@@ -58,20 +58,20 @@ def _time(at: str) -> str:
     return stamp.strftime("%H:%M" if stamp.date() == today else "%m-%d %H:%M")
 
 
-def rewind_picker(points: Sequence[RewindPoint], screen_width: int) -> Picker:
+def rewind_picker(points: Sequence[RewindPoint], screen_width: int, app: WaveApp) -> Picker:
     dialog = min(PICKER_WIDTH, int(screen_width * 0.95))
     width = max(12, min(PREVIEW_WIDTH, dialog - FIXED_COLUMNS))
-    options = [
-        Option(
-            Content.assemble(
-                (f"{_time(p.at):>11}  ", "$text-muted"),
-                (_preview(p.text, width).ljust(width + 1), "bold"),
-                (f"{len(p.files):>3} file{'s' if len(p.files) != 1 else ' '}", "$text-muted"),
-            ),
-            id=str(p.n),
-        )
-        for p in points
-    ]
+    options = []
+    for p in points:
+        parts: list[tuple[str, str]] = [
+            (f"{_time(p.at):>11}  ", "$text-muted"),
+            (_preview(p.text, width).ljust(width + 1), "bold"),
+            (f"{len(p.files):>3} file{'s' if len(p.files) != 1 else ' '}", "$text-muted"),
+        ]
+        if p.files:  # which files, on a line of their own under the preview
+            names = ", ".join(show_path(f, app.paths) for f in p.files)
+            parts.append(("\n" + " " * 13 + _preview(names, width + 10), "$text-muted"))
+        options.append(Option(Content.assemble(*parts), id=str(p.n)))
     return Picker(
         "Rewind to before which message? (newest first)",
         options,
@@ -149,7 +149,7 @@ async def run_rewind(app: WaveApp) -> None:
     """The whole dialog, in a worker: message, mode, files changed elsewhere, memory runs."""
     session = app.session
     points = await session.rewind.points()
-    chosen = await app.push_screen_wait(rewind_picker(points, app.size.width))
+    chosen = await app.push_screen_wait(rewind_picker(points, app.size.width, app))
     if not chosen:
         return
     n = int(chosen)
