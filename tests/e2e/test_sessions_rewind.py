@@ -303,3 +303,21 @@ def test_a_write_whose_checkpoint_cannot_be_kept_does_not_touch_the_file(
     assert (project / "a.txt").read_text() == "precious\n"
     (result,) = [m for m in model_server.requests[-1].body["messages"] if m["role"] == "tool"][-1:]
     assert "Write failed" in str(result["content"])
+
+
+@pytest.mark.req("RW3")
+def test_after_a_compaction_code_rewinds_across_it_and_the_conversation_refuses_first(
+    model_server: ModelServer, project: Path
+) -> None:
+    sid = two_turns(project, model_server)
+    model_server.enqueue(text("The summary."))
+    compacted = run_wave("-p", "/compact", "-c", cwd=project, server=model_server)
+    assert compacted.returncode == 0, compacted.stderr
+    child = json.loads(sessions(project, "list", "--json").stdout)[0]
+    assert child["parent"] == sid
+    refused = sessions(project, "rewind", child["id"], "--to", "1")
+    assert refused.returncode == 2 and "compaction" in refused.stderr
+    assert (project / "a.txt").read_text() == "three\n"  # nothing touched before refusing
+    back = sessions(project, "rewind", child["id"], "--to", "1", "--code")
+    assert back.returncode == 0, back.stderr
+    assert (project / "a.txt").read_text() == "one\n" and not (project / "b.txt").exists()

@@ -165,6 +165,8 @@ def _rewind(args: argparse.Namespace, store: ProjectSessions, out: TextIO, err: 
     conversation = args.conversation or not args.code
     if conversation and store.in_use(args.id):
         raise SessionInUse(f"session {args.id} is in use by a running wave")
+    if conversation:
+        store.check_conversation(args.id, n)
     root = store.paths.project_root
     status = EXIT_OK
     if code:

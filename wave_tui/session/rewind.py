@@ -34,6 +34,7 @@ from wave_tui.features.rewind.rewind import (
     RewindError,
     RewindPoint,
     apply_code,
+    check_conversation,
     plan_code,
     point,
     rewind_conversation,
@@ -120,6 +121,9 @@ class ProjectSessions:
     ) -> CodeRewind:
         return apply_code(self.paths, session_id, plan, overwrite)
 
+    def check_conversation(self, session_id: str, n: int) -> None:
+        check_conversation(self.paths, session_id, n)
+
     def rewind_conversation(self, session_id: str, n: int) -> str:
         return rewind_conversation(self.paths, session_id, n)
 
@@ -166,6 +170,8 @@ class SessionRewind:
         paths, sid = self._core.paths, agent.session_id
         code: CodeRewind | None = None
         text: str | None = None
+        if mode in ("both", "conversation"):
+            await asyncio.to_thread(check_conversation, paths, sid, n)
         if mode in ("both", "code"):
             allowed: Callable[[Path], bool] = overwrite.__contains__
 

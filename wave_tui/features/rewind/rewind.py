@@ -189,22 +189,32 @@ def _blob(stores: Iterable[CheckpointStore], sha: str) -> bytes | None:
     return None
 
 
-# req: RW2
-def rewind_conversation(paths: WavePaths, session_id: str, n: int) -> str:
-    """Cut the transcript just before user message `n`; returns that message's text."""
+def _cut(paths: WavePaths, session_id: str, n: int) -> tuple[RewindPoint, bytes]:
+    """Message `n` and the transcript's bytes before it. RewindError when the message is in a
+    session this one was compacted from (its transcript is not this one's to cut)."""
     target = point(paths, session_id, n)
-    transcript = transcript_for(paths, session_id)
-    raw = transcript.path.read_bytes()
-    lines = raw.split(b"\n")
+    lines = transcript_for(paths, session_id).path.read_bytes().split(b"\n")
     for index, line in enumerate(lines):
         if _line_id(line) == target.message_id:
-            kept = b"".join(part + b"\n" for part in lines[:index] if part.strip())
-            atomic_write_bytes(transcript.path, kept)
-            return target.text
+            return target, b"".join(part + b"\n" for part in lines[:index] if part.strip())
     raise RewindError(
         f"message {n} is before a compaction of session {session_id}: "
         "rewind to a later message, or fork the session"
     )
+
+
+def check_conversation(paths: WavePaths, session_id: str, n: int) -> None:
+    """Raises RewindError when the conversation cannot be rewound to message `n`: checked
+    before any file is touched, so a rewind of both never stops half-way on it."""
+    _cut(paths, session_id, n)
+
+
+# req: RW2
+def rewind_conversation(paths: WavePaths, session_id: str, n: int) -> str:
+    """Cut the transcript just before user message `n`; returns that message's text."""
+    target, kept = _cut(paths, session_id, n)
+    atomic_write_bytes(transcript_for(paths, session_id).path, kept)
+    return target.text
 
 
 def _line_id(line: bytes) -> str | None:
