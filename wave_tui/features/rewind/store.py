@@ -1,6 +1,6 @@
 """One session's file checkpoints on disk: content-addressed blobs and an append-only index.
 
-`checkpoints/<session-id>/blobs/<sha256>` holds each distinct content once (a file edited ten
+`checkpoints/<session-id>/blobs/<sha[:2]>/<sha256>` holds each distinct content once (a file edited ten
 times in a session costs its distinct versions, not ten copies); `index.jsonl` says, in order,
 what a file was before the agent first wrote it in a user turn (`before`: a blob, or `null` for
 "did not exist") and what the agent (or a rewind) left it as (`after`). The blob is written and
@@ -68,16 +68,18 @@ class CheckpointStore:
         return self.folder / INDEX_FILE
 
     def blob_path(self, sha: str) -> Path:
-        return self.folder / BLOBS_FOLDER / sha
+        # Spread over 256 folders: each atomic write scans its folder for a crashed writer's
+        # temp files, which must not cost more as a long session's blobs add up.
+        return self.folder / BLOBS_FOLDER / sha[:2] / sha
 
     def size(self) -> int:
         """Bytes of blobs kept (read once, then counted as they are added)."""
         if self._size is None:
             total = 0
-            with contextlib.suppress(OSError):
-                for entry in os.scandir(self.folder / BLOBS_FOLDER):
+            for root, _dirs, files in os.walk(self.folder / BLOBS_FOLDER):
+                for name in files:
                     with contextlib.suppress(OSError):
-                        total += entry.stat().st_size
+                        total += os.stat(os.path.join(root, name)).st_size
             self._size = total
         return self._size
 
