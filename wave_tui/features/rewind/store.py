@@ -111,10 +111,10 @@ class CheckpointStore:
             if not kept:
                 line["kept"] = False
             line["at"] = round(time.time(), 3)
-            self._append(json.dumps(line, ensure_ascii=False))
+            self._append(json.dumps(line, ensure_ascii=False), kind)
             return kept
 
-    def _append(self, line: str) -> None:
+    def _append(self, line: str, kind: RecordKind) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
         with open(self.index_path, "ab") as fh:
             # A torn line (a crash mid-append) must not swallow this one.
@@ -122,7 +122,10 @@ class CheckpointStore:
                 fh.write(b"\n")
             fh.write(line.encode("utf-8") + b"\n")
             fh.flush()
-            os.fsync(fh.fileno())
+            # A checkpoint must be on disk before the tool writes; what the tool left need not
+            # be: lost in a crash, the file counts as the agent's (the checkpoint still wins).
+            if kind == "before":
+                os.fsync(fh.fileno())
 
     def records(self) -> list[CheckpointRecord]:
         """Every whole index line, in the order written."""
