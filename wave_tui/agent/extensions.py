@@ -128,6 +128,15 @@ class ToolLock(Protocol):
 
 
 @runtime_checkable
+class ToolPreparer(Protocol):
+    """Runs right before a call's tool does, after its checks, answer and locks: the last
+    moment the files it will change are as they were (a file checkpoint). An OSError it raises
+    fails the call instead of letting it change what could not be kept."""
+
+    async def before_run(self, call: ToolCallInfo) -> None: ...
+
+
+@runtime_checkable
 class ToolObserver(Protocol):
     """Sees every finished call: may rewrite its result (staleness note) and add follow-ups."""
 
@@ -236,6 +245,7 @@ Extension = (
     | ToolProvider
     | ToolGuard
     | ToolLock
+    | ToolPreparer
     | ToolObserver
     | TurnObserver
     | SessionObserver
@@ -294,6 +304,7 @@ class Extensions:
         self.tool_providers: list[ToolProvider] = []
         self.guards: list[ToolGuard] = []
         self.locks: list[ToolLock] = []
+        self.preparers: list[ToolPreparer] = []
         self.tool_observers: list[ToolObserver] = []
         self.turn_observers: list[TurnObserver] = []
         self.session_observers: list[SessionObserver] = []
@@ -322,6 +333,7 @@ class Extensions:
             (ToolProvider, self.tool_providers),
             (ToolGuard, self.guards),
             (ToolLock, self.locks),
+            (ToolPreparer, self.preparers),
             (ToolObserver, self.tool_observers),
             (TurnObserver, self.turn_observers),
             (SessionObserver, self.session_observers),

@@ -163,6 +163,8 @@ class ToolPipeline:
                     lock = extension.lock_for(call)
                     if lock is not None:
                         await locks.enter_async_context(lock)
+                for preparer in extensions.preparers:
+                    await preparer.before_run(call)
                 result = await tool.run(call.args, ctx)
             except (OSError, ValueError, RuntimeError, TypeError, LookupError) as exc:
                 # TimeoutError (a lock held elsewhere too long) is an OSError: the model is told.

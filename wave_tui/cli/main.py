@@ -41,8 +41,10 @@ def commands_help() -> str:
     import textwrap
 
     from wave_tui.cli.memory_cmd import command_parsers
+    from wave_tui.cli.sessions_cmd import command_parsers as sessions_parsers
 
-    rows = [(usage_line(p), text) for p, text in [*command_parsers(), _context_parser_help()]]
+    parsers = [*command_parsers(), _context_parser_help(), *sessions_parsers()]
+    rows = [(usage_line(p), text) for p, text in parsers]
     width = min(max(len(usage) for usage, _ in rows), COMMAND_COLUMN)
     indent = " " * (width + 4)
     # argparse's own measure: the terminal's width less two columns
@@ -141,6 +143,11 @@ def build_parser() -> argparse.ArgumentParser:
         const=PICK_SESSION,
         default=None,
         help="resume a session by id (no id: pick one in the app)",
+    )
+    parser.add_argument(
+        "--fork-session",
+        action="store_true",
+        help="with --continue / --resume ID: continue in a new session, the old one intact",
     )
     return parser
 
@@ -255,6 +262,8 @@ def _main(argv: list[str] | None) -> int:
         return _memory(argv[1:])
     if argv and argv[0] == "context":
         return _context(argv[1:])
+    if argv and argv[0] == "sessions":
+        return _sessions(argv[1:])
     args = build_parser().parse_args(argv)
     if args.version:
         print(f"wave {__version__}")
@@ -275,6 +284,9 @@ def _main(argv: list[str] | None) -> int:
     problem = _run_paths_problem(workdir)
     if problem is not None:
         return fail(problem, EXIT_CONFIG)
+    problem = _fork_session(args, workdir)
+    if problem is not None:
+        return fail(problem, EXIT_USAGE)
     if args.prompt is not None and args.resume == PICK_SESSION:
         return fail(
             "--resume needs a session id with -p (wave --resume alone opens a picker)", EXIT_USAGE
@@ -333,6 +345,25 @@ def _context(argv: list[str]) -> int:
     from wave_tui.cli.context_cmd import run_context
 
     return asyncio.run(run_context(workdir, as_json=args.json, continue_last=args.continue_last))
+
+
+def _fork_session(args: argparse.Namespace, workdir: Path) -> str | None:
+    if not args.fork_session:
+        return None
+    from wave_tui.cli.sessions_cmd import apply_fork_session
+    from wave_tui.config.paths import WavePaths
+
+    return apply_fork_session(args, WavePaths.for_workdir(workdir))
+
+
+def _sessions(argv: list[str]) -> int:
+    from wave_tui.cli.sessions_cmd import run_sessions_command
+    from wave_tui.config.paths import WavePaths
+
+    workdir = resolve_workdir(None)
+    if workdir is None:
+        return fail("the current directory is gone", EXIT_USAGE)
+    return run_sessions_command(argv, WavePaths.for_workdir(workdir), sys.stdout, sys.stderr)
 
 
 def _memory(argv: list[str]) -> int:

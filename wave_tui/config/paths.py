@@ -228,6 +228,21 @@ class WavePaths:
         return self.project_dir / session / "subagents" / f"{safe_component(agent_id)}.jsonl"
 
     @property
+    def checkpoints_root(self) -> Path:
+        """`~/.wave/projects/<id>/checkpoints/`: the file checkpoints of every session."""
+        return self.project_dir / "checkpoints"
+
+    def checkpoint_dir(self, session_id: str) -> Path:
+        """`~/.wave/projects/<id>/checkpoints/<session-id>/`: what /rewind puts back."""
+        return self.checkpoints_root / safe_component(session_id)
+
+    @property
+    def running_dir(self) -> Path:
+        """`~/.wave/projects/<id>/running/`: one `<pid>.json` per wave running here, naming
+        its session (so `wave sessions delete` can refuse a session in use)."""
+        return self.project_dir / "running"
+
+    @property
     def agent_dirs(self) -> list[Path]:
         """Custom subagent definitions, highest precedence first (project over user)."""
         return [self.project_root / ".wave" / "agents", self.wave_home / "agents"]

@@ -22,6 +22,7 @@ from wave_tui.features.memory.extraction import (
 )
 from wave_tui.features.memory.freshness_hook import FreshnessHook
 from wave_tui.features.memory.injection_hook import MemoryInjectionHook
+from wave_tui.features.rewind.wiring import install_checkpoints
 from wave_tui.features.tasks.wiring import install_work
 from wave_tui.features.web_search.wiring import install_web_search
 
@@ -74,6 +75,7 @@ def create_service_with_extensions(
     extras = install_extensibility(service, service.commands)
     install_mcp(service)
     install_lsp_if_configured(service)
+    install_checkpoints(service)
     return service, extras
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, cast
 
 from textual.app import ComposeResult
@@ -69,6 +70,7 @@ PROMPT_PLACEHOLDER = (
 
 
 PROMPT_RETURNED = "not sent: the message is back in the input"
+DOUBLE_ESCAPE_S = 0.8  # two Esc presses closer than this are one "Esc Esc"
 
 
 class ChatScreen(Screen[None]):
@@ -79,6 +81,8 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+l", "focus_prompt", "Prompt", id="focus-prompt"),
         Binding("shift+tab", "cycle_mode", "Mode", id="cycle-mode", priority=True, show=False),
         Binding("ctrl+o", "toggle_output", "Output", id="toggle-output", show=False),
+        # Idle, on an empty input: the second Esc in a row opens /rewind.
+        Binding("escape", "rewind_keys", "Rewind", id="rewind-escape", show=False),
     ]
 
     def __init__(self) -> None:
@@ -86,6 +90,7 @@ class ChatScreen(Screen[None]):
         self._assistants: dict[str, AssistantMessage] = {}
         self._tools: dict[str, ToolBlock] = {}
         self._shells = ShellBlocks()
+        self._last_escape = 0.0
 
     @property
     def wave(self) -> WaveApp:
@@ -227,6 +232,12 @@ class ChatScreen(Screen[None]):
         return (app.model_label or status.model) if status.configured else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "rewind_keys":
+            session = self.wave.session
+            if not session.available or self.query_one("#prompt", HistoryInput).text:
+                return False
+            status = session.status()
+            return not (status.busy or status.queue)
         if action == "abort_turn":
             # Shown, and acting, only while there is a turn to stop (else Ctrl+C falls through
             # to the app, and Esc to whatever else binds it).
@@ -256,6 +267,21 @@ class ChatScreen(Screen[None]):
         prompt = self.query_one("#prompt", HistoryInput)
         prompt.value = f"{prompt.value}\n{text}" if prompt.value.strip() else text
         prompt.move_cursor(prompt.document.end)
+    # req: RW2
+    def action_rewind_keys(self) -> None:
+        """Esc Esc on an empty input, nothing running: the /rewind dialog."""
+        now = time.monotonic()
+        if now - self._last_escape <= DOUBLE_ESCAPE_S:
+            self._last_escape = 0.0
+            self.wave.open_command_screen("rewind", "")
+        else:
+            self._last_escape = now
+
+    def put_back(self, text: str) -> None:
+        """A rewound message's text, back in the input to edit and send again."""
+        prompt = self.query_one("#prompt", HistoryInput)
+        prompt.value = text
+        prompt.focus()
 
     def _interrupt(self) -> bool:
         """Ctrl+C in the input: True when a turn was there to stop."""
