@@ -327,14 +327,6 @@ SHARED_IDS = (
 
 PENDING: frozenset[str] = frozenset(
     {
-        "RW1",
-        "RW2",
-        "RW3",
-        "RW4",
-        "RW5",
-        "RW6",
-        "RW7",
-        "RW8",
         "WT1",
         "WT2",
         "WT3",

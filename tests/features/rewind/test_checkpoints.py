@@ -39,13 +39,13 @@ def hook_for(
 
 async def agent_writes(hook: CheckpointHook, path: Path, content: str) -> None:
     """What the pipeline does around a Write: checkpoint, write, note the result."""
-    await hook.before_run(ToolCallInfo.of("c", "Write", {"file_path": str(path)}))
+    await hook.before_run(ToolCallInfo.of("c", "Write", {"file_path": str(path)}, path.parent))
     path.write_text(content)
     from wave_tui.agent.extensions import ToolOutcome
     from wave_tui.tools.base import ToolResult
 
     await hook.after_tool(
-        ToolOutcome(ToolCallInfo.of("c", "Write", {}), ToolResult("ok", written_paths=[path]))
+        ToolOutcome(ToolCallInfo.of("c", "Write", {}, path.parent), ToolResult("ok", written_paths=[path]))
     )
 
 

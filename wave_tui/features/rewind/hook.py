@@ -30,7 +30,6 @@ from wave_tui.features.rewind.store import (
     read_state,
     write_session_meta,
 )
-from wave_tui.files.real_paths import resolve_tool_path
 from wave_tui.llm.types import Message
 
 CAP_NOTE = (
@@ -81,9 +80,7 @@ class CheckpointHook(TurnObserverBase, SessionObserverBase):
         return store
 
     def _target(self, call: ToolCallInfo) -> Path | None:
-        if not call.row.writes_paths or call.row.key_argument is None:
-            return None
-        return resolve_tool_path(call.args.get(call.row.key_argument), self._paths.project_root)
+        return call.facts.target if call.row.writes_paths else None
 
     async def before_run(self, call: ToolCallInfo) -> None:
         path = self._target(call)

@@ -267,6 +267,7 @@ class ChatScreen(Screen[None]):
         prompt = self.query_one("#prompt", HistoryInput)
         prompt.value = f"{prompt.value}\n{text}" if prompt.value.strip() else text
         prompt.move_cursor(prompt.document.end)
+
     # req: RW2
     def action_rewind_keys(self) -> None:
         """Esc Esc on an empty input, nothing running: the /rewind dialog."""
