@@ -68,6 +68,8 @@ def _age(entry: MemoryEntry) -> str:
     if entry.age_days is None:
         return ""
     missing = f" cites missing: {', '.join(entry.missing_refs)}" if entry.missing_refs else ""
+    changed = ", ".join(c.ref for c in entry.changed_refs)
+    missing += f" citation changed: {changed}" if changed else ""
     return f"{entry.age_days}d" + (" stale" if entry.stale else "") + missing
 
 

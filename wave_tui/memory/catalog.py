@@ -30,6 +30,7 @@ from wave_tui.memory.agents_md import (
     read_memory_text,
     user_memory_file,
 )
+from wave_tui.memory.citations import ChangedRef, CitationStore
 from wave_tui.memory.decoding import decode_memory_bytes
 from wave_tui.memory.entries import (
     EntryError,
@@ -75,6 +76,7 @@ class MemoryEntry:
     item_index: int | None = None  # list items only
     imported_by: str | None = None  # an `@path` import: the importing file's label (MX3)
     missing_refs: tuple[str, ...] = ()  # cited files/lines/symbols no longer there (MX6)
+    changed_refs: tuple[ChangedRef, ...] = ()  # cited text changed since written (MM1)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -84,6 +86,7 @@ class MemoryEntry:
             del data["status"], data["reason"]
         if self.imported_by is None:
             del data["imported_by"]
+        data["changed_refs"] = [c.to_json() for c in self.changed_refs]
         if self.missing_refs:
             data["missing_refs"] = list(self.missing_refs)
         else:
@@ -446,6 +449,18 @@ def with_missing_refs(entries: list[MemoryEntry], project_root: Path) -> list[Me
     missing = missing_references(checked, project_root)
     return [
         replace(e, missing_refs=tuple(missing[e.id])) if e.id in missing else e for e in entries
+    ]
+
+
+def with_changed_refs(entries: list[MemoryEntry], paths: WavePaths) -> list[MemoryEntry]:
+    """The entries, each memory citing `path:line` or `path#symbol` whose text has changed since
+    it was written marked `citation changed` (MM1); pins of memories gone are dropped."""
+    store = CitationStore(paths.citations_file, paths.project_root)
+    checked = {e.id: e.body for e in entries if e.scope != "rule"}
+    changed = store.check(checked)
+    store.forget_except(checked.values())
+    return [
+        replace(e, changed_refs=tuple(changed[e.id])) if e.id in changed else e for e in entries
     ]
 
 

@@ -21,8 +21,10 @@ from wave_tui.memory.catalog import (
     build_catalog,
     delete_entry,
     find_entry,
+    with_changed_refs,
     with_missing_refs,
 )
+from wave_tui.memory.citations import ChangedRef
 from wave_tui.memory.duplicates import Duplicate, find_duplicate
 from wave_tui.memory.entries import AddResult, EntryError, add_entry
 from wave_tui.memory.frontmatter import parse_frontmatter
@@ -36,6 +38,7 @@ Warn = Callable[[str], None]
 
 __all__ = [
     "AddResult",
+    "ChangedRef",
     "Duplicate",
     "EntryError",
     "InboxError",
@@ -67,8 +70,9 @@ class MemoryAccess:
 
     # `builtins.list`: inside this class `list` names the method above.
     def with_missing_refs(self, entries: builtins.list[MemoryEntry]) -> builtins.list[MemoryEntry]:
-        """The entries with what each cites that no longer exists (MX6)."""
-        return with_missing_refs(entries, self.paths.project_root)
+        """The entries with what each cites that no longer exists (MX6) or reads differently
+        since the memory was written (MM1)."""
+        return with_changed_refs(with_missing_refs(entries, self.paths.project_root), self.paths)
 
     def similar_entry(self, text: str, written_to: Path) -> Duplicate | None:
         """An entry of another file that `text` repeats or closely matches (MX9)."""

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     )
     from wave_tui.session.memory_access import (
         AddResult,
+        ChangedRef,
         EntryError,
         InboxError,
         MemoryEntry,
@@ -81,6 +82,7 @@ _HOMES = {
     "LocalPlan": "wave_tui.session.local_endpoint",
     "LocalUnavailable": "wave_tui.session.local_endpoint",
     "AddResult": "wave_tui.session.memory_access",
+    "ChangedRef": "wave_tui.session.memory_access",
     "EntryError": "wave_tui.session.memory_access",
     "InboxError": "wave_tui.session.memory_access",
     "MemoryEntry": "wave_tui.session.memory_access",
@@ -126,6 +128,7 @@ __all__ = [
     "AgentOptions",
     "AgentService",
     "AgentStatus",
+    "ChangedRef",
     "CommandChoice",
     "CommandResult",
     "ConnectionCheck",

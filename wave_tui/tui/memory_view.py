@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from wave_tui.config.paths import WavePaths
 from wave_tui.session.facade import preview_body, stale_reminder
-from wave_tui.session.types import MemoryEntry
+from wave_tui.session.types import ChangedRef, MemoryEntry
 from wave_tui.tui.format import show_path
 
 __all__ = [
@@ -27,6 +27,7 @@ SCOPE_LABELS = {
     "rule": "Rules",
 }
 GROUP_KEY_PREFIX = "group:"
+CHANGED_LINES_SHOWN = 6  # of a changed symbol's old and new definition, in the preview
 
 
 # req: MX10
@@ -45,6 +46,9 @@ def matches(entry: MemoryEntry, needle: str) -> bool:
             entry.status or "",
             "stale" if entry.stale or entry.missing_refs else "",
             "missing " + " ".join(entry.missing_refs) if entry.missing_refs else "",
+            "citation changed " + " ".join(c.ref for c in entry.changed_refs)
+            if entry.changed_refs
+            else "",
         )
     ).casefold()
     return all(word in haystack for word in needle.casefold().split())
@@ -54,15 +58,37 @@ def flag_label(entry: MemoryEntry) -> str:
     """The badge of the list: what cites missing things wins over plain age."""
     if entry.missing_refs:
         return "missing"
+    if entry.changed_refs:
+        return "changed"
     return "stale" if entry.stale else ""
 
 
 # req: MX6
 def missing_note(entry: MemoryEntry) -> str | None:
-    """What the entry cites that is no longer in the project, for the preview."""
-    if not entry.missing_refs:
-        return None
-    return "Cites what no longer exists: " + ", ".join(entry.missing_refs)
+    """What the entry cites that is no longer in the project, or whose text changed since the
+    memory was written (old and new text), for the preview."""
+    notes: list[str] = []
+    if entry.missing_refs:
+        notes.append("Cites what no longer exists: " + ", ".join(entry.missing_refs))
+    notes += [changed_citation_note(change) for change in entry.changed_refs]
+    return "\n".join(notes) or None
+
+
+# req: MM1
+def changed_citation_note(change: ChangedRef) -> str:
+    """`citation changed: src/a.py:3` with the text as it was and as it is now."""
+    return "\n".join(
+        [
+            f"citation changed: {change.ref}",
+            *(f"  was: {line}" for line in _lines(change.old)),
+            *(f"  now: {line}" for line in _lines(change.new)),
+        ]
+    )
+
+
+def _lines(text: str, limit: int = CHANGED_LINES_SHOWN) -> list[str]:
+    lines = text.splitlines() or [""]
+    return lines[:limit] + (["…"] if len(lines) > limit else [])
 
 
 def delete_consequence(entry: MemoryEntry) -> str | None:

@@ -140,7 +140,10 @@ class ExtractionFork:
         base = self.snapshot.body
         caching = "cache_control" in json.dumps(base["messages"][0])
         if manifest is None:
-            manifest = build_manifest(self.memory.path, project_root=self.workdir)
+            citations = self.paths.citations_file if self.paths is not None else None
+            manifest = build_manifest(
+                self.memory.path, project_root=self.workdir, citations=citations
+            )
         # The typology rides in the shared system prompt when auto memory was on for it.
         system = json.dumps(base["messages"][0], ensure_ascii=False)
         shared = json.dumps(render_typology(), ensure_ascii=False)[1:-1] in system
