@@ -203,9 +203,11 @@ def missing_references(texts: dict[str, str], root: Path) -> dict[str, list[str]
                 continue
             assert ref.path is not None
             file = index.resolve(ref.path)
-            if file is None or (ref.line is not None and ref.line > _line_count(file)):
-                missing.append(ref.text)
-            elif ref.kind == "path_symbol" and not _defines_word(file, ref.symbol or ""):
+            if (
+                file is None
+                or (ref.line is not None and ref.line > _line_count(file))
+                or (ref.kind == "path_symbol" and not _defines_word(file, ref.symbol or ""))
+            ):
                 missing.append(ref.text)
         if missing:
             result[key] = missing
