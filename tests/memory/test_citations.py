@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from wave_tui.config.paths import WavePaths
-from wave_tui.memory.catalog import build_catalog, with_changed_refs
+from wave_tui.memory.catalog import build_catalog
+from wave_tui.memory.catalog_marks import with_changed_refs
 from wave_tui.memory.citations import CitationStore, cited_text
 from wave_tui.memory.manifest import build_manifest
 from wave_tui.memory.references import find_references, missing_references

@@ -10,7 +10,8 @@ from textual.pilot import Pilot
 from tests.tui.conftest import SIZE, BuildApp, write
 from tests.tui.helpers import open_memory, select_entry
 from wave_tui.config.paths import WavePaths
-from wave_tui.memory.catalog import build_catalog, with_changed_refs
+from wave_tui.memory.catalog import build_catalog
+from wave_tui.memory.catalog_marks import with_changed_refs
 
 pytestmark = pytest.mark.usefixtures("frozen_time")
 

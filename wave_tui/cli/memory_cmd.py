@@ -24,6 +24,7 @@ from wave_tui.session.types import EntryError, MemoryEntry
 
 SCOPE_HEADINGS = {
     "project": "Project memory (AGENTS.md)",
+    "team": "Team memory (.wave/memory/)",
     "user": "User memory (~/.wave/AGENTS.md)",
     "auto": "Auto memory",
     "rule": "Rules",

@@ -13,6 +13,7 @@ import asyncio
 from pathlib import Path
 
 from wave_tui.memory.catalog import CatalogCache, build_catalog
+from wave_tui.memory.catalog_marks import with_loads
 from wave_tui.session.core import SessionCore
 from wave_tui.session.memory_access import (
     AddResult,
@@ -34,9 +35,13 @@ class MemoryBrowserAccess:
     async def entries(self) -> list[MemoryEntry]:
         """`MemoryAccess.list`, from the files as they are now (unchanged ones not read again)."""
         access = self.access
-        return await asyncio.to_thread(
-            build_catalog, access.paths, access.clock, cache=self._catalog
-        )
+
+        def listing() -> list[MemoryEntry]:
+            entries = build_catalog(access.paths, access.clock, cache=self._catalog)
+            # One read of the append-only load log (MM6).
+            return with_loads(entries, access.paths, access.clock())
+
+        return await asyncio.to_thread(listing)
 
     async def show(self, entry_id: str) -> MemoryEntry:
         """Raises EntryError for an unknown id."""

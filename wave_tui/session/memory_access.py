@@ -21,9 +21,9 @@ from wave_tui.memory.catalog import (
     build_catalog,
     delete_entry,
     find_entry,
-    with_changed_refs,
     with_missing_refs,
 )
+from wave_tui.memory.catalog_marks import with_changed_refs, with_loads
 from wave_tui.memory.citations import ChangedRef
 from wave_tui.memory.duplicates import Duplicate, find_duplicate
 from wave_tui.memory.entries import AddResult, EntryError, add_entry
@@ -66,7 +66,9 @@ class MemoryAccess:
 
     # req: M3
     def list(self, warn: Warn | None = None) -> builtins.list[MemoryEntry]:
-        return build_catalog(self.paths, self.clock, warn=warn)
+        """Every entry; rules and path-scoped memories with their use counts (MM6)."""
+        entries = build_catalog(self.paths, self.clock, warn=warn)
+        return with_loads(entries, self.paths, self.clock())
 
     # `builtins.list`: inside this class `list` names the method above.
     def with_missing_refs(self, entries: builtins.list[MemoryEntry]) -> builtins.list[MemoryEntry]:
@@ -143,6 +145,6 @@ def stale_reminder(entry: MemoryEntry) -> str | None:
 
 def preview_body(entry: MemoryEntry) -> str:
     """The entry's text for the preview; frontmatter is left out (the header shows it)."""
-    if entry.scope in ("auto", "rule"):
+    if entry.scope in ("auto", "team", "rule"):
         return parse_frontmatter(entry.body).body.strip()
     return entry.body

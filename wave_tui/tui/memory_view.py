@@ -19,9 +19,10 @@ __all__ = [
     "stale_reminder",
 ]
 
-SCOPE_ORDER = ("project", "user", "auto", "rule")
+SCOPE_ORDER = ("project", "team", "user", "auto", "rule")
 SCOPE_LABELS = {
     "project": "Project AGENTS.md",
+    "team": "Team memory (.wave/memory)",
     "user": "User AGENTS.md",
     "auto": "Auto memory",
     "rule": "Rules",
@@ -49,6 +50,7 @@ def matches(entry: MemoryEntry, needle: str) -> bool:
             "citation changed " + " ".join(c.ref for c in entry.changed_refs)
             if entry.changed_refs
             else "",
+            "unused never loaded in 30 days" if entry.unused else "",
         )
     ).casefold()
     return all(word in haystack for word in needle.casefold().split())
@@ -60,7 +62,22 @@ def flag_label(entry: MemoryEntry) -> str:
         return "missing"
     if entry.changed_refs:
         return "changed"
+    if entry.unused:
+        return "unused"
     return "stale" if entry.stale else ""
+
+
+# req: MM6
+def use_note(entry: MemoryEntry) -> str | None:
+    """How often a rule or path-scoped memory was loaded, for the preview."""
+    if entry.loads is None:
+        return None
+    if entry.unused:
+        return "never loaded in 30 days"
+    if not entry.loads:
+        return "not loaded yet"
+    times = "once" if entry.loads == 1 else f"{entry.loads} times"
+    return f"loaded {times}, last on {(entry.last_loaded or '')[:10]}"
 
 
 # req: MX6

@@ -34,6 +34,7 @@ from wave_tui.tui.memory_view import (
     missing_note,
     preview_body,
     stale_reminder,
+    use_note,
 )
 from wave_tui.tui.screens.dialogs import ConfirmDelete
 from wave_tui.tui.screens.memory_runs import InboxScreen, RunsScreen
@@ -228,6 +229,13 @@ class MemoryScreen(Screen[None]):
             activation = self._activation(entry)
             if activation:
                 parts += ["\n", (activation, "$success")]
+        elif entry.status is not None:  # a path-scoped memory (its index line always loads)
+            patterns = (entry.reason or "").split(": ", 1)[-1]
+            parts += ["\n", ("loads when a matching file is read", "bold $success")]
+            parts += ["\n", (patterns, "$text-muted")]
+        use = use_note(entry)
+        if use:
+            parts += ["\n", (use, "bold $warning" if entry.unused else "$text-muted")]
         meta.update(Content.assemble(*parts))
         reminder = stale_reminder(entry)
         stale.display = reminder is not None
