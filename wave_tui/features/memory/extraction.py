@@ -35,6 +35,13 @@ from wave_tui.config.async_locks import async_file_lock
 from wave_tui.config.fileio import atomic_write_text
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
+from wave_tui.features.memory.team_proposals import (
+    propose_team,
+    proposed_text,
+    team_decision,
+    team_note,
+    team_target,
+)
 from wave_tui.files.read_state import ReadState
 from wave_tui.files.real_paths import resolve_tool_path
 from wave_tui.llm.types import Message, ToolCall
@@ -52,7 +59,7 @@ from wave_tui.memory.prompts import (
 from wave_tui.memory.runs import ChangeRecorder, run_id_for
 from wave_tui.permissions.fork_gate import GateDecision
 from wave_tui.permissions.policy import Ask, Resolution
-from wave_tui.permissions.tool_table import WRITE, writes_paths
+from wave_tui.permissions.tool_table import writes_paths
 from wave_tui.tools.base import Tool, ToolContext, ToolContexts, ToolResult
 
 if TYPE_CHECKING:
@@ -149,6 +156,8 @@ class ExtractionFork:
         shared = json.dumps(render_typology(), ensure_ascii=False)[1:-1] in system
         render = render_extraction_prompt if shared else render_standalone_extraction_prompt
         prompt = render(self.memory.path, manifest)
+        team = team_note(self.paths)
+        prompt = f"{prompt}\n\n{team}" if team else prompt
         tail = [
             message_to_wire(self.snapshot.final_reply),
             {"role": "user", "content": prompt},
@@ -223,7 +232,7 @@ class ExtractionFork:
         """Review mode: the write becomes a pending inbox item; the memory dir is untouched."""
         assert self.inbox is not None
         try:
-            after = _proposed_text(name, args, self.inbox.current_text(target))
+            after = proposed_text(name, args, self.inbox.current_text(target))
         except InboxError as exc:
             return ToolResult(str(exc), is_error=True)
         run_id = run_id_for(record.started_at, record.session_id)
@@ -238,24 +247,6 @@ class ExtractionFork:
         return ToolResult(f"{text}\n\n{note}" if note else text)
 
 
-def _proposed_text(name: str, args: dict[str, Any], current: str | None) -> str:
-    if name == WRITE:
-        return str(args.get("content", ""))
-    old, new = str(args.get("old_string", "")), str(args.get("new_string", ""))
-    if current is None:
-        raise InboxError("File does not exist. To create it, use Write.")
-    count = current.count(old) if old else 0
-    if count == 0:
-        raise InboxError("old_string was not found in the file; Read it again if unsure.")
-    if count > 1 and args.get("replace_all") is not True:
-        raise InboxError(f"old_string occurs {count} times; add context or set replace_all.")
-    return (
-        current.replace(old, new)
-        if args.get("replace_all") is True
-        else current.replace(old, new, 1)
-    )
-
-
 class _ForkRoad:
     """The fork's side of the pipeline: its gate (a guard, so a refusal comes before anything
     else, and the policy, giving the allowed call its run profile), the lock and change record
@@ -267,10 +258,14 @@ class _ForkRoad:
         self._allowed: dict[str, GateDecision] = {}
 
     def tool(self, tool: Tool) -> Tool:
-        """Review mode: Write and Edit become proposals for the inbox."""
-        if self.fork.inbox is not None and writes_paths(tool.name):
+        """Write and Edit of the team folder, and every one in review mode, become proposals
+        for the inbox."""
+        if writes_paths(tool.name):
             return _Proposal(tool, self.fork, self.record)
         return tool
+
+    def _team(self, call: ToolCallInfo) -> Path | None:
+        return team_target(self.fork.paths, call.name, call.args, self.fork.workdir)
 
     def _target(self, call: ToolCallInfo) -> Path | None:
         if not call.row.writes_paths:
@@ -278,7 +273,11 @@ class _ForkRoad:
         return resolve_tool_path(call.args.get("file_path"), self.fork.workdir)
 
     async def check(self, call: ToolCallInfo) -> str | None:
-        decision = self.fork.gate.check(call.name, call.args, self.fork.workdir)
+        team = self._team(call) is not None
+        if team:
+            decision = team_decision(call.name, call.args)
+        else:
+            decision = self.fork.gate.check(call.name, call.args, self.fork.workdir)
         if not decision.allowed:
             self.record.refused.append(f"{call.name} {call.key[:120]}".strip())
             return f"Refused: {decision.reason}"
@@ -290,7 +289,7 @@ class _ForkRoad:
 
     def lock_for(self, call: ToolCallInfo) -> AbstractAsyncContextManager[None] | None:
         target = self._target(call)
-        if target is None or self.fork.inbox is not None:
+        if target is None or self.fork.inbox is not None or self._team(call) is not None:
             return None
         return self._locked_write(target)
 
@@ -306,7 +305,7 @@ class _ForkRoad:
         if target is None:
             self.record.reads.extend(str(p) for p in result.read_paths)
             return
-        if self.fork.inbox is not None:
+        if self.fork.inbox is not None or self._team(outcome.call) is not None:
             return  # a proposal: nothing was written, its note is in its text
         self.record.writes.extend(str(p) for p in result.written_paths)
         if not result.is_error and self.fork.paths is not None:
@@ -319,6 +318,7 @@ class _Proposal:
     """A Write or Edit of the fork in review mode: the change waits in the inbox (MX8)."""
 
     def __init__(self, tool: Tool, fork: ExtractionFork, record: ExtractionRecord) -> None:
+        self._tool = tool
         self.name = tool.name
         self.description = tool.description
         self.read_only = tool.read_only
@@ -327,9 +327,23 @@ class _Proposal:
         self._record = record
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        fork = self._fork
+        team = team_target(fork.paths, self.name, args, ctx.workdir)
+        if team is not None and fork.paths is not None:
+            return await asyncio.to_thread(self._propose_team, fork.paths, args, team)
+        if fork.inbox is None:
+            return await self._tool.run(args, ctx)  # not review mode: the write is made
         target = resolve_tool_path(args.get("file_path"), ctx.workdir)
         assert target is not None  # the gate lets a write through only inside the memory folder
-        return await asyncio.to_thread(self._fork._propose, self.name, args, target, self._record)
+        return await asyncio.to_thread(fork._propose, self.name, args, target, self._record)
+
+    # req: MM4
+    def _propose_team(self, paths: WavePaths, args: dict[str, Any], target: Path) -> ToolResult:
+        run_id = run_id_for(self._record.started_at, self._record.session_id)
+        result, item = propose_team(paths, self.name, args, target, run_id)
+        if item is not None and item.id not in self._record.pending:
+            self._record.pending.append(item.id)
+        return result
 
 
 class ExtractionSchedule(Protocol):
