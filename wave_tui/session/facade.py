@@ -44,6 +44,7 @@ from wave_tui.session.run_report import RunInfo, RunReport, RunUsage, counted, r
 from wave_tui.session.status_tracker import StatusTracker
 
 if TYPE_CHECKING:
+    from wave_tui.agent.compaction_flow import PreparedCompaction
     from wave_tui.features.memory.context_report import ContextReport
     from wave_tui.session.browser import MemoryBrowserAccess
     from wave_tui.session.editable_settings import SettingsAccess
@@ -303,6 +304,14 @@ class AgentSession:
 
     async def compact(self, focus: str | None = None) -> bool:
         return await self._core.agent().compact(focus)
+
+    # req: MM7
+    async def prepare_compaction(self, focus: str | None = None) -> PreparedCompaction | None:
+        """`/compact` in the app: the summary made, shown before it is applied."""
+        return await self._core.agent().compaction.prepare_preview(focus)
+
+    async def apply_compaction(self, prepared: PreparedCompaction) -> bool:
+        return await self._core.agent().compaction.apply_preview(prepared)
 
     def clear(self) -> None:
         self._core.agent().clear()

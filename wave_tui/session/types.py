@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from wave_tui.agent.agent_options import AgentOptions
     from wave_tui.agent.commands import CommandResult
+    from wave_tui.agent.compaction_flow import PreparedCompaction
+    from wave_tui.agent.compaction_preview import CompactionPreview
     from wave_tui.agent.local_shell import ShellRun
     from wave_tui.agent.service import AgentService, TurnResult
     from wave_tui.agent.sessions import SessionInfo
@@ -61,6 +63,8 @@ if TYPE_CHECKING:
 _HOMES = {
     "AgentOptions": "wave_tui.agent.agent_options",
     "CommandResult": "wave_tui.agent.commands",
+    "PreparedCompaction": "wave_tui.agent.compaction_flow",
+    "CompactionPreview": "wave_tui.agent.compaction_preview",
     "ShellRun": "wave_tui.agent.local_shell",
     "AgentService": "wave_tui.agent.service",
     "TurnResult": "wave_tui.agent.service",
@@ -131,6 +135,7 @@ __all__ = [
     "ChangedRef",
     "CommandChoice",
     "CommandResult",
+    "CompactionPreview",
     "ConnectionCheck",
     "ContextReport",
     "EditableSettings",
@@ -153,6 +158,7 @@ __all__ = [
     "PermissionPreview",
     "PermissionState",
     "PlanDecision",
+    "PreparedCompaction",
     "Question",
     "QuestionAnswer",
     "QuestionOption",
