@@ -4,6 +4,7 @@ runs, revert, inbox, accept, reject and search live in `memory_review_cmd` (MX7â
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 from typing import TextIO
@@ -20,6 +21,7 @@ from wave_tui.cli.process import PipeParser
 from wave_tui.config.clock import Clock, system_clock
 from wave_tui.config.paths import WavePaths
 from wave_tui.session.facade import MemoryAccess
+from wave_tui.session.memory_check import CheckError, check_memory
 from wave_tui.session.types import EntryError, MemoryEntry
 
 SCOPE_HEADINGS = {
@@ -54,6 +56,8 @@ def _parser() -> argparse.ArgumentParser:
     add_cmd = sub.add_parser("add", help="save a new entry to AGENTS.md")
     add_cmd.add_argument("--scope", choices=["project", "user"], required=True)
     add_cmd.add_argument("text", nargs="+", metavar="TEXT")
+    check = sub.add_parser("check", help="find memories and instructions that contradict")
+    check.add_argument("--json", action="store_true", help="print a JSON array of pairs")
     add_review_parsers(sub)
     return parser
 
@@ -97,6 +101,24 @@ def format_table(entries: list[MemoryEntry]) -> str:
     return "\n\n".join(blocks)
 
 
+# req: MM2
+def _check(args: argparse.Namespace, memory: MemoryAccess, out: TextIO, err: TextIO) -> int:
+    try:
+        conflicts = asyncio.run(check_memory(memory.paths, memory.clock))
+    except CheckError as exc:
+        print(f"wave memory check: {exc}", file=err)
+        return 1
+    if args.json:
+        print(json.dumps([c.to_json() for c in conflicts], ensure_ascii=False, indent=2), file=out)
+        return 0
+    if not conflicts:
+        print("No contradictions found.", file=out)
+    for c in conflicts:
+        print(f"{c.a.id}  vs  {c.b.id}: {c.reason}", file=out)
+        print(f"  {_shorten(c.a.text, 100)}\n  {_shorten(c.b.text, 100)}", file=out)
+    return 0
+
+
 def run_memory_command(
     argv: list[str],
     paths: WavePaths,
@@ -126,6 +148,8 @@ def run_memory_command(
 def _dispatch(args: argparse.Namespace, memory: MemoryAccess, out: TextIO, err: TextIO) -> int:
     if args.action in REVIEW_ACTIONS:
         return run_review_action(args, memory.paths, out)
+    if args.action == "check":
+        return _check(args, memory, out, err)
     if args.action == "list":
         entries = memory.list(warn=lambda m: print(f"warning: {m}", file=err))
         if args.duplicates:

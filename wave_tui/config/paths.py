@@ -174,6 +174,11 @@ class WavePaths:
         return self.project_dir / "memory-citations.json"
 
     @property
+    def conflicts_file(self) -> Path:
+        """The contradictions `wave memory check` found, with a hash of each side's text."""
+        return self.project_dir / "memory-conflicts.json"
+
+    @property
     def memory_loads_file(self) -> Path:
         """Append-only log of rule and path-scoped memory loads (one line per load)."""
         return self.project_dir / "memory-loads.log"

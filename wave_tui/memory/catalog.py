@@ -76,6 +76,7 @@ class MemoryEntry:
     loads: int | None = None  # rules and path-scoped memories: loads seen (MM6)
     last_loaded: str | None = None  # ISO 8601
     unused: bool = False  # "never loaded in 30 days" (MM6)
+    conflicts: tuple[str, ...] = ()  # "<other id>: <reason>" for each open contradiction (MM2)
     # Only auto memories go stale: they are point-in-time observations (T1). AGENTS.md items and
     # rules are instructions, in force until someone edits them, whatever their age.
     stale: bool = False
@@ -88,6 +89,10 @@ class MemoryEntry:
         data = asdict(self)
         data["path"] = str(self.path)
         del data["item_index"], data["unused"]
+        if self.conflicts:
+            data["conflicts"] = list(self.conflicts)
+        else:
+            del data["conflicts"]
         if self.status is None:
             del data["status"], data["reason"]
         if self.status is None or self.loads is None:

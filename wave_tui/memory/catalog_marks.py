@@ -11,8 +11,10 @@ from dataclasses import replace
 from datetime import datetime
 
 from wave_tui.config.paths import WavePaths
-from wave_tui.memory.catalog import MemoryEntry
+from wave_tui.memory.catalog import MemoryEntry, build_catalog
 from wave_tui.memory.citations import CitationStore
+from wave_tui.memory.conflicts import Conflict, Side, conflict_note, open_conflicts
+from wave_tui.memory.frontmatter import parse_frontmatter
 from wave_tui.memory.loads import LoadCount, never_loaded_recently, read_loads
 
 
@@ -44,3 +46,46 @@ def with_loads(entries: list[MemoryEntry], paths: WavePaths, now: datetime) -> l
         unused = never_loaded_recently(LoadCount(loads, last), entry.age_days, now)
         out.append(replace(entry, loads=loads, last_loaded=last, unused=unused))
     return out
+
+
+def side_of(entry: MemoryEntry) -> Side:
+    """An entry as one side of a possible contradiction: its instruction or fact alone."""
+    text = entry.body
+    if entry.scope in ("auto", "team", "rule"):
+        text = parse_frontmatter(text).body
+    return Side(entry.id, entry.scope, " ".join(text.split()))
+
+
+def sides_of(entries: list[MemoryEntry]) -> list[Side]:
+    return [side for e in entries if (side := side_of(e)).text]
+
+
+# req: MM2
+def entry_conflicts(entries: list[MemoryEntry], paths: WavePaths) -> list[Conflict]:
+    """The saved contradictions whose two sides still read as they did."""
+    current = {side.id: side.text for side in sides_of(entries)}
+    return open_conflicts(paths.conflicts_file, current)
+
+
+# req: MM2
+def with_conflicts(entries: list[MemoryEntry], paths: WavePaths) -> list[MemoryEntry]:
+    """Entries marked with the open contradictions they are part of (the browser's filter)."""
+    marks: dict[str, list[str]] = {}
+    for conflict in entry_conflicts(entries, paths):
+        marks.setdefault(conflict.a.id, []).append(f"{conflict.b.id}: {conflict.reason}")
+        marks.setdefault(conflict.b.id, []).append(f"{conflict.a.id}: {conflict.reason}")
+    if not marks:
+        return entries
+    return [replace(e, conflicts=tuple(marks[e.id])) if e.id in marks else e for e in entries]
+
+
+# req: MM2
+def fork_conflict_note(paths: WavePaths) -> str | None:
+    """What the extraction fork is told of open contradictions before it writes; nothing (and
+    no catalog built) while no check has found any."""
+    try:
+        if paths.conflicts_file.stat().st_size <= len("[]"):
+            return None
+    except OSError:
+        return None
+    return conflict_note(entry_conflicts(build_catalog(paths), paths))

@@ -13,7 +13,7 @@ import asyncio
 from pathlib import Path
 
 from wave_tui.memory.catalog import CatalogCache, build_catalog
-from wave_tui.memory.catalog_marks import with_loads
+from wave_tui.memory.catalog_marks import with_conflicts, with_loads
 from wave_tui.session.core import SessionCore
 from wave_tui.session.memory_access import (
     AddResult,
@@ -39,6 +39,7 @@ class MemoryBrowserAccess:
         def listing() -> list[MemoryEntry]:
             entries = build_catalog(access.paths, access.clock, cache=self._catalog)
             # One read of the append-only load log (MM6).
+            entries = with_conflicts(entries, access.paths)  # the last check's findings (MM2)
             return with_loads(entries, access.paths, access.clock())
 
         return await asyncio.to_thread(listing)

@@ -23,7 +23,7 @@ from wave_tui.memory.catalog import (
     find_entry,
     with_missing_refs,
 )
-from wave_tui.memory.catalog_marks import with_changed_refs, with_loads
+from wave_tui.memory.catalog_marks import with_changed_refs, with_conflicts, with_loads
 from wave_tui.memory.citations import ChangedRef
 from wave_tui.memory.duplicates import Duplicate, find_duplicate
 from wave_tui.memory.entries import AddResult, EntryError, add_entry
@@ -68,6 +68,7 @@ class MemoryAccess:
     def list(self, warn: Warn | None = None) -> builtins.list[MemoryEntry]:
         """Every entry; rules and path-scoped memories with their use counts (MM6)."""
         entries = build_catalog(self.paths, self.clock, warn=warn)
+        entries = with_conflicts(entries, self.paths)
         return with_loads(entries, self.paths, self.clock())
 
     # `builtins.list`: inside this class `list` names the method above.

@@ -51,6 +51,7 @@ def matches(entry: MemoryEntry, needle: str) -> bool:
             if entry.changed_refs
             else "",
             "unused never loaded in 30 days" if entry.unused else "",
+            "conflict contradicts" if entry.conflicts else "",
         )
     ).casefold()
     return all(word in haystack for word in needle.casefold().split())
@@ -58,6 +59,8 @@ def matches(entry: MemoryEntry, needle: str) -> bool:
 
 def flag_label(entry: MemoryEntry) -> str:
     """The badge of the list: what cites missing things wins over plain age."""
+    if entry.conflicts:
+        return "conflict"
     if entry.missing_refs:
         return "missing"
     if entry.changed_refs:
@@ -88,6 +91,7 @@ def missing_note(entry: MemoryEntry) -> str | None:
     if entry.missing_refs:
         notes.append("Cites what no longer exists: " + ", ".join(entry.missing_refs))
     notes += [changed_citation_note(change) for change in entry.changed_refs]
+    notes += [f"contradicts {conflict}" for conflict in entry.conflicts]
     return "\n".join(notes) or None
 
 

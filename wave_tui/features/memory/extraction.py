@@ -47,6 +47,7 @@ from wave_tui.files.real_paths import resolve_tool_path
 from wave_tui.llm.types import Message, ToolCall
 from wave_tui.llm.wire import mark_last_message, message_to_wire, strip_cache_marks
 from wave_tui.memory.auto_memory import AutoMemoryDir
+from wave_tui.memory.catalog_marks import fork_conflict_note
 from wave_tui.memory.duplicates import duplicate_note
 from wave_tui.memory.fork_gate import memory_fork_gate
 from wave_tui.memory.inbox import Inbox, InboxError, review_enabled
@@ -156,8 +157,9 @@ class ExtractionFork:
         shared = json.dumps(render_typology(), ensure_ascii=False)[1:-1] in system
         render = render_extraction_prompt if shared else render_standalone_extraction_prompt
         prompt = render(self.memory.path, manifest)
-        team = team_note(self.paths)
-        prompt = f"{prompt}\n\n{team}" if team else prompt
+        if self.paths is not None:
+            notes = [team_note(self.paths), fork_conflict_note(self.paths)]
+            prompt = "\n\n".join([prompt, *(n for n in notes if n)])
         tail = [
             message_to_wire(self.snapshot.final_reply),
             {"role": "user", "content": prompt},

@@ -50,7 +50,7 @@ COLUMNS = (
     Column("type", "Type", 10, optional=True),
     Column("scope", "Scope", 7, optional=True),
     Column("age", "Age", 5),
-    Column("flag", "", 7),
+    Column("flag", "", 8),
 )
 # Keys of the list that act; any other printable key typed in the list goes to the filter.
 LIST_KEYS = frozenset("derui")
