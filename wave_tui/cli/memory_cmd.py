@@ -22,6 +22,8 @@ from wave_tui.config.clock import Clock, system_clock
 from wave_tui.config.paths import WavePaths
 from wave_tui.session.facade import MemoryAccess
 from wave_tui.session.memory_check import CheckError, check_memory
+from wave_tui.session.memory_consolidate import consolidate
+from wave_tui.session.memory_consolidate import plan as plan_consolidation
 from wave_tui.session.types import EntryError, MemoryEntry
 
 SCOPE_HEADINGS = {
@@ -58,6 +60,10 @@ def _parser() -> argparse.ArgumentParser:
     add_cmd.add_argument("text", nargs="+", metavar="TEXT")
     check = sub.add_parser("check", help="find memories and instructions that contradict")
     check.add_argument("--json", action="store_true", help="print a JSON array of pairs")
+    tidy = sub.add_parser(
+        "consolidate", help="merge duplicates, drop outdated memories, trim MEMORY.md"
+    )
+    tidy.add_argument("--dry-run", action="store_true", help="show the diff, change nothing")
     add_review_parsers(sub)
     return parser
 
@@ -119,6 +125,37 @@ def _check(args: argparse.Namespace, memory: MemoryAccess, out: TextIO, err: Tex
     return 0
 
 
+# req: MM5
+def _consolidate(args: argparse.Namespace, memory: MemoryAccess, out: TextIO, err: TextIO) -> int:
+    try:
+        if args.dry_run:
+            planned = asyncio.run(plan_consolidation(memory.paths, memory.clock))
+            done = None
+        else:
+            done = asyncio.run(consolidate(memory.paths, memory.clock))
+            planned = done.plan
+    except CheckError as exc:
+        print(f"wave memory consolidate: {exc}", file=err)
+        return 1
+    if not planned.steps:
+        print("Nothing to consolidate.", file=out)
+        return 0
+    for line in planned.summary():
+        print(f"- {line}", file=out)
+    if done is None:
+        print(planned.diff().rstrip("\n"), file=out)
+        print("(dry run: nothing changed)", file=out)
+    elif done.run is not None:
+        print(
+            f"consolidated as run {done.run.id}: `wave memory revert {done.run.id}` undoes it",
+            file=out,
+        )
+        print(done.run.diff().rstrip("\n"), file=out)
+    else:
+        print(f"{len(done.pending)} change(s) waiting for review: `wave memory inbox`", file=out)
+    return 0
+
+
 def run_memory_command(
     argv: list[str],
     paths: WavePaths,
@@ -150,6 +187,8 @@ def _dispatch(args: argparse.Namespace, memory: MemoryAccess, out: TextIO, err: 
         return run_review_action(args, memory.paths, out)
     if args.action == "check":
         return _check(args, memory, out, err)
+    if args.action == "consolidate":
+        return _consolidate(args, memory, out, err)
     if args.action == "list":
         entries = memory.list(warn=lambda m: print(f"warning: {m}", file=err))
         if args.duplicates:

@@ -37,7 +37,7 @@ class PendingWrite:
     path: Path  # the memory file it would write
     relative: str  # relative to the memory dir
     before: str | None
-    after: str
+    after: str | None  # None: the proposal deletes the file
     created_at: float
     run_id: str | None = None
     scope: InboxScope = "auto"
@@ -85,7 +85,7 @@ class Inbox:
                         path=Path(data["path"]),
                         relative=str(data["relative"]),
                         before=data.get("before"),
-                        after=str(data["after"]),
+                        after=None if data["after"] is None else str(data["after"]),
                         created_at=float(data["created_at"]),
                         run_id=data.get("run_id"),
                         scope="team" if data.get("scope") == "team" else "auto",
@@ -106,7 +106,7 @@ class Inbox:
         pending = self.pending_for(path)
         return pending.after if pending is not None else read_or_none(path)
 
-    def propose(self, path: Path, after: str, run_id: str | None = None) -> PendingWrite:
+    def propose(self, path: Path, after: str | None, run_id: str | None = None) -> PendingWrite:
         """Stage `after` for `path`; a second proposal for the same file in one run replaces the
         first (keeping its `before`), so the user reviews one diff per file."""
         return self._stage(path, after, run_id, self.memory_dir, "auto")
@@ -120,7 +120,7 @@ class Inbox:
         return self._stage(path, after, run_id, team_dir, "team")
 
     def _stage(
-        self, path: Path, after: str, run_id: str | None, folder: Path, scope: InboxScope
+        self, path: Path, after: str | None, run_id: str | None, folder: Path, scope: InboxScope
     ) -> PendingWrite:
         previous = self.pending_for(path)
         if previous is not None and previous.run_id == run_id:
@@ -162,7 +162,10 @@ class Inbox:
                     f"{item.relative} changed since this write was proposed; "
                     f"reject {item_id} and let the next extraction propose it again"
                 )
-            atomic_write_text(item.path, item.after)
+            if item.after is None:
+                item.path.unlink(missing_ok=True)
+            else:
+                atomic_write_text(item.path, item.after)
         self._file(item_id).unlink(missing_ok=True)
         return item
 

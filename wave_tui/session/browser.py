@@ -14,7 +14,9 @@ from pathlib import Path
 
 from wave_tui.memory.catalog import CatalogCache, build_catalog
 from wave_tui.memory.catalog_marks import with_conflicts, with_loads
+from wave_tui.agent import events as ev
 from wave_tui.session.core import SessionCore
+from wave_tui.session.memory_consolidate import Consolidated, consolidate
 from wave_tui.session.memory_access import (
     AddResult,
     MemoryAccess,
@@ -43,6 +45,16 @@ class MemoryBrowserAccess:
             return with_loads(entries, access.paths, access.clock())
 
         return await asyncio.to_thread(listing)
+
+    # req: MM5
+    async def consolidate(self) -> Consolidated:
+        """One consolidation pass: a revertible run, or inbox items in review mode. Raises
+        CheckError when the model request failed."""
+        core = self._core
+        done = await consolidate(core.paths, core.clock, core.store.environ)
+        if done.run is not None and done.run.changes:
+            core.emit(ev.MemoryChanged(tuple(change.path for change in done.run.changes)))
+        return done
 
     async def show(self, entry_id: str) -> MemoryEntry:
         """Raises EntryError for an unknown id."""

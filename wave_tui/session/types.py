@@ -44,6 +44,8 @@ if TYPE_CHECKING:
         Run,
         RunError,
     )
+    from wave_tui.session.memory_check import CheckError
+    from wave_tui.session.memory_consolidate import Consolidated
     from wave_tui.session.memory_review import ReviewError
     from wave_tui.session.run_report import RunInfo, RunReport, RunUsage
     from wave_tui.session.ui_queries import (
@@ -96,6 +98,8 @@ _HOMES = {
     "Run": "wave_tui.session.memory_access",
     "RunError": "wave_tui.session.memory_access",
     "ReviewError": "wave_tui.session.memory_review",
+    "CheckError": "wave_tui.session.memory_check",
+    "Consolidated": "wave_tui.session.memory_consolidate",
     "RunInfo": "wave_tui.session.run_report",
     "RunReport": "wave_tui.session.run_report",
     "RunUsage": "wave_tui.session.run_report",
@@ -133,10 +137,12 @@ __all__ = [
     "AgentService",
     "AgentStatus",
     "ChangedRef",
+    "CheckError",
     "CommandChoice",
     "CommandResult",
     "CompactionPreview",
     "ConnectionCheck",
+    "Consolidated",
     "ContextReport",
     "EditableSettings",
     "EndpointInUse",

@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 from textual.worker import Worker
 
-from wave_tui.session.types import EntryError, MemoryEntry
+from wave_tui.session.types import CheckError, EntryError, MemoryEntry
 from wave_tui.tui.editor import open_in_editor
 from wave_tui.tui.format import age_label, one_line
 from wave_tui.tui.memory_view import (
@@ -53,10 +53,12 @@ COLUMNS = (
     Column("flag", "", 8),
 )
 # Keys of the list that act; any other printable key typed in the list goes to the filter.
-LIST_KEYS = frozenset("derui")
+LIST_KEYS = frozenset("deruic")
 # Their actions: shown in the footer only while the list has the focus (in the filter, the
 # letters are typed).
-LIST_ACTIONS = frozenset({"delete_memory", "edit_memory", "reload", "show_runs", "show_inbox"})
+LIST_ACTIONS = frozenset(
+    {"delete_memory", "edit_memory", "reload", "show_runs", "show_inbox", "consolidate"}
+)
 RULE_STATUS = {
     "always": ("active: every turn", "bold $success"),
     "conditional": ("active when a matching file is in context", "bold $success"),
@@ -72,6 +74,7 @@ class MemoryScreen(Screen[None]):
         Binding("r", "reload", "Reload", id="reload-memory"),
         Binding("u", "show_runs", "Runs", id="show-extraction-runs"),
         Binding("i", "show_inbox", "Inbox", id="show-memory-inbox"),
+        Binding("c", "consolidate", "Consolidate", id="consolidate-memory"),
         Binding("escape", "focus_table", "List", id="focus-memory-list", show=False),
     ]
 
@@ -289,6 +292,29 @@ class MemoryScreen(Screen[None]):
 
     def action_show_inbox(self) -> None:
         self.app.push_screen(InboxScreen())
+
+    # req: MM5
+    def action_consolidate(self) -> None:
+        self.run_worker(
+            self._consolidate(), group="consolidate", exclusive=True, exit_on_error=False
+        )
+
+    async def _consolidate(self) -> None:
+        """One pass; its run opens with the diff (`r` reverts it), or the inbox in review mode."""
+        self.notify("Consolidating memory…", markup=False)
+        try:
+            done = await self.wave.session.memory.consolidate()
+        except CheckError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        if not done.plan.steps:
+            self.notify("Nothing to consolidate.", markup=False)
+        elif done.run is not None:
+            self.notify(f"Consolidated: {len(done.plan.steps)} change(s); r reverts", markup=False)
+            self.app.push_screen(RunsScreen())
+        else:
+            self.notify(f"{len(done.pending)} change(s) waiting for review", markup=False)
+            self.app.push_screen(InboxScreen())
 
     # req: UX7
     def on_input_changed(self, event: Input.Changed) -> None:
