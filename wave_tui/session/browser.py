@@ -12,11 +12,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from wave_tui.agent import events as ev
 from wave_tui.memory.catalog import CatalogCache, build_catalog
 from wave_tui.memory.catalog_marks import with_conflicts, with_loads
-from wave_tui.agent import events as ev
 from wave_tui.session.core import SessionCore
-from wave_tui.session.memory_consolidate import Consolidated, consolidate
 from wave_tui.session.memory_access import (
     AddResult,
     MemoryAccess,
@@ -26,6 +25,7 @@ from wave_tui.session.memory_access import (
     RevertResult,
     Run,
 )
+from wave_tui.session.memory_consolidate import Consolidated, consolidate
 
 
 class MemoryBrowserAccess:
