@@ -20,11 +20,8 @@ from wave_tui.cli.memory_review_cmd import (
 from wave_tui.cli.process import PipeParser
 from wave_tui.config.clock import Clock, system_clock
 from wave_tui.config.paths import WavePaths
-from wave_tui.session.facade import MemoryAccess
-from wave_tui.session.memory_check import CheckError, check_memory
-from wave_tui.session.memory_consolidate import consolidate
-from wave_tui.session.memory_consolidate import plan as plan_consolidation
-from wave_tui.session.types import EntryError, MemoryEntry
+from wave_tui.session.facade import MemoryAccess, check_memory, consolidate, consolidation_plan
+from wave_tui.session.types import CheckError, EntryError, MemoryEntry
 
 SCOPE_HEADINGS = {
     "project": "Project memory (AGENTS.md)",
@@ -129,7 +126,7 @@ def _check(args: argparse.Namespace, memory: MemoryAccess, out: TextIO, err: Tex
 def _consolidate(args: argparse.Namespace, memory: MemoryAccess, out: TextIO, err: TextIO) -> int:
     try:
         if args.dry_run:
-            planned = asyncio.run(plan_consolidation(memory.paths, memory.clock))
+            planned = asyncio.run(consolidation_plan(memory.paths, memory.clock))
             done = None
         else:
             done = asyncio.run(consolidate(memory.paths, memory.clock))

@@ -49,6 +49,8 @@ if TYPE_CHECKING:
     from wave_tui.session.browser import MemoryBrowserAccess
     from wave_tui.session.editable_settings import SettingsAccess
     from wave_tui.session.grants import PermissionAccess
+    from wave_tui.session.memory_check import check_memory
+    from wave_tui.session.memory_consolidate import consolidate, consolidation_plan
     from wave_tui.session.memory_review import MemoryReview, near_duplicates
     from wave_tui.session.picker import SessionPicker
     from wave_tui.session.ui_queries import size_text
@@ -58,6 +60,9 @@ if TYPE_CHECKING:
 _LAZY = {
     "MemoryReview": "wave_tui.session.memory_review",
     "near_duplicates": "wave_tui.session.memory_review",
+    "check_memory": "wave_tui.session.memory_check",
+    "consolidate": "wave_tui.session.memory_consolidate",
+    "consolidation_plan": "wave_tui.session.memory_consolidate",
     "size_text": "wave_tui.session.ui_queries",
 }
 
@@ -79,6 +84,9 @@ __all__ = [
     "AgentSession",
     "MemoryAccess",
     "MemoryReview",
+    "check_memory",
+    "consolidate",
+    "consolidation_plan",
     "create_service",
     "create_session",
     "key_argument",

@@ -39,7 +39,7 @@ def _entries(paths: WavePaths, clock: Clock) -> list[MemoryEntry]:
 
 
 # req: MM5
-async def plan(
+async def consolidation_plan(
     paths: WavePaths, clock: Clock, environ: Mapping[str, str] | None = None
 ) -> ConsolidationPlan:
     """What one pass would change (`--dry-run`); the fast model is asked at most once."""
@@ -60,7 +60,7 @@ async def consolidate(
     paths: WavePaths, clock: Clock, environ: Mapping[str, str] | None = None
 ) -> Consolidated:
     """Plan, then write it as one run (or stage it in the inbox in review mode)."""
-    planned = await plan(paths, clock, environ)
+    planned = await consolidation_plan(paths, clock, environ)
     env = dict(environ if environ is not None else os.environ)
     if review_enabled(SettingsStore(paths, env).current()):
         pending = await asyncio.to_thread(stage_plan, planned, paths)
