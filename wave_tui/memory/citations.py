@@ -25,11 +25,12 @@ from wave_tui.config.records import record
 from wave_tui.memory.references import ProjectIndex, Reference, find_references
 
 STORE_VERSION = 1
+_KEYS_MAX = 100_000
 CITED_TEXT_MAX = 2000  # the old text kept for display; the hash covers the whole cited text
 BLOCK_MAX_LINES = 200  # a symbol's definition block is cut here (hash and text alike)
 _DEF_WORDS = r"(?:async\s+def|def|class|function|fn|func|struct|enum|interface|type|trait|impl)"
 
-Stat = tuple[int, int, int]  # size, mtime_ns, inode
+Stat = list[int]  # size, mtime_ns, inode: a list, as the JSON store holds it
 
 
 # req: MM1
@@ -49,9 +50,17 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
+_KEYS: dict[str, str] = {}  # text -> its hash: a listing asks for the same texts again
+
+
 def memory_key(text: str) -> str:
     """The store key of a memory: a hash of its text as written."""
-    return _sha(text)
+    key = _KEYS.get(text)
+    if key is None:
+        if len(_KEYS) >= _KEYS_MAX:
+            _KEYS.clear()
+        key = _KEYS[text] = _sha(text)
+    return key
 
 
 def _stat(path: Path) -> Stat | None:
@@ -59,7 +68,7 @@ def _stat(path: Path) -> Stat | None:
         st = os.stat(path)
     except OSError:
         return None
-    return (st.st_size, st.st_mtime_ns, st.st_ino)
+    return [st.st_size, st.st_mtime_ns, st.st_ino]
 
 
 def _symbol_block(lines: list[str], symbol: str) -> str | None:
@@ -94,11 +103,21 @@ def cited_text(file_text: str, ref: Reference) -> str | None:
     return None
 
 
-def pinnable(text: str) -> list[Reference]:
+_REFS: dict[str, list[Reference]] = {}  # by memory key: a text is parsed once per process
+_REFS_MAX = 200_000
+
+
+def pinnable(text: str, key: str | None = None) -> list[Reference]:
     """The references of a memory whose cited text is pinned: `path:line` and `path#symbol`."""
     if ":" not in text and "#" not in text:
         return []
-    return [r for r in find_references(text) if r.kind in ("line", "path_symbol")]
+    key = key or memory_key(text)
+    refs = _REFS.get(key)
+    if refs is None:
+        if len(_REFS) >= _REFS_MAX:
+            _REFS.clear()
+        refs = _REFS[key] = [r for r in find_references(text) if r.kind in ("line", "path_symbol")]
+    return refs
 
 
 class _Files:
@@ -160,7 +179,8 @@ class CitationStore:
         """For each key (an entry id) of `texts` (its memory text), the cited text that changed
         since that text was written; keys with none are left out. A file whose stat is as it was
         at its last verification is not read."""
-        cited = {key: refs for key, text in texts.items() if (refs := pinnable(text))}
+        keys = {key: memory_key(text) for key, text in texts.items()}
+        cited = {key: refs for key, text in texts.items() if (refs := pinnable(text, keys[key]))}
         if not cited:
             return {}
         pins = _load(self.path)["pins"]
@@ -168,7 +188,7 @@ class CitationStore:
         updates: dict[str, dict[str, Any]] = {}
         changed: dict[str, list[ChangedRef]] = {}
         for key, refs in cited.items():
-            mkey = memory_key(texts[key])
+            mkey = keys[key]
             kept: dict[str, Any] = pins.get(mkey) or {}
             for ref in refs:
                 found = self._verify(ref, kept.get(ref.text), files)
@@ -196,7 +216,7 @@ class CitationStore:
         if located is None:
             return None  # a missing file is `missing_refs`' business
         path, stat = located
-        if pin is not None and tuple(pin.get("stat") or ()) == stat:
+        if pin is not None and pin.get("stat") == stat:
             now = pin.get("now")
             if now is None:
                 return pin, None
@@ -207,8 +227,8 @@ class CitationStore:
             return None  # the line or symbol is gone: reported as missing, not changed
         sha = _sha(current)
         if pin is None:
-            return {"sha": sha, "text": current[:CITED_TEXT_MAX], "stat": list(stat)}, None
-        updated = {**pin, "stat": list(stat)}
+            return {"sha": sha, "text": current[:CITED_TEXT_MAX], "stat": stat}, None
+        updated = {**pin, "stat": stat}
         if sha == pin.get("sha"):
             updated.pop("now", None)
             return updated, None
@@ -223,8 +243,9 @@ class CitationStore:
                 pins = dict(store["pins"])
                 for mkey, refs in updates.items():
                     pins[mkey] = {**(pins.get(mkey) or {}), **refs}
-                atomic_write_text(self.path, json.dumps({"version": STORE_VERSION, "pins": pins}))
-                _LOADED.pop(self.path, None)
+                fresh = {"version": STORE_VERSION, "pins": pins}
+                atomic_write_text(self.path, json.dumps(fresh, separators=(",", ":")))
+                _LOADED[self.path] = (_stat(self.path), fresh)  # what was just written
         except OSError:
             pass  # a read-only home: the marks are worked out again next time
 

@@ -54,19 +54,33 @@ def _stat(path: str) -> _Stat | None:
     return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
-def _topic_files(folder: Path) -> list[tuple[str, str]]:
-    """(relative, full) of every `*.md` below the folder bar MEMORY.md and hidden names."""
-    found: list[tuple[str, str]] = []
-    for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for name in sorted(filenames):
-            if name.startswith(".") or not name.endswith(".md"):
+def _listing(folder: str) -> tuple[tuple[tuple[str, int], ...], list[tuple[str, str]]]:
+    """(every folder's mtime, (relative, full) of every `*.md` below `folder` bar MEMORY.md and
+    hidden names), from one scandir per folder — no stat per file."""
+    folders: list[tuple[str, int]] = []
+    files: list[tuple[str, str]] = []
+
+    def walk(path: str, prefix: str) -> None:
+        try:
+            folders.append((path, os.stat(path).st_mtime_ns))
+            with os.scandir(path) as scan:
+                children = sorted(scan, key=lambda c: c.name)
+        except OSError:
+            return
+        for child in children:
+            name = child.name
+            if name.startswith("."):
                 continue
-            full = os.path.join(dirpath, name)
-            relative = Path(os.path.relpath(full, folder)).as_posix()
-            if relative != MEMORY_INDEX_FILENAME:
-                found.append((relative, full))
-    return found
+            try:
+                if child.is_dir(follow_symlinks=False):
+                    walk(child.path, f"{prefix}{name}/")
+                elif name.endswith(".md") and prefix + name != MEMORY_INDEX_FILENAME:
+                    files.append((prefix + name, child.path))
+            except OSError:
+                continue
+
+    walk(folder, "")
+    return tuple(folders), files
 
 
 def parse_path_memory(scope: MemoryScope, relative: str, full: str) -> PathMemory | None:
@@ -92,27 +106,42 @@ def parse_path_memory(scope: MemoryScope, relative: str, full: str) -> PathMemor
 
 
 class PathMemoryScan:
-    """The path-scoped memories of some folders, each file parsed again only when it changed."""
+    """The path-scoped memories of some folders. A folder none of whose sub-folders changed
+    (their mtimes: a file added, removed or replaced by an atomic write) is not listed again and
+    only its path-scoped files are stat'ed; a file is parsed again only when its stat changed.
+    (A file edited in place to gain `paths:` is seen once its folder next changes.)"""
 
     def __init__(self) -> None:
         self._kept: dict[str, tuple[_Stat, PathMemory | None]] = {}
+        self._folders: dict[str, tuple[tuple[tuple[str, int], ...], list[str]]] = {}
 
     def memories(self, folders: Iterable[tuple[Path, MemoryScope]]) -> list[PathMemory]:
         found: list[PathMemory] = []
-        kept: dict[str, tuple[_Stat, PathMemory | None]] = {}
         for folder, scope in folders:
-            for relative, full in _topic_files(folder) if folder.is_dir() else ():
-                stat = _stat(full)
-                if stat is None:
-                    continue
-                hit = self._kept.get(full)
-                memory = hit[1] if hit is not None and hit[0] == stat else None
-                if hit is None or hit[0] != stat:
-                    memory = parse_path_memory(scope, relative, full)
-                kept[full] = (stat, memory)
-                if memory is not None:
-                    found.append(memory)
-        self._kept = kept
+            found += self._folder(str(folder), scope)
+        return found
+
+    def _folder(self, folder: str, scope: MemoryScope) -> list[PathMemory]:
+        signature, files = _listing(folder)
+        kept = self._folders.get(folder)
+        if kept is not None and kept[0] == signature:
+            candidates = [(full[len(folder) + 1 :], full) for full in kept[1]]
+        else:
+            candidates = files
+        found: list[PathMemory] = []
+        for relative, full in candidates:
+            stat = _stat(full)
+            if stat is None:
+                continue
+            hit = self._kept.get(full)
+            if hit is not None and hit[0] == stat:
+                memory = hit[1]
+            else:
+                memory = parse_path_memory(scope, relative, full)
+                self._kept[full] = (stat, memory)
+            if memory is not None:
+                found.append(memory)
+        self._folders[folder] = (signature, [str(m.path) for m in found])
         return found
 
 
