@@ -8,8 +8,9 @@ import time
 import pytest
 
 from tests.tui.conftest import BuildApp
-from tests.tui.helpers import open_memory
+from tests.tui.helpers import open_memory, wait_until
 from wave_tui.config.paths import WavePaths
+from wave_tui.tui.screens.confirm_action import ConfirmAction
 from wave_tui.tui.screens.memory_runs import RunsScreen
 
 OLD = "---\nname: build\ntype: project\n---\nBuild the project with make dist before release.\n"
@@ -17,7 +18,7 @@ NEW = "---\nname: build2\ntype: project\n---\nBuild the project with make dist b
 
 
 @pytest.mark.req("MM5")
-async def test_c_consolidates_shows_the_run_and_r_reverts_it(
+async def test_c_asks_then_consolidates_shows_the_run_and_r_reverts_it(
     build_app: BuildApp, paths: WavePaths
 ) -> None:
     memory = paths.memory_dir
@@ -31,9 +32,12 @@ async def test_c_consolidates_shows_the_run_and_r_reverts_it(
         await open_memory(pilot)
         app.screen.query_one("#memory-table").focus()
         await pilot.press("c")
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmAction))
+        assert isinstance(app.screen, ConfirmAction)  # asked first, with what would change
+        assert "build.md: repeats build2.md; merged into it" in app.screen.detail
+        assert (memory / "build.md").exists()
+        await pilot.press("y")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen))
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert isinstance(app.screen, RunsScreen)

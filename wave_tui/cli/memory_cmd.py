@@ -97,7 +97,7 @@ def format_table(entries: list[MemoryEntry]) -> str:
             continue
         rows = [heading]
         for e in group:
-            detail = e.reason if e.scope == "rule" else (f"[{e.type}]" if e.type else "")
+            detail = e.reason or (f"[{e.type}]" if e.type else "")
             cells = [e.id.ljust(id_width), _shorten(e.title), detail or "", _age(e)]
             rows.append("  " + "  ".join(c for c in cells if c).rstrip())
         blocks.append("\n".join(rows))

@@ -15,6 +15,7 @@ from pathlib import Path
 from wave_tui.agent import events as ev
 from wave_tui.memory.catalog import CatalogCache, build_catalog
 from wave_tui.memory.catalog_marks import with_conflicts, with_loads
+from wave_tui.memory.consolidation import ConsolidationPlan
 from wave_tui.session.core import SessionCore
 from wave_tui.session.memory_access import (
     AddResult,
@@ -25,7 +26,11 @@ from wave_tui.session.memory_access import (
     RevertResult,
     Run,
 )
-from wave_tui.session.memory_consolidate import Consolidated, consolidate
+from wave_tui.session.memory_consolidate import (
+    Consolidated,
+    apply_consolidation,
+    consolidation_plan,
+)
 
 
 class MemoryBrowserAccess:
@@ -47,11 +52,16 @@ class MemoryBrowserAccess:
         return await asyncio.to_thread(listing)
 
     # req: MM5
-    async def consolidate(self) -> Consolidated:
-        """One consolidation pass: a revertible run, or inbox items in review mode. Raises
-        CheckError when the model request failed."""
+    async def consolidation_plan(self) -> ConsolidationPlan:
+        """What one pass would change (shown before it is applied). Raises CheckError when the
+        model request failed."""
         core = self._core
-        done = await consolidate(core.paths, core.clock, core.store.environ)
+        return await consolidation_plan(core.paths, core.clock, core.store.environ)
+
+    async def consolidate(self, planned: ConsolidationPlan) -> Consolidated:
+        """The plan written as a revertible run, or as inbox items in review mode."""
+        core = self._core
+        done = await apply_consolidation(planned, core.paths, core.store.environ)
         if done.run is not None and done.run.changes:
             core.emit(ev.MemoryChanged(tuple(change.path for change in done.run.changes)))
         return done

@@ -61,6 +61,13 @@ async def consolidate(
 ) -> Consolidated:
     """Plan, then write it as one run (or stage it in the inbox in review mode)."""
     planned = await consolidation_plan(paths, clock, environ)
+    return await apply_consolidation(planned, paths, environ)
+
+
+async def apply_consolidation(
+    planned: ConsolidationPlan, paths: WavePaths, environ: Mapping[str, str] | None = None
+) -> Consolidated:
+    """Write a plan the user saw as one run (or stage it in the inbox in review mode)."""
     env = dict(environ if environ is not None else os.environ)
     if review_enabled(SettingsStore(paths, env).current()):
         pending = await asyncio.to_thread(stage_plan, planned, paths)

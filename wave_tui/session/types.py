@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from wave_tui.config.trust import NOT_TRUSTED_YET, TrustRequested
     from wave_tui.features.memory.context_report import ContextReport
     from wave_tui.llm.types import Message
+    from wave_tui.memory.consolidation import ConsolidationPlan
     from wave_tui.permissions.policy import GrantOption
     from wave_tui.session.editable_settings import EditableSettings
     from wave_tui.session.endpoint_settings import EndpointInUse, EndpointSettings, SettingInUse
@@ -100,6 +101,7 @@ _HOMES = {
     "ReviewError": "wave_tui.session.memory_review",
     "CheckError": "wave_tui.session.memory_check",
     "Consolidated": "wave_tui.session.memory_consolidate",
+    "ConsolidationPlan": "wave_tui.memory.consolidation",
     "RunInfo": "wave_tui.session.run_report",
     "RunReport": "wave_tui.session.run_report",
     "RunUsage": "wave_tui.session.run_report",
@@ -143,6 +145,7 @@ __all__ = [
     "CompactionPreview",
     "ConnectionCheck",
     "Consolidated",
+    "ConsolidationPlan",
     "ContextReport",
     "EditableSettings",
     "EndpointInUse",

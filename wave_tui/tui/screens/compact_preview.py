@@ -35,7 +35,7 @@ class CompactPreview(ModalScreen[Answer]):
     BINDINGS = [
         Binding("enter", "apply", "Apply", id="apply-compaction"),
         Binding("e", "edit", "Edit summary", id="edit-compaction-summary"),
-        Binding("ctrl+s", "apply_edit", "Apply edit", id="apply-edited-summary", show=False),
+        Binding("ctrl+s", "apply_edit", "Apply edit", id="apply-edited-summary"),
         Binding("escape", "cancel", "Cancel", id="cancel-compaction"),
     ]
 

@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 from textual.worker import Worker
 
-from wave_tui.session.types import CheckError, EntryError, MemoryEntry
+from wave_tui.session.types import CheckError, ConsolidationPlan, EntryError, MemoryEntry
 from wave_tui.tui.editor import open_in_editor
 from wave_tui.tui.format import age_label, one_line
 from wave_tui.tui.memory_view import (
@@ -36,6 +36,7 @@ from wave_tui.tui.memory_view import (
     stale_reminder,
     use_note,
 )
+from wave_tui.tui.screens.confirm_action import ConfirmAction
 from wave_tui.tui.screens.dialogs import ConfirmDelete
 from wave_tui.tui.screens.memory_runs import InboxScreen, RunsScreen
 from wave_tui.tui.widgets.footer import Footer
@@ -300,16 +301,25 @@ class MemoryScreen(Screen[None]):
         )
 
     async def _consolidate(self) -> None:
-        """One pass; its run opens with the diff (`r` reverts it), or the inbox in review mode."""
-        self.notify("Consolidating memory…", markup=False)
+        """The plan first (asked before anything changes); applied, its run opens with the diff
+        (`r` reverts it), or the inbox in review mode."""
+        memory = self.wave.session.memory
         try:
-            done = await self.wave.session.memory.consolidate()
+            planned = await memory.consolidation_plan()
         except CheckError as exc:
             self.notify(str(exc), severity="error", markup=False)
             return
-        if not done.plan.steps:
+        if not planned.steps:
             self.notify("Nothing to consolidate.", markup=False)
-        elif done.run is not None:
+            return
+        changes = "\n".join(f"• {line}" for line in planned.summary())
+        confirm = ConfirmAction("Consolidate memory?", changes, "Apply (y)")
+        if await self.app.push_screen_wait(confirm):
+            await self._apply_consolidation(planned)
+
+    async def _apply_consolidation(self, planned: ConsolidationPlan) -> None:
+        done = await self.wave.session.memory.consolidate(planned)
+        if done.run is not None:
             self.notify(f"Consolidated: {len(done.plan.steps)} change(s); r reverts", markup=False)
             self.app.push_screen(RunsScreen())
         else:
