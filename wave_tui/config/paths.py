@@ -178,6 +178,26 @@ class WavePaths:
     def memory_index(self) -> Path:
         return self.memory_dir / MEMORY_INDEX_FILENAME
 
+    @property
+    def citations_file(self) -> Path:
+        """The hashes of the text memories cite (beside the memory folder, never in it)."""
+        return self.project_dir / "memory-citations.json"
+
+    @property
+    def conflicts_file(self) -> Path:
+        """The contradictions `wave memory check` found, with a hash of each side's text."""
+        return self.project_dir / "memory-conflicts.json"
+
+    @property
+    def memory_loads_file(self) -> Path:
+        """Append-only log of rule and path-scoped memory loads (one line per load)."""
+        return self.project_dir / "memory-loads.log"
+
+    @property
+    def team_memory_dir(self) -> Path:
+        """`.wave/memory/` in the project: team memory, committed with the code."""
+        return self.project_root / ".wave" / "memory"
+
     # -- custom commands and skills (project before user, .wave before .claude: CS1) ---------
     @property
     def command_dirs(self) -> list[tuple[Path, str]]:

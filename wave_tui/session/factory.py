@@ -22,6 +22,7 @@ from wave_tui.features.memory.extraction import (
 )
 from wave_tui.features.memory.freshness_hook import FreshnessHook
 from wave_tui.features.memory.injection_hook import MemoryInjectionHook
+from wave_tui.features.memory.path_memory_hook import PathMemoryHook
 from wave_tui.features.rewind.wiring import install_checkpoints
 from wave_tui.features.tasks.wiring import install_work
 from wave_tui.features.web_search.wiring import install_web_search
@@ -46,7 +47,7 @@ def create_service_with_extensions(
     store: SettingsStore | None = None,
 ) -> tuple[AgentService, Extensibility]:
     service = AgentService(options, approver=approver, store=store)
-    service.add_extension(MemoryInjectionHook(service.paths, service.notify))
+    service.add_extension(MemoryInjectionHook(service.paths, service.notify, service.clock))
     auto = AutoMemoryHook(
         service.paths,
         safe_zones=service.safe_zones,
@@ -56,6 +57,9 @@ def create_service_with_extensions(
         last_extraction=lambda: last_extraction_time(service.paths.project_dir, service.session_id),
     )
     service.add_extension(auto)
+    service.add_extension(
+        PathMemoryHook(service.paths, lambda: bool(auto.enabled), service.clock, service.notify)
+    )
     service.add_extension(ExtractionHook(fork_host(service), auto))
     service.add_extension(DuplicateNoteHook(service.paths))
     service.add_extension(

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from wave_tui.agent.agent_options import AgentOptions
     from wave_tui.agent.commands import CommandResult
+    from wave_tui.agent.compaction_flow import PreparedCompaction
+    from wave_tui.agent.compaction_preview import CompactionPreview
     from wave_tui.agent.local_shell import ShellRun
     from wave_tui.agent.service import AgentService, TurnResult
     from wave_tui.agent.sessions import SessionInfo
@@ -21,6 +23,7 @@ if TYPE_CHECKING:
     from wave_tui.config.trust import NOT_TRUSTED_YET, TrustRequested
     from wave_tui.features.memory.context_report import ContextReport
     from wave_tui.llm.types import Message
+    from wave_tui.memory.consolidation import ConsolidationPlan
     from wave_tui.permissions.policy import GrantOption
     from wave_tui.permissions.tool_table import PATH_LISTING_TOOLS
     from wave_tui.session.editable_settings import EditableSettings
@@ -33,6 +36,7 @@ if TYPE_CHECKING:
     )
     from wave_tui.session.memory_access import (
         AddResult,
+        ChangedRef,
         EntryError,
         InboxError,
         MemoryEntry,
@@ -42,6 +46,8 @@ if TYPE_CHECKING:
         Run,
         RunError,
     )
+    from wave_tui.session.memory_check import CheckError
+    from wave_tui.session.memory_consolidate import Consolidated
     from wave_tui.session.memory_review import ReviewError
     from wave_tui.session.rewind import (
         BASH_NOTE,
@@ -74,6 +80,8 @@ if TYPE_CHECKING:
 _HOMES = {
     "AgentOptions": "wave_tui.agent.agent_options",
     "CommandResult": "wave_tui.agent.commands",
+    "PreparedCompaction": "wave_tui.agent.compaction_flow",
+    "CompactionPreview": "wave_tui.agent.compaction_preview",
     "ShellRun": "wave_tui.agent.local_shell",
     "AgentService": "wave_tui.agent.service",
     "TurnResult": "wave_tui.agent.service",
@@ -96,6 +104,7 @@ _HOMES = {
     "LocalPlan": "wave_tui.session.local_endpoint",
     "LocalUnavailable": "wave_tui.session.local_endpoint",
     "AddResult": "wave_tui.session.memory_access",
+    "ChangedRef": "wave_tui.session.memory_access",
     "EntryError": "wave_tui.session.memory_access",
     "InboxError": "wave_tui.session.memory_access",
     "MemoryEntry": "wave_tui.session.memory_access",
@@ -116,6 +125,9 @@ _HOMES = {
     "SessionInUse": "wave_tui.session.rewind",
     "SessionRow": "wave_tui.session.rewind",
     "UnknownSession": "wave_tui.session.rewind",
+    "CheckError": "wave_tui.session.memory_check",
+    "Consolidated": "wave_tui.session.memory_consolidate",
+    "ConsolidationPlan": "wave_tui.memory.consolidation",
     "RunInfo": "wave_tui.session.run_report",
     "RunReport": "wave_tui.session.run_report",
     "RunUsage": "wave_tui.session.run_report",
@@ -154,10 +166,15 @@ __all__ = [
     "AgentOptions",
     "AgentService",
     "AgentStatus",
+    "ChangedRef",
+    "CheckError",
     "CodeRewind",
     "CommandChoice",
     "CommandResult",
+    "CompactionPreview",
     "ConnectionCheck",
+    "Consolidated",
+    "ConsolidationPlan",
     "ContextReport",
     "EditableSettings",
     "EndpointInUse",
@@ -180,6 +197,7 @@ __all__ = [
     "PermissionPreview",
     "PermissionState",
     "PlanDecision",
+    "PreparedCompaction",
     "Question",
     "QuestionAnswer",
     "QuestionOption",

@@ -44,6 +44,11 @@ class CommandScreens:
         if name == "context" and not args:
             self.app.show_context()
             return True
+        if name == "compact" and not self.app.session.status().busy:
+            from wave_tui.tui.compaction import preview_compaction
+
+            preview_compaction(self.app, args.strip() or None)
+            return True
         return False
 
     def pick_model(self) -> None:

@@ -37,13 +37,14 @@ SourceKind = Literal[
     "memory_index",
     "agents_md",
     "user_agents_md",
+    "team_memory",
     "rule",
     "nested",
     "tools",
     "conversation",
 ]
 MEMORY_KINDS: frozenset[str] = frozenset(
-    {"memory_index", "agents_md", "user_agents_md", "rule", "nested"}
+    {"memory_index", "agents_md", "user_agents_md", "team_memory", "rule", "nested"}
 )
 MEMORY_WARN_SHARE = 0.25  # memory alone above this share of the window is worth a warning
 
