@@ -45,7 +45,9 @@ async def agent_writes(hook: CheckpointHook, path: Path, content: str) -> None:
     from wave_tui.tools.base import ToolResult
 
     await hook.after_tool(
-        ToolOutcome(ToolCallInfo.of("c", "Write", {}, path.parent), ToolResult("ok", written_paths=[path]))
+        ToolOutcome(
+            ToolCallInfo.of("c", "Write", {}, path.parent), ToolResult("ok", written_paths=[path])
+        )
     )
 
 
