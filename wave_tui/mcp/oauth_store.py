@@ -92,6 +92,7 @@ class ServerTokens:
         self._url = url
         self._entry: dict[str, Any] = {} if fresh else dict(read_entry(path, name, url) or {})
         self._client: OAuthClientInformationFull | None = None
+        self._metadata: dict[str, Any] | None = None
 
     def has_tokens(self) -> bool:
         return bool(self._entry.get("tokens"))
@@ -116,6 +117,8 @@ class ServerTokens:
         entry["tokens"] = tokens.model_dump(mode="json", exclude_none=True)
         if self._client is not None:
             entry["client"] = self._client.model_dump(mode="json", exclude_none=True)
+        if self._metadata is not None:
+            entry["metadata"] = self._metadata
         if tokens.expires_in:
             entry["expires_at"] = time.time() + int(tokens.expires_in)
             entry["lifetime"] = float(tokens.expires_in)
@@ -124,6 +127,13 @@ class ServerTokens:
             entry.pop("lifetime", None)
         await asyncio.to_thread(write_entry, self._path, self._name, entry)
         self._entry = entry
+
+    def server_metadata(self) -> dict[str, Any]:
+        found = self._entry.get("metadata")
+        return dict(found) if isinstance(found, dict) else {}
+
+    def remember_metadata(self, metadata: dict[str, Any]) -> None:
+        self._metadata = metadata
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
         if self._client is not None:

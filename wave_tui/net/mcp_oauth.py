@@ -18,21 +18,27 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import html
+import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from typing import Protocol
+from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 from wave_tui.net.http import httpx
 
 # isort: split
 from mcp.client.auth import OAuthClientProvider, TokenStorage
-from mcp.shared.auth import OAuthClientMetadata
+from mcp.shared.auth import OAuthClientMetadata, OAuthMetadata, ProtectedResourceMetadata
 
 # A token is refreshed this long before it expires (or at half its life, if that is shorter).
 REFRESH_MARGIN_S = 60.0
 CALLBACK_PATH = "/callback"
 CLIENT_NAME = "wave"
 _REQUEST_MAX_BYTES = 16_384
+
+# The SDK logs a failed flow with its traceback; wave reports it as one line (`auth_failure`).
+_sdk_log = logging.getLogger("mcp.client.auth")
+_sdk_log.addHandler(logging.NullHandler())
+_sdk_log.propagate = False
 
 
 class AuthorizationNeeded(Exception):
@@ -48,6 +54,14 @@ class ExpiringStorage(TokenStorage, Protocol):
 
     def expiry(self) -> tuple[float, float] | None:
         """(expires_at, lifetime) in seconds of the stored token, None when it has no end."""
+        ...
+
+    def server_metadata(self) -> dict[str, Any]:
+        """What discovery found when the tokens were obtained (`remember_metadata`)."""
+        ...
+
+    def remember_metadata(self, metadata: dict[str, Any]) -> None:
+        """Kept with the next tokens: a later run refreshes at the discovered token endpoint."""
         ...
 
 
@@ -95,12 +109,34 @@ class RefreshingProvider(OAuthClientProvider):
 
     async def _initialize(self) -> None:
         await super()._initialize()
+        # The SDK discovers the endpoints on a 401 only; a refresh in a new run needs them.
+        found = self._store.server_metadata()
+        with contextlib.suppress(ValueError):
+            if "oauth" in found:
+                self.context.oauth_metadata = OAuthMetadata.model_validate(found["oauth"])
+            if "resource" in found:
+                resource = ProtectedResourceMetadata.model_validate(found["resource"])
+                self.context.protected_resource_metadata = resource
+            if isinstance(found.get("issuer"), str):
+                self.context.auth_server_url = found["issuer"]
         expiry = self._store.expiry()
         if self.context.current_tokens is not None and expiry is not None:
             expires_at, lifetime = expiry
             self.context.token_expiry_time = expires_at - _margin(lifetime)
 
+    def _remember(self) -> None:
+        context, found = self.context, dict[str, Any]()
+        if context.oauth_metadata is not None:
+            found["oauth"] = context.oauth_metadata.model_dump(mode="json", exclude_none=True)
+        if context.protected_resource_metadata is not None:
+            resource = context.protected_resource_metadata
+            found["resource"] = resource.model_dump(mode="json", exclude_none=True)
+        if context.auth_server_url:
+            found["issuer"] = context.auth_server_url
+        self._store.remember_metadata(found)
+
     async def _handle_token_response(self, response: httpx.Response) -> None:
+        self._remember()
         await super()._handle_token_response(response)
         tokens = self.context.current_tokens
         self._shorten(float(tokens.expires_in) if tokens and tokens.expires_in else None)
