@@ -23,7 +23,13 @@ def format_status(status: ServerStatus) -> str:  # req: MC7
     return "\n".join(lines)
 
 
-def mcp_command(manager: McpManager, notify: Callable[[str], None]) -> Command:  # req: MC7
+def _quiet(_line: str) -> None:
+    return None
+
+
+def mcp_command(  # req: MC7
+    manager: McpManager, notify: Callable[[str], None] = _quiet
+) -> Command:
     """The `/mcp` command over one manager, for `CommandRegistry.register`; `notify` shows a
     line at once (the authorization URL while `/mcp auth` waits)."""
 
