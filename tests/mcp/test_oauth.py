@@ -209,3 +209,52 @@ async def test_mo2_logout_forgets_the_tokens(
     assert manager.statuses()[0].state == "needs-auth"
     assert await manager.logout("secure") is False
     assert await manager.logout("nope") is None
+
+
+@pytest.mark.req("MO2")
+async def test_mo2_slash_mcp_auth_shows_the_url_then_the_server(
+    manager: McpManager, auth_file: Path
+) -> None:
+    from wave_tui.agent.commands import CommandOutput
+    from wave_tui.features.mcp.command import mcp_command
+
+    shown: list[str] = []
+    urls: list[str] = []
+
+    def notify(line: str) -> None:  # the app shows the line at once; the user opens the URL
+        shown.append(line)
+        urls.append(line.split("open this URL: ", 1)[1].split()[0])
+        browser.append(asyncio.ensure_future(asyncio.to_thread(play_browser, urls[-1])))
+
+    browser: list[asyncio.Future[str]] = []
+    command = mcp_command(manager, notify)
+    listed = await command.run("")
+    assert listed == CommandOutput(
+        "secure (http): needs-auth\n  last error: needs authorization: /mcp auth secure"
+    )
+    result = await command.run("auth secure")
+    assert "wave is authorized" in await browser[0]
+    assert shown[0].startswith("Authorize MCP server 'secure': open this URL: http://127.0.0.1:")
+    assert shown[0].endswith("(waiting; Esc cancels)")
+    assert result == CommandOutput(
+        "MCP server 'secure' authorized\nsecure (http): ready, 1 tool\n  mcp__secure__whoami"
+    )
+    out = await command.run("logout secure")
+    assert out == CommandOutput("MCP server 'secure': authorization removed")
+
+
+@pytest.mark.req("MO2")
+async def test_mo2_an_authorization_cancelled_while_waiting_stores_nothing(
+    manager: McpManager, auth_file: Path
+) -> None:
+    opened = asyncio.Event()
+
+    async def show(url: str) -> None:  # the user never comes back; Esc cancels the command
+        opened.set()
+
+    task = asyncio.ensure_future(manager.authorize("secure", Consent(show)))
+    await opened.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert not auth_file.exists() or "secure" not in stored(auth_file)

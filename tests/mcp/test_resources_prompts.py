@@ -21,7 +21,6 @@ from wave_tui.mcp.manager import McpManager
 from wave_tui.mcp.results import MCP_RESULT_MAX_CHARS
 from wave_tui.tools.base import ToolContext
 
-
 # Large enough to be cut many times over; the SDK's stdio reader is quadratic in a message's
 # size (it re-joins its buffer per chunk), so 100 MB would take minutes in any client on it.
 BIG_BYTES = 8 * 1024 * 1024
