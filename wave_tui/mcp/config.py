@@ -60,6 +60,7 @@ class HttpServer:
         return self.scope in TRUSTED_ONLY_AFTER_PROMPT_SCOPES
 
 
+# req: MO5
 @record
 class SseServer:
     """A server on the older HTTP+SSE transport (a GET event stream, POSTs to its endpoint)."""

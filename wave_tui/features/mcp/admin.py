@@ -211,9 +211,8 @@ def _holders(paths: WavePaths, name: str) -> list[tuple[str, Path]]:
     return found
 
 
-def remove_server(
-    paths: WavePaths, name: str, scope: AddScope | None
-) -> tuple[str, Path]:  # req: MO6
+# req: MO6
+def remove_server(paths: WavePaths, name: str, scope: AddScope | None) -> tuple[str, Path]:
     """Remove server `name` from the scope's file (no scope: the one file that has it)."""
     holders = _holders(paths, name)
     if scope is not None:
