@@ -40,10 +40,11 @@ def commands_help() -> str:
     import shutil
     import textwrap
 
+    from wave_tui.cli.mcp_cmd import mcp_parser_help
     from wave_tui.cli.memory_cmd import command_parsers
     from wave_tui.cli.sessions_cmd import command_parsers as sessions_parsers
 
-    parsers = [*command_parsers(), _context_parser_help(), *sessions_parsers()]
+    parsers = [*command_parsers(), _context_parser_help(), *sessions_parsers(), mcp_parser_help()]
     rows = [(usage_line(p), text) for p, text in parsers]
     width = min(max(len(usage) for usage, _ in rows), COMMAND_COLUMN)
     indent = " " * (width + 4)
@@ -264,6 +265,10 @@ def _main(argv: list[str] | None) -> int:
         return _context(argv[1:])
     if argv and argv[0] == "sessions":
         return _sessions(argv[1:])
+    if argv and argv[0] == "mcp":
+        from wave_tui.cli.mcp_cmd import run_mcp_command
+
+        return run_mcp_command(argv[1:])
     args = build_parser().parse_args(argv)
     if args.version:
         print(f"wave {__version__}")

@@ -221,6 +221,11 @@ class WavePaths:
     def trust_file(self) -> Path:
         return self.wave_home / "trust.json"
 
+    @property
+    def mcp_auth_file(self) -> Path:
+        """OAuth tokens of HTTP MCP servers, by server (mode 0600)."""
+        return self.wave_home / "mcp-auth.json"
+
     def transcript(self, session_id: str) -> Path:
         return self.project_dir / f"{session_id}.jsonl"
 

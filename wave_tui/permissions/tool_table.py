@@ -42,6 +42,8 @@ ENTER_PLAN_MODE = "EnterPlanMode"
 EXIT_PLAN_MODE = "ExitPlanMode"
 AGENT = "Agent"
 LSP = "LSP"
+LIST_MCP_RESOURCES = "ListMcpResources"
+READ_MCP_RESOURCE = "ReadMcpResource"
 
 
 @record
@@ -98,6 +100,9 @@ TOOLS: Mapping[str, ToolInfo] = {
         _info(AGENT, "description", "children", "Agent"),
         # Read-only like Grep: it runs wherever Read does; the extraction fork never gets it.
         _info(LSP, "filePath", "never", "Code intelligence", read_only=True),
+        # Reading what a configured server publishes, like Read; the fork never gets them.
+        _info(LIST_MCP_RESOURCES, "server", "never", "List MCP resources", read_only=True),
+        _info(READ_MCP_RESOURCE, "uri", "never", "Read MCP resource", read_only=True),
     )
 }
 

@@ -46,8 +46,15 @@ class InputAccess:
         return await paste_clipboard_image(self._core.paths.pasted_images, environ)
 
     def complete_path(self, text: str) -> tuple[str, tuple[str, ...]] | None:
-        """Tab on a trailing `@partial` (fuzzy), for the input."""
-        return complete_path(text, self._core.paths.project_root)
+        """Tab on a trailing `@partial` (fuzzy), for the input: files, and MCP resources."""
+        files = complete_path(text, self._core.paths.project_root)
+        service = self._core.service
+        if files is None or service is None:
+            return files
+        from wave_tui.features.mcp.wiring import mcp_of
+
+        wiring = mcp_of(service)
+        return wiring.complete_mention(text, files) if wiring is not None else files
 
     async def run_command(self, text: str) -> CommandResult:
         """Run a slash command now; its answer is local (not a turn, nothing sent to the
