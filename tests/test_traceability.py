@@ -367,12 +367,6 @@ PENDING: frozenset[str] = frozenset(
         "SB4",
         "SB5",
         "SB6",
-        "MO1",
-        "MO2",
-        "MO3",
-        "MO4",
-        "MO5",
-        "MO6",
     }
 )
 
