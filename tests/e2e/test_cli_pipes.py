@@ -241,7 +241,8 @@ def test_help_lists_every_command_with_its_description(project: Path) -> None:
         assert line.startswith(f"  {usage} ") and description in " ".join(line.split()), line
     names = {line.split()[2] for line in commands if line.startswith("  wave memory ")}
     assert names == {
-        "list", "show", "delete", "add", "runs", "revert", "inbox", "accept", "reject", "search"
+        "list", "show", "delete", "add", "runs", "revert", "inbox", "accept", "reject", "search",
+        "check", "consolidate",
     }  # fmt: skip
 
 
