@@ -83,6 +83,11 @@ class WavePaths:
         return self.wave_home / "history.jsonl"
 
     @property
+    def telemetry_file(self) -> Path:
+        """The JSONL telemetry exporter's file (one record a line, rotated at a size cap)."""
+        return self.wave_home / "telemetry.jsonl"
+
+    @property
     def user_agents_md(self) -> Path:
         return self.wave_home / "AGENTS.md"
 

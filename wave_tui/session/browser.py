@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from wave_tui.agent.events import AgentEvent
 from wave_tui.memory.catalog import CatalogCache, build_catalog
 from wave_tui.session.core import SessionCore
 from wave_tui.session.memory_access import (
@@ -28,8 +29,17 @@ from wave_tui.session.memory_access import (
 class MemoryBrowserAccess:
     def __init__(self, core: SessionCore) -> None:
         self._core = core
-        self.access = MemoryAccess(core.paths, core.clock, core.emit)
+        self.access = MemoryAccess(core.paths, core.clock, self._announce)
         self._catalog = CatalogCache()
+
+    def _announce(self, event: AgentEvent) -> None:
+        """A write goes out through the agent when one runs (its observers see it, telemetry),
+        which forwards it to the session's stream."""
+        service = self._core.service
+        if service is not None:
+            service.publish(event)
+        else:
+            self._core.emit(event)
 
     async def entries(self) -> list[MemoryEntry]:
         """`MemoryAccess.list`, from the files as they are now (unchanged ones not read again)."""

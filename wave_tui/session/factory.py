@@ -22,6 +22,7 @@ from wave_tui.features.memory.extraction import (
 from wave_tui.features.memory.freshness_hook import FreshnessHook
 from wave_tui.features.memory.injection_hook import MemoryInjectionHook
 from wave_tui.features.tasks.wiring import install_work
+from wave_tui.features.telemetry.wiring import install_telemetry_if_on
 
 
 def create_service(
@@ -70,6 +71,7 @@ def create_service_with_extensions(
     extras = install_extensibility(service, service.commands)
     install_mcp(service)
     install_lsp_if_configured(service)
+    install_telemetry_if_on(service)  # last: it closes after the fork it reports on
     return service, extras
 
 
