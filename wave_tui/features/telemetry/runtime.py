@@ -76,11 +76,12 @@ class OnceWarning:
         self.said = False
 
     def __call__(self, text: str) -> None:
+        # Said under the lock: a second failure racing the exit waits until the first is out.
         with self._lock:
             if self.said:
                 return
             self.said = True
-        self._warn(text)
+            self._warn(text)
 
 
 class _SdkLog(logging.Handler):
