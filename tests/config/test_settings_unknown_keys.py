@@ -21,7 +21,6 @@ CONTRACT_KEYS = [
     "extraKnownMarketplaces",
     "sandbox",
     "webSearch",
-    "monitoring",
     "visionModel",
     "$schema",
 ]

@@ -11,6 +11,8 @@ import pytest
 from tests.e2e.test_lazy_imports import imported_modules, loaded
 from tests.model_server import ModelServer, text
 from tests.wave_cli import run_wave
+from wave_tui.config.paths import WavePaths
+from wave_tui.config.settings import SettingsStore
 from wave_tui.features.telemetry.config import parse_headers
 from wave_tui.features.telemetry.jsonl import JsonlFile
 
@@ -100,3 +102,18 @@ def test_headers_take_the_opentelemetry_form_or_a_json_object() -> None:
     assert parse_headers("a=1, b=x%20y") == {"a": "1", "b": "x y"}
     assert parse_headers('{"Authorization": "Bearer t"}') == {"Authorization": "Bearer t"}
     assert parse_headers("no-equals-sign") is None
+
+
+@pytest.mark.req("OT2")
+def test_the_settings_keys_are_declared_and_a_wrong_value_is_named(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    paths = WavePaths.for_workdir(tmp_path, home=isolated_home)
+    paths.user_settings.parent.mkdir(parents=True)
+    good = {"monitoring": {"telemetry": {"enabled": True, "tracesExporter": "jsonl"}}}
+    paths.user_settings.write_text(json.dumps(good))
+    assert SettingsStore(paths, environ={}).current().problems == ()
+    bad = {"monitoring": {"telemetry": {"tracesExporter": "zipkin"}}}
+    paths.user_settings.write_text(json.dumps(bad))
+    problems = SettingsStore(paths, environ={}).current().problems
+    assert len(problems) == 1 and "monitoring" in problems[0]
