@@ -177,3 +177,60 @@ class OtlpReceiver:
                         self.received.points.append(
                             Point(metric.name, _attrs(point.attributes), value)
                         )
+
+
+class GrpcOtlpReceiver:
+    """The same collector over OTLP/gRPC (the three services on one 127.0.0.1 port)."""
+
+    def __init__(self) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        import grpc
+        from opentelemetry.proto.collector.logs.v1 import logs_service_pb2, logs_service_pb2_grpc
+        from opentelemetry.proto.collector.metrics.v1 import (
+            metrics_service_pb2,
+            metrics_service_pb2_grpc,
+        )
+        from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
+
+        self.http = OtlpReceiver()  # its decoding and its records; its HTTP server never starts
+        self.received = self.http.received
+        self.metadata: list[dict[str, str]] = []
+        receiver = self
+
+        def keep(path: str, request: Any, context: Any) -> None:
+            self.metadata.append({k: v for k, v in context.invocation_metadata()})
+            receiver.http.take(path, request.SerializeToString(), {})
+
+        class Traces(trace_service_pb2_grpc.TraceServiceServicer):  # type: ignore[misc]
+            def Export(self, request: Any, context: Any) -> Any:
+                keep("/v1/traces", request, context)
+                return trace_service_pb2.ExportTraceServiceResponse()
+
+        class Metrics(metrics_service_pb2_grpc.MetricsServiceServicer):  # type: ignore[misc]
+            def Export(self, request: Any, context: Any) -> Any:
+                keep("/v1/metrics", request, context)
+                return metrics_service_pb2.ExportMetricsServiceResponse()
+
+        class Logs(logs_service_pb2_grpc.LogsServiceServicer):  # type: ignore[misc]
+            def Export(self, request: Any, context: Any) -> Any:
+                keep("/v1/logs", request, context)
+                return logs_service_pb2.ExportLogsServiceResponse()
+
+        self.server = grpc.server(ThreadPoolExecutor(max_workers=4))
+        trace_service_pb2_grpc.add_TraceServiceServicer_to_server(Traces(), self.server)
+        metrics_service_pb2_grpc.add_MetricsServiceServicer_to_server(Metrics(), self.server)
+        logs_service_pb2_grpc.add_LogsServiceServicer_to_server(Logs(), self.server)
+        self.port = self.server.add_insecure_port("127.0.0.1:0")
+        self.http.server.server_close()
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> GrpcOtlpReceiver:
+        self.server.start()
+        return self
+
+    def stop(self) -> None:
+        self.server.stop(grace=None)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.features.telemetry.otlp_receiver import OtlpReceiver
+from tests.features.telemetry.otlp_receiver import GrpcOtlpReceiver, OtlpReceiver
 from tests.model_server import ModelServer, text, tool_call, tool_calls
 from tests.wave_cli import run_wave
 from wave_tui.config.paths import WavePaths
@@ -212,3 +212,26 @@ def test_memory_writes_by_the_agent_and_the_fork_say_their_source(
     assert got.total("wave.memory.write", source="main", scope="project") == 1
     assert got.total("wave.lines.changed", type="added") >= 2
     assert got.total("wave.lines.changed", type="removed") >= 1
+
+
+@pytest.mark.req("OT3")
+def test_otlp_over_grpc_when_the_protocol_says_so(model_server: ModelServer, project: Path) -> None:
+    receiver = GrpcOtlpReceiver().start()
+    try:
+        model_server.enqueue(text("ok"), text("none"))
+        env = {
+            "OTEL_ENABLED": "true",
+            "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc",
+            "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint,
+            "OTEL_EXPORTER_OTLP_HEADERS": "X-Scope-OrgID=team",
+        }
+        proc = run_wave("-p", "hi", cwd=project, server=model_server, env=env)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert "telemetry" not in proc.stderr, proc.stderr
+        got = receiver.received
+        assert got.span("wave.interaction").attributes["interaction.sequence"] == 1
+        assert [e.name for e in got.named("session_end")] == ["session_end"]
+        assert got.total("wave.token.usage", type="input", model="test-model") > 0
+        assert all(m.get("x-scope-orgid") == "team" for m in receiver.metadata)
+    finally:
+        receiver.stop()

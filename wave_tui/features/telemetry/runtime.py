@@ -98,6 +98,18 @@ class _SdkLog(logging.Handler):
             self.last = record.msg if isinstance(record.msg, str) else ""
 
 
+_SDK_LOG = _SdkLog()
+
+
+def _quiet_sdk() -> _SdkLog:
+    """The SDK's logger kept off the terminal, once per process (agents may come and go)."""
+    sdk_logger = logging.getLogger("opentelemetry")
+    if _SDK_LOG not in sdk_logger.handlers:
+        sdk_logger.addHandler(_SDK_LOG)
+    sdk_logger.propagate = False  # the SDK's retries and errors never reach the terminal
+    return _SDK_LOG
+
+
 class _Failures:
     def __init__(self, config: TelemetryConfig, once: OnceWarning, sdk_log: _SdkLog) -> None:
         self._config = config
@@ -299,11 +311,7 @@ class Telemetry:
     def __init__(self, config: TelemetryConfig, warn: Callable[[str], None]) -> None:
         self.config = config
         self.once = OnceWarning(warn)
-        self._sdk_log = _SdkLog()
-        sdk_logger = logging.getLogger("opentelemetry")
-        sdk_logger.addHandler(self._sdk_log)
-        sdk_logger.propagate = False  # the SDK's retries and errors never reach the terminal
-        failures = _Failures(config, self.once, self._sdk_log)
+        failures = _Failures(config, self.once, _quiet_sdk())
         resource = Resource.create(
             {
                 "service.name": "wave",
