@@ -235,3 +235,26 @@ def test_otlp_over_grpc_when_the_protocol_says_so(model_server: ModelServer, pro
         assert all(m.get("x-scope-orgid") == "team" for m in receiver.metadata)
     finally:
         receiver.stop()
+
+
+@pytest.mark.req("OT5")
+@pytest.mark.req("OT6")
+def test_a_refused_call_is_a_rejected_decision_and_a_failed_tool_span(
+    model_server: ModelServer, project: Path, receiver: OtlpReceiver
+) -> None:
+    target = project / "new.txt"
+    model_server.enqueue(
+        tool_call("Write", {"file_path": str(target), "content": "x\n"}), text("ok"), text("none")
+    )
+    proc = run_wave("-p", "write", cwd=project, server=model_server, env=otlp_env(receiver))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert not target.exists()  # nobody can approve it in `wave -p`
+    got = receiver.received
+    tool = got.span("wave.tool")
+    assert tool.attributes["tool_name"] == "Write" and tool.attributes["success"] is False
+    assert tool.attributes["error"]
+    (decision,) = got.named("tool_decision")
+    assert decision.attributes["decision"] == "reject"
+    assert decision.attributes["source"] == "config"
+    assert got.total("wave.tool.decision", tool_name="Write", decision="reject") == 1
+    assert got.total("wave.lines.changed") == 0

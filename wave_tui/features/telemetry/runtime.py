@@ -67,6 +67,7 @@ def wave_version() -> str:
         return "0"
 
 
+# req: OT8
 class OnceWarning:
     """Says the first failure, and nothing after it (thread-safe: exporters run in threads)."""
 
@@ -286,6 +287,7 @@ def _log_exporter(config: TelemetryConfig, file: JsonlFile) -> LogRecordExporter
     return None
 
 
+# req: OT6
 class Counters:
     """The metrics of the contract (names and attributes as it says)."""
 

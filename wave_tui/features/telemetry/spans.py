@@ -22,6 +22,7 @@ from opentelemetry.util.types import Attributes
 _CURRENT: ContextVar[trace.Span | None] = ContextVar("wave_telemetry_span", default=None)
 
 
+# req: OT4
 class SpanBook:
     def __init__(self, tracer: trace.Tracer, ttl_ms: int) -> None:
         self._tracer = tracer

@@ -99,6 +99,7 @@ class RequestTelemetry:
         return _RequestSpan(self._recorder, model)
 
 
+# req: OT7
 class _ToolSpan:
     def __init__(self, recorder: Recorder, call: ToolCallInfo) -> None:
         self._recorder = recorder
