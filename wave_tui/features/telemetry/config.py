@@ -1,24 +1,25 @@
-"""Whether telemetry is on and how it exports: the OTEL_* variables over `monitoring.telemetry`.
-
-Read once when the agent is made, from the settings files' raw values and the environment, with
-no OpenTelemetry import: telemetry that is off costs this module and nothing else. The variables
-win over the settings keys, key by key (004 §16).
+"""How telemetry exports, once it is on: the OTEL_* variables over `monitoring.telemetry`, key
+by key (004 §16) — one exporter per signal, the OTLP target and headers, the switches, limits.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import field
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, get_args
 from urllib.parse import unquote
 
 from wave_tui.config.records import record
 from wave_tui.config.schema import OtlpProtocol, TelemetryExporter
+from wave_tui.features.telemetry.switch import (
+    ENV_EXPORTER,
+    SETTINGS_EXPORTER_KEY,
+    Signal,
+    flag,
+)
 
-Signal = Literal["traces", "metrics", "logs"]
-SIGNALS: tuple[Signal, ...] = ("traces", "metrics", "logs")
 EXPORTERS: tuple[TelemetryExporter, ...] = get_args(TelemetryExporter)
 
 DEFAULT_EXPORTER: TelemetryExporter = "otlp"
@@ -30,8 +31,6 @@ DEFAULT_EXPORT_TIMEOUT_MS = 10_000
 DEFAULT_METRIC_INTERVAL_MS = 60_000
 DEFAULT_JSONL_MAX_BYTES = 10 * 1024 * 1024  # the JSONL file is rotated past this size
 
-ENV_ENABLED = "OTEL_ENABLED"
-ENV_EXPORTER = {s: f"OTEL_{s.upper()}_EXPORTER" for s in SIGNALS}
 ENV_ENDPOINT = "OTEL_EXPORTER_OTLP_ENDPOINT"
 ENV_PROTOCOL = "OTEL_EXPORTER_OTLP_PROTOCOL"
 ENV_HEADERS = "OTEL_EXPORTER_OTLP_HEADERS"
@@ -41,10 +40,6 @@ ENV_LOG_TOOL_CONTENT = "OTEL_LOG_TOOL_CONTENT"
 ENV_SHUTDOWN_TIMEOUT = "OTEL_SHUTDOWN_TIMEOUT_MS"
 ENV_SPAN_TTL = "OTEL_SPAN_TTL_MS"
 ENV_METRIC_INTERVAL = "OTEL_METRIC_EXPORT_INTERVAL"
-
-_TRUE = frozenset({"1", "true", "yes", "on"})
-_FALSE = frozenset({"0", "false", "no", "off"})
-_SETTINGS_EXPORTER_KEY = {s: f"{s}Exporter" for s in SIGNALS}
 
 
 @record
@@ -69,38 +64,6 @@ class TelemetryConfig:
 
     def exporter(self, signal: Signal) -> TelemetryExporter:
         return {"traces": self.traces, "metrics": self.metrics, "logs": self.logs}[signal]
-
-
-def merged_settings(layers: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
-    """`monitoring.telemetry` across the settings files, a later file's key winning."""
-    merged: dict[str, Any] = {}
-    for data in layers:
-        monitoring = data.get("monitoring")
-        telemetry = monitoring.get("telemetry") if isinstance(monitoring, dict) else None
-        if isinstance(telemetry, dict):
-            merged.update(telemetry)
-    return merged
-
-
-def _flag(value: str | None) -> bool | None:
-    if value is None or not value.strip():
-        return None
-    word = value.strip().lower()
-    return True if word in _TRUE else False if word in _FALSE else None
-
-
-# req: OT2
-def is_enabled(environ: Mapping[str, str], settings: Mapping[str, Any]) -> bool:
-    """OTEL_ENABLED, else an exporter variable, else `enabled`, else an exporter key."""
-    said = _flag(environ.get(ENV_ENABLED))
-    if said is not None:
-        return said
-    if any(environ.get(ENV_EXPORTER[s], "").strip() for s in SIGNALS):
-        return True
-    enabled = settings.get("enabled")
-    if isinstance(enabled, bool):
-        return enabled
-    return any(isinstance(settings.get(_SETTINGS_EXPORTER_KEY[s]), str) for s in SIGNALS)
 
 
 def parse_headers(text: str) -> dict[str, str] | None:
@@ -146,7 +109,7 @@ def _exporter(
     signal: Signal, environ: Mapping[str, str], settings: Mapping[str, Any], problems: list[str]
 ) -> TelemetryExporter:
     env_name = ENV_EXPORTER[signal]
-    raw = environ.get(env_name, "").strip().lower() or settings.get(_SETTINGS_EXPORTER_KEY[signal])
+    raw = environ.get(env_name, "").strip().lower() or settings.get(SETTINGS_EXPORTER_KEY[signal])
     if raw is None or raw == "":
         return DEFAULT_EXPORTER
     for exporter in EXPORTERS:
@@ -159,10 +122,8 @@ def _exporter(
 # req: OT3
 def telemetry_config(
     environ: Mapping[str, str], settings: Mapping[str, Any], jsonl_path: Path
-) -> TelemetryConfig | None:
-    """The configuration in force, or None when telemetry is off (OT1, OT2)."""
-    if not is_enabled(environ, settings):
-        return None
+) -> TelemetryConfig:
+    """The configuration in force (telemetry is on: `switch.is_enabled` said so)."""
     problems: list[str] = []
     raw_protocol = environ.get(ENV_PROTOCOL, "").strip().lower() or settings.get("protocol")
     protocol: OtlpProtocol = "grpc" if raw_protocol == "grpc" else "http/protobuf"
@@ -178,8 +139,8 @@ def telemetry_config(
             problems.append(f"{ENV_HEADERS} is neither k=v,k2=v2 nor a JSON object: not sent")
         else:
             headers = parsed
-    prompts = _flag(environ.get(ENV_LOG_PROMPTS))
-    content = _flag(environ.get(ENV_LOG_TOOL_CONTENT))
+    prompts = flag(environ.get(ENV_LOG_PROMPTS))
+    content = flag(environ.get(ENV_LOG_TOOL_CONTENT))
     return TelemetryConfig(
         traces=_exporter("traces", environ, settings, problems),
         metrics=_exporter("metrics", environ, settings, problems),

@@ -46,13 +46,14 @@ from opentelemetry.sdk.trace.export import (
 )
 from opentelemetry.util.types import Attributes
 
-from wave_tui.features.telemetry.config import Signal, TelemetryConfig
+from wave_tui.features.telemetry.config import TelemetryConfig
 from wave_tui.features.telemetry.jsonl import (
     JsonlFile,
     JsonlLogExporter,
     JsonlMetricExporter,
     JsonlSpanExporter,
 )
+from wave_tui.features.telemetry.switch import Signal
 
 SCOPE = "wave"
 FAILED = "telemetry: could not export {signal} to {target}: {reason}; the agent goes on without it"

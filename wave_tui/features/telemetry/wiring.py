@@ -9,8 +9,7 @@ from __future__ import annotations
 import contextlib
 
 from wave_tui.agent.service import AgentService
-from wave_tui.features.telemetry.config import merged_settings, telemetry_config
-from wave_tui.llm.usage import estimate_prompt_tokens
+from wave_tui.features.telemetry.switch import is_enabled, merged_settings
 
 
 # req: OT1
@@ -18,9 +17,9 @@ def install_telemetry_if_on(service: AgentService) -> None:
     """Telemetry for this agent, only when the OTEL_* variables or `monitoring.telemetry` turn
     it on (the variables win)."""
     settings = merged_settings(layer.data for layer in service.store.layers())
-    config = telemetry_config(service.store.environ, settings, service.paths.telemetry_file)
-    if config is None:
+    if not is_enabled(service.store.environ, settings):
         return
+    from wave_tui.features.telemetry.config import telemetry_config  # only with telemetry on
     from wave_tui.features.telemetry.hooks import (  # only with telemetry on
         TelemetryHook,
         TelemetryHost,
@@ -28,6 +27,7 @@ def install_telemetry_if_on(service: AgentService) -> None:
         stderr_warning,
     )
 
+    config = telemetry_config(service.store.environ, settings, service.paths.telemetry_file)
     warner = Warner(service.notify)
     try:
         from wave_tui.features.telemetry.recorder import Recorder
@@ -44,6 +44,8 @@ def install_telemetry_if_on(service: AgentService) -> None:
 
     def prompt_tokens() -> int:
         with contextlib.suppress(Exception):  # no endpoint yet: nothing to measure
+            from wave_tui.llm.usage import estimate_prompt_tokens
+
             return estimate_prompt_tokens(service.build_request())
         return 0
 
