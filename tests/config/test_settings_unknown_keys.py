@@ -20,8 +20,6 @@ CONTRACT_KEYS = [
     "enabledPlugins",
     "extraKnownMarketplaces",
     "sandbox",
-    "webSearch",
-    "visionModel",
     "$schema",
 ]
 

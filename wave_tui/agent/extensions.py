@@ -133,6 +133,15 @@ class ToolLock(Protocol):
 
 
 @runtime_checkable
+class ToolPreparer(Protocol):
+    """Runs right before a call's tool does, after its checks, answer and locks: the last
+    moment the files it will change are as they were (a file checkpoint). An OSError it raises
+    fails the call instead of letting it change what could not be kept."""
+
+    async def before_run(self, call: ToolCallInfo) -> None: ...
+
+
+@runtime_checkable
 class ToolObserver(Protocol):
     """Sees every finished call: may rewrite its result (staleness note) and add follow-ups."""
 
@@ -238,6 +247,14 @@ class RunningWork(Protocol):
     def running_work(self) -> list[str]: ...
 
 
+@runtime_checkable
+class PromptAttachments(Protocol):
+    """What the user's prompt carries besides its text (an `@img.png`'s image): the message as
+    it is added to the conversation; an unusable attachment is said (a notice), never fatal."""
+
+    async def attach(self, message: Message) -> Message: ...
+
+
 @record
 class StatusContribution:
     """What an extension adds to the agent's status (typed, so the UI never reads a dict)."""
@@ -275,6 +292,7 @@ Extension = (
     | ToolProvider
     | ToolGuard
     | ToolLock
+    | ToolPreparer
     | ToolObserver
     | TurnObserver
     | SessionObserver
@@ -286,6 +304,7 @@ Extension = (
     | RequestWatcher
     | ToolWatcher
     | EventObserver
+    | PromptAttachments
 )
 
 
@@ -359,6 +378,7 @@ class Extensions:
         self.tool_providers: list[ToolProvider] = []
         self.guards: list[ToolGuard] = []
         self.locks: list[ToolLock] = []
+        self.preparers: list[ToolPreparer] = []
         self.tool_observers: list[ToolObserver] = []
         self.turn_observers: list[TurnObserver] = []
         self.session_observers: list[SessionObserver] = []
@@ -370,6 +390,7 @@ class Extensions:
         self.request_watchers: list[RequestWatcher] = []
         self.tool_watchers: list[ToolWatcher] = []
         self.event_observers: list[EventObserver] = []
+        self.prompt_attachments: list[PromptAttachments] = []
 
     def add(self, extension: Extension) -> None:
         filed = False
@@ -389,6 +410,7 @@ class Extensions:
             (ToolProvider, self.tool_providers),
             (ToolGuard, self.guards),
             (ToolLock, self.locks),
+            (ToolPreparer, self.preparers),
             (ToolObserver, self.tool_observers),
             (TurnObserver, self.turn_observers),
             (SessionObserver, self.session_observers),
@@ -400,6 +422,7 @@ class Extensions:
             (RequestWatcher, self.request_watchers),
             (ToolWatcher, self.tool_watchers),
             (EventObserver, self.event_observers),
+            (PromptAttachments, self.prompt_attachments),
         )
 
     @contextmanager

@@ -45,8 +45,6 @@ CONTRACT_KEYS = frozenset(
         "extraKnownMarketplaces",
         "lspServers",
         "sandbox",
-        "visionModel",
-        "webSearch",
         "worktree",
     }
 )

@@ -33,6 +33,7 @@ from wave_tui.tools.base import Tool
 AgentSource = Literal["built-in", "project", "user"]
 MAIN_MODEL = "main"
 FAST_MODEL = "fast"
+VISION_MODEL = "visionModel"  # the settings' vision model (the `vision` type's)
 AGENT_TOOL_NAME = AGENT
 # Never given to a subagent: it has no user to talk to and may not spawn agents itself.
 SUBAGENT_EXCLUDED_TOOLS = frozenset(
@@ -185,14 +186,15 @@ def _scan(directory: Path, source: AgentSource, found: _Found) -> None:
 
 
 # req: AG1
-def load_subagents(paths: WavePaths) -> SubagentCatalog:
-    """Built-in and custom types (blocking file reads: call in a thread from a coroutine)."""
+def load_subagents(paths: WavePaths, extra: Sequence[SubagentDefinition] = ()) -> SubagentCatalog:
+    """Built-in types (and the `extra` built-in ones the settings enable) and custom types
+    (blocking file reads: call in a thread from a coroutine)."""
     # req: AG2
     found = _Found()
     project_dir, user_dir = paths.agent_dirs
     _scan(project_dir, "project", found)
     _scan(user_dir, "user", found)
-    for builtin in BUILTIN_AGENTS:
+    for builtin in (*BUILTIN_AGENTS, *extra):
         found.by_name.setdefault(builtin.name, builtin)
     return SubagentCatalog(tuple(found.by_name.values()), tuple(found.warnings))
 
