@@ -20,7 +20,6 @@ CONTRACT_KEYS = [
     "enabledPlugins",
     "extraKnownMarketplaces",
     "sandbox",
-    "monitoring",
     "$schema",
 ]
 

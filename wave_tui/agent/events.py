@@ -244,11 +244,16 @@ class StatusChanged:
     status: AgentStatus
 
 
+# Who wrote memory: the main agent's tools, the extraction fork, the user (app, `wave memory`).
+MemoryWriteSource = Literal["main", "fork", "user"]
+
+
 @record
 class MemoryChanged:
     """Memory files were written or deleted (by the UI, the agent or the extraction fork)."""
 
     paths: tuple[Path, ...]
+    source: MemoryWriteSource = "user"
 
 
 @record

@@ -14,14 +14,19 @@ protocols with several methods, so a feature writes only the methods it needs.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import (
+    AbstractAsyncContextManager,
+    AbstractContextManager,
+    ExitStack,
+    contextmanager,
+)
 from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from wave_tui.config.records import record
-from wave_tui.llm.types import Message
+from wave_tui.llm.types import Message, Usage
 from wave_tui.permissions.call_facts import CallFacts
 from wave_tui.permissions.tool_table import CallOnRow, ToolInfo, key_argument, tool_info
 from wave_tui.tools.base import Tool, ToolResult
@@ -29,7 +34,7 @@ from wave_tui.tools.base import Tool, ToolResult
 _T = TypeVar("_T")
 
 if TYPE_CHECKING:
-    from wave_tui.agent.events import TurnStatus
+    from wave_tui.agent.events import AgentEvent, TurnStatus
     from wave_tui.config.settings import EffectiveSettings
 
 
@@ -164,6 +169,48 @@ class SessionObserver(Protocol):
     async def aclose(self) -> None: ...
 
 
+class RequestWatch(Protocol):
+    """One model request as a watcher follows it; leaving the watch with an exception is the
+    request failing (a cancelled one included)."""
+
+    def delta(self) -> None:
+        """A piece of the reply arrived (the first one is the time to first token)."""
+        ...
+
+    def replied(self, usage: Usage | None, has_tool_call: bool) -> None: ...
+
+
+@runtime_checkable
+class RequestWatcher(Protocol):
+    """Follows each model request of a loop (the main agent's and a subagent's) from its start
+    to its reply: telemetry spans and timings. Never changes the request."""
+
+    def watch_request(self, model: str) -> AbstractContextManager[RequestWatch]: ...
+
+
+class ToolWatch(Protocol):
+    """One tool call as a watcher follows it; it is told the outcome before the watch ends."""
+
+    def finished(self, outcome: ToolOutcome) -> None: ...
+
+
+@runtime_checkable
+class ToolWatcher(Protocol):
+    """Follows each tool call from its start (before guards and the policy) to its outcome.
+    The watch is entered in the call's own task, so a context it sets (a span) is current for
+    the work the call starts: a subagent's requests and calls nest under its Agent call."""
+
+    def watch_tool(self, call: ToolCallInfo) -> AbstractContextManager[ToolWatch]: ...
+
+
+@runtime_checkable
+class EventObserver(Protocol):
+    """Sees every event the agent emits, as it is emitted (telemetry). Must be quick and never
+    raise; it may be called from a worker thread (memory writes made off the event loop)."""
+
+    def on_event(self, event: AgentEvent) -> None: ...
+
+
 CompactionTrigger = Literal["manual", "auto"]
 
 
@@ -254,8 +301,35 @@ Extension = (
     | PermissionRequestHooks
     | InvokedSkills
     | RunningWork
+    | RequestWatcher
+    | ToolWatcher
+    | EventObserver
     | PromptAttachments
 )
+
+
+class _RequestWatches:
+    """Every watcher's watch of one request, told together."""
+
+    def __init__(self, watches: list[RequestWatch]) -> None:
+        self._watches = watches
+
+    def delta(self) -> None:
+        for watch in self._watches:
+            watch.delta()
+
+    def replied(self, usage: Usage | None, has_tool_call: bool) -> None:
+        for watch in self._watches:
+            watch.replied(usage, has_tool_call)
+
+
+class _ToolWatches:
+    def __init__(self, watches: list[ToolWatch]) -> None:
+        self._watches = watches
+
+    def finished(self, outcome: ToolOutcome) -> None:
+        for watch in self._watches:
+            watch.finished(outcome)
 
 
 class ContextSourceBase:
@@ -313,6 +387,9 @@ class Extensions:
         self.permission_hooks: list[PermissionRequestHooks] = []
         self.skill_sources: list[InvokedSkills] = []
         self.running_work_sources: list[RunningWork] = []
+        self.request_watchers: list[RequestWatcher] = []
+        self.tool_watchers: list[ToolWatcher] = []
+        self.event_observers: list[EventObserver] = []
         self.prompt_attachments: list[PromptAttachments] = []
 
     def add(self, extension: Extension) -> None:
@@ -342,8 +419,27 @@ class Extensions:
             (PermissionRequestHooks, self.permission_hooks),
             (InvokedSkills, self.skill_sources),
             (RunningWork, self.running_work_sources),
+            (RequestWatcher, self.request_watchers),
+            (ToolWatcher, self.tool_watchers),
+            (EventObserver, self.event_observers),
             (PromptAttachments, self.prompt_attachments),
         )
+
+    @contextmanager
+    def watching_request(self, model: str) -> Iterator[RequestWatch]:
+        """One model request under every request watcher's watch (none: nothing to do)."""
+        with ExitStack() as stack:
+            yield _RequestWatches(
+                [stack.enter_context(w.watch_request(model)) for w in self.request_watchers]
+            )
+
+    @contextmanager
+    def watching_tool(self, call: ToolCallInfo) -> Iterator[ToolWatch]:
+        """One tool call under every tool watcher's watch."""
+        with ExitStack() as stack:
+            yield _ToolWatches(
+                [stack.enter_context(w.watch_tool(call)) for w in self.tool_watchers]
+            )
 
     def of_type(self, kind: type[_T]) -> _T | None:
         """The first extension of a concrete class (features that find a sibling, e.g. the

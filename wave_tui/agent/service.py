@@ -289,6 +289,8 @@ class AgentService:
         self._emit(event)
 
     def _emit(self, event: ev.AgentEvent) -> None:
+        for observer in self.extensions.event_observers:
+            observer.on_event(event)
         for listener in list(self._listeners):
             listener(event)
 

@@ -135,8 +135,16 @@ class ToolPipeline:
     async def run_call(
         self, call: ToolCallInfo, tools: Mapping[str, Tool], abort: asyncio.Event
     ) -> ToolOutcome:
-        """One parsed call, down the pipeline: guards, the tool's own refusal, the policy's
-        answer, locks, the tool, observers."""
+        """One parsed call, down the pipeline under the tool watchers' watch."""
+        with self._extensions.watching_tool(call) as watch:
+            outcome = await self._down(call, tools, abort)
+            watch.finished(outcome)
+        return outcome
+
+    async def _down(
+        self, call: ToolCallInfo, tools: Mapping[str, Tool], abort: asyncio.Event
+    ) -> ToolOutcome:
+        """Guards, the tool's own refusal, the policy's answer, locks, the tool, observers."""
         self._emit(ev.ToolStarted(call.call_id, call.name, call.args, call.key))
         tool = tools.get(call.name)
         if tool is None:

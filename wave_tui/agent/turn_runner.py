@@ -22,6 +22,7 @@ from wave_tui.agent.events import Emit
 from wave_tui.agent.extensions import (
     ContextSource,
     Extensions,
+    RequestWatch,
     TurnContinuation,
     TurnEnd,
     TurnObserver,
@@ -348,11 +349,27 @@ class TurnRunner:
         )
         self.last_request = body
         assistant_id = Message(role="assistant").id
+        with self._extensions.watching_request(target.model) as watch:
+            reply = await self._stream(assistant_id, target, body, tools, probing, watch)
+            watch.replied(reply.usage, bool(reply.tool_calls))
+        return self._replied(assistant_id, target, reply)
+
+    async def _stream(
+        self,
+        assistant_id: str,
+        target: ModelTarget,
+        body: dict[str, Any],
+        tools: dict[str, Tool],
+        probing: asyncio.Task[None] | None,
+        watch: RequestWatch,
+    ) -> AssistantReply:
+        """The request streamed (retried after an overflow), its deltas announced as they come."""
         self._emit(ev.AssistantStarted(assistant_id))
         said: list[str] = []
         thought: list[str] = []
 
         def on_delta(delta: StreamDelta) -> None:
+            watch.delta()
             if delta.kind == "text":
                 said.append(delta.text)
                 self._emit(ev.TextDelta(assistant_id, delta.text))
@@ -374,9 +391,9 @@ class TurnRunner:
 
         try:
             try:
-                reply = await target.client.stream_chat(body, on_delta, on_retry)
+                return await target.client.stream_chat(body, on_delta, on_retry)
             except ContextLengthExceeded as exc:
-                reply = await self.compaction.overflowed(
+                return await self.compaction.overflowed(
                     exc, body, lambda messages: self.build_request(tools, messages=messages), send
                 )
         except asyncio.CancelledError:
@@ -385,6 +402,11 @@ class TurnRunner:
         finally:
             if probing is not None:
                 await probing  # never raises: a failed probe is "not Ollama"
+
+    def _replied(
+        self, assistant_id: str, target: ModelTarget, reply: AssistantReply
+    ) -> AssistantReply:
+        """The reply into the conversation, and what it says announced."""
         self.model_requests += 1
         message = Message(
             id=assistant_id,

@@ -84,6 +84,11 @@ class WavePaths:
         return self.wave_home / "history.jsonl"
 
     @property
+    def telemetry_file(self) -> Path:
+        """The JSONL telemetry exporter's file (one record a line, rotated at a size cap)."""
+        return self.wave_home / "telemetry.jsonl"
+
+    @property
     def pasted_images(self) -> Path:
         """Images pasted from the clipboard in the app (Ctrl+V), one file each."""
         return self.wave_home / "pasted-images"

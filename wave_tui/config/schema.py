@@ -108,6 +108,62 @@ class PermissionsConfig(BaseModel):
     )
 
 
+TelemetryExporter = Literal["otlp", "jsonl", "console", "none"]
+OtlpProtocol = Literal["http/protobuf", "grpc"]
+
+
+class TelemetryConfig(BaseModel):
+    """`monitoring.telemetry`: OpenTelemetry traces, metrics and events (the OTEL_* variables
+    beat every key here)."""
+
+    model_config = _CAMEL
+
+    enabled: StrictBool | None = Field(
+        default=None,
+        description="Telemetry on or off (OTEL_ENABLED beats it); setting an exporter turns it on.",
+    )
+    traces_exporter: TelemetryExporter | None = Field(
+        default=None, description="Where spans go (OTEL_TRACES_EXPORTER); default `otlp`."
+    )
+    metrics_exporter: TelemetryExporter | None = Field(
+        default=None, description="Where metrics go (OTEL_METRICS_EXPORTER); default `otlp`."
+    )
+    logs_exporter: TelemetryExporter | None = Field(
+        default=None, description="Where events go (OTEL_LOGS_EXPORTER); default `otlp`."
+    )
+    endpoint: StrictStr | None = Field(
+        default=None,
+        description="OTLP collector base URL (OTEL_EXPORTER_OTLP_ENDPOINT); default "
+        "`http://localhost:4318`, or `:4317` for gRPC.",
+    )
+    protocol: OtlpProtocol | None = Field(
+        default=None,
+        description="OTLP over `http/protobuf` or `grpc` (OTEL_EXPORTER_OTLP_PROTOCOL).",
+    )
+    headers: dict[str, StrictStr] = Field(
+        default_factory=dict,
+        description="Headers sent to the collector (OTEL_EXPORTER_OTLP_HEADERS beats them).",
+    )
+    log_user_prompts: StrictBool = Field(
+        default=False,
+        description="Include prompt text in spans and events (OTEL_LOG_USER_PROMPTS=1).",
+    )
+    log_tool_content: StrictBool = Field(
+        default=False,
+        description="Include tool input and output in spans (OTEL_LOG_TOOL_CONTENT=1).",
+    )
+
+
+class MonitoringConfig(BaseModel):
+    """`monitoring`: what the agent reports about itself."""
+
+    model_config = _CAMEL
+
+    telemetry: TelemetryConfig = Field(
+        default_factory=TelemetryConfig, description="OpenTelemetry export (off by default)."
+    )
+
+
 WebSearchProvider = Literal["searxng", "brave", "tavily"]
 
 
@@ -208,6 +264,9 @@ class SettingsSchema(BaseModel):
     cleanup_period_days: Annotated[StrictInt, Field(ge=0)] = Field(
         default=DEFAULT_CLEANUP_PERIOD_DAYS,
         description="Delete transcripts older than this many days.",
+    )
+    monitoring: MonitoringConfig = Field(
+        default_factory=MonitoringConfig, description="Telemetry (OpenTelemetry)."
     )
     local: StrictBool | None = Field(default=None, description="Run on the local llama.cpp model.")
     local_model: StrictStr | None = Field(

@@ -36,8 +36,17 @@ from wave_tui.session.memory_consolidate import (
 class MemoryBrowserAccess:
     def __init__(self, core: SessionCore) -> None:
         self._core = core
-        self.access = MemoryAccess(core.paths, core.clock, core.emit)
+        self.access = MemoryAccess(core.paths, core.clock, self._announce)
         self._catalog = CatalogCache()
+
+    def _announce(self, event: ev.AgentEvent) -> None:
+        """A write goes out through the agent when one runs (its observers see it, telemetry),
+        which forwards it to the session's stream."""
+        service = self._core.service
+        if service is not None:
+            service.publish(event)
+        else:
+            self._core.emit(event)
 
     async def entries(self) -> list[MemoryEntry]:
         """`MemoryAccess.list`, from the files as they are now (unchanged ones not read again)."""
@@ -63,7 +72,7 @@ class MemoryBrowserAccess:
         core = self._core
         done = await apply_consolidation(planned, core.paths, core.store.environ)
         if done.run is not None and done.run.changes:
-            core.emit(ev.MemoryChanged(tuple(change.path for change in done.run.changes)))
+            self._announce(ev.MemoryChanged(tuple(change.path for change in done.run.changes)))
         return done
 
     async def show(self, entry_id: str) -> MemoryEntry:

@@ -25,6 +25,7 @@ from wave_tui.features.memory.injection_hook import MemoryInjectionHook
 from wave_tui.features.memory.path_memory_hook import PathMemoryHook
 from wave_tui.features.rewind.wiring import install_checkpoints
 from wave_tui.features.tasks.wiring import install_work
+from wave_tui.features.telemetry.wiring import install_telemetry_if_on
 from wave_tui.features.web_search.wiring import install_web_search
 
 
@@ -80,6 +81,7 @@ def create_service_with_extensions(
     install_mcp(service)
     install_lsp_if_configured(service)
     install_checkpoints(service)
+    install_telemetry_if_on(service)  # last: it closes after the fork it reports on
     return service, extras
 
 

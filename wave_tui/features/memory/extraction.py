@@ -467,7 +467,7 @@ class ExtractionHook:
             self._write_audit(record)
             emit(ev.BackgroundChanged("extraction", False, detail))
             if record.writes:
-                emit(ev.MemoryChanged(tuple(sorted({Path(w) for w in record.writes}))))
+                emit(ev.MemoryChanged(tuple(sorted({Path(w) for w in record.writes})), "fork"))
             emit(ev.ExtractionFinished(written, record.error, cancelled))
         if self.owed and not self.closing:
             self.owed = False

@@ -161,8 +161,8 @@ class SubagentLoopRunner:
 
     # req: AG4
     def _extensions(self) -> Extensions:
-        """The child's registry: the parent's memory context, guards and locks, nothing else
-        (no extraction fork, no Stop hooks, no task reminder)."""
+        """The child's registry: the parent's memory context, guards, locks and watchers,
+        nothing else (no extraction fork, no Stop hooks, no task reminder)."""
         parent = self.service.extensions
         out = Extensions()
         injection = parent.of_type(MemoryInjectionHook)
@@ -172,6 +172,11 @@ class SubagentLoopRunner:
             out.add(_Guard(guard))
         for lock in parent.locks:
             out.add(_Lock(lock))
+        # Telemetry: the child's requests and calls are watched too, nested under its call.
+        for request_watcher in parent.request_watchers:
+            out.add(request_watcher)
+        for tool_watcher in parent.tool_watchers:
+            out.add(tool_watcher)
         for preparer in parent.preparers:  # a subagent's edits are checkpointed with the turn's
             out.add(_Preparer(preparer))
         return out
