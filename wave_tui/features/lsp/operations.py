@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from lsprotocol import types as lsp
 
@@ -19,20 +19,10 @@ from wave_tui.config.records import record
 from wave_tui.features.lsp import results
 from wave_tui.features.lsp.errors import LspError, ServerGone
 from wave_tui.features.lsp.manager import LspManager
+from wave_tui.features.lsp.operation_names import Operation
 from wave_tui.features.lsp.server import LanguageServer
 from wave_tui.files.text_files import load_text, split_lines
 
-Operation = Literal[
-    "goToDefinition",
-    "findReferences",
-    "hover",
-    "documentSymbol",
-    "workspaceSymbol",
-    "goToImplementation",
-    "prepareCallHierarchy",
-    "incomingCalls",
-    "outgoingCalls",
-]
 POSITIONAL: frozenset[str] = frozenset(
     {
         "goToDefinition",

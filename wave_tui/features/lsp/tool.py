@@ -8,10 +8,11 @@ off the event loop.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated
 
 from wave_tui.features.lsp.errors import LspError
 from wave_tui.features.lsp.manager import load_operations
+from wave_tui.features.lsp.operation_names import Operation
 from wave_tui.permissions.tool_table import LSP
 from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
 from wave_tui.tools.base import ToolContext, ToolError, ToolResult, resolve_path
@@ -30,18 +31,6 @@ file of the language to search.
 the symbol's name. Not needed for documentSymbol and workspaceSymbol.
 - Results are `path:line:col: text` lines, paths relative to the project.
 Prefer it over Grep to find a definition or the real uses of a name."""
-
-Operation = Literal[
-    "goToDefinition",
-    "findReferences",
-    "hover",
-    "documentSymbol",
-    "workspaceSymbol",
-    "goToImplementation",
-    "prepareCallHierarchy",
-    "incomingCalls",
-    "outgoingCalls",
-]
 
 
 @tool_arguments

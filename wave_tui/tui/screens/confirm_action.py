@@ -12,7 +12,24 @@ from textual.widgets import Button, Static
 from wave_tui.tui.widgets.footer import Footer
 
 
-class ConfirmAction(ModalScreen[bool]):
+class YesNoDialog(ModalScreen[bool]):
+    """A yes/no question: `y` or the `#confirm` button answers True, `n`, Esc or `#cancel`
+    False; the safe answer has the focus. Subclasses compose the question and bind the keys."""
+
+    def on_mount(self) -> None:
+        self.query_one("#cancel", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "confirm")
+
+    def action_confirm(self) -> None:
+        self.dismiss(True)
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+
+class ConfirmAction(YesNoDialog):
     BINDINGS = [
         Binding("y", "confirm", "Apply", id="confirm-action"),
         Binding("n,escape", "cancel", "Cancel", id="cancel-action"),
@@ -33,15 +50,3 @@ class ConfirmAction(ModalScreen[bool]):
                 yield Button(self.confirm_label, variant="primary", id="confirm")
                 yield Button("Cancel (n)", id="cancel")
         yield Footer()
-
-    def on_mount(self) -> None:
-        self.query_one("#cancel", Button).focus()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "confirm")
-
-    def action_confirm(self) -> None:
-        self.dismiss(True)
-
-    def action_cancel(self) -> None:
-        self.dismiss(False)

@@ -15,10 +15,11 @@ from textual.widgets.button import ButtonVariant
 
 from wave_tui.agent.events import AskingAgent, PermissionAnswer
 from wave_tui.session.types import GrantOption, MemoryScope, PermissionPreview
+from wave_tui.tui.screens.confirm_action import YesNoDialog
 from wave_tui.tui.widgets.footer import Footer
 
 
-class ConfirmDelete(ModalScreen[bool]):
+class ConfirmDelete(YesNoDialog):
     """Asks before a memory entry is removed from its file (M3)."""
 
     BINDINGS = [
@@ -50,18 +51,6 @@ class ConfirmDelete(ModalScreen[bool]):
                 yield Button("Delete (y)", variant="error", id="confirm")
                 yield Button("Keep (n)", id="cancel")
         yield Footer()
-
-    def on_mount(self) -> None:
-        self.query_one("#cancel", Button).focus()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "confirm")
-
-    def action_confirm(self) -> None:
-        self.dismiss(True)
-
-    def action_cancel(self) -> None:
-        self.dismiss(False)
 
 
 # Outside a dialog: the footer, and a spare row so the dialog never touches the screen's edge.
