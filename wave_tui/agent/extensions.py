@@ -191,6 +191,14 @@ class RunningWork(Protocol):
     def running_work(self) -> list[str]: ...
 
 
+@runtime_checkable
+class WorkdirObserver(Protocol):
+    """Follows the session's working directory when it moves (into a worktree and back): the
+    tools' working directory itself is the main pipeline's (`AgentService.move_workdir`)."""
+
+    def on_workdir_changed(self, old: Path, new: Path) -> None: ...
+
+
 @record
 class StatusContribution:
     """What an extension adds to the agent's status (typed, so the UI never reads a dict)."""
@@ -201,6 +209,8 @@ class StatusContribution:
     rule_activations: Mapping[str, tuple[str, str]] | None = None
     # Auto memory is on in the settings but off for this run: its folder cannot be used (M5).
     auto_memory_unusable: bool = False
+    # The git worktree the session works in (its name), None in the main checkout.
+    worktree: str | None = None
 
 
 @runtime_checkable
@@ -215,12 +225,14 @@ def merge_status(parts: Iterable[StatusContribution]) -> StatusContribution:
     turns: int | None = None
     running = unusable = False
     activations: Mapping[str, tuple[str, str]] | None = None
+    worktree: str | None = None
     for part in parts:
         turns = part.turns_until_extraction if turns is None else turns
         running = running or part.extraction_running
         activations = part.rule_activations if activations is None else activations
         unusable = unusable or part.auto_memory_unusable
-    return StatusContribution(turns, running, activations, unusable)
+        worktree = part.worktree if worktree is None else worktree
+    return StatusContribution(turns, running, activations, unusable, worktree)
 
 
 Extension = (
@@ -236,6 +248,7 @@ Extension = (
     | PermissionRequestHooks
     | InvokedSkills
     | RunningWork
+    | WorkdirObserver
 )
 
 
@@ -293,6 +306,7 @@ class Extensions:
         self.permission_hooks: list[PermissionRequestHooks] = []
         self.skill_sources: list[InvokedSkills] = []
         self.running_work_sources: list[RunningWork] = []
+        self.workdir_observers: list[WorkdirObserver] = []
 
     def add(self, extension: Extension) -> None:
         filed = False
@@ -320,6 +334,7 @@ class Extensions:
             (PermissionRequestHooks, self.permission_hooks),
             (InvokedSkills, self.skill_sources),
             (RunningWork, self.running_work_sources),
+            (WorkdirObserver, self.workdir_observers),
         )
 
     def of_type(self, kind: type[_T]) -> _T | None:

@@ -41,6 +41,11 @@ ENTER_PLAN_MODE = "EnterPlanMode"
 EXIT_PLAN_MODE = "ExitPlanMode"
 AGENT = "Agent"
 LSP = "LSP"
+ENTER_WORKTREE = "EnterWorktree"
+EXIT_WORKTREE = "ExitWorktree"
+CRON_CREATE = "CronCreate"
+CRON_DELETE = "CronDelete"
+CRON_LIST = "CronList"
 
 
 @record
@@ -96,6 +101,15 @@ TOOLS: Mapping[str, ToolInfo] = {
         _info(AGENT, "description", "children", "Agent"),
         # Read-only like Grep: it runs wherever Read does; the extraction fork never gets it.
         _info(LSP, "filePath", "never", "Code intelligence", read_only=True),
+        # A worktree is made by git under the project's `.wave/worktrees` (nothing of the
+        # checkout changes); leaving may remove one and its changes: asked like a command.
+        _info(ENTER_WORKTREE, "name", "never", "Enter worktree"),
+        _info(EXIT_WORKTREE, "action", "ask", "Leave worktree"),
+        # Scheduled prompts of this session: nothing runs until the session is idle, and each
+        # prompt is a turn of its own whose tool calls are checked as always.
+        _info(CRON_CREATE, "cron", "never", "Schedule", read_only=True),
+        _info(CRON_DELETE, "id", "never", "Unschedule", read_only=True),
+        _info(CRON_LIST, None, "never", "List schedules", read_only=True),
     )
 }
 

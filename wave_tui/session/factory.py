@@ -22,6 +22,7 @@ from wave_tui.features.memory.extraction import (
 from wave_tui.features.memory.freshness_hook import FreshnessHook
 from wave_tui.features.memory.injection_hook import MemoryInjectionHook
 from wave_tui.features.tasks.wiring import install_work
+from wave_tui.features.worktrees.wiring import install_worktrees
 
 
 def create_service(
@@ -69,6 +70,7 @@ def create_service_with_extensions(
     install_work(service)  # tasks, plan mode, subagents, background, questions, web
     extras = install_extensibility(service, service.commands)
     install_mcp(service)
+    install_worktrees(service)  # EnterWorktree / ExitWorktree, `wave --worktree`
     install_lsp_if_configured(service)
     return service, extras
 

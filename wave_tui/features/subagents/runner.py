@@ -191,7 +191,7 @@ class SubagentLoopRunner:
             emit=emit,
             extensions=extensions,
             contexts=ToolContexts(
-                service.paths.project_root,
+                service.workdir,
                 read_state=lambda: conversation.read_state,
                 env=lambda: service.settings.env,
                 clock=service.clock,

@@ -208,6 +208,7 @@ class ChatScreen(Screen[None]):
             background=status.background,
             context_window=status.context_window,
             mode=status.permission_mode,
+            worktree=status.worktree,
         )
         self.refresh_bindings()
 
