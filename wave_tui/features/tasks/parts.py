@@ -29,7 +29,12 @@ from wave_tui.features.tasks.reminder import TaskReminderSource
 from wave_tui.llm.types import Message
 from wave_tui.net.web_pages import WebFetcher
 from wave_tui.tools.ask_user import Asker, AskUserQuestionTool
-from wave_tui.tools.background import BackgroundManager, BashOutputTool, TaskStopTool
+from wave_tui.tools.background import (
+    BackgroundManager,
+    BashOutputTool,
+    TaskOutputTool,
+    TaskStopTool,
+)
 from wave_tui.tools.base import Tool
 from wave_tui.tools.plan_mode import EnterPlanModeTool, ExitPlanModeTool, PlanModeController
 from wave_tui.tools.tasks.store import TaskStore, default_list_id
@@ -109,6 +114,7 @@ def build_task_features(
     tools: list[Tool] = [
         *task_tools(store),
         BashOutputTool(background),
+        TaskOutputTool(background),
         TaskStopTool(background),
         AskUserQuestionTool(bindings.asker),
         EnterPlanModeTool(bindings.plan_controller),
@@ -117,7 +123,7 @@ def build_task_features(
     if fetcher is not None and bindings.answer is not None:
         tools.append(WebFetchTool(fetcher, bindings.answer))
     if bindings.runner is not None:
-        tools.append(AgentTool(catalog, bindings.runner))
+        tools.append(AgentTool(catalog, bindings.runner, background=background))
     return TaskFeatures(
         store=store,
         background=background,
