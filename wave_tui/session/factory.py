@@ -7,6 +7,7 @@ import copy
 from wave_tui.agent.service import AgentOptions, AgentService, Approver
 from wave_tui.config.settings import SettingsStore
 from wave_tui.features.commands.extensibility import Extensibility, install_extensibility
+from wave_tui.features.cron.wiring import install_cron
 from wave_tui.features.mcp.wiring import install_mcp
 from wave_tui.features.memory.attachment_reads import AttachmentReads
 from wave_tui.features.memory.auto_memory_hook import AutoMemoryHook
@@ -71,6 +72,7 @@ def create_service_with_extensions(
     extras = install_extensibility(service, service.commands)
     install_mcp(service)
     install_worktrees(service)  # EnterWorktree / ExitWorktree, `wave --worktree`
+    install_cron(service)  # CronCreate / CronDelete / CronList, /loop
     install_lsp_if_configured(service)
     return service, extras
 
