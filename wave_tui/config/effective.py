@@ -15,7 +15,6 @@ from wave_tui.config.schema import (
     ModelConfig,
     PermissionMode,
     SettingsSchema,
-    WorktreeBaseRef,
 )
 
 # -- the result -----------------------------------------------------------------------------
@@ -54,7 +53,6 @@ class EffectiveSettings:
     # Merged across files like any object; features that run every file's hooks use layers().
     hooks: dict[str, Any] = field(default_factory=dict)
     mcp_servers: dict[str, Any] = field(default_factory=dict)
-    worktree_base_ref: WorktreeBaseRef = "fresh"
     extras: dict[str, Any] = field(default_factory=dict)
     problems: tuple[str, ...] = ()
 
@@ -135,7 +133,6 @@ def effective_settings(
         first_byte_timeout=parsed.first_byte_timeout,
         hooks=dict(parsed.hooks),
         mcp_servers=dict(parsed.mcp_servers),
-        worktree_base_ref=parsed.worktree.base_ref,
         extras=extras,
         problems=tuple(dict.fromkeys(problems)),
     )

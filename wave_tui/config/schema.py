@@ -107,21 +107,6 @@ class PermissionsConfig(BaseModel):
     )
 
 
-WorktreeBaseRef = Literal["fresh", "head"]
-
-
-class WorktreeConfig(BaseModel):
-    """`worktree`: how `EnterWorktree` and `wave --worktree` make a worktree."""
-
-    model_config = _CAMEL
-
-    base_ref: WorktreeBaseRef = Field(
-        default="fresh",
-        description="Base of a new worktree: `fresh` (`origin/<default branch>` when a remote "
-        "has one, else HEAD) or `head` (the local HEAD, no fetch).",
-    )
-
-
 class SettingsSchema(BaseModel):
     """Everything a settings file or a WAVE_* variable can set (validates one key at a time too:
     a plain model, so validating never reads the process environment)."""
@@ -181,9 +166,6 @@ class SettingsSchema(BaseModel):
         default_factory=dict,
         description="Language servers by name for the LSP tool and diagnostics after edits "
         "(`command`, `args`, `extensionToLanguage`, …).",
-    )
-    worktree: WorktreeConfig = Field(
-        default_factory=WorktreeConfig, description="Worktrees (`baseRef`: `fresh` or `head`)."
     )
     lsp_diagnostics_timeout: Annotated[float, Field(ge=0.0)] = Field(
         default=3.0,

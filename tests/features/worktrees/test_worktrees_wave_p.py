@@ -197,6 +197,12 @@ def test_base_ref_fresh_uses_origin_default_branch_and_head_uses_local_head(
     assert proc.returncode == 0, proc.stderr
     assert "(from HEAD)" in last_results(model_server)[-1]
     assert git(repo, "rev-parse", "wave/head1").strip() == local_commit
+    settings.write_text(json.dumps({"worktree": {"baseRef": "tip"}}))
+    model_server.enqueue(tool_call("EnterWorktree", {"name": "bad1"}), text("ok"))
+    proc = run_wave("-p", "go", *BYPASS, cwd=repo, server=model_server)
+    assert proc.returncode == 0, proc.stderr
+    assert "worktree.baseRef 'tip' is not fresh or head; using fresh" in proc.stderr
+    assert "(from origin/main)" in last_results(model_server)[-1]
 
 
 @pytest.mark.req("WT1")

@@ -10,11 +10,15 @@ from __future__ import annotations
 import re
 import secrets
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any, Literal, get_args
 
 from wave_tui.config.fileio import atomic_write_text
-from wave_tui.config.schema import WorktreeBaseRef
 
+WorktreeBaseRef = Literal["fresh", "head"]
+DEFAULT_BASE_REF: WorktreeBaseRef = "fresh"
+SETTINGS_KEY = "worktree"  # settings `worktree.baseRef` (read here: the schema leaves it to us)
 WORKTREES_DIR = Path(".wave") / "worktrees"
 BRANCH_PREFIX = "wave/"
 GIT_TIMEOUT_S = 60.0
@@ -98,6 +102,22 @@ def branch_name(name: str) -> str:
 
 
 # req: WT2
+def base_ref_setting(extras: Mapping[str, Any]) -> tuple[WorktreeBaseRef, str | None]:
+    """`worktree.baseRef` from the settings (default `fresh`), and a problem line when the
+    value is not one wave knows."""
+    section = extras.get(SETTINGS_KEY)
+    value = section.get("baseRef") if isinstance(section, Mapping) else None
+    if value is None:
+        return DEFAULT_BASE_REF, None
+    for known in get_args(WorktreeBaseRef):
+        if value == known:
+            return known, None
+    return (
+        DEFAULT_BASE_REF,
+        f"settings worktree.baseRef {value!r} is not fresh or head; using fresh",
+    )
+
+
 def resolve_base(repo_root: Path, base_ref: WorktreeBaseRef) -> str:
     """The commit-ish a new worktree starts from: `head` is HEAD; `fresh` is
     `origin/<default branch>` (fetched first) when the remote has one, else HEAD."""

@@ -110,7 +110,9 @@ class WorktreeSession(ContextSourceBase, TurnObserverBase):
             top = await asyncio.to_thread(lambda: self.service.paths.repo_top)
             if top is not None and top != repo_root:
                 raise WorktreeError(f"already in a git worktree ({top}); start from the main one")
-            base_ref = self.service.settings.worktree_base_ref
+            base_ref, problem = git.base_ref_setting(self.service.settings.extras)
+            if problem is not None:
+                self.service.notify("warning", problem)
             hooks = self._hooks()
             hook_path = (
                 await hooks.run_worktree_create(name, base_ref, repo_root)
