@@ -5,6 +5,7 @@ running when the session ends is ended with it and marked."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import threading
@@ -176,3 +177,62 @@ def test_an_agent_still_running_ends_with_its_session_and_is_marked(
     match = re.search(r"\S+\.log", started)
     assert match is not None
     assert "[stopped: the session ended" in Path(match.group(0)).read_text()
+
+
+@pytest.mark.req("BA3")
+def test_task_output_reads_a_background_command_too(
+    model_server: ModelServer, project: Path
+) -> None:
+    model_server.enqueue(
+        tool_calls([("Bash", {"command": "echo BG-WORDS", "run_in_background": True})])
+    )
+
+    def respond(body: dict[str, Any]) -> Reply | None:
+        found = re.search(r"task id (b[0-9a-f]+)", json.dumps(body["messages"][-1]))
+        if found is None or body["messages"][-1].get("role") != "tool":
+            return None
+        return tool_calls([("TaskOutput", {"task_id": found.group(1), "block": True})])
+
+    model_server.responder = respond
+    model_server.enqueue(text("read it"), when=lambda b: called(b, "TaskOutput"))
+    proc = run_wave("-p", "run it", *BYPASS, cwd=project, server=model_server)
+    assert proc.returncode == 0, proc.stderr
+    (read,) = tool_results(main_chats(model_server)[-1])[-1:]
+    assert "Status: completed" in read and "BG-WORDS" in read
+
+
+@pytest.mark.req("BA1")
+async def test_tasks_lists_a_running_background_agent_with_its_last_step(
+    model_server: ModelServer, project: Path
+) -> None:
+    from wave_tui.agent.service import AgentOptions
+    from wave_tui.session.factory import create_service
+
+    env = {
+        "WAVE_BASE_URL": model_server.base_url,
+        "WAVE_API_KEY": "k",
+        "WAVE_MODEL": "test-model",
+        "WAVE_DISABLE_AUTO_MEMORY": "1",
+    }
+    service = create_service(
+        AgentOptions(workdir=project, environ=env, permission_mode="bypassPermissions")
+    )
+    hold = threading.Event()
+    try:
+        model_server.enqueue(
+            tool_calls([("Bash", {"command": "echo step"})]), when=asks("watch-me")
+        )
+        model_server.enqueue(Reply(content="late", hold=hold), when=is_child)
+        model_server.enqueue(tool_calls([agent("watch-me")]), when=lambda b: not is_child(b))
+        model_server.enqueue(text("started"), when=lambda b: not is_child(b))
+        await service.run_turn("delegate")
+        for _ in range(400):  # the child runs on this loop: wait without blocking it
+            if len(model_server.requests) >= 4:
+                break
+            await asyncio.sleep(0.025)
+        shown = (await service.run_turn("/tasks")).text
+        assert "Background agents:" in shown
+        assert "[running] watch-me — [tool] Bash echo step" in shown
+    finally:
+        hold.set()
+        await service.destroy()

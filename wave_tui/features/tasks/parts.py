@@ -29,14 +29,10 @@ from wave_tui.features.tasks.reminder import TaskReminderSource
 from wave_tui.llm.types import Message
 from wave_tui.net.web_pages import WebFetcher
 from wave_tui.tools.ask_user import Asker, AskUserQuestionTool
-from wave_tui.tools.background import (
-    BackgroundManager,
-    BashOutputTool,
-    TaskOutputTool,
-    TaskStopTool,
-)
+from wave_tui.tools.background import BackgroundManager, BashOutputTool, TaskStopTool
 from wave_tui.tools.base import Tool
 from wave_tui.tools.plan_mode import EnterPlanModeTool, ExitPlanModeTool, PlanModeController
+from wave_tui.tools.task_output import TaskOutputTool
 from wave_tui.tools.tasks.store import TaskStore, default_list_id
 from wave_tui.tools.tasks.tools import task_tools
 from wave_tui.tools.web_fetch import Answer, WebFetchTool
