@@ -65,7 +65,10 @@ class BackgroundNotifier:
             for task in tasks:
                 if task.status in ("completed", "failed") and task.id not in self._shown:
                     self._shown.add(task.id)
-                    publish(ev.BackgroundCommandFinished(task.id, task.label, task.exit_code))
+                    if task.kind == "agent":  # no exit code: its summary says how it ended
+                        publish(ev.Notice("background", f"{task.summary} · {task.id}"))
+                    else:
+                        publish(ev.BackgroundCommandFinished(task.id, task.label, task.exit_code))
 
         self.manager.subscribe(changed)
 
