@@ -290,3 +290,29 @@ def test_worktree_create_hook_without_a_path_blocks_the_creation(
     (result,) = last_results(model_server)
     assert "no WorktreeCreate hook gave a worktree path" in result
     assert not (repo / ".wave" / "worktrees").exists()
+
+
+@pytest.mark.req("WT4")
+def test_a_subagent_works_in_the_worktree_and_cannot_move_the_session(
+    model_server: ModelServer, repo: Path
+) -> None:
+    def child(body: dict[str, Any]) -> bool:
+        return "You are a subagent" in json.dumps(body["messages"][0])
+
+    model_server.enqueue(tool_call("Bash", {"command": "pwd"}), when=child)
+    model_server.enqueue(text("child done"), when=child)
+    model_server.enqueue(tool_call("EnterWorktree", {"name": "sub"}), when=lambda b: not child(b))
+    model_server.enqueue(
+        tool_call(
+            "Agent", {"description": "d", "prompt": "where", "subagent_type": "general-purpose"}
+        ),
+        when=lambda b: not child(b),
+    )
+    model_server.enqueue(text("ok"), when=lambda b: not child(b))
+    proc = run_wave("-p", "go", *BYPASS, cwd=repo, server=model_server)
+    assert proc.returncode == 0, proc.stderr
+    kids = [b for b in chats(model_server) if child(b)]
+    assert Path(tool_results(kids[-1])[-1].strip()) == repo / ".wave" / "worktrees" / "sub"
+    offered = {t["function"]["name"] for t in kids[0]["tools"]}
+    assert "Bash" in offered
+    assert offered.isdisjoint({"EnterWorktree", "ExitWorktree", "CronCreate", "CronList"})
