@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from wave_tui.agent.extensions import SessionObserverBase
@@ -93,8 +94,8 @@ class CronScheduler(SessionObserverBase):
         if len(self.jobs) >= MAX_JOBS:
             raise ScheduleError(f"at most {MAX_JOBS} scheduled jobs; delete one first (CronDelete)")
         first = check_cron(cron, now)
-        job = CronJob(f"c{secrets.token_hex(3)}", " ".join(cron.split()), prompt.strip(),
-                      recurring, now, first)  # fmt: skip
+        cron = " ".join(cron.split())
+        job = CronJob(f"c{secrets.token_hex(3)}", cron, prompt.strip(), recurring, now, first)
         self.jobs[job.id] = job
         self._start()
         return job
@@ -136,9 +137,7 @@ class CronScheduler(SessionObserverBase):
                 break
             if job.recurring:
                 try:
-                    self.jobs[job.id] = job.__class__(
-                        job.id, job.cron, job.prompt, True, job.created, check_cron(job.cron, now)
-                    )
+                    self.jobs[job.id] = replace(job, next_run=check_cron(job.cron, now))
                 except ScheduleError:
                     del self.jobs[job.id]
             else:

@@ -178,9 +178,16 @@ class WorktreeSession(ContextSourceBase, TurnObserverBase):
                 else "no WorktreeRemove hook is configured, so it stays."
             )
         else:
-            branch = await asyncio.to_thread(
-                git.remove_worktree, active.repo_root, active.path, active.name
-            )
+            try:
+                branch = await asyncio.to_thread(
+                    git.remove_worktree, active.repo_root, active.path, active.name
+                )
+            except WorktreeError as exc:
+                # The session is back in the main checkout either way: say so with the failure.
+                raise WorktreeError(
+                    f"left worktree {active.name!r} for {active.origin}, but it is still there: "
+                    f"{exc}"
+                ) from exc
             note = f"Removed worktree {active.name} ({branch})."
         self.service.notify("worktree", note)
         return f"{note} The session works in {active.origin} again."
