@@ -8,7 +8,6 @@ import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-from wave_tui.permissions.tool_table import TASK_OUTPUT
 from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
 from wave_tui.tools.base import ToolContext, ToolError, ToolResult
 from wave_tui.tools.processes import truncate_output
@@ -53,7 +52,7 @@ class TaskOutputArgs:
 class TaskOutputTool(TypedTool[TaskOutputArgs]):
     """`TaskOutput` (BashOutput is its older name): any background task's output so far."""
 
-    name = TASK_OUTPUT
+    name = "TaskOutput"
     description = (
         "Read the output so far of any background task (a Bash command run in the background or "
         "a background Agent) with its status; block=true waits for it to finish first."
