@@ -231,6 +231,19 @@ def test_not_a_git_repository(model_server: ModelServer, project: Path) -> None:
     assert not (project / ".wave").exists()
 
 
+@pytest.mark.req("WT1")
+def test_a_repository_without_commits_is_one_line(
+    model_server: ModelServer, project: Path
+) -> None:
+    git(project, "init", "-q", "-b", "main")
+    model_server.enqueue(tool_call("EnterWorktree", {"name": "x"}), text("ok"))
+    proc = run_wave("-p", "go", *BYPASS, cwd=project, server=model_server)
+    assert proc.returncode == 0, proc.stderr
+    (result,) = last_results(model_server)
+    assert result == "no commit to start a worktree from (HEAD): commit something first"
+    assert not (project / ".wave").exists()
+
+
 @pytest.mark.req("WT3")
 def test_worktree_create_hook_replaces_git_and_remove_and_cwd_hooks_run(
     model_server: ModelServer, repo: Path, tmp_path: Path, isolated_home: Path

@@ -18,6 +18,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 
 from wave_tui.agent.extensions import SessionObserverBase
+from wave_tui.agent.turn_queue import AgentDestroyed
 from wave_tui.config.clock import Clock
 from wave_tui.config.records import record
 from wave_tui.features.cron.schedule import ScheduleError, check_cron
@@ -123,7 +124,10 @@ class CronScheduler(SessionObserverBase):
     async def _run(self) -> None:
         while True:
             await asyncio.sleep(TICK_S)
-            await self.fire_due()
+            try:
+                await self.fire_due()
+            except AgentDestroyed:
+                return  # the session is closing: nothing more fires
 
     # req: CR3
     async def fire_due(self) -> list[CronJob]:

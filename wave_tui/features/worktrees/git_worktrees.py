@@ -145,6 +145,8 @@ def add_worktree(repo_root: Path, name: str, base: str) -> Path:
     path = worktree_path(repo_root, name)
     if path.exists():
         raise WorktreeError(f"worktree {name!r} already exists: {path}")
+    if _git(repo_root, "rev-parse", "--verify", "--quiet", f"{base}^{{commit}}").returncode != 0:
+        raise WorktreeError(f"no commit to start a worktree from ({base}): commit something first")
     folder = repo_root / WORKTREES_DIR
     folder.mkdir(parents=True, exist_ok=True)
     ignore = folder / ".gitignore"
