@@ -19,7 +19,7 @@ from wave_tui.tools.base import ToolContext
 from wave_tui.tools.bash import BashTool
 
 _BASE = {
-    "TaskCreate", "TaskGet", "TaskUpdate", "TaskList", "BashOutput", "TaskStop",
+    "TaskCreate", "TaskGet", "TaskUpdate", "TaskList", "BashOutput", "TaskOutput", "TaskStop",
     "AskUserQuestion", "EnterPlanMode", "ExitPlanMode",
 }  # fmt: skip
 

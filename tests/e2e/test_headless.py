@@ -14,8 +14,9 @@ from tests.wire_view import dynamic_block, static_block, texts
 SIX_TOOLS = ["Read", "Write", "Edit", "Glob", "Grep", "Bash"]
 # Issue 18's tools follow the built-in six in every session.
 WORK_TOOLS = [
-    "TaskCreate", "TaskGet", "TaskUpdate", "TaskList", "BashOutput", "TaskStop",
+    "TaskCreate", "TaskGet", "TaskUpdate", "TaskList", "BashOutput", "TaskOutput", "TaskStop",
     "AskUserQuestion", "EnterPlanMode", "ExitPlanMode", "WebFetch", "Agent",
+    "EnterWorktree", "ExitWorktree", "CronCreate", "CronDelete", "CronList",
 ]  # fmt: skip
 
 

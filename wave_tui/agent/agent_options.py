@@ -29,3 +29,5 @@ class AgentOptions:
     max_turns: int | None = None
     # Model requests one turn may make before it stops and says so (None: the runner's default).
     max_rounds_per_turn: int | None = None
+    # `wave --worktree NAME`: the session starts in that git worktree (made when missing).
+    worktree: str | None = None

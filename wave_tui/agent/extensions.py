@@ -255,6 +255,13 @@ class PromptAttachments(Protocol):
     async def attach(self, message: Message) -> Message: ...
 
 
+class WorkdirObserver(Protocol):
+    """Follows the session's working directory when it moves (into a worktree and back): the
+    tools' working directory itself is the main pipeline's (`AgentService.move_workdir`)."""
+
+    def on_workdir_changed(self, old: Path, new: Path) -> None: ...
+
+
 @record
 class StatusContribution:
     """What an extension adds to the agent's status (typed, so the UI never reads a dict)."""
@@ -265,6 +272,8 @@ class StatusContribution:
     rule_activations: Mapping[str, tuple[str, str]] | None = None
     # Auto memory is on in the settings but off for this run: its folder cannot be used (M5).
     auto_memory_unusable: bool = False
+    # The git worktree the session works in (its name), None in the main checkout.
+    worktree: str | None = None
 
 
 @runtime_checkable
@@ -279,12 +288,14 @@ def merge_status(parts: Iterable[StatusContribution]) -> StatusContribution:
     turns: int | None = None
     running = unusable = False
     activations: Mapping[str, tuple[str, str]] | None = None
+    worktree: str | None = None
     for part in parts:
         turns = part.turns_until_extraction if turns is None else turns
         running = running or part.extraction_running
         activations = part.rule_activations if activations is None else activations
         unusable = unusable or part.auto_memory_unusable
-    return StatusContribution(turns, running, activations, unusable)
+        worktree = part.worktree if worktree is None else worktree
+    return StatusContribution(turns, running, activations, unusable, worktree)
 
 
 Extension = (
@@ -305,6 +316,7 @@ Extension = (
     | ToolWatcher
     | EventObserver
     | PromptAttachments
+    | WorkdirObserver
 )
 
 
@@ -391,6 +403,7 @@ class Extensions:
         self.tool_watchers: list[ToolWatcher] = []
         self.event_observers: list[EventObserver] = []
         self.prompt_attachments: list[PromptAttachments] = []
+        self.workdir_observers: list[WorkdirObserver] = []
 
     def add(self, extension: Extension) -> None:
         filed = False
@@ -423,6 +436,7 @@ class Extensions:
             (ToolWatcher, self.tool_watchers),
             (EventObserver, self.event_observers),
             (PromptAttachments, self.prompt_attachments),
+            (WorkdirObserver, self.workdir_observers),
         )
 
     @contextmanager

@@ -162,7 +162,7 @@ class LocalShell:
 
     def __init__(
         self,
-        root: Path,
+        root: Callable[[], Path],
         env: Callable[[], dict[str, str] | None],
         add: Callable[[Message], None],
         emit: Emit,
@@ -183,7 +183,7 @@ class LocalShell:
             self._emit(ev.ShellOutput(run_id, text))
 
         try:
-            run = await run_shell(command, self._root, self._env(), on_output)
+            run = await run_shell(command, self._root(), self._env(), on_output)
         except asyncio.CancelledError:
             # The turn was stopped: the group is gone; the run is recorded, the turn ends here
             # (the queue's stop, like a model turn's, ends in a result, not an exception).

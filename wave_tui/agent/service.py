@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wave_tui.agent import events as ev
@@ -171,7 +172,7 @@ class AgentService:
             ),
             windows=self.windows,
             shell=LocalShell(
-                self.paths.project_root,
+                lambda: self.workdir,
                 lambda: self.settings.env,
                 self.conversation.add,
                 self._emit,
@@ -229,6 +230,23 @@ class AgentService:
     def model_requests(self) -> int:
         """Main-agent model requests so far (`num_turns` of `--output-format json`)."""
         return self.runner.model_requests
+
+    @property
+    def workdir(self) -> Path:
+        """Where the session works now: the project root, or the worktree it moved into. The
+        main pipeline's tool contexts are its one home; everything else reads it from here."""
+        return self.executor.pipeline.workdir
+
+    def move_workdir(self, new: Path) -> Path:
+        """Move the session to `new` (a worktree, or back): the tools, Bash, `!cmd`, the
+        permission policy's project and every `WorkdirObserver` (nested memory, rules) follow.
+        Returns the old working directory."""
+        old = self.workdir
+        self.executor.pipeline.move_to(new)
+        self.policy.workdir = new
+        for observer in self.extensions.workdir_observers:
+            observer.on_workdir_changed(old, new)
+        return old
 
     def all_tools(self) -> list[Tool]:
         """Built-in tools and every ToolProvider's, as the next request offers them."""
@@ -426,7 +444,7 @@ class AgentService:
         if self.options.headless or (self._approver is None and not self._listeners):
             return None
         return with_permission_hooks(
-            self._approver or self._ask_ui, self.extensions, self.notify, self.paths.project_root
+            self._approver or self._ask_ui, self.extensions, self.notify, self.workdir
         )
 
     async def _ask_ui(self, tool: str, args: dict[str, Any], reason: str) -> ev.PermissionReply:

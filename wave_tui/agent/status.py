@@ -26,6 +26,7 @@ class AgentStatus:
     permission_mode: PermissionMode
     queue: tuple[str, ...]
     background: str | None  # what runs in the background ("extraction: …"), None when idle
+    worktree: str | None = None  # the git worktree the session works in (its name)
 
     @property
     def cache_hit_percent(self) -> int | None:

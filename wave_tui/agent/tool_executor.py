@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -131,6 +132,10 @@ class ToolPipeline:
     def workdir(self) -> Path:
         """Where the calls run: what their paths are resolved against when they are parsed."""
         return self._contexts.workdir
+
+    def move_to(self, workdir: Path) -> None:
+        """Calls parsed from now on resolve against `workdir` and run there (a worktree)."""
+        self._contexts = dataclasses.replace(self._contexts, workdir=workdir)
 
     async def run_call(
         self, call: ToolCallInfo, tools: Mapping[str, Tool], abort: asyncio.Event

@@ -144,6 +144,7 @@ async def _run_turn(
         disallowed_tools=tuple(getattr(args, "disallowed_tools", ()) or ()),
         append_system_prompt=getattr(args, "append_system_prompt", None),
         max_turns=getattr(args, "max_turns", None),
+        worktree=getattr(args, "worktree", None),
     )
     fmt: OutputFormat = getattr(args, "output_format", "text") or "text"
     started = time.monotonic()

@@ -83,6 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--workdir", default=None, help="project root (default: current directory)")
     parser.add_argument(
+        "--worktree", metavar="NAME", default=None, help="work in git worktree .wave/worktrees/NAME"
+    )
+    parser.add_argument(
         "--local",
         action="store_true",
         default=None,

@@ -175,6 +175,13 @@ class MemoryInjector:
         self._reminder: str | None = None
         self._reminder_fresh = False  # the cached reminder is what the disk holds now
 
+    def move_to(self, paths: WavePaths) -> None:
+        """The session works under another root now (a worktree): its AGENTS.md, rules and
+        nested memory are read from there from the next request on."""
+        self.paths = paths
+        self._current = None
+        self._reminder_fresh = False
+
     def rules(self) -> RuleSet:
         """Rules as they are on disk now (parsed files are cached by path, mtime and size)."""
         self._current = discover_rules(self.paths, self.warn, self.cache)

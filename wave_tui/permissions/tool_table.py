@@ -44,6 +44,11 @@ AGENT = "Agent"
 LSP = "LSP"
 LIST_MCP_RESOURCES = "ListMcpResources"
 READ_MCP_RESOURCE = "ReadMcpResource"
+ENTER_WORKTREE = "EnterWorktree"
+EXIT_WORKTREE = "ExitWorktree"
+CRON_CREATE = "CronCreate"
+CRON_DELETE = "CronDelete"
+CRON_LIST = "CronList"
 
 
 @record
@@ -103,6 +108,15 @@ TOOLS: Mapping[str, ToolInfo] = {
         # Reading what a configured server publishes, like Read; the fork never gets them.
         _info(LIST_MCP_RESOURCES, "server", "never", "List MCP resources", read_only=True),
         _info(READ_MCP_RESOURCE, "uri", "never", "Read MCP resource", read_only=True),
+        # A worktree is made by git under the project's `.wave/worktrees` (nothing of the
+        # checkout changes); leaving may remove one and its changes: asked like a command.
+        _info(ENTER_WORKTREE, "name", "never", "Enter worktree"),
+        _info(EXIT_WORKTREE, "action", "ask", "Leave worktree"),
+        # Scheduled prompts of this session: nothing runs until the session is idle, and each
+        # prompt is a turn of its own whose tool calls are checked as always.
+        _info(CRON_CREATE, "cron", "never", "Schedule", read_only=True),
+        _info(CRON_DELETE, "id", "never", "Unschedule", read_only=True),
+        _info(CRON_LIST, None, "never", "List schedules", read_only=True),
     )
 }
 

@@ -7,6 +7,7 @@ import copy
 from wave_tui.agent.service import AgentOptions, AgentService, Approver
 from wave_tui.config.settings import SettingsStore
 from wave_tui.features.commands.extensibility import Extensibility, install_extensibility
+from wave_tui.features.cron.wiring import install_cron
 from wave_tui.features.images.wiring import install_images
 from wave_tui.features.mcp.wiring import install_mcp
 from wave_tui.features.memory.attachment_reads import AttachmentReads
@@ -27,6 +28,7 @@ from wave_tui.features.rewind.wiring import install_checkpoints
 from wave_tui.features.tasks.wiring import install_work
 from wave_tui.features.telemetry.wiring import install_telemetry_if_on
 from wave_tui.features.web_search.wiring import install_web_search
+from wave_tui.features.worktrees.wiring import install_worktrees
 
 
 def create_service(
@@ -79,6 +81,8 @@ def create_service_with_extensions(
     install_web_search(service)  # WebSearch, while settings `webSearch` names a backend
     extras = install_extensibility(service, service.commands)
     install_mcp(service)
+    install_worktrees(service)  # EnterWorktree / ExitWorktree, `wave --worktree`
+    install_cron(service)  # CronCreate / CronDelete / CronList, /loop
     install_lsp_if_configured(service)
     install_checkpoints(service)
     install_telemetry_if_on(service)  # last: it closes after the fork it reports on

@@ -107,4 +107,5 @@ class StatusTracker:
             permission_mode=service.policy.mode if service is not None else "default",
             queue=tuple(service.queue) if service is not None else (),
             background=background,
+            worktree=service.status().worktree if service is not None else None,
         )

@@ -1,5 +1,5 @@
-"""The one background runner: `Bash(run_in_background=true)`, `BashOutput`, `TaskStop` (BG1,
-BG2, BG4).
+"""The one background runner: `Bash(run_in_background=true)`, background agents
+(`Agent(run_in_background=true)`), `BashOutput`, `TaskStop` (BG1, BG2, BG4, BA1–BA3).
 
 Each command runs in its own process group with its output in a file under
 `~/.wave/background/` (readable with Read or BashOutput). A finished command (not a stopped one)
@@ -19,7 +19,7 @@ import signal
 import subprocess
 import uuid
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Literal
@@ -34,8 +34,13 @@ from wave_tui.tools.processes import (
     signal_group,
     truncate_output,
 )
+from wave_tui.tools.task_output import TaskOutputTool, read_from, task_output
 
 BackgroundStatus = Literal["running", "completed", "failed", "killed"]
+BackgroundKind = Literal["bash", "agent"]
+# A background agent's work: given a function that records a progress line, its final text.
+AgentWork = Callable[[Callable[[str], None]], Awaitable[str]]
+SESSION_ENDED = "[stopped: the session ended before the agent finished]"
 OUTPUT_READ_LIMIT = 30_000  # characters BashOutput returns per call
 
 
@@ -48,9 +53,14 @@ class BackgroundTask:
     output_file: Path
     status: BackgroundStatus = "running"
     exit_code: int | None = None
+    kind: BackgroundKind = "bash"
 
     @property
     def summary(self) -> str:
+        if self.kind == "agent":
+            return f'Background agent "{self.label}" ' + (
+                "is running" if self.status == "running" else self.status
+            )
         if self.status == "running":
             return f'Background command "{self.label}" is running'
         if self.status == "killed":
@@ -85,6 +95,7 @@ class BackgroundManager:
         self._tasks: dict[str, BackgroundTask] = {}
         self._procs: dict[str, asyncio.subprocess.Process] = {}
         self._watchers: dict[str, asyncio.Task[None]] = {}
+        self._progress: dict[str, list[str]] = {}  # a background agent's lines so far
         self._pgids: set[int] = set()  # groups that may still have members
         self._finished: list[str] = []  # completed/failed ids not yet announced
         self._listeners: list[BackgroundListener] = []
@@ -121,7 +132,51 @@ class BackgroundManager:
         self._finished.clear()
         return done
 
+    def progress(self, task_id: str) -> list[str]:
+        """A background agent's progress lines so far ([] for a command)."""
+        return list(self._progress.get(task_id, ()))
+
     # -- life cycle -----------------------------------------------------------------------------
+    # req: BA1
+    async def start_agent(self, label: str, work: AgentWork) -> BackgroundTask:
+        """Run `work` (a subagent) in the background; its lines and final text go to its
+        output file. Answered at once: the completion is announced like a command's."""
+        if self._closed:
+            raise ToolError("The session is closing; no new background agents.")
+        task_id = f"a{uuid.uuid4().hex[:8]}"
+        await asyncio.to_thread(self.output_dir.mkdir, parents=True, exist_ok=True)
+        output = self.output_dir / f"{task_id}.log"
+        await asyncio.to_thread(output.write_text, "")
+        task = BackgroundTask(task_id, label, label, 0, output, kind="agent")
+        self._tasks[task_id] = task
+        self._progress[task_id] = []
+        self._watchers[task_id] = asyncio.create_task(self._run_agent(task_id, work))
+        self._emit()
+        return task
+
+    async def _run_agent(self, task_id: str, work: AgentWork) -> None:
+        lines = self._progress[task_id]
+        status: BackgroundStatus = "completed"
+        try:
+            text = await work(lines.append)
+        except asyncio.CancelledError:
+            # Stopped (TaskStop) or the session ended: marked, never announced.
+            if self._tasks[task_id].status == "running":
+                self._tasks[task_id] = replace(self._tasks[task_id], status="killed")
+            ending = SESSION_ENDED if self._closed else "[stopped]"
+            await asyncio.shield(self._write_agent_output(task_id, [*lines, ending]))
+            raise
+        except Exception as exc:  # the subagent's own failure is its result
+            status, text = "failed", f"The agent failed: {type(exc).__name__}: {exc}"
+        await self._write_agent_output(task_id, [*lines, "", text.strip() or "(no text)"])
+        self._tasks[task_id] = replace(self._tasks[task_id], status=status)
+        self._finished.append(task_id)
+        self._emit()
+
+    async def _write_agent_output(self, task_id: str, lines: list[str]) -> None:
+        path = self._tasks[task_id].output_file
+        await asyncio.to_thread(path.write_text, "\n".join(lines) + "\n")
+
     async def launch(
         self, command: str, workdir: Path, env: dict[str, str], label: str
     ) -> ToolResult:
@@ -187,9 +242,21 @@ class BackgroundManager:
             raise ToolError(f"No background task with id {task_id}.")
         if task.status != "running":
             raise ToolError(f"Background task {task_id} is not running ({task.status}).")
+        if task.kind == "agent":
+            await self._cancel_agent(task_id)
+            self._emit()
+            return self._tasks[task_id]
         await self._kill(task_id)
         self._emit()
         return self._tasks[task_id]
+
+    # req: BA3
+    async def _cancel_agent(self, task_id: str) -> None:
+        self._tasks[task_id] = replace(self._tasks[task_id], status="killed")
+        watcher = self._watchers[task_id]
+        watcher.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watcher
 
     async def _kill(self, task_id: str) -> None:
         """Mark a running command stopped (never announced as finished), then end its group:
@@ -214,7 +281,9 @@ class BackgroundManager:
             return
         self._closed = True
         for task_id, task in list(self._tasks.items()):
-            if task.status == "running":
+            if task.status == "running" and task.kind == "agent":
+                await self._cancel_agent(task_id)  # ended with its session, marked killed
+            elif task.status == "running":
                 await self._kill(task_id)
             elif task.pid in self._pgids:
                 signal_group(task.pid, signal.SIGKILL)  # a finished leader's stray children
@@ -223,13 +292,6 @@ class BackgroundManager:
         for watcher in self._watchers.values():
             watcher.cancel()
         await asyncio.gather(*self._watchers.values(), return_exceptions=True)
-
-
-def _read_from(path: Path, offset: int) -> tuple[str, int]:
-    with path.open("rb") as fh:
-        fh.seek(offset)
-        data = fh.read()
-    return data.decode("utf-8", "replace"), offset + len(data)
 
 
 @tool_arguments
@@ -255,8 +317,10 @@ class BashOutputTool(TypedTool[BackgroundTaskArgs]):
         task = self.manager.get(task_id)
         if task is None:
             raise ToolError(f"No background task with id {task_id}.")
+        if task.kind == "agent":  # the older name reads every background task too
+            return await task_output(self.manager, task)
         text, end = await asyncio.to_thread(
-            _read_from, task.output_file, self._offsets.get(task_id, 0)
+            read_from, task.output_file, self._offsets.get(task_id, 0)
         )
         self._offsets[task_id] = end
         body = truncate_output(text).rstrip("\n") or "(no new output)"
@@ -267,7 +331,10 @@ class BashOutputTool(TypedTool[BackgroundTaskArgs]):
 
 class TaskStopTool(TypedTool[BackgroundTaskArgs]):
     name = "TaskStop"
-    description = "Stop a background command by its task_id (its whole process tree is ended)."
+    description = (
+        "Stop a background task by its task_id: a command (its whole process tree is ended) or "
+        "a background agent. A stopped task is not announced."
+    )
     read_only = False
     arguments = BackgroundTaskArgs
 
@@ -280,10 +347,14 @@ class TaskStopTool(TypedTool[BackgroundTaskArgs]):
 
 
 class BackgroundToolProvider:
-    """A `ToolProvider` for BashOutput and TaskStop over one manager."""
+    """A `ToolProvider` for BashOutput, TaskOutput and TaskStop over one manager."""
 
     def __init__(self, manager: BackgroundManager) -> None:
-        self._tools: list[Tool] = [BashOutputTool(manager), TaskStopTool(manager)]
+        self._tools: list[Tool] = [
+            BashOutputTool(manager),
+            TaskOutputTool(manager),
+            TaskStopTool(manager),
+        ]
 
     def tools(self) -> Sequence[Tool]:
         return self._tools

@@ -22,6 +22,7 @@ def agent_options(
         permission_mode=getattr(args, "permission_mode", None),
         continue_last=bool(getattr(args, "continue_last", False)),
         resume=getattr(args, "resume", None) or None,
+        worktree=getattr(args, "worktree", None),
     )
 
 

@@ -12,9 +12,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-from wave_tui.agent.commands import Command, CommandResult, PromptExpansion
+from wave_tui.agent.commands import Command, CommandOutput, CommandResult, PromptExpansion
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
+from wave_tui.features.commands.builtin_skills import (
+    BUILTIN_SCOPE,
+    BUILTIN_SKILLS_DIR,
+    SkillArgumentError,
+    builtin_arguments,
+    fill_builtin,
+)
 from wave_tui.features.commands.markdown_files import MarkdownCache, expand_arguments
 from wave_tui.llm.types import Message
 from wave_tui.permissions.tool_table import SKILL
@@ -46,8 +53,12 @@ class Skill:
     model_invocable: bool
 
     def render(self, args: str) -> str:
-        """The body with `$ARGUMENTS` replaced, headed by the folder its bundled files are in."""
-        body = expand_arguments(self.body, args).strip()
+        """The body with `$ARGUMENTS` replaced, headed by the folder its bundled files are in.
+        A built-in skill may refuse its arguments (`SkillArgumentError`)."""
+        body = self.body
+        if self.scope == BUILTIN_SCOPE:
+            body, args = builtin_arguments(self.name, body, args)
+        body = expand_arguments(body, args).strip()
         return f"{SKILL_BASE}{self.folder}\n\n{body}"
 
 
@@ -59,10 +70,12 @@ class Skills:
         self._cache = MarkdownCache(warn, label)
         self._tool = SkillTool(self)
 
+    # req: SK1
     def load(self) -> list[Skill]:
-        """Every skill by name; the first root (project `.wave` first) wins a name."""
+        """Every skill by name; the first root (project `.wave` first) wins a name, and the
+        built-in skills come last (a user or project skill of the same name replaces one)."""
         found: dict[str, Skill] = {}
-        for root, scope in self.paths.skill_dirs:
+        for root, scope in [*self.paths.skill_dirs, (BUILTIN_SKILLS_DIR, BUILTIN_SCOPE)]:
             if not root.is_dir():
                 continue
             for folder in sorted(p for p in root.iterdir() if p.is_dir()):
@@ -73,8 +86,11 @@ class Skills:
                 if name in found:
                     continue
                 disabled = fm.data.get("disable-model-invocation") is True
+                body = (
+                    fill_builtin(name, fm.body, self.paths) if scope == BUILTIN_SCOPE else fm.body
+                )
                 found[name] = Skill(
-                    name, fm.get_str("description"), fm.body, folder, scope, not disabled
+                    name, fm.get_str("description"), body, folder, scope, not disabled
                 )
         return list(found.values())
 
@@ -124,7 +140,10 @@ class Skills:
     def _command(self, skill: Skill) -> Command:
         # req: CS5
         async def run(args: str) -> CommandResult:
-            return PromptExpansion(skill.render(args))
+            try:
+                return PromptExpansion(skill.render(args))
+            except SkillArgumentError as exc:
+                return CommandOutput(str(exc), is_error=True)
 
         # /help and the `/` popup list every command with a description.
         description = skill.description or f"Run the {skill.name} skill"
@@ -157,4 +176,7 @@ class SkillTool(TypedTool[SkillArgs]):
         if skill is None or not skill.model_invocable:
             names = ", ".join(s.name for s in self._skills.load() if s.model_invocable)
             raise ToolError(f"Unknown skill {name!r}. Available: {names or 'none'}.")
-        return ToolResult(skill.render(extra), summary=f"skill {skill.name}")
+        try:
+            return ToolResult(skill.render(extra), summary=f"skill {skill.name}")
+        except SkillArgumentError as exc:
+            raise ToolError(str(exc)) from exc

@@ -95,6 +95,12 @@ class MemoryInjectionHook(ContextSourceBase, SessionObserverBase):
         ids = [rule_entry_id(rule) for rule in loaded if rule is not None]
         record_loads(self.paths.memory_loads_file, ids, self.clock())
 
+    def on_workdir_changed(self, old: Path, new: Path) -> None:
+        # In a worktree, AGENTS.md, rules and nested memory are the worktree's (WT4); the auto
+        # memory folder is not read from here (the project id is the main repository's).
+        self.paths = WavePaths.for_workdir(new, self.paths.home)
+        self.injector.move_to(self.paths)
+
     def on_messages_restored(self, messages: list[Message]) -> None:
         self.injector.restore(messages)
 

@@ -21,8 +21,13 @@ from wave_tui.permissions.tool_table import (
     AGENT,
     ASK_USER_QUESTION,
     BASH,
+    CRON_CREATE,
+    CRON_DELETE,
+    CRON_LIST,
     ENTER_PLAN_MODE,
+    ENTER_WORKTREE,
     EXIT_PLAN_MODE,
+    EXIT_WORKTREE,
     GLOB,
     GREP,
     LSP,
@@ -35,9 +40,20 @@ MAIN_MODEL = "main"
 FAST_MODEL = "fast"
 VISION_MODEL = "visionModel"  # the settings' vision model (the `vision` type's)
 AGENT_TOOL_NAME = AGENT
-# Never given to a subagent: it has no user to talk to and may not spawn agents itself.
+# Never given to a subagent: it has no user to talk to and may not spawn agents itself; nor
+# may it move the session (worktrees) or schedule the session's prompts (cron).
 SUBAGENT_EXCLUDED_TOOLS = frozenset(
-    {AGENT_TOOL_NAME, ASK_USER_QUESTION, ENTER_PLAN_MODE, EXIT_PLAN_MODE}
+    {
+        AGENT_TOOL_NAME,
+        ASK_USER_QUESTION,
+        ENTER_PLAN_MODE,
+        EXIT_PLAN_MODE,
+        ENTER_WORKTREE,
+        EXIT_WORKTREE,
+        CRON_CREATE,
+        CRON_DELETE,
+        CRON_LIST,
+    }
 )
 READ_ONLY_AGENT_TOOLS = (GLOB, GREP, READ, BASH, LSP)  # LSP when a server is configured
 MAX_AGENT_FILE_BYTES = 256_000

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -181,12 +181,20 @@ class SubagentLoopRunner:
             out.add(_Preparer(preparer))
         return out
 
-    async def run(self, definition: SubagentDefinition, prompt: str, description: str) -> str:
+    async def run(
+        self,
+        definition: SubagentDefinition,
+        prompt: str,
+        description: str,
+        on_progress: Callable[[str], None] | None = None,
+    ) -> str:
         service = self.service
         agent_id = new_agent_id()
 
         def progress(phase: ev.SubagentPhase, text: str = "") -> None:
             service.publish(ev.SubagentProgress(agent_id, description, phase, text))
+            if on_progress is not None and phase in ("tool", "text"):
+                on_progress(f"[{phase}] {text}")
 
         def emit(event: ev.AgentEvent) -> None:
             if isinstance(event, ev.AssistantFinished) and event.message.content.strip():
@@ -216,7 +224,7 @@ class SubagentLoopRunner:
             emit=emit,
             extensions=extensions,
             contexts=ToolContexts(
-                service.paths.project_root,
+                service.workdir,
                 read_state=lambda: conversation.read_state,
                 env=lambda: service.settings.env,
                 clock=service.clock,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Protocol
 
 from wave_tui.features.subagents.definitions import (
@@ -18,6 +18,7 @@ from wave_tui.features.subagents.definitions import (
     SubagentDefinition,
 )
 from wave_tui.tools.arguments import Arg, TypedTool, schema_of, tool_arguments
+from wave_tui.tools.background import BackgroundManager
 from wave_tui.tools.base import Tool, ToolContext, ToolError, ToolResult
 
 SUBAGENT_CONCURRENCY = 4  # Agent calls of one reply running at the same time
@@ -36,8 +37,15 @@ Available types:"""
 
 
 class SubagentRunner(Protocol):
-    async def run(self, definition: SubagentDefinition, prompt: str, description: str) -> str:
-        """Run the subagent to its end and return its final text."""
+    async def run(
+        self,
+        definition: SubagentDefinition,
+        prompt: str,
+        description: str,
+        on_progress: Callable[[str], None] | None = None,
+    ) -> str:
+        """Run the subagent to its end and return its final text; `on_progress` gets a line
+        per step (a background agent's output file)."""
         ...
 
 
@@ -50,6 +58,13 @@ class AgentArgs:
     description: Annotated[str, Arg("3-5 words for the user.")]
     prompt: Annotated[str, Arg("The complete task.")]
     subagent_type: str  # one of the catalog's names: the schema's enum is filled at run time
+    run_in_background: Annotated[
+        bool,
+        Arg(
+            "Run it in the background: answered at once with a task id and output file; you "
+            "are told when it finishes (TaskOutput reads it meanwhile, TaskStop stops it)."
+        ),
+    ] = False
 
 
 class AgentTool(TypedTool[AgentArgs]):
@@ -62,9 +77,12 @@ class AgentTool(TypedTool[AgentArgs]):
         catalog: SubagentCatalog,
         runner: SubagentRunner,
         limit: asyncio.Semaphore | None = None,
+        *,
+        background: BackgroundManager | None = None,
     ) -> None:
         self.catalog = catalog
         self.runner = runner
+        self.background = background
         self.limit = limit or asyncio.Semaphore(SUBAGENT_CONCURRENCY)
         self.description = f"{DESCRIPTION_HEAD}\n{describe_types(catalog)}"
 
@@ -86,6 +104,8 @@ class AgentTool(TypedTool[AgentArgs]):
                 f"Unknown subagent_type {kind!r}; available: {', '.join(self.catalog.names)}."
             )
         label = description or definition.name
+        if args.run_in_background and self.background is not None:
+            return await self._in_background(definition, prompt, label)
         async with self.limit:
             try:
                 text = await self.runner.run(definition, prompt, label)
@@ -98,6 +118,26 @@ class AgentTool(TypedTool[AgentArgs]):
         return ToolResult(
             content=text.strip() or "(the subagent returned no text)",
             summary=f"{definition.name}: {label}",
+        )
+
+    # req: BA1
+    async def _in_background(
+        self, definition: SubagentDefinition, prompt: str, label: str
+    ) -> ToolResult:
+        assert self.background is not None
+
+        async def work(progress: Callable[[str], None]) -> str:
+            async with self.limit:
+                return await self.runner.run(definition, prompt, label, progress)
+
+        task = await self.background.start_agent(label, work)
+        return ToolResult(
+            content=(
+                f"Agent running in the background with task id {task.id}.\n"
+                f"Its output is written to {task.output_file}; read it with TaskOutput. Stop it "
+                "with TaskStop. You will be told when it finishes; do not wait for it."
+            ),
+            summary=f"{definition.name}: {label} (background {task.id})",
         )
 
 

@@ -21,13 +21,14 @@ if TYPE_CHECKING:
     from wave_tui.config.settings import EffectiveSettings
 
 NOTIFICATION_HEADER = "A background task completed:"
+AGENT_NOTIFICATION_HEADER = "A background agent completed a task:"
 
 
 def notification_block(task: BackgroundTask) -> str:
     return (
         "<task-notification>\n"
         f"<task-id>{escape(task.id)}</task-id>\n"
-        "<task-type>bash</task-type>\n"
+        f"<task-type>{task.kind}</task-type>\n"
         f"<status>{task.status}</status>\n"
         f"<summary>{escape(task.summary)}</summary>\n"
         f"<output-file>{escape(str(task.output_file))}</output-file>\n"
@@ -35,11 +36,12 @@ def notification_block(task: BackgroundTask) -> str:
     )
 
 
+# req: BA2
 def notification_message(tasks: Sequence[BackgroundTask]) -> Message:
     body = "\n".join(notification_block(t) for t in tasks)
-    return Message.user(
-        f"{NOTIFICATION_HEADER}\n{body}", is_meta=True, taskNotification=[t.id for t in tasks]
-    )
+    agents = any(t.kind == "agent" for t in tasks)
+    header = AGENT_NOTIFICATION_HEADER if agents else NOTIFICATION_HEADER
+    return Message.user(f"{header}\n{body}", is_meta=True, taskNotification=[t.id for t in tasks])
 
 
 def _never() -> bool:
@@ -63,7 +65,10 @@ class BackgroundNotifier:
             for task in tasks:
                 if task.status in ("completed", "failed") and task.id not in self._shown:
                     self._shown.add(task.id)
-                    publish(ev.BackgroundCommandFinished(task.id, task.label, task.exit_code))
+                    if task.kind == "agent":  # no exit code: its summary says how it ended
+                        publish(ev.Notice("background", f"{task.summary} · {task.id}"))
+                    else:
+                        publish(ev.BackgroundCommandFinished(task.id, task.label, task.exit_code))
 
         self.manager.subscribe(changed)
 

@@ -19,9 +19,17 @@ def tasks_command(store: TaskStore, background: BackgroundManager | None = None)
         lines = [f"{task_list_label(store.list_id)}:"]
         lines += [f"  {format_task_line(t)}" for t in tasks] or ["  (no tasks)"]
         running = background.tasks() if background is not None else []
-        if running:
+        commands = [t for t in running if t.kind == "bash"]
+        agents = [t for t in running if t.kind == "agent"]
+        if commands:
             lines.append("Background commands:")
-            lines += [f"  {t.id} [{t.status}] {t.label} — {t.output_file}" for t in running]
+            lines += [f"  {t.id} [{t.status}] {t.label} — {t.output_file}" for t in commands]
+        if agents and background is not None:
+            lines.append("Background agents:")
+            for t in agents:
+                steps = background.progress(t.id)
+                last = f" — {steps[-1]}" if steps and t.status == "running" else ""
+                lines.append(f"  {t.id} [{t.status}] {t.label}{last} — {t.output_file}")
         return CommandOutput("\n".join(lines))
 
     return Command("tasks", "Show the task list and background commands", run)

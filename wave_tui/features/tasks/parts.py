@@ -36,6 +36,7 @@ from wave_tui.tools.ask_user import Asker, AskUserQuestionTool
 from wave_tui.tools.background import BackgroundManager, BashOutputTool, TaskStopTool
 from wave_tui.tools.base import Tool
 from wave_tui.tools.plan_mode import EnterPlanModeTool, ExitPlanModeTool, PlanModeController
+from wave_tui.tools.task_output import TaskOutputTool
 from wave_tui.tools.tasks.store import TaskStore, default_list_id
 from wave_tui.tools.tasks.tools import task_tools
 from wave_tui.tools.web_fetch import Answer, WebFetchTool
@@ -114,6 +115,7 @@ def build_task_features(
     tools: list[Tool] = [
         *task_tools(store),
         BashOutputTool(background),
+        TaskOutputTool(background),
         TaskStopTool(background),
         AskUserQuestionTool(bindings.asker),
         EnterPlanModeTool(bindings.plan_controller),
@@ -122,7 +124,7 @@ def build_task_features(
     if fetcher is not None and bindings.answer is not None:
         tools.append(WebFetchTool(fetcher, bindings.answer))
     if bindings.runner is not None:
-        tools.append(AgentTool(catalog, bindings.runner))
+        tools.append(AgentTool(catalog, bindings.runner, background=background))
     return TaskFeatures(
         store=store,
         background=background,

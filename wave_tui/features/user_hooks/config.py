@@ -27,6 +27,9 @@ HookEvent = Literal[
     "SessionEnd",
     "PreCompact",
     "PostCompact",
+    "WorktreeCreate",
+    "WorktreeRemove",
+    "CwdChanged",
 ]
 HOOK_EVENTS: tuple[HookEvent, ...] = get_args(HookEvent)
 TOOL_EVENTS: frozenset[HookEvent] = frozenset({"PreToolUse", "PostToolUse", "PermissionRequest"})

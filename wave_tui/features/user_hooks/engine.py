@@ -229,6 +229,32 @@ class UserHooks:
         )
         return self._blocked(runs)
 
+    # req: WT3
+    async def run_worktree_create(self, name: str, base_ref: str, repo_root: Path) -> str | None:
+        """WorktreeCreate replaces `git worktree add` when a hook is configured: the first
+        successful hook's stdout is the worktree's path; "" when hooks ran and none gave one
+        (the creation is refused); None when no hook is configured (git creates it)."""
+        if not self.active("WorktreeCreate"):
+            return None
+        runs = await self._run(
+            "WorktreeCreate", name=name, base_ref=base_ref, repo_root=str(repo_root)
+        )
+        return next(iter(self._stdout(runs)), "").strip()
+
+    async def run_worktree_remove(self, name: str, worktree_path: Path) -> bool:
+        """WorktreeRemove, for a worktree a WorktreeCreate hook made, before its folder goes:
+        True when a hook ran (a failure is only reported)."""
+        if not self.active("WorktreeRemove"):
+            return False
+        runs = await self._run("WorktreeRemove", name=name, worktree_path=str(worktree_path))
+        self._note_ignored_blocks(runs)
+        return True
+
+    async def run_cwd_changed(self, old: Path, new: Path) -> None:
+        """CwdChanged: told, never blocking (into a worktree and back)."""
+        runs = await self._run("CwdChanged", old_cwd=str(old), new_cwd=str(new))
+        self._note_ignored_blocks(runs)
+
     # -- ToolGuard / ToolObserver --------------------------------------------------------------
     async def check(self, call: ToolCallInfo) -> str | None:
         runs = await self._run("PreToolUse", call.name, tool_name=call.name, tool_input=call.args)

@@ -221,6 +221,7 @@ class ChatScreen(Screen[None]):
             background=status.background,
             context_window=status.context_window,
             mode=status.permission_mode,
+            worktree=status.worktree,
         )
         self.refresh_bindings()
 

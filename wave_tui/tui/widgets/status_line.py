@@ -29,6 +29,7 @@ class StatusInfo:
     context_window: int | None = None
     mode: str = "default"  # the permission mode, always shown (UX17)
     review_pending: int = 0  # memory proposals waiting in the review inbox
+    worktree: str | None = None  # the git worktree the session works in
 
 
 NARROW = 90  # below this width the status line drops words, never the mode or background work
@@ -104,6 +105,8 @@ class StatusLine(Static):
         mode = MODE_LABELS.get(info.mode, info.mode)
         if mode:
             parts += [(mode, "bold $warning"), sep]
+        if info.worktree:
+            parts += [(f"⎇ {info.worktree}", "bold $accent"), sep]
         if info.model:
             parts.append((info.model, "bold"))
         else:

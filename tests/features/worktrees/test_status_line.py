@@ -1,0 +1,51 @@
+"""The status line names the worktree the session works in (Textual Pilot, a real session)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.model_server import ModelServer, text, tool_call
+from tests.tui.conftest import server_env
+from tests.tui.helpers import settle, wait_until
+from wave_tui.session.factory import create_service
+from wave_tui.session.types import AgentOptions
+from wave_tui.tui.app import make_app
+from wave_tui.tui.widgets.status_line import StatusLine
+
+
+@pytest.mark.req("WT1")
+async def test_the_status_line_shows_the_worktree_and_drops_it_on_exit(
+    model_server: ModelServer, project: Path
+) -> None:
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=project, check=True)
+    subprocess.run(
+        ["git", "-c", "user.email=a@b", "-c", "user.name=n", "commit", "-q", "--allow-empty",
+         "-m", "init"],
+        cwd=project, check=True,
+    )  # fmt: skip
+    env = {**server_env(model_server), "WAVE_DISABLE_AUTO_MEMORY": "1"}
+    service = create_service(
+        AgentOptions(
+            workdir=project, environ=env, worktree="ui", permission_mode="bypassPermissions"
+        )
+    )
+    app = make_app(service.store, service)
+    app.animation_level = "none"
+    model_server.enqueue(text("in it"))
+    model_server.enqueue(tool_call("ExitWorktree", {"action": "keep"}), text("out"))
+
+    def status() -> str:
+        return str(app.chat_screen.query_one("#status", StatusLine).render())
+
+    async with app.run_test(size=(120, 32)) as pilot:
+        assert "⎇" not in status()
+        await pilot.press("h", "i", "enter")
+        await wait_until(pilot, lambda: "⎇ ui" in status())
+        await settle(pilot)
+        await pilot.press("o", "u", "t", "enter")
+        await wait_until(pilot, lambda: "⎇" not in status() and len(model_server.requests) == 3)
+        await settle(pilot)
+    assert (project / ".wave" / "worktrees" / "ui").is_dir()

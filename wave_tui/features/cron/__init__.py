@@ -1,0 +1,1 @@
+"""Scheduled prompts: `CronCreate` / `CronDelete` / `CronList`, `/loop`, the jobs in `/tasks`."""

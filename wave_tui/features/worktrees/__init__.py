@@ -1,0 +1,1 @@
+"""Worktrees: `EnterWorktree` / `ExitWorktree`, `wave --worktree NAME`, the worktree hooks."""
