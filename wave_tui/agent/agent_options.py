@@ -29,3 +29,5 @@ class AgentOptions:
     max_turns: int | None = None
     # Model requests one turn may make before it stops and says so (None: the runner's default).
     max_rounds_per_turn: int | None = None
+    # Plugin folders the program loads as enabled (the SDK's `plugins`), besides the installed.
+    plugin_dirs: tuple[Path, ...] = ()
