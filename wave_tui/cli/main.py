@@ -256,6 +256,10 @@ def _main(argv: list[str] | None) -> int:
         return _memory(argv[1:])
     if argv and argv[0] == "context":
         return _context(argv[1:])
+    if argv and argv[0] == "plugin":
+        from wave_tui.cli.plugin_cmd import run_plugin_command
+
+        return run_plugin_command(argv[1:])
     args = build_parser().parse_args(argv)
     if args.version:
         print(f"wave {__version__}")

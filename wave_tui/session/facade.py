@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from wave_tui.session.grants import PermissionAccess
     from wave_tui.session.memory_review import MemoryReview, near_duplicates
     from wave_tui.session.picker import SessionPicker
+    from wave_tui.session.plugins import PluginAccess
     from wave_tui.session.ui_queries import size_text
     from wave_tui.tools.tasks.store import Task
 
@@ -58,6 +59,7 @@ _LAZY = {
     "MemoryReview": "wave_tui.session.memory_review",
     "near_duplicates": "wave_tui.session.memory_review",
     "size_text": "wave_tui.session.ui_queries",
+    "PluginAccess": "wave_tui.session.plugins",
 }
 
 
@@ -78,6 +80,7 @@ __all__ = [
     "AgentSession",
     "MemoryAccess",
     "MemoryReview",
+    "PluginAccess",
     "create_service",
     "create_session",
     "key_argument",

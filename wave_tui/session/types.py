@@ -43,6 +43,7 @@ if TYPE_CHECKING:
         RunError,
     )
     from wave_tui.session.memory_review import ReviewError
+    from wave_tui.session.plugins import MarketRow, OfferedPlugin, PluginError, PluginRow
     from wave_tui.session.run_report import RunInfo, RunReport, RunUsage
     from wave_tui.session.ui_queries import (
         CommandChoice,
@@ -92,6 +93,10 @@ _HOMES = {
     "Run": "wave_tui.session.memory_access",
     "RunError": "wave_tui.session.memory_access",
     "ReviewError": "wave_tui.session.memory_review",
+    "MarketRow": "wave_tui.session.plugins",
+    "OfferedPlugin": "wave_tui.session.plugins",
+    "PluginError": "wave_tui.session.plugins",
+    "PluginRow": "wave_tui.session.plugins",
     "RunInfo": "wave_tui.session.run_report",
     "RunReport": "wave_tui.session.run_report",
     "RunUsage": "wave_tui.session.run_report",
@@ -143,16 +148,20 @@ __all__ = [
     "LocalModelError",
     "LocalPlan",
     "LocalUnavailable",
+    "MarketRow",
     "MemoryEntry",
     "MemoryScope",
     "Message",
     "ModelChoice",
     "ModelMenu",
+    "OfferedPlugin",
     "PendingWrite",
     "PermissionMode",
     "PermissionPreview",
     "PermissionState",
     "PlanDecision",
+    "PluginError",
+    "PluginRow",
     "Question",
     "QuestionAnswer",
     "QuestionOption",

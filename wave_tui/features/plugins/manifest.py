@@ -106,7 +106,7 @@ def load_plugin(root: Path) -> Plugin:
     if not isinstance(name, str) or not PLUGIN_NAME.match(name):
         raise ManifestError(f"{path}: `name` must be a name of letters, digits, '.', '-', '_'")
     problems: list[str] = []
-    version = _text(data, "version") or "0.0.0"
+    version = _text(data, "version")  # none: the market entry's, else the commit
     description = _text(data, "description")
     return Plugin(
         name=name,

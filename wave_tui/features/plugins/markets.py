@@ -136,8 +136,7 @@ async def add_market(paths: WavePaths, source: MarketSource) -> Marketplace:
 
 async def _clone_market(paths: WavePaths, source: MarketSource, name: str | None) -> Marketplace:
     root = paths.marketplaces_dir
-    root.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".adding-", dir=root))
+    staging = await asyncio.to_thread(_staging_dir, root)
     checkout = staging / "repo"
     try:
         await shallow_clone(source.location, checkout, f"marketplace {source.location}")
@@ -148,9 +147,7 @@ async def _clone_market(paths: WavePaths, source: MarketSource, name: str | None
             )
         _refuse_taken(paths, market.name, source)
         target = root / market.name
-        if target.exists():
-            await asyncio.to_thread(shutil.rmtree, target)
-        checkout.rename(target)
+        await asyncio.to_thread(_replace_dir, checkout, target)
         await asyncio.to_thread(
             save_market, paths, KnownMarket(market.name, source, target, now_iso())
         )
@@ -159,6 +156,17 @@ async def _clone_market(paths: WavePaths, source: MarketSource, name: str | None
         raise PluginError(str(exc)) from exc
     finally:
         await asyncio.to_thread(shutil.rmtree, staging, True)
+
+
+def _staging_dir(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=".adding-", dir=root))
+
+
+def _replace_dir(new: Path, target: Path) -> None:
+    if target.exists():
+        shutil.rmtree(target)
+    new.rename(target)
 
 
 def _refuse_taken(paths: WavePaths, name: str, source: MarketSource) -> None:
@@ -210,6 +218,9 @@ async def market_named(
     source = extra.get(name)
     if source is None:
         raise PluginError(f"unknown marketplace {name!r} (wave plugin marketplace add SOURCE)")
-    if source.kind == "directory":
-        return await add_market(paths, source)
+    if source.kind == "directory":  # read where it is, as the settings name it
+        try:
+            return await asyncio.to_thread(read_marketplace, Path(source.location))
+        except ManifestError as exc:
+            raise PluginError(str(exc)) from exc
     return await _clone_market(paths, source, name)
