@@ -65,7 +65,9 @@ def folder_market(tmp_path: Path) -> Path:
 def test_folder_market_install_list_enable_disable_uninstall(
     project: Path, folder_market: Path, isolated_home: Path
 ) -> None:
-    assert ok(project, "marketplace", "add", str(folder_market)) == "Added marketplace local-market\n"
+    assert (
+        ok(project, "marketplace", "add", str(folder_market)) == "Added marketplace local-market\n"
+    )
     known = read(plugins_dir(isolated_home) / "known_marketplaces.json")
     assert known["local-market"]["source"] == {"source": "directory", "path": str(folder_market)}
     assert "local-market  directory" in ok(project, "marketplace", "list")
@@ -78,7 +80,11 @@ def test_folder_market_install_list_enable_disable_uninstall(
     installed = read(plugins_dir(isolated_home) / "installed_plugins.json")
     assert installed["version"] == 2
     (entry,) = installed["plugins"]["alpha@local-market"]
-    assert (entry["scope"], entry["installPath"], entry["version"]) == ("user", str(cached), "1.0.0")
+    assert (entry["scope"], entry["installPath"], entry["version"]) == (
+        "user",
+        str(cached),
+        "1.0.0",
+    )
     assert installed["plugins"]["beta@local-market"][0]["projectPath"] == str(project)
     user_settings = isolated_home / ".wave" / "settings.json"
     assert read(user_settings)["enabledPlugins"] == {"alpha@local-market": True}
@@ -88,8 +94,20 @@ def test_folder_market_install_list_enable_disable_uninstall(
 
     rows = json.loads(ok(project, "list", "--json"))
     assert rows == [
-        {"name": "alpha", "marketplace": "local-market", "version": "1.0.0", "enabled": True, "scope": "user"},
-        {"name": "beta", "marketplace": "local-market", "version": "1.0.0", "enabled": True, "scope": "project"},
+        {
+            "name": "alpha",
+            "marketplace": "local-market",
+            "version": "1.0.0",
+            "enabled": True,
+            "scope": "user",
+        },
+        {
+            "name": "beta",
+            "marketplace": "local-market",
+            "version": "1.0.0",
+            "enabled": True,
+            "scope": "project",
+        },
     ]
     ok(project, "disable", "alpha@local-market")
     ok(project, "enable", "alpha@local-market", "--scope", "local")
@@ -102,7 +120,10 @@ def test_folder_market_install_list_enable_disable_uninstall(
 
     ok(project, "uninstall", "alpha@local-market")
     assert not cached.exists()
-    assert "alpha@local-market" not in read(plugins_dir(isolated_home) / "installed_plugins.json")["plugins"]
+    assert (
+        "alpha@local-market"
+        not in read(plugins_dir(isolated_home) / "installed_plugins.json")["plugins"]
+    )
     assert read(user_settings)["enabledPlugins"] == {}
     assert [r["name"] for r in json.loads(ok(project, "list", "--json"))] == ["beta"]
     ok(project, "marketplace", "remove", "local-market")
@@ -165,7 +186,11 @@ def test_extra_known_marketplaces_install_without_marketplace_add(
 ) -> None:
     write_json(
         isolated_home / ".wave" / "settings.json",
-        {"extraKnownMarketplaces": {"team": {"source": {"source": "directory", "path": str(folder_market)}}}},
+        {
+            "extraKnownMarketplaces": {
+                "team": {"source": {"source": "directory", "path": str(folder_market)}}
+            }
+        },
     )
     assert "(not fetched)" in ok(project, "marketplace", "list")
     # The market's own name is `local-market`: a folder is read where it is, under that name.

@@ -36,7 +36,12 @@ def test_both_root_variables_expand_in_hooks_mcp_and_lsp(tmp_path: Path, variabl
     # The flat `.mcp.json` of many Claude Code plugins, and the `{"mcpServers": …}` form inline.
     write_json(
         root / ".mcp.json",
-        {"db": {"command": f"${{{variable}}}/servers/db", "args": ["--data", f"${{{variable}}}/d"]}},
+        {
+            "db": {
+                "command": f"${{{variable}}}/servers/db",
+                "args": ["--data", f"${{{variable}}}/d"],
+            }
+        },
     )
     write_json(
         root / ".lsp.json",

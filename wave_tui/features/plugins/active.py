@@ -60,6 +60,7 @@ class ActivePlugins:
         self._key: object = None
         self._active: list[ActivePlugin] = []
         self._told: set[str] = set()
+        self._held: list[str] | None = []  # until `release`
         self.generation = 0  # grows whenever the active set changed
 
     @staticmethod
@@ -87,6 +88,15 @@ class ActivePlugins:
     def _tell(self, line: str) -> None:
         if line not in self._told:
             self._told.add(line)
+            if self._held is None:
+                self._warn(line)
+            else:
+                self._held.append(line)
+
+    def release(self) -> None:
+        """Tell the lines held since start (nobody listened while the session was built)."""
+        held, self._held = self._held or [], None
+        for line in held:
             self._warn(line)
 
     # req: PG5

@@ -76,6 +76,7 @@ class PluginSync(TurnObserverBase):
     async def on_turn_start(self, prompt: str) -> TurnStart:
         before = self._seen
         await asyncio.to_thread(self.sync)
+        self._active.release()
         if self._seen != before:
             await self._sync_servers()
         return TurnStart()
