@@ -38,6 +38,12 @@ class CommandScreens:
         if name == "context" and not args:
             self.app.show_context()
             return True
+        if name == "plugin":
+            from wave_tui.session.facade import PluginAccess
+            from wave_tui.tui.screens.plugins import PluginScreen
+
+            self.app.push_screen(PluginScreen(PluginAccess(self.app.session.paths)))
+            return True
         return False
 
     def pick_model(self) -> None:
