@@ -103,6 +103,10 @@ class Agent:
             max_input_tokens=checked.max_input_tokens,
             allowed_tools=checked.allowed_tools,
             disallowed_tools=checked.disallowed_tools,
+            # `plugins: [{"path": …}]`: loaded as enabled, the program's own (nothing to trust)
+            plugin_dirs=tuple(
+                (checked.workdir / Path(p["path"]).expanduser()).resolve() for p in checked.plugins
+            ),
         )
         layer: dict[str, Any] = {}
         if checked.hooks is not None:

@@ -162,8 +162,3 @@ def install_plugin_sync(service: AgentService, active: ActivePlugins) -> PluginS
     service.add_extension(sync)
     service.commands.register(plugin_command(active))
     return sync
-
-
-def program_plugin_dirs(paths: list[str], workdir: Path) -> tuple[Path, ...]:
-    """The SDK's `plugins: [{"path": …}]`, resolved against the work dir."""
-    return tuple((workdir / Path(p).expanduser()).resolve() for p in paths)

@@ -57,6 +57,7 @@ class PluginScreen(ModalScreen[None]):
         self._offered: list[OfferedPlugin] = []
         self._installed: list[PluginRow] = []
         self._busy = False
+        self._shown: tuple[View, str | None] | None = None
 
     @property
     def wave(self) -> WaveApp:
@@ -83,7 +84,9 @@ class PluginScreen(ModalScreen[None]):
 
     def _show(self) -> None:
         options = self.query_one("#plugin-list", OptionList)
-        keep = options.highlighted
+        same = self._shown == (self.view, self.market)
+        keep = options.highlighted if same else 0  # a new view starts at its top
+        self._shown = (self.view, self.market)
         options.clear_options()
         title = {"markets": "Plugins · marketplaces", "installed": "Plugins · installed"}
         heading = title.get(self.view) or f"Plugins · {self.market}"
