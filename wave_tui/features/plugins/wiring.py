@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wave_tui.agent.commands import Command, CommandOutput, CommandResult
