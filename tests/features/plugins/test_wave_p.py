@@ -174,3 +174,40 @@ def test_wave_p_runs_a_project_scope_plugins_hooks_as_the_invoker(
     proc = run_wave("-p", "hi", cwd=project, server=model_server)
     assert proc.returncode == 0, proc.stderr
     assert "proj hook ran" in log.read_text()
+
+
+@pytest.mark.req("PG7")
+def test_without_plugins_no_plugin_module_is_imported_and_no_git_runs(
+    model_server: ModelServer, project: Path
+) -> None:
+    from tests.e2e.test_lazy_imports import imported_modules, loaded
+
+    model_server.enqueue(text("hello"))
+    proc = run_wave(
+        "-p", "hi", cwd=project, server=model_server, env={"PYTHONPROFILEIMPORTTIME": "1"}
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    names = imported_modules(proc.stderr)
+    assert "wave_tui.features.plugins.active" in names  # the probe itself works
+    for module in ("manifest", "markets", "install", "git"):
+        assert not loaded(names, f"wave_tui.features.plugins.{module}")
+
+
+@pytest.mark.req("PG7")
+def test_start_up_with_plugins_runs_no_git(
+    model_server: ModelServer, project: Path, tmp_path: Path
+) -> None:
+    from tests.e2e.test_lazy_imports import imported_modules, loaded
+
+    market = tmp_path / "market"
+    make_plugin(market / "plugins" / "alpha", "alpha")
+    install(project, market_of(market, "m", "alpha"), "alpha@m")
+    model_server.enqueue(text("hello"))
+    proc = run_wave(
+        "-p", "hi", cwd=project, server=model_server, env={"PYTHONPROFILEIMPORTTIME": "1"}
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    names = imported_modules(proc.stderr)
+    assert loaded(names, "wave_tui.features.plugins.manifest")  # the plugin did load ...
+    assert not loaded(names, "wave_tui.features.plugins.git")  # ... and nothing fetched
+    assert not loaded(names, "wave_tui.features.plugins.markets")

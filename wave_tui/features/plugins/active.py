@@ -165,6 +165,7 @@ class ActivePlugins:
             for d in a.plugin.agent_dirs
         ]
 
+    # req: PG9
     def hook_layers(self) -> list[tuple[Path, Scope, Mapping[str, Any]]]:
         return [
             (a.plugin.hooks_source, a.scope, a.plugin.hooks)

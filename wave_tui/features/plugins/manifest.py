@@ -77,9 +77,9 @@ def read_json_object(path: Path) -> dict[str, Any]:
     return data
 
 
+# req: PG2
 def expand_root(value: Any, root: Path) -> Any:
     """`value` with both root variables replaced by `root` in every string, at any depth."""
-    # req: PG2
     if isinstance(value, str):
         for variable in ROOT_VARIABLES:
             value = value.replace(variable, str(root))

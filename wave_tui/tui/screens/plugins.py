@@ -37,6 +37,7 @@ HINTS = {
 }
 
 
+# req: PG8
 class PluginScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("escape", "back", "Back", id="plugin-back"),
