@@ -282,3 +282,36 @@ def test_usage_problems_exit_2(project: Path) -> None:
     assert code == 2 and "NAME@MARKET" in err
     code, _out, err = wave(project, "install", "a@b", "--scope", "team")
     assert code == 2 and "invalid choice" in err
+
+
+@pytest.mark.req("PG1")
+@pytest.mark.req("PG4")
+def test_a_plugin_without_manifest_under_the_market_plugin_root_installs(
+    project: Path, tmp_path: Path, isolated_home: Path
+) -> None:
+    """Claude Code's manifest is optional (its own `plugin-dev` has none): the market entry names
+    the plugin; `metadata.pluginRoot` is prepended to a bare source."""
+    market = tmp_path / "m"
+    write(market / "plugins" / "bare" / "commands" / "go.md", "Go $ARGUMENTS")
+    write(
+        market / "plugins" / "bare" / "skills" / "plugin-structure" / "SKILL.md",
+        "---\nname: Plugin Structure\ndescription: How plugins are laid out\n---\nBody",
+    )
+    write_json(
+        market / ".claude-plugin" / "marketplace.json",
+        {
+            "name": "rooted",
+            "owner": {"name": "o"},
+            "metadata": {"pluginRoot": "./plugins"},
+            "plugins": [{"name": "bare", "source": "bare", "version": "0.1.0"}],
+        },
+    )
+    ok(project, "marketplace", "add", str(market))
+    assert (
+        ok(project, "install", "bare@rooted")
+        == "Installed bare@rooted 0.1.0 (user scope, enabled)\n"
+    )
+    proc = run_wave("-p", "/help", cwd=project, env={"WAVE_BASE_URL": "http://127.0.0.1:9/v1"})
+    assert proc.returncode == 0, proc.stderr
+    assert "/bare:go" in proc.stdout
+    assert "/bare:plugin-structure" in proc.stdout  # a display name with spaces: its folder

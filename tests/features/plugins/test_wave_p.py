@@ -211,3 +211,13 @@ def test_start_up_with_plugins_runs_no_git(
     assert loaded(names, "wave_tui.features.plugins.manifest")  # the plugin did load ...
     assert not loaded(names, "wave_tui.features.plugins.git")  # ... and nothing fetched
     assert not loaded(names, "wave_tui.features.plugins.markets")
+
+
+@pytest.mark.req("PG8")
+def test_slash_plugin_in_wave_p_lists_the_enabled_plugins(project: Path, tmp_path: Path) -> None:
+    market = tmp_path / "market"
+    make_plugin(market / "plugins" / "alpha", "alpha", version="2.1.0")
+    install(project, market_of(market, "m", "alpha"), "alpha@m")
+    proc = run_wave("-p", "/plugin", cwd=project, env={"WAVE_BASE_URL": "http://127.0.0.1:9/v1"})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "Enabled plugins:\nalpha@m 2.1.0 (user) The alpha plugin\n"

@@ -79,7 +79,12 @@ class Skills:
                 fm = self._cache.load(folder / SKILL_FILE)
                 if fm is None:
                     continue
-                name = prefix + (fm.get_str("name") or folder.name)
+                own = fm.get_str("name")
+                # A plugin's skill is `/plugin:name`: a display name with spaces (common in
+                # Claude Code plugins) cannot be typed, so its folder names it.
+                if not own or (prefix and any(c.isspace() for c in own)):
+                    own = folder.name
+                name = prefix + own
                 if name in found:
                     continue
                 disabled = fm.data.get("disable-model-invocation") is True

@@ -104,8 +104,8 @@ class ActivePlugins:
         from wave_tui.features.plugins.manifest import ManifestError, load_plugin
         from wave_tui.features.plugins.state import enabled_map, installed_plugins
 
-        wanted: list[tuple[str, Scope, Path]] = [
-            (f"{p.name}@{PROGRAM_MARKET}", "user", p) for p in self._program_dirs
+        wanted: list[tuple[str, Scope, Path, str]] = [
+            (f"{p.name}@{PROGRAM_MARKET}", "user", p, p.name) for p in self._program_dirs
         ]
         records = installed_plugins(self.paths)
         project = str(self.paths.project_root)
@@ -120,12 +120,12 @@ class ActivePlugins:
             if not mine:
                 self._tell(f"plugin {plugin_id} is enabled but not installed (wave plugin install)")
                 continue
-            wanted.append((plugin_id, scope, mine[-1].install_path))
+            wanted.append((plugin_id, scope, mine[-1].install_path, mine[-1].name))
         out: list[ActivePlugin] = []
         by_name: dict[str, str] = {}
-        for plugin_id, scope, root in wanted:
+        for plugin_id, scope, root, name in wanted:
             try:
-                plugin = load_plugin(root)
+                plugin = load_plugin(root, name)
             except ManifestError as exc:
                 self._tell(f"plugin {plugin_id} not loaded: {exc}")
                 continue

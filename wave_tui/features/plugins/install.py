@@ -125,7 +125,7 @@ async def _stage(
                 shutil.copytree, source, target, symlinks=True, ignore=COPY_IGNORE
             )
         try:
-            plugin = await asyncio.to_thread(load_plugin, target)
+            plugin = await asyncio.to_thread(load_plugin, target, entry.name)
         except ManifestError as exc:
             raise PluginError(f"plugin {entry.name} not installed: {exc}") from exc
         if plugin.name != entry.name:

@@ -92,16 +92,18 @@ def expand_root(value: Any, root: Path) -> Any:
 
 
 # req: PG1
-def load_plugin(root: Path) -> Plugin:
-    """The plugin in `root`; ManifestError (one line) when it has no or a broken manifest.
+def load_plugin(root: Path, known_name: str | None = None) -> Plugin:
+    """The plugin in `root`; ManifestError (one line) when its manifest is broken, or missing
+    and no `known_name` is given (Claude Code's manifest is optional: a market entry or an
+    install record names the plugin, and its components are found in the default places).
 
     A component that is missing or malformed is a problem line of its own; the rest loads."""
     path = manifest_path(root)
-    if path is None:
+    if path is None and known_name is None:
         raise ManifestError(
             f"{root}: no plugin manifest (.wave-plugin/plugin.json or .claude-plugin/plugin.json)"
         )
-    data = read_json_object(path)
+    data = read_json_object(path) if path is not None else {"name": known_name}
     name = data.get("name")
     if not isinstance(name, str) or not PLUGIN_NAME.match(name):
         raise ManifestError(f"{path}: `name` must be a name of letters, digits, '.', '-', '_'")

@@ -93,7 +93,10 @@ def read_marketplace(folder: Path) -> Marketplace:
         raise ManifestError(f"{path}: `plugins` must be a list")
     owner = data.get("owner")
     owner_name = owner.get("name") if isinstance(owner, dict) else owner
-    plugins = [p for p in (_plugin_entry(e) for e in entries) if p is not None]
+    metadata = data.get("metadata")
+    root = metadata.get("pluginRoot") if isinstance(metadata, dict) else None
+    base = root if isinstance(root, str) else ""
+    plugins = [p for p in (_plugin_entry(e, base) for e in entries) if p is not None]
     return Marketplace(
         name,
         owner_name if isinstance(owner_name, str) else "",
@@ -108,13 +111,16 @@ def _text(data: Mapping[str, Any], key: str) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
-def _plugin_entry(entry: object) -> MarketPlugin | None:
+def _plugin_entry(entry: object, plugin_root: str) -> MarketPlugin | None:
+    """One `plugins` entry; a bare relative source is under `metadata.pluginRoot`."""
     if not isinstance(entry, dict):
         return None
     name = entry.get("name")
     if not isinstance(name, str) or not PLUGIN_NAME.match(name):
         return None
     raw = entry.get("source", f"./{name}")
+    if isinstance(raw, str) and plugin_root and not raw.startswith(("./", "../", "/")):
+        raw = f"{plugin_root.rstrip('/')}/{raw}"
     source = MarketSource("directory", raw) if isinstance(raw, str) else source_of(raw)
     if source is None:
         return None
