@@ -42,8 +42,10 @@ def commands_help() -> str:
     import textwrap
 
     from wave_tui.cli.memory_cmd import command_parsers
+    from wave_tui.cli.plugin_cmd import plugin_parser_help
 
-    rows = [(usage_line(p), text) for p, text in [*command_parsers(), _context_parser_help()]]
+    parsers = [*command_parsers(), _context_parser_help(), plugin_parser_help()]
+    rows = [(usage_line(p), text) for p, text in parsers]
     width = min(max(len(usage) for usage, _ in rows), COMMAND_COLUMN)
     indent = " " * (width + 4)
     # argparse's own measure: the terminal's width less two columns

@@ -57,6 +57,11 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def plugin_parser_help() -> tuple[argparse.ArgumentParser, str]:
+    """`wave plugin`'s parser and one-line help, for the command list of `wave --help`."""
+    return _parser(), HELP
+
+
 def run_plugin_command(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     workdir = Path(args.workdir).expanduser() if args.workdir else Path.cwd()
@@ -70,6 +75,8 @@ def run_plugin_command(argv: list[str]) -> int:
     try:
         return asyncio.run(_run(access, args, workdir.resolve()))
     except PluginError as exc:
+        return _fail(str(exc), 1)
+    except OSError as exc:  # a cache or settings folder that cannot be written
         return _fail(str(exc), 1)
     except KeyboardInterrupt:
         return _fail("interrupted", 130)

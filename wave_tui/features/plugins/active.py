@@ -63,15 +63,6 @@ class ActivePlugins:
         self._held: list[str] | None = []  # until `release`
         self.generation = 0  # grows whenever the active set changed
 
-    @staticmethod
-    def configured(paths: WavePaths, layers: LayerList, program_dirs: Sequence[Path]) -> bool:
-        """Is any plugin possibly in force? (No plugin module is imported to answer it.)"""
-        if program_dirs:
-            return True
-        return paths.installed_plugins_file.exists() and any(
-            data.get(ENABLED_KEY) for _scope, data in layers()
-        )
-
     def plugins(self) -> list[ActivePlugin]:
         layers = self._layers()
         key = (
@@ -191,7 +182,3 @@ class ActivePlugins:
 def _loader_scope(scope: Scope) -> str:
     """Commands and skills know two scopes: a plugin turned on by the project is the project's."""
     return "user" if scope == "user" else "project"
-
-
-def no_plugins() -> list[ExtraRoot]:
-    return []

@@ -150,7 +150,11 @@ def _place(paths: WavePaths, market: str, name: str, version: str, staged: Path)
     final = final / safe_component(version)
     if not final.exists():
         final.parent.mkdir(parents=True, exist_ok=True)
-        staged.rename(final)
+        try:
+            staged.rename(final)
+        except OSError:
+            if not final.is_dir():  # not another install of this same version, placed first
+                raise
     return final
 
 
