@@ -232,6 +232,7 @@ def test_help_lists_every_command_with_its_description(project: Path) -> None:
             commands[-1] += " " + line.strip()
     expected = [(usage_line(p), text) for p, text in command_parsers()]
     expected.append(("wave context [--json] [--workdir WORKDIR] [-c]", "what the next request"))
+    expected.append(("wave plugin [--workdir WORKDIR] ACTION ...", "install, enable and update"))
     assert len(commands) == len(expected)
     for line, (usage, description) in zip(commands, expected, strict=True):
         assert line.startswith(f"  {usage} ") and description in " ".join(line.split()), line
