@@ -60,7 +60,8 @@ def make_plugin(
     if hook_log is not None:
         script = write(
             root / "hooks-handlers" / "prompt.sh",
-            f'#!/bin/sh\necho "{name} hook ran from $0" >> {hook_log}\n',
+            f'#!/bin/sh\necho "{name} hook ran from $0" >> {hook_log}\n'
+            f'echo "{name} env $CLAUDE_PLUGIN_ROOT $WAVE_PLUGIN_ROOT" >> {hook_log}\n',
         )
         script.chmod(0o755)
         write_json(

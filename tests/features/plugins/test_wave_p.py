@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.features.plugins.builders import make_market, make_plugin, write_json
-from tests.model_server import ModelServer, text
+from tests.model_server import ModelServer, text, tool_call
 from tests.wave_cli import run_wave
 
 DEMO_MCP = Path(__file__).resolve().parents[2] / "mcp" / "servers" / "demo_server.py"
@@ -77,15 +77,18 @@ def test_plugin_commands_skills_agents_and_hooks_reach_the_model(
     kinds = agent["function"]["parameters"]["properties"]["subagent_type"]["enum"]
     assert {"alpha:reviewer", "beta:reviewer"} <= set(kinds)
     cache = isolated_home / ".wave" / "plugins" / "cache" / "m"
+    alpha, beta = cache / "alpha" / "1.0.0", cache / "beta" / "1.0.0"
     assert sorted(log.read_text().splitlines()) == [
-        f"alpha hook ran from {cache}/alpha/1.0.0/hooks-handlers/prompt.sh",
-        f"beta hook ran from {cache}/beta/1.0.0/hooks-handlers/prompt.sh",
+        f"alpha env {alpha} {alpha}",  # Claude Code's variable in the hook's environment too
+        f"alpha hook ran from {alpha}/hooks-handlers/prompt.sh",
+        f"beta env {beta} {beta}",
+        f"beta hook ran from {beta}/hooks-handlers/prompt.sh",
     ]
 
 
 @pytest.mark.req("PG2")
 def test_plugin_mcp_and_lsp_servers_start_with_the_root_expanded(
-    model_server: ModelServer, project: Path, tmp_path: Path
+    model_server: ModelServer, project: Path, tmp_path: Path, isolated_home: Path
 ) -> None:
     root = make_plugin(tmp_path / "market" / "plugins" / "servers", "servers")
     shutil.copy(DEMO_MCP, root / "demo_server.py")
@@ -112,12 +115,16 @@ def test_plugin_mcp_and_lsp_servers_start_with_the_root_expanded(
         },
     )
     install(project, market_of(tmp_path / "market", "m", "servers"), "servers@m")
-    model_server.enqueue(text("done"))
-    proc = run_wave("-p", "hi", cwd=project, server=model_server)
+    model_server.enqueue(tool_call("mcp__demo__env", {"name": "CLAUDE_PLUGIN_ROOT"}), text("done"))
+    proc = run_wave("-p", "hi", "--allowedTools", "mcp__demo", cwd=project, server=model_server)
     assert proc.returncode == 0, proc.stderr
-    names = tool_names(chats(model_server)[0])
+    first, second = chats(model_server)
+    names = tool_names(first)
     assert "mcp__demo__echo" in names
     assert "LSP" in names
+    installed = isolated_home / ".wave" / "plugins" / "cache" / "m" / "servers" / "1.0.0"
+    results = [str(m["content"]) for m in second["messages"] if m["role"] == "tool"]
+    assert results == [str(installed)]  # the server's environment names its plugin's folder
 
 
 @pytest.mark.req("PG3")

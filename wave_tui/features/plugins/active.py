@@ -157,26 +157,51 @@ class ActivePlugins:
         ]
 
     # req: PG9
-    def hook_layers(self) -> list[tuple[Path, Scope, Mapping[str, Any]]]:
+    def hook_layers(
+        self,
+    ) -> list[tuple[Path, Scope, Mapping[str, Any], tuple[tuple[str, str], ...]]]:
+        """(file, the scope that enabled it, `{"hooks": …}`, the root variables as environment):
+        the hooks loader's trust rule then holds a project's plugin hooks back, as its own."""
         return [
-            (a.plugin.hooks_source, a.scope, a.plugin.hooks)
+            (a.plugin.hooks_source, a.scope, a.plugin.hooks, tuple(root_env(a.plugin.root).items()))
             for a in self.plugins()
             if a.plugin.hooks is not None and a.plugin.hooks_source is not None
         ]
 
     def mcp_layers(self) -> list[tuple[Path, str, Mapping[str, Any]]]:
         return [
-            (a.plugin.mcp_source, a.scope, {"mcpServers": a.plugin.mcp_servers})
+            (
+                a.plugin.mcp_source,
+                a.scope,
+                {"mcpServers": with_root_env(a.plugin.mcp_servers, a.plugin.root)},
+            )
             for a in self.plugins()
             if a.plugin.mcp_servers is not None and a.plugin.mcp_source is not None
         ]
 
     def lsp_layers(self) -> list[tuple[Path, Scope, Mapping[str, Any]]]:
         return [
-            (a.plugin.lsp_source, a.scope, a.plugin.lsp_servers)
+            (a.plugin.lsp_source, a.scope, with_root_env(a.plugin.lsp_servers, a.plugin.root))
             for a in self.plugins()
             if a.plugin.lsp_servers is not None and a.plugin.lsp_source is not None
         ]
+
+
+def root_env(root: Path) -> dict[str, str]:
+    """What Claude Code sets for a plugin's processes: scripts find their files through it."""
+    return {"CLAUDE_PLUGIN_ROOT": str(root), "WAVE_PLUGIN_ROOT": str(root)}
+
+
+def with_root_env(servers: Mapping[str, Any], root: Path) -> dict[str, Any]:
+    """Each server entry with the root variables added to its `env` (its own win)."""
+    out: dict[str, Any] = {}
+    for name, entry in servers.items():
+        if isinstance(entry, dict) and "command" in entry:
+            own = entry.get("env", {})
+            if isinstance(own, dict):  # a wrong one is left for the loader to name
+                entry = {**entry, "env": {**root_env(root), **own}}
+        out[name] = entry
+    return out
 
 
 def _loader_scope(scope: Scope) -> str:
