@@ -20,9 +20,7 @@ CONTRACT_KEYS = [
     "enabledPlugins",
     "extraKnownMarketplaces",
     "sandbox",
-    "webSearch",
     "monitoring",
-    "visionModel",
     "$schema",
 ]
 

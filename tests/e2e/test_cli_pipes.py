@@ -17,8 +17,10 @@ from tests.wave_cli import WAVE, run_wave
 from tests.wire_view import parts
 from wave_tui.cli.headless import PIPED_CUT_NOTE, PIPED_MAX_BYTES
 from wave_tui.cli.main import build_parser, usage_line
+from wave_tui.cli.mcp_cmd import mcp_parser
 from wave_tui.cli.memory_cmd import command_parsers
 from wave_tui.cli.process import EXIT_CLOSED_PIPE
+from wave_tui.cli.sessions_cmd import command_parsers as sessions_parsers
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -232,13 +234,16 @@ def test_help_lists_every_command_with_its_description(project: Path) -> None:
             commands[-1] += " " + line.strip()
     expected = [(usage_line(p), text) for p, text in command_parsers()]
     expected.append(("wave context [--json] [--workdir WORKDIR] [-c]", "what the next request"))
+    expected += [(usage_line(p), text) for p, text in sessions_parsers()]
+    expected.append((usage_line(mcp_parser()), "MCP servers: list, get, add"))
     expected.append(("wave plugin [--workdir WORKDIR] ACTION ...", "install, enable and update"))
     assert len(commands) == len(expected)
     for line, (usage, description) in zip(commands, expected, strict=True):
         assert line.startswith(f"  {usage} ") and description in " ".join(line.split()), line
     names = {line.split()[2] for line in commands if line.startswith("  wave memory ")}
     assert names == {
-        "list", "show", "delete", "add", "runs", "revert", "inbox", "accept", "reject", "search"
+        "list", "show", "delete", "add", "runs", "revert", "inbox", "accept", "reject", "search",
+        "check", "consolidate",
     }  # fmt: skip
 
 

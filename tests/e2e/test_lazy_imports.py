@@ -38,6 +38,9 @@ NOT_ON_A_PLAIN_TURN = (
     "wave_tui.session.memory_review",  # the app's inbox and runs
     "wave_tui.session.endpoint_settings",
     "wave_tui.session.input_history",
+    "PIL",  # images: only when one is read or attached
+    "wave_tui.tools.image_read",
+    "wave_tui.net.web_search",  # no WebSearch backend configured
 )
 
 
@@ -63,3 +66,16 @@ def test_ac1_a_plain_turn_imports_no_module_of_an_unused_feature(
     names = imported_modules(proc.stderr)
     assert "wave_tui.session.facade" in names  # the probe itself works
     assert [m for m in NOT_ON_A_PLAIN_TURN if loaded(names, m)] == []
+
+
+@pytest.mark.req("AC1")
+def test_version_imports_neither_the_settings_schema_nor_asyncio(project: Path) -> None:
+    """`wave --version` answers from the argument parser alone: pydantic (the settings schema)
+    and asyncio are what made it slower than every peer's."""
+    proc = run_wave("--version", cwd=project, env={"PYTHONPROFILEIMPORTTIME": "1"})
+    assert proc.returncode == 0 and proc.stdout.startswith("wave ")
+    names = imported_modules(proc.stderr)
+    assert "wave_tui.cli.main" in names
+    assert [
+        m for m in ("pydantic", "pydantic_settings", "asyncio", "httpx") if loaded(names, m)
+    ] == []

@@ -163,3 +163,54 @@ def test_mc5_the_extraction_fork_refuses_mcp_tools_even_when_allowed(
     assert "mcp__demo__echo" in tool_names(forks[0])  # same tools as the main request
     (result,) = tool_results(forks[1])
     assert "echo: from fork" not in result
+
+
+@pytest.mark.req("MO3")
+def test_mo3_at_server_uri_attaches_the_resource_in_wave_p(
+    model_server: ModelServer, project: Path
+) -> None:
+    write_mcp_json(project, demo=demo_entry())
+    model_server.enqueue(text("It says 42."))
+    proc = run_wave("-p", "what does @demo:demo://readme say?", cwd=project, server=model_server)
+    assert proc.returncode == 0, proc.stderr
+    (first,) = chats(model_server)
+    contents = [
+        block["text"] if isinstance(block, dict) else str(block)
+        for m in first["messages"]
+        if m.get("role") == "user"
+        for block in (m["content"] if isinstance(m["content"], list) else [m["content"]])
+    ]
+    attached = '<mcp-resource server="demo" uri="demo://readme">\nDemo readme: the answer is 42.'
+    assert any(attached in c for c in contents), contents
+    assert {"ListMcpResources", "ReadMcpResource"} <= set(tool_names(first))
+
+
+@pytest.mark.req("MO3")
+def test_mo3_read_mcp_resource_runs_without_asking(
+    model_server: ModelServer, project: Path
+) -> None:
+    write_mcp_json(project, demo=demo_entry())
+    model_server.enqueue(
+        tool_call("ReadMcpResource", {"server": "demo", "uri": "demo://readme"}), text("Read it.")
+    )
+    proc = run_wave("-p", "read the readme", cwd=project, server=model_server)
+    assert proc.returncode == 0, proc.stderr
+    assert tool_results(chats(model_server)[1]) == ["Demo readme: the answer is 42."]
+
+
+@pytest.mark.req("MO4")
+def test_mo4_a_prompt_command_runs_as_a_turn_in_wave_p(
+    model_server: ModelServer, project: Path
+) -> None:
+    write_mcp_json(project, demo=demo_entry())
+    model_server.enqueue(text("Reviewed."))
+    proc = run_wave(
+        "-p", "/mcp__demo__review src/a.py focus=style", cwd=project, server=model_server
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "Reviewed.\n"
+    (first,) = chats(model_server)
+    assert first["messages"][-1]["content"] == "Please review src/a.py, looking for style."
+    bad = run_wave("-p", "/mcp__demo__review", cwd=project, server=model_server)
+    assert bad.returncode == 1
+    assert "/mcp__demo__review: missing required argument file" in bad.stderr + bad.stdout

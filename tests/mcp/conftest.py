@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,3 +82,70 @@ def http_demo() -> Iterator[HttpDemo]:
 
 def text_of(result: Any) -> str:
     return str(result.content)
+
+
+OAUTH = Path(__file__).resolve().parent / "servers" / "oauth_server.py"
+
+
+@dataclass
+class OAuthDemo:
+    """The OAuth-protected MCP server and its authorization server (one process, one port)."""
+
+    proc: subprocess.Popen[str]
+    port: int
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def url(self) -> str:
+        return f"{self.base}/mcp"
+
+    def config(self, name: str = "secure") -> HttpServer:
+        return HttpServer(name, self.url, {}, Path("test"), "user")
+
+    def control(self, **settings: Any) -> None:
+        request = urllib.request.Request(
+            f"{self.base}/_control",
+            data=json.dumps(settings).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            assert response.status == 200
+
+    def stats(self) -> dict[str, int]:
+        with urllib.request.urlopen(f"{self.base}/_stats", timeout=10) as response:
+            stats: dict[str, int] = json.loads(response.read())
+            return stats
+
+
+def play_browser(url: str) -> str:
+    """What the user's browser does: open the authorization URL, follow its redirect to wave's
+    loopback listener, and return the page that listener answered."""
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return str(response.read().decode())
+    except urllib.error.HTTPError as exc:  # the listener's 400 page for a refusal
+        return str(exc.read().decode())
+
+
+@pytest.fixture
+def oauth_demo(monkeypatch: pytest.MonkeyPatch) -> Iterator[OAuthDemo]:
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER"):  # never open a real browser
+        monkeypatch.delenv(name, raising=False)
+    proc = subprocess.Popen(
+        [sys.executable, str(OAUTH)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline().split()
+    assert line and line[0] == "PORT", line
+    try:
+        yield OAuthDemo(proc, int(line[1]))
+    finally:
+        proc.kill()
+        proc.wait(10)

@@ -78,7 +78,7 @@ def test_mc1_a_bad_entry_is_one_line_and_the_rest_load(tmp_path: Path) -> None:
             "good": {"command": "srv"},
             "noenv": {"command": "${NOT_SET_ANYWHERE}"},
             "args": {"command": "srv", "args": "not-a-list"},
-            "sse": {"type": "sse", "url": "http://x"},
+            "sse": {"type": "sse", "url": "ftp://x"},
             "nourl": {"type": "http"},
             "ftp": {"type": "http", "url": "ftp://x"},
             "bad name": {"command": "srv"},
@@ -91,7 +91,7 @@ def test_mc1_a_bad_entry_is_one_line_and_the_rest_load(tmp_path: Path) -> None:
     assert len(config.problems) == 8
     assert all(p.startswith(f"{path}: MCP server ") and "\n" not in p for p in config.problems)
     assert any("${NOT_SET_ANYWHERE} is not set" in p for p in config.problems)
-    assert any('use "type": "http"' in p for p in config.problems)
+    assert any("'sse' skipped: url must start with http://" in p for p in config.problems)
 
 
 @pytest.mark.req("MC1")

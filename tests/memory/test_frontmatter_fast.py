@@ -39,6 +39,11 @@ SIMPLE = [
     "paths: a\r\npriority: 3\r\n",
     "type: user\nname: note\ndescription: a fact about the user\n",
     "allowed-tools: Bash(git *), Read\nmodel: fast\nargument-hint: the file [optional]\n",
+    "paths: [a, b]\n",
+    'paths: ["src/**/*.ts", "lib/*.py"]\n',
+    "paths: ['**/*.md',  docs/x.md ]\n",
+    "paths: []\n",
+    "flags: [true, 0, 12, ~, null, Off]\n",
 ]
 
 # Documents where YAML reads the text differently from a plain string, or fails: the fast
@@ -48,8 +53,17 @@ NOT_SIMPLE = [
     "paths: *alias\n",
     "paths: &anchor x\n",
     "paths: !tag x\n",
-    "paths: [a, b]\n",
     "paths: {a: b}\n",
+    "paths: [a, [b]]\n",
+    "paths: [a, {b: c}]\n",
+    'paths: ["a, b"]\n',
+    "paths: [a, ]\n",
+    "paths: [*a]\n",
+    "paths: [a: b]\n",
+    "paths: [a #b]\n",
+    "paths: [a\n",
+    "paths: [a, b] x\n",
+    "paths: [a'b]\n",
     "name: |\n  block\n",
     "name: >\n  folded\n",
     "name: x # comment\n",
@@ -196,6 +210,12 @@ def _documents() -> list[str]:
         f"{k}:\n  - {v}\n  - {w}\n"
         for k, v, w in itertools.product(_KEYS[:3], _VALUES, _VALUES[:12])
     ]
+    docs += [  # one-line flow lists of every value, alone and in pairs, spaced or not
+        f"paths: [{v}{sep}{w}]\n"
+        for v, w in itertools.product(_VALUES, _VALUES[:20])
+        for sep in (", ", ",", " ,  ")
+    ]
+    docs += [f"paths: [{v}]\n" for v in _VALUES]
     rng = random.Random(20)
     for _ in range(2000):
         lines: list[str] = []

@@ -3,6 +3,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from wave_tui.tools.base import ToolContext
 from wave_tui.tools.read import ReadTool
 
@@ -73,9 +75,17 @@ async def test_nul_bytes_mean_binary(ctx: ToolContext) -> None:
 
 
 async def test_known_binary_extension_is_refused_without_sniffing(ctx: ToolContext) -> None:
+    (ctx.workdir / "doc.pdf").write_text("not really a pdf", encoding="utf-8")
+    result = await read(ctx, file_path="doc.pdf")
+    assert result.is_error and "binary" in result.content
+
+
+@pytest.mark.req("IM1")
+async def test_an_image_name_over_text_is_one_clear_image_error(ctx: ToolContext) -> None:
     (ctx.workdir / "pic.png").write_text("not really a png", encoding="utf-8")
     result = await read(ctx, file_path="pic.png")
-    assert result.is_error and "binary" in result.content
+    assert result.is_error and not result.images
+    assert result.content == "pic.png is not a PNG, JPEG, GIF or WebP image its name says."
 
 
 async def test_invalid_utf8_reports_the_byte_offset(ctx: ToolContext) -> None:

@@ -90,6 +90,8 @@ async def test_ux8_ctx_follows_a_compact(build_app: BuildApp, model_server: Mode
         app.chat_screen.query_one("#prompt").insert("/compact")  # type: ignore[attr-defined]
         await pilot.press("enter")
         await settle(pilot)
+        await pilot.press("enter")  # the preview: apply it
+        await settle(pilot)
         after = status.info.context_tokens
         context = app.session.context_report()
         report = context.render() if context is not None else ""

@@ -36,12 +36,13 @@ FACADE = (
     "wave_tui.agent.events",
     "wave_tui.agent.status",
 )
-# Types and paths only (WavePaths, SettingsStore for the watch, the settings schema's
-# constants), `@record` for the app's own data; `wave_tui` itself for `__version__`.
+# Types and paths only (WavePaths, SettingsStore for the watch, the permission modes, the
+# settings schema's constants), `@record` for the app's own data; `wave_tui` for `__version__`.
 ALSO_ALLOWED = (
     "wave_tui.config.paths",
     "wave_tui.config.settings",
     "wave_tui.config.schema",
+    "wave_tui.config.modes",
     "wave_tui.config.records",
     "wave_tui.config.clock",
 )

@@ -171,10 +171,12 @@ async def test_cv6_ctrl_c_during_a_turn_interrupts_it_and_only_idle_empty_quits(
     assert not app.is_running
 
 
-async def test_esc_dropping_the_queue_says_so(
+@pytest.mark.req("CV1")
+async def test_esc_puts_the_queued_messages_back_in_the_input(
     build_app: BuildApp, model_server: ModelServer
 ) -> None:
-    """Esc stops the turn and the queue behind it, with one line saying what was dropped."""
+    """Esc stops the turn; the messages queued behind it come back to the input, one a line,
+    after what is being typed: nothing typed is lost, nothing is sent unseen."""
     model_server.enqueue(text("word " * 60, hold=threading.Event()))
     app = build_app(server_env(model_server))
     async with app.run_test(size=(100, 32)) as pilot:
@@ -182,12 +184,13 @@ async def test_esc_dropping_the_queue_says_so(
         await wait_until(pilot, lambda: app.session.status().busy)
         await pilot.press(*typed("second"), *typed("third"))
         assert app.session.status().queue == ("second", "third")
+        await pilot.press(*"draft")
         await pilot.press("escape")
         await wait_until(pilot, lambda: not app.session.status().busy)
-        assert not app.session.status().busy
         notices = [str(n.content) for n in app.chat_screen.query(NoticeLine)]
-        assert "dropped 2 queued messages" in notices
+        assert "2 queued messages back in the input" in notices
         assert app.session.status().queue == ()
+        assert app.chat_screen.query_one("#prompt", HistoryInput).value == "draft\nsecond\nthird"
     assert user_prompts(model_server) == ["go"]
 
 

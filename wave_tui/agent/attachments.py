@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from wave_tui.llm.types import Message
+from wave_tui.llm.types import ImagePart, Message
 
 TYPED_META = "typed"  # a custom command's message: what the user typed (the body was sent)
 ATTACHED_MARK = re.compile(r'^<attached-file path="([^"\n]+)">$', re.MULTILINE)
@@ -47,8 +47,16 @@ def prompt_message(text: str, typed: str) -> Message:
     return Message(role="user", content=text, meta=meta)
 
 
+# req: IM7
 def shown_text(message: Message) -> str:
     """A user message as the chat shows it: what was typed (a custom command's `/name args`,
-    not its expanded body), each attached file as one line."""
+    not its expanded body), each attached file and image as one line."""
     typed = message.meta.get(TYPED_META)
-    return typed if isinstance(typed, str) else without_attachments(message.content or "")
+    text = typed if isinstance(typed, str) else without_attachments(message.content or "")
+    return text + "".join(f"\n{image_line(image)}" for image in message.images or ())
+
+
+def image_line(image: ImagePart) -> str:
+    """`(image: ui.png, 1280×800, 312 KB)`: an attached image in the chat."""
+    size = f"{image.original_width}×{image.original_height}"
+    return f"(image: {image.name}, {size}, {max(1, round(image.byte_size / 1024))} KB)"

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,13 @@ from wave_tui.agent.compaction import (
     compact,
     recent_read_files,
     should_compact,
+)
+from wave_tui.agent.compaction_preview import (
+    CompactionPreview,
+    describe_message,
+    dropped_messages,
+    with_dropped_record,
+    with_edited_summary,
 )
 from wave_tui.agent.context_window import ContextWindows
 from wave_tui.agent.conversation import Conversation
@@ -70,6 +78,24 @@ class PreparedCompaction:
     result: CompactionResult
     trigger: Trigger
     model: str
+    dropped: list[str] = field(default_factory=list)  # one line per message summarised away
+    last_id: str | None = None  # the conversation's last message when prepared
+
+    # req: MM7
+    def preview(self) -> CompactionPreview:
+        result = self.result
+        return CompactionPreview(
+            kept=[describe_message(m) for m in result.new_messages[1:]],
+            dropped=list(self.dropped),
+            summary=result.summary,
+        )
+
+    def with_summary(self, summary: str) -> PreparedCompaction:
+        """This compaction with the user's edit of the summary draft."""
+        result = self.result
+        compress = with_edited_summary(result.new_messages[0], result.summary, summary)
+        edited = replace(result, new_messages=[compress, *result.new_messages[1:]], summary=summary)
+        return replace(self, result=edited)
 
 
 def _join(instructions: str | None, extra: str) -> str | None:
@@ -143,6 +169,25 @@ class CompactionFlow:
         except CompactionError as exc:
             self.breaker.record_failure(exc.kind)
             self._notify("warning", f"compaction failed: {exc}")
+            return False
+        await self.commit(prepared)
+        return True
+
+    # req: MM7
+    async def prepare_preview(self, instructions: str | None = None) -> PreparedCompaction | None:
+        """`/compact`'s summary, made but not applied (the app previews it); None when it
+        failed (said once, the breaker counts)."""
+        try:
+            return await self.prepare(instructions, "manual")
+        except CompactionError as exc:
+            self.breaker.record_failure(exc.kind)
+            self._notify("warning", f"compaction failed: {exc}")
+            return None
+
+    async def apply_preview(self, prepared: PreparedCompaction) -> bool:
+        """Apply a previewed compaction, unless the conversation moved on since it was made."""
+        if not self.is_current(prepared):
+            self._notify("warning", "the conversation changed since the preview: /compact again")
             return False
         await self.commit(prepared)
         return True
@@ -268,7 +313,14 @@ class CompactionFlow:
         finally:
             self.running = False
             self._emit(ev.BackgroundChanged("compaction", False))
-        return PreparedCompaction(result, trigger, model)
+        gone = dropped_messages(conversation.messages, result.new_messages[1:])
+        last = conversation.messages[-1].id if conversation.messages else None
+        return PreparedCompaction(result, trigger, model, [describe_message(m) for m in gone], last)
+
+    def is_current(self, prepared: PreparedCompaction) -> bool:
+        """Nothing was added to the conversation since `prepared` was made (a preview waited)."""
+        messages = self.conversation.messages
+        return (messages[-1].id if messages else None) == prepared.last_id
 
     # req: HK7
     async def commit(self, prepared: PreparedCompaction) -> None:
@@ -278,7 +330,9 @@ class CompactionFlow:
         self.breaker.record_success()
         if result.usage is not None:
             self._emit(ev.UsageUpdated(result.usage, prepared.model, source="compact"))
-        conversation.replace_after_compaction(result.new_messages)
+        kept = result.new_messages[1:]
+        compress = with_dropped_record(result.new_messages[0], prepared.dropped, len(kept))
+        conversation.replace_after_compaction([compress, *kept])
         self._restored()
         for hooks in self._hooks():
             await hooks.run_post_compact(prepared.trigger, result.summary)

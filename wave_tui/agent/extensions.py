@@ -128,6 +128,15 @@ class ToolLock(Protocol):
 
 
 @runtime_checkable
+class ToolPreparer(Protocol):
+    """Runs right before a call's tool does, after its checks, answer and locks: the last
+    moment the files it will change are as they were (a file checkpoint). An OSError it raises
+    fails the call instead of letting it change what could not be kept."""
+
+    async def before_run(self, call: ToolCallInfo) -> None: ...
+
+
+@runtime_checkable
 class ToolObserver(Protocol):
     """Sees every finished call: may rewrite its result (staleness note) and add follow-ups."""
 
@@ -191,6 +200,14 @@ class RunningWork(Protocol):
     def running_work(self) -> list[str]: ...
 
 
+@runtime_checkable
+class PromptAttachments(Protocol):
+    """What the user's prompt carries besides its text (an `@img.png`'s image): the message as
+    it is added to the conversation; an unusable attachment is said (a notice), never fatal."""
+
+    async def attach(self, message: Message) -> Message: ...
+
+
 @record
 class StatusContribution:
     """What an extension adds to the agent's status (typed, so the UI never reads a dict)."""
@@ -228,6 +245,7 @@ Extension = (
     | ToolProvider
     | ToolGuard
     | ToolLock
+    | ToolPreparer
     | ToolObserver
     | TurnObserver
     | SessionObserver
@@ -236,6 +254,7 @@ Extension = (
     | PermissionRequestHooks
     | InvokedSkills
     | RunningWork
+    | PromptAttachments
 )
 
 
@@ -285,6 +304,7 @@ class Extensions:
         self.tool_providers: list[ToolProvider] = []
         self.guards: list[ToolGuard] = []
         self.locks: list[ToolLock] = []
+        self.preparers: list[ToolPreparer] = []
         self.tool_observers: list[ToolObserver] = []
         self.turn_observers: list[TurnObserver] = []
         self.session_observers: list[SessionObserver] = []
@@ -293,6 +313,7 @@ class Extensions:
         self.permission_hooks: list[PermissionRequestHooks] = []
         self.skill_sources: list[InvokedSkills] = []
         self.running_work_sources: list[RunningWork] = []
+        self.prompt_attachments: list[PromptAttachments] = []
 
     def add(self, extension: Extension) -> None:
         filed = False
@@ -312,6 +333,7 @@ class Extensions:
             (ToolProvider, self.tool_providers),
             (ToolGuard, self.guards),
             (ToolLock, self.locks),
+            (ToolPreparer, self.preparers),
             (ToolObserver, self.tool_observers),
             (TurnObserver, self.turn_observers),
             (SessionObserver, self.session_observers),
@@ -320,6 +342,7 @@ class Extensions:
             (PermissionRequestHooks, self.permission_hooks),
             (InvokedSkills, self.skill_sources),
             (RunningWork, self.running_work_sources),
+            (PromptAttachments, self.prompt_attachments),
         )
 
     def of_type(self, kind: type[_T]) -> _T | None:

@@ -11,6 +11,7 @@ from wave_tui.agent.prompts import STATIC_SYSTEM_PROMPT, environment_section, la
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
 from wave_tui.config.settings import EffectiveSettings, resolve_max_output_tokens
+from wave_tui.llm.images import without_images
 from wave_tui.llm.types import Message, ToolSpec
 from wave_tui.llm.wire import mark_last_message, system_message, wire_messages
 
@@ -86,6 +87,7 @@ class RequestBuilder:
             self._key = key
         return self._system
 
+    # req: IM4
     def build(
         self,
         *,
@@ -97,7 +99,7 @@ class RequestBuilder:
     ) -> dict[str, Any]:
         reminder_parts = [text for source in sources if (text := source.prepend_reminder())]
         config = settings.model_config_for(model)
-        return build_body(
+        body = build_body(
             model=model,
             system=self.system_prompt(settings, sources),
             reminder="\n\n".join(reminder_parts) if reminder_parts else None,
@@ -109,6 +111,10 @@ class RequestBuilder:
             if settings.max_output_tokens is not None
             else None,
         )
+        if not config.capabilities.vision:
+            # The transcript keeps its images; this model gets each one's placeholder.
+            body["messages"] = without_images(body["messages"])
+        return body
 
 
 class AppendedSystemPrompt(ContextSourceBase):

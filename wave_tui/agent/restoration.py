@@ -22,6 +22,7 @@ from pathlib import Path
 
 from wave_tui.config.records import record
 from wave_tui.files.read_state import ReadState
+from wave_tui.llm.images import split_image_tokens
 from wave_tui.llm.types import Message
 from wave_tui.llm.usage import CHARS_PER_TOKEN, estimate_tokens
 from wave_tui.llm.wire import message_to_wire
@@ -225,9 +226,10 @@ class Budget:
 
 
 def wire_tokens(messages: Sequence[Message]) -> int:
-    """Estimated tokens of `messages` as the request carries them (counted like a body)."""
-    wire = [message_to_wire(m) for m in messages]
-    return estimate_tokens(json.dumps(wire, ensure_ascii=False, separators=(",", ":")))
+    """Estimated tokens of `messages` as the request carries them (counted like a body: an
+    image by its size, not by its base64)."""
+    wire, images = split_image_tokens([message_to_wire(m) for m in messages])
+    return estimate_tokens(json.dumps(wire, ensure_ascii=False, separators=(",", ":"))) + images
 
 
 def fitting_keep_rounds(rounds: Sequence[Sequence[Message]], keep_rounds: int, room: int) -> int:

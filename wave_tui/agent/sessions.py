@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 from collections.abc import Sequence
 from dataclasses import field
 from datetime import datetime
@@ -25,6 +26,7 @@ SUBAGENT_PREFIXES = ("subagent-", "subagent_")
 SECONDS_PER_DAY = 86_400
 MEMORY_FOLDER = "memory"  # auto memory: never entered by cleanup
 SUBAGENTS_FOLDER = "subagents"  # `<session-id>/subagents/<agent-id>.jsonl` (config/paths.py)
+CHECKPOINTS_FOLDER = "checkpoints"  # `checkpoints/<session-id>/` (config/paths.py)
 
 
 # -- chains -------------------------------------------------------------------------------------
@@ -191,7 +193,8 @@ def cleanup_old_sessions(
     """Delete transcripts under `~/.wave/projects/*/` idle for longer than `period_days`.
 
     The candidates are top-level `*.jsonl` files and subagent transcripts
-    (`<session-id>/subagents/*.jsonl`, each by its own age); `memory/` is never entered;
+    (`<session-id>/subagents/*.jsonl`, each by its own age), and checkpoint folders
+    (`checkpoints/<session-id>/`, by their newest file); `memory/` is never entered;
     transcripts in `keep` (the session being resumed, and its chain) and their subagents' are
     never deleted, however old. Pure filesystem work with no shared state: safe to run in a
     background thread. Never raises.
@@ -222,6 +225,8 @@ def _cleanup_project(
         if entry.name.endswith(".jsonl"):
             if Path(entry.path) not in keep:
                 deleted_any |= _delete_if_expired(entry, cutoff, report)
+        elif entry.name == CHECKPOINTS_FOLDER:
+            _cleanup_checkpoints(Path(entry.path), cutoff, report, keep)
         elif entry.name != MEMORY_FOLDER and project / f"{entry.name}.jsonl" not in keep:
             deleted_any |= _cleanup_subagents(Path(entry.path), cutoff, report)
     if deleted_any:
@@ -270,3 +275,38 @@ def _cleanup_subagents(session_dir: Path, cutoff: float, report: CleanupReport) 
                 break
             report.removed_dirs.append(folder)
     return deleted_any
+
+
+# req: RW7
+def _cleanup_checkpoints(
+    folder: Path, cutoff: float, report: CleanupReport, keep: frozenset[Path]
+) -> None:
+    """A session's checkpoints go when nothing in them was written since `cutoff` (its
+    transcript is judged on its own); a kept session's never do."""
+    kept = {path.stem for path in keep}
+    try:
+        if folder.is_symlink():
+            return
+        sessions = [e for e in os.scandir(folder) if e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return
+    for entry in sessions:
+        if entry.name in kept or _newest_mtime(Path(entry.path)) >= cutoff:
+            continue
+        try:
+            shutil.rmtree(entry.path)
+        except OSError as exc:
+            report.errors.append(f"{entry.path}: {exc}")
+            continue
+        report.removed_dirs.append(Path(entry.path))
+
+
+def _newest_mtime(folder: Path) -> float:
+    newest = 0.0
+    for root, dirs, files in os.walk(folder):
+        for name in [*files, *dirs]:
+            with contextlib.suppress(OSError):
+                newest = max(newest, os.lstat(os.path.join(root, name)).st_mtime)
+    with contextlib.suppress(OSError):
+        newest = max(newest, folder.stat().st_mtime)
+    return newest

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from wave_tui.config.modes import PermissionMode
 from wave_tui.config.records import record
-from wave_tui.config.schema import PermissionMode
 from wave_tui.llm.types import Usage
 
 

@@ -163,6 +163,8 @@ class ToolPipeline:
                     lock = extension.lock_for(call)
                     if lock is not None:
                         await locks.enter_async_context(lock)
+                for preparer in extensions.preparers:
+                    await preparer.before_run(call)
                 result = await tool.run(call.args, ctx)
             except (OSError, ValueError, RuntimeError, TypeError, LookupError) as exc:
                 # TimeoutError (a lock held elsewhere too long) is an OSError: the model is told.
@@ -218,6 +220,7 @@ class ToolExecutor:
                 tool_call_id=call.id,
                 tool_name=call.name,
                 meta=meta,
+                images=list(result.images) or None,
             )
         )
         self._emit(

@@ -250,6 +250,8 @@ class TurnRunner:
                 return TurnResult("error", "", reason, command=True)
             context.extend(start.context)
         user = prompt_message(text, typed)
+        for attachments in self._extensions.prompt_attachments:
+            user = await attachments.attach(user)
         self.conversation.add(user)
         self._prompt.append(user)
         self._begun = True
@@ -360,6 +362,8 @@ class TurnRunner:
 
         def on_retry(retry: RetryScheduled) -> None:  # req: AC3
             kind = RATE_LIMITED if retry.cause == "rate_limit" else RETRYING
+            if retry.cause == "learned":  # the session goes on changed: worth a warning
+                kind = "warning"
             self._emit(ev.Notice(kind, retry.line()))
 
         async def send(retry: dict[str, Any]) -> AssistantReply:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import gc
 import sys
 from pathlib import Path
@@ -41,10 +40,18 @@ def commands_help() -> str:
     import shutil
     import textwrap
 
+    from wave_tui.cli.mcp_cmd import mcp_parser_help
     from wave_tui.cli.memory_cmd import command_parsers
     from wave_tui.cli.plugin_cmd import plugin_parser_help
+    from wave_tui.cli.sessions_cmd import command_parsers as sessions_parsers
 
-    parsers = [*command_parsers(), _context_parser_help(), plugin_parser_help()]
+    parsers = [
+        *command_parsers(),
+        _context_parser_help(),
+        *sessions_parsers(),
+        mcp_parser_help(),
+        plugin_parser_help(),
+    ]
     rows = [(usage_line(p), text) for p, text in parsers]
     width = min(max(len(usage) for usage, _ in rows), COMMAND_COLUMN)
     indent = " " * (width + 4)
@@ -62,7 +69,7 @@ def commands_help() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from wave_tui.config.schema import PERMISSION_MODES
+    from wave_tui.config.modes import PERMISSION_MODES
 
     parser = _WaveParser(
         prog="wave",
@@ -144,6 +151,11 @@ def build_parser() -> argparse.ArgumentParser:
         const=PICK_SESSION,
         default=None,
         help="resume a session by id (no id: pick one in the app)",
+    )
+    parser.add_argument(
+        "--fork-session",
+        action="store_true",
+        help="with --continue / --resume ID: continue in a new session, the old one intact",
     )
     return parser
 
@@ -258,6 +270,12 @@ def _main(argv: list[str] | None) -> int:
         return _memory(argv[1:])
     if argv and argv[0] == "context":
         return _context(argv[1:])
+    if argv and argv[0] == "sessions":
+        return _sessions(argv[1:])
+    if argv and argv[0] == "mcp":
+        from wave_tui.cli.mcp_cmd import run_mcp_command
+
+        return run_mcp_command(argv[1:])
     if argv and argv[0] == "plugin":
         from wave_tui.cli.plugin_cmd import run_plugin_command
 
@@ -267,6 +285,8 @@ def _main(argv: list[str] | None) -> int:
         print(f"wave {__version__}")
         return EXIT_OK
     if args.acp:
+        import asyncio
+
         from wave_tui.acp.server import serve
 
         return asyncio.run(serve())
@@ -280,6 +300,9 @@ def _main(argv: list[str] | None) -> int:
     problem = _run_paths_problem(workdir)
     if problem is not None:
         return fail(problem, EXIT_CONFIG)
+    problem = _fork_session(args, workdir)
+    if problem is not None:
+        return fail(problem, EXIT_USAGE)
     if args.prompt is not None and args.resume == PICK_SESSION:
         return fail(
             "--resume needs a session id with -p (wave --resume alone opens a picker)", EXIT_USAGE
@@ -296,6 +319,8 @@ def _main(argv: list[str] | None) -> int:
         from wave_tui.cli.headless import run_headless
 
         try:
+            import asyncio
+
             return asyncio.run(run_headless(args, workdir, prompt, piped))
         except KeyboardInterrupt:
             return fail("interrupted", 130)
@@ -331,9 +356,30 @@ def _context(argv: list[str]) -> int:
     workdir = resolve_workdir(args.workdir)
     if workdir is None:
         return fail(f"work dir does not exist or is not a folder: {args.workdir}", EXIT_USAGE)
+    import asyncio
+
     from wave_tui.cli.context_cmd import run_context
 
     return asyncio.run(run_context(workdir, as_json=args.json, continue_last=args.continue_last))
+
+
+def _fork_session(args: argparse.Namespace, workdir: Path) -> str | None:
+    if not args.fork_session:
+        return None
+    from wave_tui.cli.sessions_cmd import apply_fork_session
+    from wave_tui.config.paths import WavePaths
+
+    return apply_fork_session(args, WavePaths.for_workdir(workdir))
+
+
+def _sessions(argv: list[str]) -> int:
+    from wave_tui.cli.sessions_cmd import run_sessions_command
+    from wave_tui.config.paths import WavePaths
+
+    workdir = resolve_workdir(None)
+    if workdir is None:
+        return fail("the current directory is gone", EXIT_USAGE)
+    return run_sessions_command(argv, WavePaths.for_workdir(workdir), sys.stdout, sys.stderr)
 
 
 def _memory(argv: list[str]) -> int:

@@ -4,6 +4,7 @@ runs, revert, inbox, accept, reject and search live in `memory_review_cmd` (MX7â
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 from typing import TextIO
@@ -19,11 +20,12 @@ from wave_tui.cli.memory_review_cmd import (
 from wave_tui.cli.process import PipeParser
 from wave_tui.config.clock import Clock, system_clock
 from wave_tui.config.paths import WavePaths
-from wave_tui.session.facade import MemoryAccess
-from wave_tui.session.types import EntryError, MemoryEntry
+from wave_tui.session.facade import MemoryAccess, check_memory, consolidate, consolidation_plan
+from wave_tui.session.types import CheckError, EntryError, MemoryEntry
 
 SCOPE_HEADINGS = {
     "project": "Project memory (AGENTS.md)",
+    "team": "Team memory (.wave/memory/)",
     "user": "User memory (~/.wave/AGENTS.md)",
     "auto": "Auto memory",
     "rule": "Rules",
@@ -53,6 +55,12 @@ def _parser() -> argparse.ArgumentParser:
     add_cmd = sub.add_parser("add", help="save a new entry to AGENTS.md")
     add_cmd.add_argument("--scope", choices=["project", "user"], required=True)
     add_cmd.add_argument("text", nargs="+", metavar="TEXT")
+    check = sub.add_parser("check", help="find memories and instructions that contradict")
+    check.add_argument("--json", action="store_true", help="print a JSON array of pairs")
+    tidy = sub.add_parser(
+        "consolidate", help="merge duplicates, drop outdated memories, trim MEMORY.md"
+    )
+    tidy.add_argument("--dry-run", action="store_true", help="show the diff, change nothing")
     add_review_parsers(sub)
     return parser
 
@@ -68,6 +76,8 @@ def _age(entry: MemoryEntry) -> str:
     if entry.age_days is None:
         return ""
     missing = f" cites missing: {', '.join(entry.missing_refs)}" if entry.missing_refs else ""
+    changed = ", ".join(c.ref for c in entry.changed_refs)
+    missing += f" citation changed: {changed}" if changed else ""
     return f"{entry.age_days}d" + (" stale" if entry.stale else "") + missing
 
 
@@ -87,11 +97,60 @@ def format_table(entries: list[MemoryEntry]) -> str:
             continue
         rows = [heading]
         for e in group:
-            detail = e.reason if e.scope == "rule" else (f"[{e.type}]" if e.type else "")
+            detail = e.reason or (f"[{e.type}]" if e.type else "")
             cells = [e.id.ljust(id_width), _shorten(e.title), detail or "", _age(e)]
             rows.append("  " + "  ".join(c for c in cells if c).rstrip())
         blocks.append("\n".join(rows))
     return "\n\n".join(blocks)
+
+
+# req: MM2
+def _check(args: argparse.Namespace, memory: MemoryAccess, out: TextIO, err: TextIO) -> int:
+    try:
+        conflicts = asyncio.run(check_memory(memory.paths, memory.clock))
+    except CheckError as exc:
+        print(f"wave memory check: {exc}", file=err)
+        return 1
+    if args.json:
+        print(json.dumps([c.to_json() for c in conflicts], ensure_ascii=False, indent=2), file=out)
+        return 0
+    if not conflicts:
+        print("No contradictions found.", file=out)
+    for c in conflicts:
+        print(f"{c.a.id}  vs  {c.b.id}: {c.reason}", file=out)
+        print(f"  {_shorten(c.a.text, 100)}\n  {_shorten(c.b.text, 100)}", file=out)
+    return 0
+
+
+# req: MM5
+def _consolidate(args: argparse.Namespace, memory: MemoryAccess, out: TextIO, err: TextIO) -> int:
+    try:
+        if args.dry_run:
+            planned = asyncio.run(consolidation_plan(memory.paths, memory.clock))
+            done = None
+        else:
+            done = asyncio.run(consolidate(memory.paths, memory.clock))
+            planned = done.plan
+    except CheckError as exc:
+        print(f"wave memory consolidate: {exc}", file=err)
+        return 1
+    if not planned.steps:
+        print("Nothing to consolidate.", file=out)
+        return 0
+    for line in planned.summary():
+        print(f"- {line}", file=out)
+    if done is None:
+        print(planned.diff().rstrip("\n"), file=out)
+        print("(dry run: nothing changed)", file=out)
+    elif done.run is not None:
+        print(
+            f"consolidated as run {done.run.id}: `wave memory revert {done.run.id}` undoes it",
+            file=out,
+        )
+        print(done.run.diff().rstrip("\n"), file=out)
+    else:
+        print(f"{len(done.pending)} change(s) waiting for review: `wave memory inbox`", file=out)
+    return 0
 
 
 def run_memory_command(
@@ -123,6 +182,10 @@ def run_memory_command(
 def _dispatch(args: argparse.Namespace, memory: MemoryAccess, out: TextIO, err: TextIO) -> int:
     if args.action in REVIEW_ACTIONS:
         return run_review_action(args, memory.paths, out)
+    if args.action == "check":
+        return _check(args, memory, out, err)
+    if args.action == "consolidate":
+        return _consolidate(args, memory, out, err)
     if args.action == "list":
         entries = memory.list(warn=lambda m: print(f"warning: {m}", file=err))
         if args.duplicates:

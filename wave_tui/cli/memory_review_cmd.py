@@ -77,7 +77,10 @@ def run_review_action(args: argparse.Namespace, paths: WavePaths, out: TextIO) -
             print("No memory writes waiting for review.", file=out)
         for item in items:
             new = " (new file)" if item.before is None else ""
-            print(f"{item.id}  {_when(item.created_at)}  {item.relative}{new}", file=out)
+            team = (
+                " [team: .wave/memory/, commit it after accepting]" if item.scope == "team" else ""
+            )
+            print(f"{item.id}  {_when(item.created_at)}  {item.relative}{new}{team}", file=out)
             print(item.diff().rstrip("\n"), file=out)
         return 0
     if args.action in ("accept", "reject"):

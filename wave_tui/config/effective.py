@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import field
 from typing import Any
 
+from wave_tui.config.modes import PermissionMode
 from wave_tui.config.records import record
 from wave_tui.config.schema import (
     DEFAULT_AUTO_MEMORY_ENABLED,
@@ -13,8 +14,8 @@ from wave_tui.config.schema import (
     DEFAULT_MAX_INPUT_TOKENS,
     DEFAULT_MAX_OUTPUT_TOKENS,
     ModelConfig,
-    PermissionMode,
     SettingsSchema,
+    WebSearchConfig,
 )
 
 # -- the result -----------------------------------------------------------------------------
@@ -33,6 +34,8 @@ class EffectiveSettings:
 
     model: str | None = None
     fast_model: str | None = None
+    vision_model: str | None = None
+    web_search: WebSearchConfig | None = None
     api_key: str | None = None
     base_url: str | None = None
     custom_headers: dict[str, str] = field(default_factory=dict)
@@ -110,6 +113,8 @@ def effective_settings(
     return EffectiveSettings(
         model=parsed.model,
         fast_model=parsed.fast_model,
+        vision_model=parsed.vision_model,
+        web_search=parsed.web_search,
         api_key=parsed.api_key,
         base_url=parsed.base_url,
         custom_headers=dict(parsed.custom_headers or {}),

@@ -35,6 +35,11 @@ def atomic_write_text(path: Path, text: str, *, encoding: str = "utf-8") -> None
 
     A symlinked path (`AGENTS.md -> CLAUDE.md`, a dotfiles-managed settings.json) is written
     through to its target: the link itself stays a link."""
+    atomic_write_bytes(path, text.encode(encoding))
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """`atomic_write_text` for bytes (a file checkpoint, a file put back by a rewind)."""
     path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -46,8 +51,8 @@ def atomic_write_text(path: Path, text: str, *, encoding: str = "utf-8") -> None
         prefix=f".{path.name}.{os.getpid()}-", suffix=".tmp", dir=path.parent
     )
     try:
-        with os.fdopen(fd, "w", encoding=encoding, newline="") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, mode)

@@ -12,6 +12,7 @@ import subprocess
 from functools import cache, cached_property
 from pathlib import Path
 
+from wave_tui.config.git_layout import read_git_layout
 from wave_tui.config.records import record
 
 PROJECT_ID_MAX = 200
@@ -83,6 +84,11 @@ class WavePaths:
         return self.wave_home / "history.jsonl"
 
     @property
+    def pasted_images(self) -> Path:
+        """Images pasted from the clipboard in the app (Ctrl+V), one file each."""
+        return self.wave_home / "pasted-images"
+
+    @property
     def user_agents_md(self) -> Path:
         return self.wave_home / "AGENTS.md"
 
@@ -125,7 +131,11 @@ class WavePaths:
 
     @cached_property
     def _git_dirs(self) -> tuple[str | None, str | None]:
-        """(`--show-toplevel`, `--git-common-dir`) from one git process."""
+        """(`--show-toplevel`, `--git-common-dir`): from the file system where that is exact,
+        else from one git process."""
+        layout = read_git_layout(self.project_root)
+        if layout is not None:
+            return layout.top, layout.common
         # git prints the common dir before it fails on a missing work tree (a bare repository).
         lines = _git_lines(self.project_root, "rev-parse", "--git-common-dir", "--show-toplevel")
         common = lines[0] if lines else None
@@ -167,6 +177,26 @@ class WavePaths:
     @property
     def memory_index(self) -> Path:
         return self.memory_dir / MEMORY_INDEX_FILENAME
+
+    @property
+    def citations_file(self) -> Path:
+        """The hashes of the text memories cite (beside the memory folder, never in it)."""
+        return self.project_dir / "memory-citations.json"
+
+    @property
+    def conflicts_file(self) -> Path:
+        """The contradictions `wave memory check` found, with a hash of each side's text."""
+        return self.project_dir / "memory-conflicts.json"
+
+    @property
+    def memory_loads_file(self) -> Path:
+        """Append-only log of rule and path-scoped memory loads (one line per load)."""
+        return self.project_dir / "memory-loads.log"
+
+    @property
+    def team_memory_dir(self) -> Path:
+        """`.wave/memory/` in the project: team memory, committed with the code."""
+        return self.project_root / ".wave" / "memory"
 
     # -- custom commands and skills (project before user, .wave before .claude: CS1) ---------
     @property
@@ -214,6 +244,11 @@ class WavePaths:
     def trust_file(self) -> Path:
         return self.wave_home / "trust.json"
 
+    @property
+    def mcp_auth_file(self) -> Path:
+        """OAuth tokens of HTTP MCP servers, by server (mode 0600)."""
+        return self.wave_home / "mcp-auth.json"
+
     def transcript(self, session_id: str) -> Path:
         return self.project_dir / f"{session_id}.jsonl"
 
@@ -239,6 +274,21 @@ class WavePaths:
         """`~/.wave/projects/<id>/<session-id>/subagents/<agent-id>.jsonl`."""
         session = safe_component(session_id)
         return self.project_dir / session / "subagents" / f"{safe_component(agent_id)}.jsonl"
+
+    @property
+    def checkpoints_root(self) -> Path:
+        """`~/.wave/projects/<id>/checkpoints/`: the file checkpoints of every session."""
+        return self.project_dir / "checkpoints"
+
+    def checkpoint_dir(self, session_id: str) -> Path:
+        """`~/.wave/projects/<id>/checkpoints/<session-id>/`: what /rewind puts back."""
+        return self.checkpoints_root / safe_component(session_id)
+
+    @property
+    def running_dir(self) -> Path:
+        """`~/.wave/projects/<id>/running/`: one `<pid>.json` per wave running here, naming
+        its session (so `wave sessions delete` can refuse a session in use)."""
+        return self.project_dir / "running"
 
     @property
     def agent_dirs(self) -> list[Path]:

@@ -18,6 +18,9 @@ from pydantic.alias_generators import to_camel
 from pydantic.types import StrictBool, StrictInt, StrictStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+# Re-exported: the schema is where settings code has always found the modes.
+from wave_tui.config.modes import PERMISSION_MODES as PERMISSION_MODES
+from wave_tui.config.modes import PermissionMode as PermissionMode
 from wave_tui.config.records import record
 
 DEFAULT_MAX_INPUT_TOKENS = 128_000
@@ -28,8 +31,6 @@ DEFAULT_AUTO_MEMORY_FREQUENCY = 1
 AUTO_MEMORY_FREQUENCY_MIN = 1
 AUTO_MEMORY_FREQUENCY_MAX = 100
 
-PermissionMode = Literal["default", "acceptEdits", "bypassPermissions", "plan"]
-PERMISSION_MODES: tuple[PermissionMode, ...] = get_args(PermissionMode)
 
 FREQUENCY_RULE = (
     f"must be an integer from {AUTO_MEMORY_FREQUENCY_MIN} to {AUTO_MEMORY_FREQUENCY_MAX}"
@@ -107,6 +108,22 @@ class PermissionsConfig(BaseModel):
     )
 
 
+WebSearchProvider = Literal["searxng", "brave", "tavily"]
+
+
+class WebSearchConfig(BaseModel):
+    """`webSearch`: the backend of the WebSearch tool (not offered without one)."""
+
+    model_config = _CAMEL
+
+    provider: WebSearchProvider = Field(description="`searxng`, `brave` or `tavily`.")
+    url: StrictStr | None = Field(
+        default=None,
+        description="Endpoint (needed for SearXNG; a self-hosted or proxied one for the others).",
+    )
+    api_key: StrictStr | None = Field(default=None, description="API key (Brave, Tavily).")
+
+
 class SettingsSchema(BaseModel):
     """Everything a settings file or a WAVE_* variable can set (validates one key at a time too:
     a plain model, so validating never reads the process environment)."""
@@ -130,6 +147,15 @@ class SettingsSchema(BaseModel):
         default=None,
         description="Model for small side jobs (WAVE_FAST_MODEL works as for `model`).",
         json_schema_extra=_env_and_file("WAVE_FAST_MODEL"),
+    )
+    vision_model: StrictStr | None = Field(
+        default=None,
+        description="Model that describes images (the `vision` subagent) for a model with "
+        "`capabilities.vision: false`.",
+        json_schema_extra=_env_and_file("WAVE_VISION_MODEL"),
+    )
+    web_search: WebSearchConfig | None = Field(
+        default=None, description="WebSearch backend: `{provider, url?, apiKey?}`."
     )
     auto_memory_enabled: StrictBool | None = Field(
         default=None,

@@ -35,6 +35,7 @@ from wave_tui.config.effective import (
     resolve_max_output_tokens,
 )
 from wave_tui.config.fileio import locked_update
+from wave_tui.config.modes import PERMISSION_MODES, PermissionMode
 from wave_tui.config.paths import WavePaths, display_path
 from wave_tui.config.records import record
 from wave_tui.config.schema import (
@@ -47,10 +48,8 @@ from wave_tui.config.schema import (
     ENV_AUTO_MEMORY_FREQUENCY,
     ENV_DISABLE_AUTO_MEMORY,
     FILE_KEYS,
-    PERMISSION_MODES,
     ModelCapabilities,
     ModelConfig,
-    PermissionMode,
     PermissionsConfig,
     SettingsField,
     SettingsSchema,

@@ -46,8 +46,6 @@ CONTRACT_KEYS = frozenset(
         "lspServers",
         "monitoring",
         "sandbox",
-        "visionModel",
-        "webSearch",
         "worktree",
     }
 )

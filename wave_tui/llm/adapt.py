@@ -9,6 +9,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from wave_tui.llm.images import (
+    has_images,
+    images_after_tools,
+    refuses_images,
+    refuses_tool_images,
+    without_images,
+)
 from wave_tui.llm.options import TOKEN_PARAMS, LearnedParams
 from wave_tui.llm.quirks import (
     MISSING_REASONING,
@@ -32,6 +39,11 @@ class WireAdapter:
         self._fill_reasoning = False
         # A chat template that wants user / assistant to alternate (learned from its refusal).
         self.strict_roles = False
+        # Models that refused images (sent placeholders from then on), and a provider that takes
+        # images only in user messages; each learned from one refusal, said in one line.
+        self.blind_models: set[str] = set()
+        self.tool_images_in_user = False
+        self.lessons: list[str] = []
 
     def read_reasoning(self, delta: Mapping[str, Any]) -> str:
         """Reasoning text of a delta or message under either name (req: PV1)."""
@@ -52,13 +64,42 @@ class WireAdapter:
         messages = [m for m in out.get("messages") or [] if isinstance(m, dict)]
         if messages:
             messages[0] = plain_system(messages[0])
+        model = str(out.get("model") or "")
+        if has_images(messages):
+            messages = self._images(model, messages)
         if self.strict_roles:
             messages = bridge_roles(messages)
         out["messages"] = [
             self._assistant(m) if m.get("role") == "assistant" else m for m in messages
         ]
-        model = str(out.get("model") or "")
         return self._params.setdefault(model, LearnedParams()).apply(out)
+
+    # req: IM4
+    def _images(self, model: str, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        if model in self.blind_models:
+            return without_images(messages)
+        if self.strict_roles or self.tool_images_in_user:
+            # Strict chat templates render only text in a tool message.
+            return images_after_tools(messages)
+        return messages
+
+    def _learn_images(self, info: ErrorInfo, body: dict[str, Any]) -> bool:
+        messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+        if not has_images(messages):
+            return False
+        text = f"{info.code or ''} {info.message}"
+        if refuses_tool_images(text) and not self.tool_images_in_user:
+            self.tool_images_in_user = True
+            return True
+        model = str(body.get("model") or "")
+        if refuses_images(text) and model not in self.blind_models:
+            self.blind_models.add(model)
+            self.lessons.append(
+                f"{model or 'the model'} refused images: it gets a text placeholder for each "
+                "image for the rest of this session"
+            )
+            return True
+        return False
 
     def _assistant(self, message: dict[str, Any]) -> dict[str, Any]:
         if not message.get("tool_calls"):
@@ -78,6 +119,8 @@ class WireAdapter:
             # Assistant messages of another model (or the fork) have no reasoning to send back.
             self._fill_reasoning = True
             self.reasoning_field = "reasoning_content"
+            return True
+        if self._learn_images(info, body):
             return True
         if is_role_order(info) and not self.strict_roles:
             self.strict_roles = True  # from now on for this endpoint: one refusal, not one a turn

@@ -234,6 +234,10 @@ class ModelClient:
                     info = parse_error(raw)
                     learnable = response.status_code < 500 or is_role_order(info)
                     if learnable and self.adapter.learn(info, body):
+                        for lesson in self.adapter.lessons:
+                            if on_retry is not None:
+                                on_retry(RetryScheduled("learned", lesson, 0.0, attempts))
+                        self.adapter.lessons.clear()
                         continue
                     retry_after = _retry_after_seconds(response)
                     self._raise_final(response.status_code, info, attempts)

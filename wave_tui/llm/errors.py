@@ -35,7 +35,8 @@ class ModelConnectionError(ModelError):
         super().__init__(f"cannot reach the model endpoint{where}{tries}: {message}")
 
 
-RetryCause = Literal["rate_limit", "server", "connection"]
+# "learned": the request is sent again at once, changed as the refusal said (one line).
+RetryCause = Literal["rate_limit", "server", "connection", "learned"]
 
 
 @record
@@ -49,6 +50,8 @@ class RetryScheduled:
     attempt: int  # the attempt that failed, 1-based
 
     def line(self) -> str:
+        if self.cause == "learned":
+            return self.reason
         return f"{self.reason} — retrying in {math.ceil(self.wait_s)}s"
 
 

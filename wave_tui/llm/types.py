@@ -48,6 +48,22 @@ class Usage(_Camel):
         return self.cache_read_tokens / self.prompt_tokens if self.prompt_tokens else 0.0
 
 
+# req: IM6
+class ImagePart(_Camel):
+    """An image a message carries (a Read of an image, an `@img.png`), encoded once: its bytes
+    are sent as they are stored, so a later request (or the extraction fork) repeats them
+    byte for byte."""
+
+    name: str
+    media_type: str
+    data: str  # base64
+    width: int
+    height: int
+    original_width: int
+    original_height: int
+    byte_size: int = 0
+
+
 class Message(_Camel):
     """One conversation message. The system prompt is never a Message: it is rebuilt per request."""
 
@@ -64,6 +80,8 @@ class Message(_Camel):
     usage: Usage | None = None
     # Free-form provenance (e.g. {"ruleId": "api.md"} or {"nestedMemory": "pkg/AGENTS.md"}).
     meta: dict[str, Any] = Field(default_factory=dict)
+    # None rather than []: a message without images is written as it always was.
+    images: list[ImagePart] | None = None
 
     def to_json_line(self) -> str:
         return self.model_dump_json(by_alias=True, exclude_none=True)

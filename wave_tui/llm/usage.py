@@ -6,6 +6,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from wave_tui.llm.images import split_image_tokens
 from wave_tui.llm.types import Usage
 
 CHARS_PER_TOKEN = 4  # the usual rule of thumb for English text and code
@@ -65,9 +66,11 @@ def estimate_tokens(text: str) -> int:
 
 
 def estimate_prompt_tokens(body: Mapping[str, Any]) -> int:
-    """Prompt tokens of a request body: its messages and tools, counted from characters."""
+    """Prompt tokens of a request body: its messages and tools, counted from characters; an
+    image by its size, never by the characters of its base64."""
     sent = {"messages": body.get("messages") or [], "tools": body.get("tools") or []}
-    return estimate_tokens(json.dumps(sent, ensure_ascii=False, separators=(",", ":")))
+    text, images = split_image_tokens(sent)
+    return estimate_tokens(json.dumps(text, ensure_ascii=False, separators=(",", ":"))) + images
 
 
 def estimated_usage(body: Mapping[str, Any], reply_chars: int) -> Usage:  # req: PV9

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from wave_tui.llm.images import image_wire_parts
 from wave_tui.llm.types import Message
 
 CACHE_MARK: dict[str, str] = {"type": "ephemeral"}
@@ -45,10 +46,15 @@ def message_to_wire(message: Message) -> dict[str, Any]:
             wire[REASONING_FIELD] = message.reasoning
         return wire
     if message.role == "tool":
-        return {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
-    content = message.content
+        result: Any = message.content
+        if message.images:
+            result = [{"type": "text", "text": message.content}, *image_wire_parts(message.images)]
+        return {"role": "tool", "tool_call_id": message.tool_call_id, "content": result}
+    content: Any = message.content
     if message.kind == "compress":
         content = COMPRESS_PREFIX + content
+    if message.images:
+        content = [{"type": "text", "text": content}, *image_wire_parts(message.images)]
     return {"role": "user", "content": content}
 
 

@@ -3,6 +3,7 @@
 Shapes (contract "MCP (client)"):
     {"mcpServers": {"name": {"command": "…", "args": [], "env": {}}}}          stdio
     {"mcpServers": {"name": {"type": "http", "url": "…", "headers": {}}}}     streamable HTTP
+    {"mcpServers": {"name": {"type": "sse", "url": "…", "headers": {}}}}      SSE (older servers)
 `${VAR}` and `${VAR:-default}` are expanded in every string value. A bad entry costs one line
 (in `McpConfig.problems`) and the other entries still load. Later layers override earlier ones
 by server name: `.mcp.json` first, then the settings files in their precedence order.
@@ -59,7 +60,25 @@ class HttpServer:
         return self.scope in TRUSTED_ONLY_AFTER_PROMPT_SCOPES
 
 
-ServerConfig = StdioServer | HttpServer
+# req: MO5
+@record
+class SseServer:
+    """A server on the older HTTP+SSE transport (a GET event stream, POSTs to its endpoint)."""
+
+    name: str
+    url: str
+    headers: Mapping[str, str]
+    source: Path
+    scope: str
+    kind: Literal["sse"] = "sse"
+
+    @property
+    def needs_trust(self) -> bool:
+        return self.scope in TRUSTED_ONLY_AFTER_PROMPT_SCOPES
+
+
+RemoteServer = HttpServer | SseServer
+ServerConfig = StdioServer | HttpServer | SseServer
 
 
 @record
@@ -145,11 +164,13 @@ def _parse_entry(
     kind = entry.get("type")
     if kind is None:
         kind = "stdio" if "command" in entry else "http" if "url" in entry else None
-    if kind in ("http", "streamable-http", "streamableHttp"):
+    if kind in ("http", "streamable-http", "streamableHttp", "sse"):
         url = expand_vars(_string(entry, "url"), environ)
         if not url.lower().startswith(("http://", "https://")):
             raise _EntryError(f"url must start with http:// or https://, got {url!r}")
         headers = {k: expand_vars(v, environ) for k, v in _str_map(entry, "headers").items()}
+        if kind == "sse":
+            return SseServer(name, url, headers, path, scope)
         return HttpServer(name, url, headers, path, scope)
     if kind == "stdio":
         command = expand_vars(_string(entry, "command"), environ)
@@ -160,8 +181,6 @@ def _parse_entry(
             raise _EntryError("cwd must be a string")
         cwd = Path(expand_vars(cwd_raw, environ)).expanduser() if cwd_raw else None
         return StdioServer(name, command, args, env, path, scope, cwd)
-    if kind == "sse":
-        raise _EntryError('the SSE transport is not supported; use "type": "http"')
     raise _EntryError('needs "command" (stdio) or "type": "http" with "url"')
 
 

@@ -25,17 +25,25 @@ import wave_tui.net.http  # noqa: F401  first: the mcp SDK imports httpx (see th
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp import ClientSession, McpError, StdioServerParameters, types
+from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 
-from wave_tui.mcp.config import HttpServer, ServerConfig, StdioServer
+from wave_tui.mcp.config import HttpServer, ServerConfig, SseServer, StdioServer
+from wave_tui.mcp.http_auth import Consent, auth_problem, server_auth
+from wave_tui.mcp.remote_lists import RemoteLists
 from wave_tui.mcp.results import cap_instructions, convert_result
 from wave_tui.mcp.tools import RemoteTool
-from wave_tui.net.mcp_http import mcp_http_client
+from wave_tui.net.mcp_http import (
+    MCP_CONNECT_TIMEOUT_S,
+    MCP_STREAM_READ_TIMEOUT_S,
+    mcp_client_factory,
+    mcp_http_client,
+)
 from wave_tui.tools.base import ToolResult, error_result
 
-ServerState = Literal["starting", "ready", "failed", "stopped"]
+ServerState = Literal["starting", "ready", "needs-auth", "failed", "stopped"]
 GUARD = Path(__file__).with_name("guard.py")
 CLIENT_INFO = types.Implementation(name="wave-tui", version="0.1.0")
 # A refresh after `notifications/tools/list_changed` is waited for at most this long by a call
@@ -54,10 +62,15 @@ class ServerConnection:
         call_timeout: float,
         notify: Callable[[str], None],
         on_change: Callable[[], None],
+        auth_file: Path | None = None,
+        consent: Consent | None = None,
     ) -> None:
         self.config = config
         self.workdir = workdir
-        self.startup_timeout = startup_timeout
+        self.auth_file = auth_file
+        self.consent = consent
+        # An authorization waits for the user's browser as well as for the server.
+        self.startup_timeout = startup_timeout + (consent.wait_s if consent else 0.0)
         self.call_timeout = call_timeout
         self._notify = notify
         self._on_change = on_change
@@ -65,6 +78,7 @@ class ServerConnection:
         self.last_error: str | None = None
         self.instructions: str | None = None
         self.tools: tuple[RemoteTool, ...] = ()
+        self.lists = RemoteLists()  # resources and prompts
         self.started = asyncio.Event()  # set once the state left "starting"
         self._session: ClientSession | None = None
         self._end = asyncio.Event()  # asks `run` to leave the session
@@ -82,7 +96,12 @@ class ServerConnection:
             async with self._transport() as (read, write):
                 await self._serve(read, write)
         except Exception as exc:  # the transports raise groups and anything below them
-            if not self._stopping:
+            needed, failure = auth_problem(exc, self.consent)
+            if needed is not None and not self._stopping:
+                self._needs_auth(needed)
+            elif failure is not None and not self._stopping:
+                self._fail(f"authorization failed: {failure}", starting=self.state == "starting")
+            elif not self._stopping:
                 reason, tail = _describe(exc), await asyncio.to_thread(self._stderr_tail)
                 if isinstance(_leaf(exc), TimeoutError) and self.state == "starting":
                     reason = tail = f"no answer to initialize within {self.startup_timeout:g} s"
@@ -126,6 +145,7 @@ class ServerConnection:
                         cap_instructions(init.instructions) if init.instructions else None
                     )
                     self.tools = tools
+                    await self.lists.load(session, init.capabilities)
                     self._set_state("ready")
                     tg.start_soon(self._refresh_loop, session)
                     await self._end.wait()
@@ -153,8 +173,23 @@ class ServerConnection:
         config = self.config
         if isinstance(config, HttpServer):
             async with (
-                mcp_http_client(config.url, dict(config.headers)) as http,
+                server_auth(config, self.auth_file, self.consent) as auth,
+                mcp_http_client(config.url, dict(config.headers), auth) as http,
                 streamable_http_client(config.url, http_client=http) as (read, write, _),
+            ):
+                yield read, write
+            return
+        if isinstance(config, SseServer):
+            async with (
+                server_auth(config, self.auth_file, self.consent) as auth,
+                sse_client(
+                    config.url,
+                    dict(config.headers),
+                    timeout=MCP_CONNECT_TIMEOUT_S,
+                    sse_read_timeout=MCP_STREAM_READ_TIMEOUT_S,
+                    httpx_client_factory=mcp_client_factory(config.url),
+                    auth=auth,
+                ) as (read, write),
             ):
                 yield read, write
             return
@@ -184,6 +219,15 @@ class ServerConnection:
             self.started.set()
         self._on_change()
 
+    def _needs_auth(self, reason: str) -> None:  # req: MO2
+        """Not a crash: the server wants the user's authorization first; one line says how."""
+        name = self.config.name
+        self.tools = ()
+        why = f" ({reason})" if reason else ""
+        self.last_error = f"needs authorization{why}: /mcp auth {name}"
+        self._set_state("needs-auth")
+        self._notify(f"MCP server {name!r} needs authorization{why}: run wave mcp auth {name}")
+
     def _fail(self, reason: str, *, starting: bool) -> None:  # req: MC7
         if self.state == "failed":
             return
@@ -201,8 +245,18 @@ class ServerConnection:
         ):
             self._fresh.clear()
             self._stale.set()
+        elif isinstance(message, types.ServerNotification) and isinstance(
+            message.root,
+            types.ResourceListChangedNotification | types.PromptListChangedNotification,
+        ):
+            self.lists.stale.set()
 
     async def _refresh_loop(self, session: ClientSession) -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self.lists.follow, session, self.call_timeout, self._on_change)
+            await self._refresh_tools(session)
+
+    async def _refresh_tools(self, session: ClientSession) -> None:
         while True:
             await self._stale.wait()
             self._stale.clear()
@@ -258,6 +312,10 @@ class ServerConnection:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._fresh.wait(), REFRESH_WAIT_S)
         return convert_result(result.content, result.structuredContent, result.isError, label)
+
+    def session(self) -> ClientSession | None:
+        """The live session when the server is ready (resources and prompts ask through it)."""
+        return self._session if self.state == "ready" else None
 
     def _timed_out(self, tool: str) -> ToolResult:  # req: MC7
         message = (

@@ -25,8 +25,10 @@ from wave_tui.tools.base import Tool, ToolResult, error_result
 if TYPE_CHECKING:
     from wave_tui.config.settings import EffectiveSettings
     from wave_tui.mcp.connection import ServerConnection
+    from wave_tui.mcp.http_auth import Consent
+    from wave_tui.mcp.remote_lists import RemotePrompt, RemoteResource
 
-ServerState = Literal["starting", "ready", "failed", "stopped"]
+ServerState = Literal["starting", "ready", "needs-auth", "failed", "stopped"]
 STARTUP_TIMEOUT_S = 30.0  # initialize + the first tools/list
 CALL_TIMEOUT_S = 120.0  # one tools/call; a hung server costs at most this
 CLOSE_TIMEOUT_S = 5.0  # after this the server task is cancelled (the guard still ends the child)
@@ -36,7 +38,7 @@ INSTRUCTIONS_HEADER = "# MCP server instructions"
 @record
 class ServerStatus:
     name: str
-    kind: Literal["stdio", "http"]
+    kind: Literal["stdio", "http", "sse"]
     state: ServerState
     tools: tuple[str, ...]  # qualified names (`mcp__server__tool`)
     last_error: str | None
@@ -54,8 +56,10 @@ class McpManager:
         notify: Callable[[str], None],
         startup_timeout: float = STARTUP_TIMEOUT_S,
         call_timeout: float = CALL_TIMEOUT_S,
+        auth_file: Path | None = None,
     ) -> None:
         self._configs = {s.name: s for s in servers}
+        self._auth_file = auth_file  # OAuth tokens of HTTP servers (None: no OAuth)
         self._workdir = workdir
         self._notify = notify
         self._startup_timeout = startup_timeout
@@ -86,7 +90,7 @@ class McpManager:
                 self._launch(server.name)
         self._changed()
 
-    def _launch(self, name: str) -> None:
+    def _launch(self, name: str, consent: Consent | None = None) -> None:
         from wave_tui.mcp.connection import ServerConnection
 
         conn = ServerConnection(
@@ -96,6 +100,8 @@ class McpManager:
             call_timeout=self._call_timeout,
             notify=self._notify,
             on_change=self._changed,
+            auth_file=self._auth_file,
+            consent=consent,
         )
         self._connections[name] = conn
         self._tasks[name] = asyncio.create_task(conn.run(), name=f"wave-mcp-{name}")
@@ -117,6 +123,40 @@ class McpManager:
         self._launch(name)
         await self._connections[name].started.wait()
         return self.status(name)
+
+    # req: MO2
+    async def authorize(self, name: str, consent: Consent) -> ServerStatus | None:
+        """Reconnect `name` asking the user's consent (its URL goes to `consent.show`); returns
+        once it is ready or failed. Cancelled (Esc, Ctrl+C): the attempt ends, nothing saved."""
+        if name not in self._configs:
+            return None
+        await self._stop(name)
+        self._launch(name, consent)
+        try:
+            await self._connections[name].started.wait()
+        except asyncio.CancelledError:
+            self._connections[name].stop()
+            raise
+        return self.status(name)
+
+    # req: MO2
+    async def logout(self, name: str) -> bool | None:
+        """Forget `name`'s tokens and disconnect it (None: no such server; False: no tokens)."""
+        if name not in self._configs:
+            return None
+        removed = False
+        if self._auth_file is not None:
+            from wave_tui.mcp.oauth_store import write_entry
+
+            removed = await asyncio.to_thread(write_entry, self._auth_file, name, None)
+        if removed:
+            await self._stop(name)
+            self._launch(name)
+        return removed
+
+    def kind_of(self, name: str) -> str | None:
+        config = self._configs.get(name)
+        return config.kind if config is not None else None
 
     async def remove(self, name: str) -> None:
         """Stop a server and forget it (its plugin was disabled)."""
@@ -176,6 +216,49 @@ class McpManager:
         return [s for s in (self.status(n) for n in self._configs) if s is not None]
 
     # -- ToolProvider ----------------------------------------------------------------------
+
+    # -- resources and prompts ----------------------------------------------------------------
+
+    def resources(self, server: str | None = None) -> list[tuple[str, RemoteResource]]:  # req: MO3
+        """(server, resource) of every ready server, or of one."""
+        return [
+            (name, resource)
+            for name, conn in self._connections.items()
+            if conn.state == "ready" and server in (None, name)
+            for resource in conn.lists.resources
+        ]
+
+    def offers_resources(self) -> bool:
+        return any(c.state == "ready" and c.lists.has_resources for c in self._connections.values())
+
+    async def read_resource(self, server: str, uri: str) -> ToolResult:  # req: MO3
+        conn = self._connections.get(server)
+        session = conn.session() if conn is not None else None
+        if conn is None or session is None:
+            known = ", ".join(self._configs) or "none"
+            return error_result(f"MCP server {server!r} is not running (servers: {known})")
+        from wave_tui.mcp.resources import read_resource
+
+        return await read_resource(session, server, uri, self._call_timeout)
+
+    def prompts(self) -> list[tuple[str, RemotePrompt]]:  # req: MO4
+        return [
+            (name, prompt)
+            for name, conn in self._connections.items()
+            if conn.state == "ready"
+            for prompt in conn.lists.prompts
+        ]
+
+    async def get_prompt(  # req: MO4
+        self, server: str, prompt: str, args: dict[str, str]
+    ) -> tuple[str | None, str | None]:
+        conn = self._connections.get(server)
+        session = conn.session() if conn is not None else None
+        if session is None:
+            return None, f"MCP server {server!r} is not running"
+        from wave_tui.mcp.resources import get_prompt
+
+        return await get_prompt(session, server, prompt, args, self._call_timeout)
 
     def tools(self) -> list[Tool]:  # req: MC3
         if self._tools is None:

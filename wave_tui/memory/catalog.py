@@ -30,6 +30,7 @@ from wave_tui.memory.agents_md import (
     read_memory_text,
     user_memory_file,
 )
+from wave_tui.memory.citations import ChangedRef
 from wave_tui.memory.decoding import decode_memory_bytes
 from wave_tui.memory.entries import (
     EntryError,
@@ -41,9 +42,11 @@ from wave_tui.memory.entries import (
 from wave_tui.memory.frontmatter import parse_frontmatter
 from wave_tui.memory.imports import expand_imports
 from wave_tui.memory.references import missing_references
+from wave_tui.memory.rule_parse import parse_paths_value
 from wave_tui.memory.rules import Rule, RuleSet, discover_rules
 
-EntryScope = Literal["project", "user", "auto", "rule"]
+EntryScope = Literal["project", "team", "user", "auto", "rule"]
+TopicScope = Literal["team", "auto"]
 SECONDS_PER_DAY = 86_400
 STALE_AFTER_DAYS = 1
 _HEADING_RE = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
@@ -67,23 +70,36 @@ class MemoryEntry:
     type: str | None
     age_days: int | None
     body: str
-    status: str | None = None  # rules only: always | conditional | inactive
-    reason: str | None = None  # rules only: "conditional: src/api/**/*.ts", …
+    # Rules: always | conditional | inactive; path-scoped memories (MM3): conditional.
+    status: str | None = None
+    reason: str | None = None  # "conditional: src/api/**/*.ts", …
+    loads: int | None = None  # rules and path-scoped memories: loads seen (MM6)
+    last_loaded: str | None = None  # ISO 8601
+    unused: bool = False  # "never loaded in 30 days" (MM6)
+    conflicts: tuple[str, ...] = ()  # "<other id>: <reason>" for each open contradiction (MM2)
     # Only auto memories go stale: they are point-in-time observations (T1). AGENTS.md items and
     # rules are instructions, in force until someone edits them, whatever their age.
     stale: bool = False
     item_index: int | None = None  # list items only
     imported_by: str | None = None  # an `@path` import: the importing file's label (MX3)
     missing_refs: tuple[str, ...] = ()  # cited files/lines/symbols no longer there (MX6)
+    changed_refs: tuple[ChangedRef, ...] = ()  # cited text changed since written (MM1)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["path"] = str(self.path)
-        del data["item_index"]
-        if self.scope != "rule":
+        del data["item_index"], data["unused"]
+        if self.conflicts:
+            data["conflicts"] = list(self.conflicts)
+        else:
+            del data["conflicts"]
+        if self.status is None:
             del data["status"], data["reason"]
+        if self.status is None or self.loads is None:
+            del data["loads"], data["last_loaded"]
         if self.imported_by is None:
             del data["imported_by"]
+        data["changed_refs"] = [c.to_json() for c in self.changed_refs]
         if self.missing_refs:
             data["missing_refs"] = list(self.missing_refs)
         else:
@@ -347,9 +363,14 @@ def _read_topic(path: str) -> tuple[str, _Stat | None]:
 
 
 def _topic_entry(
-    relative: str, full: str, memory_dir: Path, now: datetime, build: _Build
+    relative: str,
+    full: str,
+    memory_dir: Path,
+    now: datetime,
+    build: _Build,
+    scope: TopicScope = "auto",
 ) -> MemoryEntry:
-    key = ("auto", full)
+    key = (scope, full)
     kept = _stat(full) if build.kept else None
     made = build.reuse(key, kept) if kept is not None else None
     if kept is not None and made is not None:
@@ -367,9 +388,14 @@ def _topic_entry(
         heading = _HEADING_RE.search(fm.body)
         title = (heading.group(1) if heading else "") or path.stem
     days = None if stat is None else _age(stat.mtime, now)
+    patterns, _problem = (
+        parse_paths_value(fm.data.get("paths")) if "paths" in fm.data else ([], None)
+    )
     entry = MemoryEntry(
-        id=f"auto:{relative}",
-        scope="auto",
+        id=f"{scope}:{relative}",
+        scope=scope,
+        status="conditional" if patterns else None,
+        reason=f"conditional: {', '.join(patterns)}" if patterns else None,
         path=path,
         title=title,
         type=fm.get_str("type") or None,
@@ -425,6 +451,10 @@ def build_catalog(
     for memory_file in project_memory_files(paths):
         label = _label(memory_file, paths.project_root)
         entries += _file_entries("project", label, memory_file, paths, now, build)
+    team = paths.team_memory_dir  # after the project AGENTS.md, as it loads (MM4)
+    entries += [
+        _topic_entry(rel, full, team, now, build, "team") for rel, full in _topic_files(team)
+    ]
     user_file = user_memory_file(paths)
     entries += _file_entries("user", user_file.name, user_file, paths, now, build)
     memory_dir = paths.memory_dir
@@ -490,10 +520,11 @@ def delete_entry(paths: WavePaths, entry_id: str, listed: MemoryEntry | None = N
         )
     if entry.item_index is not None:
         delete_item(entry.path, entry.item_index, entry.body)
-    elif entry.scope == "auto":
-        relative = entry.id.removeprefix("auto:")
+    elif entry.scope in ("auto", "team"):
+        relative = entry.id.split(":", 1)[1]
         _unlink(entry.path)
-        remove_index_pointer(paths.memory_index, relative)
+        folder = paths.memory_dir if entry.scope == "auto" else paths.team_memory_dir
+        remove_index_pointer(folder / MEMORY_INDEX_FILENAME, relative)
     else:
         _unlink(entry.path)
     return entry

@@ -5,8 +5,9 @@ block lists (YAML parsing of every rule file made the first request slow).
 and None for anything else, which then goes to the YAML parser. It accepts only a narrow subset
 where the YAML result is certain: keys at column 0 made of letters, digits, `_` and `-`; values
 that are plain scalars read as strings, plain decimal integers, YAML 1.1 booleans and nulls, or
-one-line quoted strings without escapes; `key:` followed by `- item` lines of one indentation.
-Flow collections, anchors, tags,
+one-line quoted strings without escapes; `key:` followed by `- item` lines of one indentation;
+a one-line flow list of such scalars (`paths: ["src/**/*.ts", lib]`). Flow mappings, nested or
+multi-line flow collections, anchors, tags,
 block scalars, comments, continuation lines, tabs, floats, dates, signs, octal or sexagesimal
 numbers — every case where YAML reads a plain-looking value differently — fall back.
 """
@@ -52,6 +53,32 @@ def _scalar(text: str) -> Any:
     return _UNSET
 
 
+def _flow_list(text: str) -> list[Any] | None:
+    """`[a, "b", 'c']` on one line, each item a scalar `_scalar` is sure of; None otherwise."""
+    value = text.rstrip(" ")
+    if not (value.startswith("[") and value.endswith("]")):
+        return None
+    inner = value[1:-1]
+    if any(c in inner for c in "[]{}"):
+        return None  # nested, or a mapping: the YAML parser's
+    if not inner.strip(" "):
+        return []
+    items: list[Any] = []
+    for piece in inner.split(","):
+        item = piece.strip(" ")
+        # A quote must open and close one piece (a comma inside quotes was split here); a
+        # plain item may not hold what ends a plain scalar in flow context.
+        if not item or (item[0] in "'\"" and (len(item) < 2 or item[-1] != item[0])):
+            return None
+        if item[0] not in "'\"" and ("'" in item or '"' in item):
+            return None
+        scalar = _scalar(item)
+        if scalar is _UNSET:
+            return None
+        items.append(scalar)
+    return items
+
+
 def parse_simple_yaml(raw: str) -> dict[str, Any] | None:
     """The mapping `yaml.safe_load(raw)` gives when `raw` is in the simple subset, else None."""
     if "\r" in raw:
@@ -91,6 +118,12 @@ def parse_simple_yaml(raw: str) -> dict[str, Any] | None:
         if text is None or not text.strip(" "):
             data[key] = None
             items, indent = [], None
+            continue
+        if text.startswith("["):
+            flow = _flow_list(text)
+            if flow is None:
+                return None
+            data[key] = flow
             continue
         value = _scalar(text)
         if value is _UNSET:

@@ -11,13 +11,14 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from wave_tui.config.fileio import atomic_write_text, file_lock
 from wave_tui.config.records import record
 from wave_tui.memory.runs import FileChange, read_or_none
 
 INBOX_DIR = "inbox"
+InboxScope = Literal["auto", "team"]  # team: a file of `.wave/memory/`, for the user to commit
 
 
 # req: MX8
@@ -36,9 +37,10 @@ class PendingWrite:
     path: Path  # the memory file it would write
     relative: str  # relative to the memory dir
     before: str | None
-    after: str
+    after: str | None  # None: the proposal deletes the file
     created_at: float
     run_id: str | None = None
+    scope: InboxScope = "auto"
 
     def diff(self) -> str:
         return FileChange(self.path, self.before, self.after).diff()
@@ -50,6 +52,7 @@ class PendingWrite:
             "relative": self.relative,
             "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.created_at)),
             "run_id": self.run_id,
+            "scope": self.scope,
             "diff": self.diff(),
             "before": self.before,
             "after": self.after,
@@ -64,9 +67,9 @@ class Inbox:
     def _file(self, item_id: str) -> Path:
         return self.folder / f"{item_id}.json"
 
-    def _relative(self, path: Path) -> str:
+    def _relative(self, path: Path, folder: Path | None = None) -> str:
         try:
-            return path.resolve().relative_to(self.memory_dir.resolve()).as_posix()
+            return path.resolve().relative_to((folder or self.memory_dir).resolve()).as_posix()
         except ValueError:
             return path.name
 
@@ -82,9 +85,10 @@ class Inbox:
                         path=Path(data["path"]),
                         relative=str(data["relative"]),
                         before=data.get("before"),
-                        after=str(data["after"]),
+                        after=None if data["after"] is None else str(data["after"]),
                         created_at=float(data["created_at"]),
                         run_id=data.get("run_id"),
+                        scope="team" if data.get("scope") == "team" else "auto",
                     )
                 )
             except (OSError, ValueError, KeyError, TypeError):
@@ -102,22 +106,42 @@ class Inbox:
         pending = self.pending_for(path)
         return pending.after if pending is not None else read_or_none(path)
 
-    def propose(self, path: Path, after: str, run_id: str | None = None) -> PendingWrite:
+    def propose(self, path: Path, after: str | None, run_id: str | None = None) -> PendingWrite:
         """Stage `after` for `path`; a second proposal for the same file in one run replaces the
         first (keeping its `before`), so the user reviews one diff per file."""
+        return self._stage(path, after, run_id, self.memory_dir, "auto")
+
+    # req: MM4
+    def propose_team(
+        self, path: Path, after: str, team_dir: Path, run_id: str | None = None
+    ) -> PendingWrite:
+        """Stage a file of the team folder (`.wave/memory/`): marked `team`; accepting writes it
+        into the repository for the user to commit."""
+        return self._stage(path, after, run_id, team_dir, "team")
+
+    def _stage(
+        self, path: Path, after: str | None, run_id: str | None, folder: Path, scope: InboxScope
+    ) -> PendingWrite:
         previous = self.pending_for(path)
         if previous is not None and previous.run_id == run_id:
             item = PendingWrite(
-                previous.id, path, previous.relative, previous.before, after, time.time(), run_id
+                previous.id,
+                path,
+                previous.relative,
+                previous.before,
+                after,
+                time.time(),
+                run_id,
+                scope,
             )
         else:
             now = time.time()
             stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now))
-            item_id = (
-                f"{stamp}-{int(now * 1000) % 1000:03d}-{self._relative(path).replace('/', '_')}"
-            )
+            relative = self._relative(path, folder)
+            marker = "team_" if scope == "team" else ""
+            item_id = f"{stamp}-{int(now * 1000) % 1000:03d}-{marker}{relative.replace('/', '_')}"
             item = PendingWrite(
-                item_id, path, self._relative(path), read_or_none(path), after, now, run_id
+                item_id, path, relative, read_or_none(path), after, now, run_id, scope
             )
         data = item.to_json()
         data["created_at"] = item.created_at
@@ -138,7 +162,10 @@ class Inbox:
                     f"{item.relative} changed since this write was proposed; "
                     f"reject {item_id} and let the next extraction propose it again"
                 )
-            atomic_write_text(item.path, item.after)
+            if item.after is None:
+                item.path.unlink(missing_ok=True)
+            else:
+                atomic_write_text(item.path, item.after)
         self._file(item_id).unlink(missing_ok=True)
         return item
 

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Literal, NamedTuple, Protocol
 
-from wave_tui.config.paths import WavePaths
+from wave_tui.config.paths import MEMORY_INDEX_FILENAME, WavePaths
 from wave_tui.llm.types import Message
 from wave_tui.memory.agents_md import (
     Warn,
@@ -53,6 +53,10 @@ MEMORY_LEAD_IN = (
     "behavior; follow them as written."
 )
 PROJECT_LABEL = "Contents of {path} (project memory):"
+TEAM_LABEL = (
+    "Contents of .wave/memory/MEMORY.md (team memory, committed with the project; its topic "
+    "files are in .wave/memory/):"
+)
 USER_LABEL = "Contents of ~/.wave/AGENTS.md (user memory, applies in every project):"
 ALWAYS_RULE_LABEL = "Rule {rule_id} ({scope} rule, applies to every file):"
 RULE_MARKER = "<!-- rule: {rule_id} -->"
@@ -71,7 +75,7 @@ _RULE_MARKER_RE = re.compile(r"\A<!-- rule: (.+?) -->")
 _NESTED_RE = re.compile(r"\A<system-reminder>Contents of (.+?):\n\n")
 
 
-ReminderKind = Literal["agents_md", "user_agents_md", "rule"]
+ReminderKind = Literal["agents_md", "team_memory", "user_agents_md", "rule"]
 
 
 class ReminderPart(NamedTuple):  # a tuple: the reminder has one per unconditional rule
@@ -121,6 +125,10 @@ def _iter_reminder_parts(
         text = _expanded(memory_file, shown, paths, warn, imported)
         if text:
             yield ReminderPart(PROJECT_LABEL.format(path=shown), text, "agents_md", shown)
+    # req: MM4
+    team = read_memory_text(paths.team_memory_dir / MEMORY_INDEX_FILENAME, warn)
+    if team:  # after the project AGENTS.md, before the user's own memory
+        yield ReminderPart(TEAM_LABEL, team, "team_memory", ".wave/memory/MEMORY.md")
     user_text = _expanded(user_memory_file(paths), "~/.wave/AGENTS.md", paths, warn, imported)
     if user_text:
         yield ReminderPart(USER_LABEL, user_text, "user_agents_md", "~/.wave/AGENTS.md")
@@ -217,6 +225,7 @@ class MemoryInjector:
                 break
             folder = folder.parent
         folders.append(nearest_existing(self.paths.user_agents_md.parent))
+        folders.append(nearest_existing(self.paths.team_memory_dir))
         for path in imported:
             if path is not _UNWATCHABLE:
                 folders += [path.parent, path.resolve().parent]

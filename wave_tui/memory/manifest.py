@@ -13,6 +13,7 @@ from pathlib import Path
 
 from wave_tui.config.paths import MEMORY_INDEX_FILENAME
 from wave_tui.config.records import record
+from wave_tui.memory.citations import ChangedRef, CitationStore, changed_note
 from wave_tui.memory.frontmatter import read_frontmatter_head
 from wave_tui.memory.references import missing_references
 
@@ -70,7 +71,10 @@ def _one_line(value: object) -> str:
 
 # req: F12
 # req: MX6
-def manifest_line(file: MemoryFile, missing: list[str] | None = None) -> str:
+# req: MM1
+def manifest_line(
+    file: MemoryFile, missing: list[str] | None = None, changed: list[ChangedRef] | None = None
+) -> str:
     try:
         fm = read_frontmatter_head(file.path)
         kind, description = _one_line(fm.data.get("type")), _one_line(fm.data.get("description"))
@@ -79,27 +83,41 @@ def manifest_line(file: MemoryFile, missing: list[str] | None = None) -> str:
     line = f"- [{kind}] {file.relative} ({iso_utc(file.mtime_s)}): {description}"
     if missing:
         line += f" [cites what no longer exists: {', '.join(missing)}; fix or remove it]"
+    if changed:
+        line += f" [citation changed: {changed_note(changed)}; verify, then fix or remove it]"
     return line
 
 
-def _missing_by_file(files: list[MemoryFile], project_root: Path) -> dict[str, list[str]]:
+def _texts(files: list[MemoryFile]) -> dict[str, str]:
     texts: dict[str, str] = {}
     for file in files:
         try:
             texts[file.relative] = file.path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-    return missing_references(texts, project_root)
+    return texts
 
 
 # req: F12
 def build_manifest(
-    memory_dir: Path, limit: int = MANIFEST_LIMIT, project_root: Path | None = None
+    memory_dir: Path,
+    limit: int = MANIFEST_LIMIT,
+    project_root: Path | None = None,
+    citations: Path | None = None,
 ) -> str:
     """The manifest text (lines joined by newlines), or "" when there are no memory files.
 
     With `project_root`, each memory citing a file, line or symbol that no longer exists there
-    says so, so the fork can fix or remove it (MX6)."""
+    says so, so the fork can fix or remove it (MX6); with the `citations` store as well, each
+    one whose cited text changed since it was written says so, with the old and new text (MM1)."""
     files = list_memory_files(memory_dir)[:limit]
-    missing = _missing_by_file(files, project_root) if project_root is not None else {}
-    return "\n".join(manifest_line(f, missing.get(f.relative)) for f in files)
+    missing: dict[str, list[str]] = {}
+    changed: dict[str, list[ChangedRef]] = {}
+    if project_root is not None:
+        texts = _texts(files)
+        missing = missing_references(texts, project_root)
+        if citations is not None:
+            changed = CitationStore(citations, project_root).check(texts)
+    return "\n".join(
+        manifest_line(f, missing.get(f.relative), changed.get(f.relative)) for f in files
+    )

@@ -20,7 +20,7 @@ from typing import Literal
 
 from wave_tui.config.records import record
 
-RefKind = Literal["file", "line", "symbol"]
+RefKind = Literal["file", "line", "symbol", "path_symbol"]
 SCAN_MAX_FILES = 5000  # the no-ripgrep fallback stops here: a symbol not seen counts as present
 SCAN_MAX_BYTES = 1_000_000  # per file
 RG_TIMEOUT_S = 10.0
@@ -29,7 +29,7 @@ _EXTENSIONS = (
     "py|pyi|ts|tsx|js|jsx|mjs|cjs|json|toml|yaml|yml|md|rs|go|java|kt|c|h|cc|cpp|hpp|cs|rb|php|"
     "swift|sh|sql|html|css|scss|vue|svelte|lock|cfg|ini|txt"
 )
-_PATH_PATTERN = rf"(?<![\w/.:@-])((?:\.{{1,2}}/)?(?:[\w.-]+/)*[\w-][\w.-]*\.(?:{_EXTENSIONS}))(?::(\d+))?(?![\w/])"
+_PATH_PATTERN = rf"(?<![\w/.:@-])((?:\.{{1,2}}/)?(?:[\w.-]+/)*[\w-][\w.-]*\.(?:{_EXTENSIONS}))(?::(\d+)|#([A-Za-z_]\w*))?(?![\w/])"
 _CODE_SPAN_RE = re.compile(r"`([^`\n]+)`")
 _SYMBOL_RE = re.compile(
     r"^(?P<name>[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(?:\(\))?$",
@@ -73,9 +73,11 @@ def find_references(text: str) -> list[Reference]:
         before = text[max(0, match.start() - 3) : match.start()]
         if before.endswith("://") or "://" in match.group(0):
             continue
-        path, line = match.group(1), match.group(2)
+        path, line, anchor = match.group(1), match.group(2), match.group(3)
         if line is not None:
             ref = Reference(f"{path}:{line}", "line", path=path, line=int(line))
+        elif anchor is not None:  # `path#symbol`: a definition in that file
+            ref = Reference(f"{path}#{anchor}", "path_symbol", path=path, symbol=anchor)
         else:
             ref = Reference(path, "file", path=path)
         found.setdefault(ref.text, ref)
@@ -174,6 +176,15 @@ def _line_count(path: Path) -> int:
     return data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
 
 
+def _defines_word(path: Path, word: str) -> bool:
+    """The file names `word` as a whole word somewhere (a `path#symbol` citation holds)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="ignore")
+    except OSError:
+        return False
+    return re.search(rf"\b{re.escape(word)}\b", text) is not None
+
+
 def missing_references(texts: dict[str, str], root: Path) -> dict[str, list[str]]:
     """For each key (an entry id), the cited things that no longer exist. Keys with none are left
     out. One index (and at most one symbol search) serves every text."""
@@ -192,7 +203,11 @@ def missing_references(texts: dict[str, str], root: Path) -> dict[str, list[str]
                 continue
             assert ref.path is not None
             file = index.resolve(ref.path)
-            if file is None or (ref.line is not None and ref.line > _line_count(file)):
+            if (
+                file is None
+                or (ref.line is not None and ref.line > _line_count(file))
+                or (ref.kind == "path_symbol" and not _defines_word(file, ref.symbol or ""))
+            ):
                 missing.append(ref.text)
         if missing:
             result[key] = missing

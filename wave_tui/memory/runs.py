@@ -19,7 +19,7 @@ from wave_tui.config.fileio import atomic_write_text, file_lock
 from wave_tui.config.records import record
 
 AUDIT_DIR = "extractions"
-RunKind = Literal["extraction", "revert"]
+RunKind = Literal["extraction", "revert", "consolidation"]
 
 
 # req: MX7
@@ -124,7 +124,7 @@ def _parse(path: Path, data: dict[str, Any]) -> Run:
     turn = data.get("turn")
     return Run(
         id=path.stem,
-        kind="revert" if data.get("kind") == "revert" else "extraction",
+        kind=_kind(data.get("kind")),
         started_at=float(data.get("started_at") or 0.0),
         session_id=str(data.get("session_id") or ""),
         turn=turn if isinstance(turn, int) else None,
@@ -133,6 +133,30 @@ def _parse(path: Path, data: dict[str, Any]) -> Run:
         reverts=data.get("reverts") if isinstance(data.get("reverts"), str) else None,
         reverted_by=data.get("reverted_by") if isinstance(data.get("reverted_by"), str) else None,
     )
+
+
+def _kind(value: object) -> RunKind:
+    if value == "revert":
+        return "revert"
+    return "consolidation" if value == "consolidation" else "extraction"
+
+
+# req: MM5
+def record_run(
+    project_dir: Path, kind: RunKind, recorder: ChangeRecorder, started_at: float, label: str
+) -> Run:
+    """Record a run made outside the fork (a consolidation): its diff, revertible."""
+    record = {
+        "kind": kind,
+        "started_at": started_at,
+        "finished_at": time.time(),
+        "session_id": label,
+        "changes": recorder.changes(),
+    }
+    run_id = run_id_for(started_at, label)
+    path = project_dir / AUDIT_DIR / f"{run_id}.json"
+    atomic_write_text(path, json.dumps(record, indent=2))
+    return _parse(path, record)
 
 
 def list_runs(project_dir: Path) -> list[Run]:

@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from wave_tui.config.git_layout import is_git_dir
 from wave_tui.files.real_paths import is_inside, real_path, resolve_tool_path
 from wave_tui.permissions.shell import git_directories
 
@@ -79,13 +80,6 @@ def _config_runs_programs(text: str) -> bool:
     return False
 
 
-def _is_git_directory(folder: Path) -> bool:
-    """What git's discovery accepts as a repository: HEAD, objects/ and refs/ (is_git_directory)."""
-    return (
-        (folder / "HEAD").is_file() and (folder / "objects").is_dir() and (folder / "refs").is_dir()
-    )
-
-
 # req: X5
 def _git_dirs_of(folder: Path) -> list[Path]:
     """Every git directory git's discovery may settle on from `folder`, walking up.
@@ -105,11 +99,11 @@ def _git_dirs_of(folder: Path) -> list[Path]:
             return [*found, real_path(candidate / pointed) or dot]  # git stops here, valid or not
         if dot.is_dir():
             found.append(dot)
-            if _is_git_directory(dot):
+            if is_git_dir(dot):
                 return found
         elif dot.exists() or dot.is_symlink():
             return [*found, dot]  # a dangling link or something odd: not tame
-        if _is_git_directory(candidate):
+        if is_git_dir(candidate):
             return [*found, candidate]
     return found
 

@@ -23,11 +23,11 @@ import glob
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import field, replace
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
+from wave_tui.config.modes import PERMISSION_MODES, PermissionMode
 from wave_tui.config.paths import display_path
 from wave_tui.config.records import record
-from wave_tui.config.settings import PermissionMode
 from wave_tui.files.real_paths import is_inside, real_path
 from wave_tui.permissions.call_facts import AnalysedCall, AnalysedUse, CommandFacts
 from wave_tui.permissions.git_guard import HARDENED_GIT_ENV
@@ -49,7 +49,6 @@ __all__ = [
     "SafeZones",
 ]
 
-PERMISSION_MODES: tuple[PermissionMode, ...] = get_args(PermissionMode)
 _NOTHING = "\x00"  # a pattern no command or host can match (NUL is refused everywhere)
 # An auto-approved read-only command never writes files, so its output file can be capped (X14).
 READ_ONLY_OUTPUT_LIMIT_BYTES = 4 * 1024 * 1024

@@ -28,6 +28,7 @@ EDIT = "Edit"
 BASH = "Bash"
 BASH_OUTPUT = "BashOutput"
 WEB_FETCH = "WebFetch"
+WEB_SEARCH = "WebSearch"
 SKILL = "Skill"
 TASK = "Task"
 TASK_CREATE = "TaskCreate"
@@ -41,6 +42,8 @@ ENTER_PLAN_MODE = "EnterPlanMode"
 EXIT_PLAN_MODE = "ExitPlanMode"
 AGENT = "Agent"
 LSP = "LSP"
+LIST_MCP_RESOURCES = "ListMcpResources"
+READ_MCP_RESOURCE = "ReadMcpResource"
 
 
 @record
@@ -82,6 +85,7 @@ TOOLS: Mapping[str, ToolInfo] = {
         _info(BASH, "command", "ask", "Run", fork=True),
         _info(BASH_OUTPUT, "bash_id", "never", "Read output", read_only=True),
         _info(WEB_FETCH, "url", "ask", "Fetch"),
+        _info(WEB_SEARCH, "query", "ask", "Search the web"),
         _info(SKILL, "skill", "never", "Use skill", read_only=True),
         _info(TASK, "description", "never", "Task", read_only=True),
         _info(TASK_CREATE, "subject", "never", "Create task", read_only=True),
@@ -96,6 +100,9 @@ TOOLS: Mapping[str, ToolInfo] = {
         _info(AGENT, "description", "children", "Agent"),
         # Read-only like Grep: it runs wherever Read does; the extraction fork never gets it.
         _info(LSP, "filePath", "never", "Code intelligence", read_only=True),
+        # Reading what a configured server publishes, like Read; the fork never gets them.
+        _info(LIST_MCP_RESOURCES, "server", "never", "List MCP resources", read_only=True),
+        _info(READ_MCP_RESOURCE, "uri", "never", "Read MCP resource", read_only=True),
     )
 }
 

@@ -21,6 +21,7 @@ from typing import Any
 from wave_tui.agent import events as ev
 from wave_tui.agent.extensions import ContextSourceBase
 from wave_tui.agent.prompts import language_section
+from wave_tui.agent.service import AgentService
 from wave_tui.agent.turn_queue import AgentDestroyed
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.settings import EffectiveSettings, SettingsStore
@@ -156,7 +157,7 @@ class Agent:
         if self._destroyed:
             raise AgentDestroyed()
 
-    def _agent(self) -> Any:
+    def _agent(self) -> AgentService:
         service = self._session.service
         assert service is not None
         return service

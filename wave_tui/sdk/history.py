@@ -7,13 +7,13 @@ it, so the read state, the memory hooks and a later resume all see the shorter c
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
+from wave_tui.agent.service import AgentService
 from wave_tui.config.fileio import atomic_write_text
 
 
 # req: SD3
-async def truncate_history(service: Any, index: int) -> None:
+async def truncate_history(service: AgentService, index: int) -> None:
     """Keep `messages[:index]`; `index` names a user message (not an isMeta one). Raises
     TypeError / ValueError for another index, RuntimeError while a turn runs."""
     if isinstance(index, bool) or not isinstance(index, int):

@@ -12,7 +12,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from wave_tui.agent import events as ev
 from wave_tui.memory.catalog import CatalogCache, build_catalog
+from wave_tui.memory.catalog_marks import with_conflicts, with_loads
+from wave_tui.memory.consolidation import ConsolidationPlan
 from wave_tui.session.core import SessionCore
 from wave_tui.session.memory_access import (
     AddResult,
@@ -22,6 +25,11 @@ from wave_tui.session.memory_access import (
     PendingWrite,
     RevertResult,
     Run,
+)
+from wave_tui.session.memory_consolidate import (
+    Consolidated,
+    apply_consolidation,
+    consolidation_plan,
 )
 
 
@@ -34,9 +42,29 @@ class MemoryBrowserAccess:
     async def entries(self) -> list[MemoryEntry]:
         """`MemoryAccess.list`, from the files as they are now (unchanged ones not read again)."""
         access = self.access
-        return await asyncio.to_thread(
-            build_catalog, access.paths, access.clock, cache=self._catalog
-        )
+
+        def listing() -> list[MemoryEntry]:
+            entries = build_catalog(access.paths, access.clock, cache=self._catalog)
+            # One read of the append-only load log (MM6).
+            entries = with_conflicts(entries, access.paths)  # the last check's findings (MM2)
+            return with_loads(entries, access.paths, access.clock())
+
+        return await asyncio.to_thread(listing)
+
+    # req: MM5
+    async def consolidation_plan(self) -> ConsolidationPlan:
+        """What one pass would change (shown before it is applied). Raises CheckError when the
+        model request failed."""
+        core = self._core
+        return await consolidation_plan(core.paths, core.clock, core.store.environ)
+
+    async def consolidate(self, planned: ConsolidationPlan) -> Consolidated:
+        """The plan written as a revertible run, or as inbox items in review mode."""
+        core = self._core
+        done = await apply_consolidation(planned, core.paths, core.store.environ)
+        if done.run is not None and done.run.changes:
+            core.emit(ev.MemoryChanged(tuple(change.path for change in done.run.changes)))
+        return done
 
     async def show(self, entry_id: str) -> MemoryEntry:
         """Raises EntryError for an unknown id."""

@@ -44,13 +44,17 @@ from wave_tui.session.run_report import RunInfo, RunReport, RunUsage, counted, r
 from wave_tui.session.status_tracker import StatusTracker
 
 if TYPE_CHECKING:
+    from wave_tui.agent.compaction_flow import PreparedCompaction
     from wave_tui.features.memory.context_report import ContextReport
     from wave_tui.session.browser import MemoryBrowserAccess
     from wave_tui.session.editable_settings import SettingsAccess
     from wave_tui.session.grants import PermissionAccess
+    from wave_tui.session.memory_check import check_memory
+    from wave_tui.session.memory_consolidate import consolidate, consolidation_plan
     from wave_tui.session.memory_review import MemoryReview, near_duplicates
     from wave_tui.session.picker import SessionPicker
     from wave_tui.session.plugins import PluginAccess
+    from wave_tui.session.rewind import ProjectSessions, SessionRewind
     from wave_tui.session.ui_queries import size_text
     from wave_tui.tools.tasks.store import Task
 
@@ -58,8 +62,12 @@ if TYPE_CHECKING:
 _LAZY = {
     "MemoryReview": "wave_tui.session.memory_review",
     "near_duplicates": "wave_tui.session.memory_review",
+    "check_memory": "wave_tui.session.memory_check",
+    "consolidate": "wave_tui.session.memory_consolidate",
+    "consolidation_plan": "wave_tui.session.memory_consolidate",
     "size_text": "wave_tui.session.ui_queries",
     "PluginAccess": "wave_tui.session.plugins",
+    "ProjectSessions": "wave_tui.session.rewind",
 }
 
 
@@ -81,6 +89,10 @@ __all__ = [
     "MemoryAccess",
     "MemoryReview",
     "PluginAccess",
+    "ProjectSessions",
+    "check_memory",
+    "consolidate",
+    "consolidation_plan",
     "create_service",
     "create_session",
     "key_argument",
@@ -145,6 +157,12 @@ class AgentSession:
         from wave_tui.session.picker import SessionPicker
 
         return SessionPicker(self._core)
+
+    @cached_property
+    def rewind(self) -> SessionRewind:
+        from wave_tui.session.rewind import SessionRewind
+
+        return SessionRewind(self._core)
 
     def _subscribe_to(self, service: AgentService | None, store: SettingsStore) -> None:
         for unsubscribe in self._unsubscribe:
@@ -306,6 +324,14 @@ class AgentSession:
 
     async def compact(self, focus: str | None = None) -> bool:
         return await self._core.agent().compact(focus)
+
+    # req: MM7
+    async def prepare_compaction(self, focus: str | None = None) -> PreparedCompaction | None:
+        """`/compact` in the app: the summary made, shown before it is applied."""
+        return await self._core.agent().compaction.prepare_preview(focus)
+
+    async def apply_compaction(self, prepared: PreparedCompaction) -> bool:
+        return await self._core.agent().compaction.apply_preview(prepared)
 
     def clear(self) -> None:
         self._core.agent().clear()

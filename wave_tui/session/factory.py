@@ -7,6 +7,7 @@ import copy
 from wave_tui.agent.service import AgentOptions, AgentService, Approver
 from wave_tui.config.settings import SettingsStore
 from wave_tui.features.commands.extensibility import Extensibility, install_extensibility
+from wave_tui.features.images.wiring import install_images
 from wave_tui.features.mcp.wiring import install_mcp
 from wave_tui.features.memory.attachment_reads import AttachmentReads
 from wave_tui.features.memory.auto_memory_hook import AutoMemoryHook
@@ -21,9 +22,12 @@ from wave_tui.features.memory.extraction import (
 )
 from wave_tui.features.memory.freshness_hook import FreshnessHook
 from wave_tui.features.memory.injection_hook import MemoryInjectionHook
+from wave_tui.features.memory.path_memory_hook import PathMemoryHook
 from wave_tui.features.plugins.active import ActivePlugins
 from wave_tui.features.plugins.wiring import install_plugin_sync, plugin_sources
+from wave_tui.features.rewind.wiring import install_checkpoints
 from wave_tui.features.tasks.wiring import install_work
+from wave_tui.features.web_search.wiring import install_web_search
 
 
 def create_service(
@@ -45,7 +49,7 @@ def create_service_with_extensions(
     store: SettingsStore | None = None,
 ) -> tuple[AgentService, Extensibility]:
     service = AgentService(options, approver=approver, store=store)
-    service.add_extension(MemoryInjectionHook(service.paths, service.notify))
+    service.add_extension(MemoryInjectionHook(service.paths, service.notify, service.clock))
     auto = AutoMemoryHook(
         service.paths,
         safe_zones=service.safe_zones,
@@ -55,6 +59,9 @@ def create_service_with_extensions(
         last_extraction=lambda: last_extraction_time(service.paths.project_dir, service.session_id),
     )
     service.add_extension(auto)
+    service.add_extension(
+        PathMemoryHook(service.paths, lambda: bool(auto.enabled), service.clock, service.notify)
+    )
     service.add_extension(ExtractionHook(fork_host(service), auto))
     service.add_extension(DuplicateNoteHook(service.paths))
     service.add_extension(
@@ -69,10 +76,13 @@ def create_service_with_extensions(
     for command in memory_commands(service):  # /init, /context
         service.commands.register(command)
     install_work(service)  # tasks, plan mode, subagents, background, questions, web
+    install_images(service)  # `@img.png` in a prompt
+    install_web_search(service)  # WebSearch, while settings `webSearch` names a backend
     plugins = plugin_sources(service)  # enabled plugins: more roots and layers for the loaders
     extras = install_extensibility(service, service.commands, plugins)
     install_mcp(service, plugins.mcp_layers())
     install_lsp_if_configured(service, plugins)
+    install_checkpoints(service)
     install_plugin_sync(service, plugins)
     return service, extras
 

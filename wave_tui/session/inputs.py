@@ -13,6 +13,7 @@ from wave_tui.features.commands.inline_input import attach_files, complete_path
 from wave_tui.session.core import SessionCore
 
 if TYPE_CHECKING:
+    from wave_tui.features.images.clipboard import ClipboardPaste
     from wave_tui.session.ui_queries import CommandChoice
 
 
@@ -30,9 +31,30 @@ class InputAccess:
         attached, _paths = attach_files(text, self._core.paths.project_root, service.read_state)
         return attached
 
+    def pasted_image(self, text: str) -> str | None:
+        """A pasted image file's path as the `@path` that attaches it (None: not one)."""
+        from wave_tui.features.images.clipboard import pasted_image_reference
+
+        return pasted_image_reference(text, self._core.paths.project_root)
+
+    async def paste_clipboard_image(self) -> ClipboardPaste:
+        """Ctrl+V: the clipboard's image saved and referenced as `@path`, else why not."""
+        from wave_tui.features.images.clipboard import paste_clipboard_image
+
+        service = self._core.service
+        environ = service.options.environ if service is not None else None
+        return await paste_clipboard_image(self._core.paths.pasted_images, environ)
+
     def complete_path(self, text: str) -> tuple[str, tuple[str, ...]] | None:
-        """Tab on a trailing `@partial` (fuzzy), for the input."""
-        return complete_path(text, self._core.paths.project_root)
+        """Tab on a trailing `@partial` (fuzzy), for the input: files, and MCP resources."""
+        files = complete_path(text, self._core.paths.project_root)
+        service = self._core.service
+        if files is None or service is None:
+            return files
+        from wave_tui.features.mcp.wiring import mcp_of
+
+        wiring = mcp_of(service)
+        return wiring.complete_mention(text, files) if wiring is not None else files
 
     async def run_command(self, text: str) -> CommandResult:
         """Run a slash command now; its answer is local (not a turn, nothing sent to the

@@ -23,6 +23,8 @@ from wave_tui.memory.catalog import (
     find_entry,
     with_missing_refs,
 )
+from wave_tui.memory.catalog_marks import with_changed_refs, with_conflicts, with_loads
+from wave_tui.memory.citations import ChangedRef
 from wave_tui.memory.duplicates import Duplicate, find_duplicate
 from wave_tui.memory.entries import AddResult, EntryError, add_entry
 from wave_tui.memory.frontmatter import parse_frontmatter
@@ -36,6 +38,7 @@ Warn = Callable[[str], None]
 
 __all__ = [
     "AddResult",
+    "ChangedRef",
     "Duplicate",
     "EntryError",
     "InboxError",
@@ -63,12 +66,16 @@ class MemoryAccess:
 
     # req: M3
     def list(self, warn: Warn | None = None) -> builtins.list[MemoryEntry]:
-        return build_catalog(self.paths, self.clock, warn=warn)
+        """Every entry; rules and path-scoped memories with their use counts (MM6)."""
+        entries = build_catalog(self.paths, self.clock, warn=warn)
+        entries = with_conflicts(entries, self.paths)
+        return with_loads(entries, self.paths, self.clock())
 
     # `builtins.list`: inside this class `list` names the method above.
     def with_missing_refs(self, entries: builtins.list[MemoryEntry]) -> builtins.list[MemoryEntry]:
-        """The entries with what each cites that no longer exists (MX6)."""
-        return with_missing_refs(entries, self.paths.project_root)
+        """The entries with what each cites that no longer exists (MX6) or reads differently
+        since the memory was written (MM1)."""
+        return with_changed_refs(with_missing_refs(entries, self.paths.project_root), self.paths)
 
     def similar_entry(self, text: str, written_to: Path) -> Duplicate | None:
         """An entry of another file that `text` repeats or closely matches (MX9)."""
@@ -139,6 +146,6 @@ def stale_reminder(entry: MemoryEntry) -> str | None:
 
 def preview_body(entry: MemoryEntry) -> str:
     """The entry's text for the preview; frontmatter is left out (the header shows it)."""
-    if entry.scope in ("auto", "rule"):
+    if entry.scope in ("auto", "team", "rule"):
         return parse_frontmatter(entry.body).body.strip()
     return entry.body

@@ -13,14 +13,17 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from wave_tui.agent.agent_options import AgentOptions
     from wave_tui.agent.commands import CommandResult
+    from wave_tui.agent.compaction_flow import PreparedCompaction
+    from wave_tui.agent.compaction_preview import CompactionPreview
     from wave_tui.agent.local_shell import ShellRun
     from wave_tui.agent.service import AgentService, TurnResult
     from wave_tui.agent.sessions import SessionInfo
     from wave_tui.agent.status import AgentStatus
-    from wave_tui.config.schema import PERMISSION_MODES, PermissionMode
+    from wave_tui.config.modes import PERMISSION_MODES, PermissionMode
     from wave_tui.config.trust import NOT_TRUSTED_YET, TrustRequested
     from wave_tui.features.memory.context_report import ContextReport
     from wave_tui.llm.types import Message
+    from wave_tui.memory.consolidation import ConsolidationPlan
     from wave_tui.permissions.policy import GrantOption
     from wave_tui.permissions.tool_table import PATH_LISTING_TOOLS
     from wave_tui.session.editable_settings import EditableSettings
@@ -33,6 +36,7 @@ if TYPE_CHECKING:
     )
     from wave_tui.session.memory_access import (
         AddResult,
+        ChangedRef,
         EntryError,
         InboxError,
         MemoryEntry,
@@ -42,8 +46,23 @@ if TYPE_CHECKING:
         Run,
         RunError,
     )
+    from wave_tui.session.memory_check import CheckError
+    from wave_tui.session.memory_consolidate import Consolidated
     from wave_tui.session.memory_review import ReviewError
     from wave_tui.session.plugins import MarketRow, OfferedPlugin, PluginError, PluginRow
+    from wave_tui.session.rewind import (
+        BASH_NOTE,
+        CodeRewind,
+        FileRestore,
+        RewindError,
+        RewindMode,
+        RewindOutcome,
+        RewindPoint,
+        SessionDetail,
+        SessionInUse,
+        SessionRow,
+        UnknownSession,
+    )
     from wave_tui.session.run_report import RunInfo, RunReport, RunUsage
     from wave_tui.session.ui_queries import (
         CommandChoice,
@@ -62,13 +81,15 @@ if TYPE_CHECKING:
 _HOMES = {
     "AgentOptions": "wave_tui.agent.agent_options",
     "CommandResult": "wave_tui.agent.commands",
+    "PreparedCompaction": "wave_tui.agent.compaction_flow",
+    "CompactionPreview": "wave_tui.agent.compaction_preview",
     "ShellRun": "wave_tui.agent.local_shell",
     "AgentService": "wave_tui.agent.service",
     "TurnResult": "wave_tui.agent.service",
     "SessionInfo": "wave_tui.agent.sessions",
     "AgentStatus": "wave_tui.agent.status",
-    "PERMISSION_MODES": "wave_tui.config.schema",
-    "PermissionMode": "wave_tui.config.schema",
+    "PERMISSION_MODES": "wave_tui.config.modes",
+    "PermissionMode": "wave_tui.config.modes",
     "NOT_TRUSTED_YET": "wave_tui.config.trust",
     "TrustRequested": "wave_tui.config.trust",
     "ContextReport": "wave_tui.features.memory.context_report",
@@ -84,6 +105,7 @@ _HOMES = {
     "LocalPlan": "wave_tui.session.local_endpoint",
     "LocalUnavailable": "wave_tui.session.local_endpoint",
     "AddResult": "wave_tui.session.memory_access",
+    "ChangedRef": "wave_tui.session.memory_access",
     "EntryError": "wave_tui.session.memory_access",
     "InboxError": "wave_tui.session.memory_access",
     "MemoryEntry": "wave_tui.session.memory_access",
@@ -97,6 +119,20 @@ _HOMES = {
     "OfferedPlugin": "wave_tui.session.plugins",
     "PluginError": "wave_tui.session.plugins",
     "PluginRow": "wave_tui.session.plugins",
+    "BASH_NOTE": "wave_tui.session.rewind",
+    "CodeRewind": "wave_tui.session.rewind",
+    "FileRestore": "wave_tui.session.rewind",
+    "RewindError": "wave_tui.session.rewind",
+    "RewindMode": "wave_tui.session.rewind",
+    "RewindOutcome": "wave_tui.session.rewind",
+    "RewindPoint": "wave_tui.session.rewind",
+    "SessionDetail": "wave_tui.session.rewind",
+    "SessionInUse": "wave_tui.session.rewind",
+    "SessionRow": "wave_tui.session.rewind",
+    "UnknownSession": "wave_tui.session.rewind",
+    "CheckError": "wave_tui.session.memory_check",
+    "Consolidated": "wave_tui.session.memory_consolidate",
+    "ConsolidationPlan": "wave_tui.memory.consolidation",
     "RunInfo": "wave_tui.session.run_report",
     "RunReport": "wave_tui.session.run_report",
     "RunUsage": "wave_tui.session.run_report",
@@ -127,6 +163,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "BASH_NOTE",
     "NOT_TRUSTED_YET",
     "PATH_LISTING_TOOLS",
     "PERMISSION_MODES",
@@ -134,14 +171,21 @@ __all__ = [
     "AgentOptions",
     "AgentService",
     "AgentStatus",
+    "ChangedRef",
+    "CheckError",
+    "CodeRewind",
     "CommandChoice",
     "CommandResult",
+    "CompactionPreview",
     "ConnectionCheck",
+    "Consolidated",
+    "ConsolidationPlan",
     "ContextReport",
     "EditableSettings",
     "EndpointInUse",
     "EndpointSettings",
     "EntryError",
+    "FileRestore",
     "GrantOption",
     "InboxError",
     "LocalEndpoint",
@@ -162,21 +206,30 @@ __all__ = [
     "PlanDecision",
     "PluginError",
     "PluginRow",
+    "PreparedCompaction",
     "Question",
     "QuestionAnswer",
     "QuestionOption",
     "RevertResult",
     "ReviewError",
+    "RewindError",
+    "RewindMode",
+    "RewindOutcome",
+    "RewindPoint",
     "Run",
     "RunError",
     "RunInfo",
     "RunReport",
     "RunUsage",
+    "SessionDetail",
+    "SessionInUse",
     "SessionInfo",
+    "SessionRow",
     "SessionSummary",
     "SettingInUse",
     "ShellRun",
     "Task",
     "TrustRequested",
     "TurnResult",
+    "UnknownSession",
 ]

@@ -13,7 +13,7 @@ from wave_tui.config.records import record
 from wave_tui.files.read_state import ReadState
 from wave_tui.files.real_paths import resolve_tool_path
 from wave_tui.files.text_files import ToolError as ToolError
-from wave_tui.llm.types import ToolSpec
+from wave_tui.llm.types import ImagePart, ToolSpec
 
 
 @record(frozen=False)
@@ -67,6 +67,8 @@ class ToolResult:
     written_paths: list[Path] = field(default_factory=list)
     # The change written (Edit, Write over a file) as a unified diff: for the user, never sent.
     diff: str = ""
+    # Images for the model beside `content` (a Read of an image), encoded once.
+    images: list[ImagePart] = field(default_factory=list)
 
 
 class Tool(Protocol):

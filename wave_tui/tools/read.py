@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
+from wave_tui.files.images import is_image_path
 from wave_tui.files.read_state import content_hash
 from wave_tui.files.text_files import load_text, split_lines
 from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
@@ -21,7 +22,8 @@ and limit (number of lines) to read a window.
 - Output is numbered like `cat -n` (line number, a tab, then the line). The number and tab are not \
 part of the file: never include them in Edit's old_string.
 - Lines longer than 2000 characters are cut.
-- Binary files (images, PDFs, archives, executables) cannot be read. Use Glob or `ls` for directories.
+- Images (.png, .jpg, .jpeg, .gif, .webp) are shown to you as images, scaled to at most 2000 px.
+- Other binary files (PDFs, archives, executables) cannot be read. Use Glob or `ls` for directories.
 - Reading a file is required before you Edit or overwrite it with Write."""
 
 
@@ -66,6 +68,10 @@ class ReadTool(TypedTool[ReadArgs]):
     async def call(self, args: ReadArgs, ctx: ToolContext) -> ToolResult:
         offset, limit = args.offset, args.limit
         path = resolve_path(args.file_path, ctx.workdir)
+        if is_image_path(path):
+            from wave_tui.tools.image_read import read_image  # only when an image is read
+
+            return await read_image(path)
         loaded = await load_text(path)
 
         previous = ctx.read_state.get(path)

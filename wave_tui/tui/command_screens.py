@@ -35,9 +35,19 @@ class CommandScreens:
 
             self.app.push_screen(PermissionsScreen())
             return True
+        if name in ("rewind", "fork") and not args:
+            from wave_tui.tui.screens.rewind import run_fork, run_rewind
+
+            run = run_rewind if name == "rewind" else run_fork
+            self.app.run_worker(run(self.app), group="rewind", exclusive=True)
+            return True
         if name == "context" and not args:
             self.app.show_context()
             return True
+        if name == "compact" and not self.app.session.status().busy:
+            from wave_tui.tui.compaction import preview_compaction
+
+            preview_compaction(self.app, args.strip() or None)
         if name == "plugin":
             from wave_tui.session.facade import PluginAccess
             from wave_tui.tui.screens.plugins import PluginScreen

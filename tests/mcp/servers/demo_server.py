@@ -3,6 +3,9 @@
     python demo_server.py                 stdio
     python demo_server.py --http          streamable HTTP on 127.0.0.1, a free port; prints
                                           `PORT <n>` once listening
+    python demo_server.py --sse           the older HTTP+SSE transport (`/sse`), likewise
+It publishes resources (`demo://readme`, `demo://big` of `DEMO_BIG_BYTES`, `demo://logo` binary)
+and prompts (`review(file, focus="bugs")`, `greet()`).
 `DEMO_PID_FILE` (if set) receives the server's pid and its parent's, so tests can check they
 are gone; with `DEMO_STUBBORN` set the server does not exit when its stdin ends.
 """
@@ -84,16 +87,41 @@ async def grow(ctx: Context) -> str:  # type: ignore[type-arg]
     return "grown"
 
 
-def _serve_http() -> None:
+@server.resource("demo://readme", name="readme", description="The demo readme")
+def readme() -> str:
+    return "Demo readme: the answer is 42."
+
+
+@server.resource("demo://big", name="big", description="A large text")
+def big_resource() -> str:
+    return "y" * int(os.environ.get("DEMO_BIG_BYTES", "100000"))
+
+
+@server.resource("demo://logo", name="logo", mime_type="image/png")
+def logo() -> bytes:
+    return b"\x89PNG\r\n\x1a\n" + b"1" * 64
+
+
+@server.prompt(description="Review a file for one kind of problem")
+def review(file: str, focus: str = "bugs") -> str:
+    return f"Please review {file}, looking for {focus}."
+
+
+@server.prompt()
+def greet() -> str:
+    """Say hello."""
+    return "Say hello to the user."
+
+
+def _serve_http(sse: bool = False) -> None:
     import uvicorn
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)  # connections queue from now on, before uvicorn takes over
     port = sock.getsockname()[1]
-    config = uvicorn.Config(
-        server.streamable_http_app(), host="127.0.0.1", port=port, log_level="warning"
-    )
+    app = server.sse_app() if sse else server.streamable_http_app()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     print(f"PORT {port}", flush=True)
     uvicorn.Server(config).run(sockets=[sock])
 
@@ -103,8 +131,8 @@ if __name__ == "__main__":
     if pid_file:
         with open(pid_file, "a") as f:
             f.write(f"{os.getpid()} {os.getppid()}\n")  # the server and its guard
-    if "--http" in sys.argv:
-        _serve_http()
+    if "--http" in sys.argv or "--sse" in sys.argv:
+        _serve_http(sse="--sse" in sys.argv)
     else:
         server.run("stdio")
         if os.environ.get("DEMO_STUBBORN"):  # a server that does not exit when its input ends

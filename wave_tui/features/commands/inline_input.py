@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 from wave_tui.agent.attachments import attached_block
+from wave_tui.files.images import is_image_path
 from wave_tui.files.read_state import ReadState
 
 ATTACH_MAX = 100_000  # characters of an attached file
@@ -32,6 +33,8 @@ def attach_files(text: str, root: Path, read_state: ReadState) -> tuple[str, lis
     paths = attachment_paths(text, root)
     parts = [text]
     for path in paths:
+        if is_image_path(path):
+            continue  # attached as an image (features/images), never as text
         try:
             content = path.read_text(encoding="utf-8")
             mtime_ns = path.stat().st_mtime_ns

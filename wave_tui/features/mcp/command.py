@@ -1,11 +1,15 @@
-"""`/mcp`: each server's status, tools and last error; `/mcp restart NAME`."""
+"""`/mcp`: each server's status, tools and last error; `/mcp restart|auth|logout NAME`."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from wave_tui.agent.commands import Command, CommandOutput, CommandResult
+from wave_tui.features.mcp.browser import show_authorization_url
 from wave_tui.mcp.manager import McpManager, ServerStatus
 
-USAGE = "usage: /mcp  or  /mcp restart NAME"
+USAGE = "usage: /mcp  or  /mcp restart|auth|logout NAME"
+REMOTE_KINDS = ("http", "sse")
 
 
 def format_status(status: ServerStatus) -> str:  # req: MC7
@@ -19,8 +23,45 @@ def format_status(status: ServerStatus) -> str:  # req: MC7
     return "\n".join(lines)
 
 
-def mcp_command(manager: McpManager) -> Command:  # req: MC7
-    """The `/mcp` command over one manager, for `CommandRegistry.register`."""
+def _quiet(_line: str) -> None:
+    return None
+
+
+def mcp_command(  # req: MC7
+    manager: McpManager, notify: Callable[[str], None] = _quiet
+) -> Command:
+    """The `/mcp` command over one manager, for `CommandRegistry.register`; `notify` shows a
+    line at once (the authorization URL while `/mcp auth` waits)."""
+
+    def unknown(name: str) -> CommandOutput:
+        known = ", ".join(manager.names()) or "none"
+        return CommandOutput(f"no MCP server {name!r} (configured: {known})", True)
+
+    # req: MO2
+    async def authorize(name: str) -> CommandOutput:
+        kind = manager.kind_of(name)
+        if kind is None:
+            return unknown(name)
+        if kind not in REMOTE_KINDS:
+            return CommandOutput(f"MCP server {name!r} is a {kind} server: no authorization", True)
+        from wave_tui.mcp.http_auth import Consent
+
+        async def show(url: str) -> None:
+            notify(await show_authorization_url(name, url, "Esc cancels"))
+
+        status = await manager.authorize(name, Consent(show))
+        assert status is not None
+        if status.state == "ready":
+            return CommandOutput(f"MCP server {name!r} authorized\n{format_status(status)}")
+        return CommandOutput(format_status(status), True)
+
+    async def logout(name: str) -> CommandOutput:
+        removed = await manager.logout(name)
+        if removed is None:
+            return unknown(name)
+        if not removed:
+            return CommandOutput(f"MCP server {name!r} has no stored authorization")
+        return CommandOutput(f"MCP server {name!r}: authorization removed")
 
     async def run(args: str) -> CommandResult:
         words = args.split()
@@ -29,17 +70,20 @@ def mcp_command(manager: McpManager) -> Command:  # req: MC7
             if not statuses:
                 return CommandOutput("No MCP servers configured (.mcp.json or mcpServers).")
             return CommandOutput("\n".join(format_status(s) for s in statuses))
-        if words[0] == "restart" and len(words) == 2:
+        if len(words) == 2 and words[0] == "restart":
             status = await manager.restart(words[1])
             if status is None:
-                known = ", ".join(manager.names()) or "none"
-                return CommandOutput(f"no MCP server {words[1]!r} (configured: {known})", True)
+                return unknown(words[1])
             return CommandOutput(format_status(status), status.state != "ready")
+        if len(words) == 2 and words[0] == "auth":
+            return await authorize(words[1])
+        if len(words) == 2 and words[0] == "logout":
+            return await logout(words[1])
         return CommandOutput(USAGE, True)
 
     return Command(
         name="mcp",
-        description="MCP servers: status, tools, last error; restart one",
+        description="MCP servers: status, tools, last error; restart, auth or logout one",
         run=run,
-        argument_hint="[restart NAME]",
+        argument_hint="[restart|auth|logout NAME]",
     )

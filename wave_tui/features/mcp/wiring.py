@@ -16,7 +16,12 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from wave_tui.agent.extensions import ContextSourceBase, SessionObserverBase
+from wave_tui.agent.extensions import (
+    ContextSourceBase,
+    SessionObserverBase,
+    TurnObserverBase,
+    TurnStart,
+)
 from wave_tui.agent.service import AgentService
 from wave_tui.config.trust import NOT_TRUSTED_YET, TrustMode, TrustRequested, TrustStore
 from wave_tui.mcp.config import Layer, McpConfig, ServerConfig, load_servers, read_mcp_json
@@ -52,8 +57,9 @@ def trust_items(servers: Sequence[ServerConfig]) -> list[str]:
     return items
 
 
-class McpWiring(ContextSourceBase, SessionObserverBase):
-    """ToolProvider + ContextSource + SessionObserver over the (lazily built) manager."""
+class McpWiring(ContextSourceBase, SessionObserverBase, TurnObserverBase):
+    """ToolProvider + ContextSource + SessionObserver + TurnObserver (`@server:uri`) over the
+    (lazily built) manager."""
 
     # req: MC6
     def __init__(self, service: AgentService, config: McpConfig, trust: TrustStore) -> None:
@@ -82,14 +88,19 @@ class McpWiring(ContextSourceBase, SessionObserverBase):
     # req: MC7
     def _build(self, servers: Sequence[ServerConfig]) -> None:
         from wave_tui.features.mcp.command import mcp_command
+        from wave_tui.features.mcp.prompt_commands import PromptCommands
         from wave_tui.mcp.manager import McpManager
 
         self.manager = McpManager(
             servers,
             workdir=self._service.paths.project_root,
             notify=lambda line: self._service.notify("warning", line),
+            auth_file=self._service.paths.mcp_auth_file,
         )
-        self._service.commands.register(mcp_command(self.manager))
+        self._service.commands.register(
+            mcp_command(self.manager, lambda line: self._service.notify("info", line))
+        )
+        self._service.commands.add_provider(PromptCommands(self.manager))
 
     # -- life ----------------------------------------------------------------------------------
     def start(self) -> None:  # req: MC2
@@ -157,7 +168,42 @@ class McpWiring(ContextSourceBase, SessionObserverBase):
 
     # -- ToolProvider --------------------------------------------------------------------------
     def tools(self) -> list[Tool]:  # req: MC3
-        return self.manager.tools() if self.manager is not None else []
+        if self.manager is None:
+            return []
+        tools = self.manager.tools()
+        if self.manager.offers_resources():
+            from wave_tui.features.mcp.resource_tools import (
+                ListMcpResourcesTool,
+                ReadMcpResourceTool,
+            )
+
+            tools += [ListMcpResourcesTool(self.manager), ReadMcpResourceTool(self.manager)]
+        return tools
+
+    # -- `@server:uri` (MO3) -------------------------------------------------------------------
+    # req: MO3
+    async def on_turn_start(self, prompt: str) -> TurnStart:
+        """Each `@server:uri` of the prompt read and attached after it (one line if it fails)."""
+        if self.manager is None or "@" not in prompt:
+            return TurnStart()
+        from wave_tui.features.mcp.mentions import mentions, resource_block
+
+        blocks = []
+        for mention in mentions(prompt, self.manager.names()):
+            result = await self.manager.read_resource(mention.server, mention.uri)
+            blocks.append(resource_block(mention, result.content, failed=result.is_error))
+        return TurnStart(context=tuple(blocks))
+
+    def complete_mention(
+        self, text: str, files: tuple[str, tuple[str, ...]]
+    ) -> tuple[str, tuple[str, ...]]:
+        """Tab on `@partial`: the files, and the ready servers' resources as `server:uri`."""
+        if self.manager is None:
+            return files
+        from wave_tui.features.mcp.mentions import complete_mention
+
+        names = [f"{server}:{r.uri}" for server, r in self.manager.resources()]
+        return complete_mention(text, files, names) if names else files
 
     # -- ContextSource -------------------------------------------------------------------------
     def system_sections(self, settings: EffectiveSettings) -> list[str]:

@@ -18,6 +18,7 @@ from wave_tui.config.paths import OwnedPathError, WavePaths
 from wave_tui.files.read_state import ReadState
 from wave_tui.llm.types import Message
 from wave_tui.memory.auto_memory import AutoMemoryDir
+from wave_tui.memory.citations import CitationStore, changed_reminder
 from wave_tui.memory.index import IndexView, check_index_write, load_index
 from wave_tui.memory.prompts import render_memory_index_block, render_memory_section
 from wave_tui.memory.secrets import secret_refusal, written_text
@@ -200,6 +201,7 @@ class AutoMemoryHook:
                 if not self.dir.contains(path):
                     continue
                 self.wrote_memory = True
+                self._pin_citations(Path(path))
                 if self.dir.is_index(path):
                     with contextlib.suppress(OSError, UnicodeDecodeError):
                         note = check_index_write(Path(path).read_text(encoding="utf-8"))
@@ -207,11 +209,33 @@ class AutoMemoryHook:
                             result.content = f"{result.content}\n\n{note}"
         return result
 
+    def _citations(self) -> CitationStore:
+        return CitationStore(self.paths.citations_file, self.paths.project_root)
+
+    # req: MM1
+    def _pin_citations(self, path: Path) -> None:
+        """A memory just written is pinned to the code it cites as the code is now."""
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            self._citations().pin([path.read_text(encoding="utf-8")])
+
+    # req: MM1
+    def _with_changed_citations(self, result: ToolResult, path: Path) -> None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return
+        reminder = changed_reminder(self._citations().check({"read": text}).get("read", []))
+        if reminder:
+            result.content = f"{reminder}\n{result.content}"
+            name = os.path.relpath(path, self.dir.path)
+            self.notify("stale", f"{name}: citation changed")
+
     # req: T3
     def _with_staleness(self, result: ToolResult) -> ToolResult:
         for path in result.read_paths:
             if not self.dir.contains(path):
                 continue
+            self._with_changed_citations(result, Path(path))
             try:
                 mtime = Path(path).stat().st_mtime
             except OSError:

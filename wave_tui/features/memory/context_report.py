@@ -23,6 +23,7 @@ from wave_tui.config.records import record
 from wave_tui.features.memory.auto_memory_hook import AutoMemoryHook
 from wave_tui.features.memory.extraction import ExtractionHook
 from wave_tui.features.memory.injection_hook import MemoryInjectionHook
+from wave_tui.llm.images import split_image_tokens
 from wave_tui.llm.wire import message_to_wire
 from wave_tui.memory.injection import MEMORY_LEAD_IN, META_NESTED, META_RULE_ID
 from wave_tui.memory.prompts import render_memory_index_block
@@ -36,13 +37,14 @@ SourceKind = Literal[
     "memory_index",
     "agents_md",
     "user_agents_md",
+    "team_memory",
     "rule",
     "nested",
     "tools",
     "conversation",
 ]
 MEMORY_KINDS: frozenset[str] = frozenset(
-    {"memory_index", "agents_md", "user_agents_md", "rule", "nested"}
+    {"memory_index", "agents_md", "user_agents_md", "team_memory", "rule", "nested"}
 )
 MEMORY_WARN_SHARE = 0.25  # memory alone above this share of the window is worth a warning
 
@@ -112,7 +114,10 @@ def _ratio(value: float | None) -> str:
 
 
 def _tokens(value: object) -> int:
-    return estimate_tokens(value if isinstance(value, str) else json.dumps(value))
+    if isinstance(value, str):
+        return estimate_tokens(value)
+    text, images = split_image_tokens(value)  # an image by its size, not its base64
+    return estimate_tokens(json.dumps(text)) + images
 
 
 def _fork_cache_hit(service: AgentService) -> float | None:
@@ -179,7 +184,7 @@ def build_context_report(service: AgentService) -> ContextReport:
     if index_tokens:
         sources.append(SourceCost("memory_index", str(service.paths.memory_index), index_tokens))
     sources += _reminder_sources(service)
-    conversation = 0
+    conversation = images = 0
     for message in service.messages:
         cost = _tokens(message_to_wire(message))
         if message.is_meta and META_RULE_ID in message.meta:
@@ -187,11 +192,15 @@ def build_context_report(service: AgentService) -> ContextReport:
         elif message.is_meta and META_NESTED in message.meta:
             sources.append(SourceCost("nested", str(message.meta[META_NESTED]), cost))
         else:
-            conversation += cost
+            conversation += cost  # an image counted by its size (`_tokens`)
+            images += len(message.images or ())
     for tool in body.get("tools", []):
         name = str(tool.get("function", {}).get("name", "tool"))
         sources.append(SourceCost("tools", name, _tokens(tool)))
-    sources.append(SourceCost("conversation", f"{len(service.messages)} messages", conversation))
+    held = f"{len(service.messages)} messages" + (
+        f", {images} image{'s' * (images != 1)}" if images else ""
+    )
+    sources.append(SourceCost("conversation", held, conversation))
     counted = _in_endpoint_tokens(sources, body, service)
     estimated = counted is None
     sources = sources if counted is None else counted

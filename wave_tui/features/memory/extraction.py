@@ -35,11 +35,19 @@ from wave_tui.config.async_locks import async_file_lock
 from wave_tui.config.fileio import atomic_write_text
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
+from wave_tui.features.memory.team_proposals import (
+    propose_team,
+    proposed_text,
+    team_decision,
+    team_note,
+    team_target,
+)
 from wave_tui.files.read_state import ReadState
 from wave_tui.files.real_paths import resolve_tool_path
 from wave_tui.llm.types import Message, ToolCall
 from wave_tui.llm.wire import mark_last_message, message_to_wire, strip_cache_marks
 from wave_tui.memory.auto_memory import AutoMemoryDir
+from wave_tui.memory.catalog_marks import fork_conflict_note
 from wave_tui.memory.duplicates import duplicate_note
 from wave_tui.memory.fork_gate import memory_fork_gate
 from wave_tui.memory.inbox import Inbox, InboxError, review_enabled
@@ -52,7 +60,7 @@ from wave_tui.memory.prompts import (
 from wave_tui.memory.runs import ChangeRecorder, run_id_for
 from wave_tui.permissions.fork_gate import GateDecision
 from wave_tui.permissions.policy import Ask, Resolution
-from wave_tui.permissions.tool_table import WRITE, writes_paths
+from wave_tui.permissions.tool_table import writes_paths
 from wave_tui.tools.base import Tool, ToolContext, ToolContexts, ToolResult
 
 if TYPE_CHECKING:
@@ -140,12 +148,18 @@ class ExtractionFork:
         base = self.snapshot.body
         caching = "cache_control" in json.dumps(base["messages"][0])
         if manifest is None:
-            manifest = build_manifest(self.memory.path, project_root=self.workdir)
+            citations = self.paths.citations_file if self.paths is not None else None
+            manifest = build_manifest(
+                self.memory.path, project_root=self.workdir, citations=citations
+            )
         # The typology rides in the shared system prompt when auto memory was on for it.
         system = json.dumps(base["messages"][0], ensure_ascii=False)
         shared = json.dumps(render_typology(), ensure_ascii=False)[1:-1] in system
         render = render_extraction_prompt if shared else render_standalone_extraction_prompt
         prompt = render(self.memory.path, manifest)
+        if self.paths is not None:
+            notes = [team_note(self.paths), fork_conflict_note(self.paths)]
+            prompt = "\n\n".join([prompt, *(n for n in notes if n)])
         tail = [
             message_to_wire(self.snapshot.final_reply),
             {"role": "user", "content": prompt},
@@ -220,7 +234,7 @@ class ExtractionFork:
         """Review mode: the write becomes a pending inbox item; the memory dir is untouched."""
         assert self.inbox is not None
         try:
-            after = _proposed_text(name, args, self.inbox.current_text(target))
+            after = proposed_text(name, args, self.inbox.current_text(target))
         except InboxError as exc:
             return ToolResult(str(exc), is_error=True)
         run_id = run_id_for(record.started_at, record.session_id)
@@ -235,24 +249,6 @@ class ExtractionFork:
         return ToolResult(f"{text}\n\n{note}" if note else text)
 
 
-def _proposed_text(name: str, args: dict[str, Any], current: str | None) -> str:
-    if name == WRITE:
-        return str(args.get("content", ""))
-    old, new = str(args.get("old_string", "")), str(args.get("new_string", ""))
-    if current is None:
-        raise InboxError("File does not exist. To create it, use Write.")
-    count = current.count(old) if old else 0
-    if count == 0:
-        raise InboxError("old_string was not found in the file; Read it again if unsure.")
-    if count > 1 and args.get("replace_all") is not True:
-        raise InboxError(f"old_string occurs {count} times; add context or set replace_all.")
-    return (
-        current.replace(old, new)
-        if args.get("replace_all") is True
-        else current.replace(old, new, 1)
-    )
-
-
 class _ForkRoad:
     """The fork's side of the pipeline: its gate (a guard, so a refusal comes before anything
     else, and the policy, giving the allowed call its run profile), the lock and change record
@@ -264,16 +260,21 @@ class _ForkRoad:
         self._allowed: dict[str, GateDecision] = {}
 
     def tool(self, tool: Tool) -> Tool:
-        """Review mode: Write and Edit become proposals for the inbox."""
-        if self.fork.inbox is not None and writes_paths(tool.name):
+        """Write and Edit of the team folder, and every one in review mode, become proposals
+        for the inbox."""
+        if writes_paths(tool.name):
             return _Proposal(tool, self.fork, self.record)
         return tool
+
+    def _team(self, call: ToolCallInfo) -> Path | None:
+        return team_target(self.fork.paths, call.name, self._target(call))
 
     def _target(self, call: ToolCallInfo) -> Path | None:
         return call.facts.target if call.row.writes_paths else None
 
     async def check(self, call: ToolCallInfo) -> str | None:
-        decision = self.fork.gate.check(call)
+        team = self._team(call) is not None
+        decision = team_decision(call.name, call.args) if team else self.fork.gate.check(call)
         if not decision.allowed:
             self.record.refused.append(f"{call.name} {call.key[:120]}".strip())
             return f"Refused: {decision.reason}"
@@ -285,7 +286,7 @@ class _ForkRoad:
 
     def lock_for(self, call: ToolCallInfo) -> AbstractAsyncContextManager[None] | None:
         target = self._target(call)
-        if target is None or self.fork.inbox is not None:
+        if target is None or self.fork.inbox is not None or self._team(call) is not None:
             return None
         return self._locked_write(target)
 
@@ -301,7 +302,7 @@ class _ForkRoad:
         if target is None:
             self.record.reads.extend(str(p) for p in result.read_paths)
             return
-        if self.fork.inbox is not None:
+        if self.fork.inbox is not None or self._team(outcome.call) is not None:
             return  # a proposal: nothing was written, its note is in its text
         self.record.writes.extend(str(p) for p in result.written_paths)
         if not result.is_error and self.fork.paths is not None:
@@ -314,6 +315,7 @@ class _Proposal:
     """A Write or Edit of the fork in review mode: the change waits in the inbox (MX8)."""
 
     def __init__(self, tool: Tool, fork: ExtractionFork, record: ExtractionRecord) -> None:
+        self._tool = tool
         self.name = tool.name
         self.description = tool.description
         self.read_only = tool.read_only
@@ -322,9 +324,23 @@ class _Proposal:
         self._record = record
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        fork = self._fork
         target = resolve_tool_path(args.get("file_path"), ctx.workdir)
+        team = team_target(fork.paths, self.name, target)
+        if team is not None and fork.paths is not None:
+            return await asyncio.to_thread(self._propose_team, fork.paths, args, team)
+        if fork.inbox is None:
+            return await self._tool.run(args, ctx)  # not review mode: the write is made
         assert target is not None  # the gate lets a write through only inside the memory folder
-        return await asyncio.to_thread(self._fork._propose, self.name, args, target, self._record)
+        return await asyncio.to_thread(fork._propose, self.name, args, target, self._record)
+
+    # req: MM4
+    def _propose_team(self, paths: WavePaths, args: dict[str, Any], target: Path) -> ToolResult:
+        run_id = run_id_for(self._record.started_at, self._record.session_id)
+        result, item = propose_team(paths, self.name, args, target, run_id)
+        if item is not None and item.id not in self._record.pending:
+            self._record.pending.append(item.id)
+        return result
 
 
 class ExtractionSchedule(Protocol):

@@ -12,10 +12,14 @@ from wave_tui.agent.extensions import (
     StatusContribution,
     ToolOutcome,
 )
+from wave_tui.config.clock import Clock, system_clock
 from wave_tui.config.paths import WavePaths
 from wave_tui.llm.types import Message
+from wave_tui.memory.catalog import rule_entry_id
 from wave_tui.memory.injection import MemoryInjector
+from wave_tui.memory.loads import record_loads
 from wave_tui.memory.prompts import render_manual_memory_guidance
+from wave_tui.memory.rules import RuleSet
 
 if TYPE_CHECKING:
     from wave_tui.config.settings import EffectiveSettings
@@ -27,10 +31,13 @@ class MemoryInjectionHook(ContextSourceBase, SessionObserverBase):
     """ContextSource (guidance, the reminder), ToolObserver (rules and nested memory after a
     tool), SessionObserver (restore) and StatusSource (rule activations)."""
 
-    def __init__(self, paths: WavePaths, notify: Notify) -> None:
+    def __init__(self, paths: WavePaths, notify: Notify, clock: Clock = system_clock) -> None:
         self.paths = paths
         self.notify = notify
+        self.clock = clock
         self.injector = MemoryInjector(paths, warn=lambda text: notify("warning", text))
+        self._counted_rules: RuleSet | None = None  # the rule set whose always-rules are counted
+        self._counted: set[str] = set()  # always-rules counted as loaded in this session
 
     def system_sections(self, settings: EffectiveSettings) -> list[str]:
         return [
@@ -43,7 +50,25 @@ class MemoryInjectionHook(ContextSourceBase, SessionObserverBase):
 
     def prepend_reminder(self) -> str | None:
         # Rebuilt for every request from disk (cached by mtime): never persisted (I1, R2).
-        return self.injector.reminder_text()
+        text = self.injector.reminder_text()
+        self._count_unconditional()
+        return text
+
+    # req: MM6
+    def _count_unconditional(self) -> None:
+        """An always-rule counts one load per session (and again once edited in): not one per
+        request, so a long session does not grow the log by every rule at every request."""
+        rules = self.injector.current_rules()
+        if rules is self._counted_rules:
+            return
+        self._counted_rules = rules
+        fresh = [
+            entry_id
+            for rule in rules.unconditional()
+            if (entry_id := rule_entry_id(rule)) not in self._counted
+        ]
+        self._counted.update(fresh)
+        record_loads(self.paths.memory_loads_file, fresh, self.clock())
 
     async def after_tool(self, outcome: ToolOutcome) -> None:
         if not outcome.result.is_error:
@@ -51,6 +76,7 @@ class MemoryInjectionHook(ContextSourceBase, SessionObserverBase):
 
     def _follow_ups(self, outcome: ToolOutcome) -> list[Message]:
         messages = self.injector.on_tool_result(outcome.result)
+        self._count_conditional(messages)
         for message in messages:
             if "ruleId" in message.meta:
                 self.notify(
@@ -61,6 +87,13 @@ class MemoryInjectionHook(ContextSourceBase, SessionObserverBase):
             elif "nestedMemory" in message.meta:
                 self.notify("memory", f"loaded {self._display(message.meta['nestedMemory'])}")
         return messages
+
+    # req: MM6
+    def _count_conditional(self, messages: list[Message]) -> None:
+        rules = self.injector.current_rules()
+        loaded = [rules.get(str(m.meta["ruleId"])) for m in messages if "ruleId" in m.meta]
+        ids = [rule_entry_id(rule) for rule in loaded if rule is not None]
+        record_loads(self.paths.memory_loads_file, ids, self.clock())
 
     def on_messages_restored(self, messages: list[Message]) -> None:
         self.injector.restore(messages)

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from wave_tui.features.lsp.config import LspConfig
     from wave_tui.features.lsp.wiring import LspWiring
     from wave_tui.features.mcp.wiring import McpWiring
+    from wave_tui.features.subagents.definitions import SubagentDefinition
     from wave_tui.features.tasks.parts import TaskFeatures
 
 
@@ -60,6 +61,7 @@ class PluginSync(TurnObserverBase):
         self._seen = -1
         self._mcp_names: set[str] = set()
         self._lsp_names: set[str] = set()
+        self._extra_builtins: tuple[SubagentDefinition, ...] | None = None
 
     def sync(self) -> None:
         """Bring the Agent tool, MCP and LSP in line (blocking reads: at start, or in a thread)."""
@@ -81,14 +83,23 @@ class PluginSync(TurnObserverBase):
         return TurnStart()
 
     def _sync_agents(self) -> None:
-        from wave_tui.features.subagents.definitions import load_subagents
+        from wave_tui.features.subagents.definitions import BUILTIN_AGENTS, load_subagents
         from wave_tui.features.subagents.tool import AgentTool
         from wave_tui.features.tasks.parts import TaskFeatures
 
         features: TaskFeatures | None = self._service.extensions.of_type(TaskFeatures)
         if features is None:
             return
-        catalog = load_subagents(self._service.paths, self._active.agent_roots())
+        if self._extra_builtins is None:  # the built-in types the settings enabled, kept
+            own = {b.name for b in BUILTIN_AGENTS}
+            self._extra_builtins = tuple(
+                d
+                for d in features.catalog.definitions
+                if d.source == "built-in" and d.name not in own
+            )
+        catalog = load_subagents(
+            self._service.paths, self._extra_builtins, self._active.agent_roots()
+        )
         features.catalog = catalog
         for tool in features.tools():
             if isinstance(tool, AgentTool):

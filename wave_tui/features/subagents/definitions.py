@@ -34,6 +34,7 @@ from wave_tui.tools.base import Tool
 AgentSource = Literal["built-in", "project", "user", "plugin"]
 MAIN_MODEL = "main"
 FAST_MODEL = "fast"
+VISION_MODEL = "visionModel"  # the settings' vision model (the `vision` type's)
 AGENT_TOOL_NAME = AGENT
 # Never given to a subagent: it has no user to talk to and may not spawn agents itself.
 SUBAGENT_EXCLUDED_TOOLS = frozenset(
@@ -191,17 +192,21 @@ def _scan(directory: Path, source: AgentSource, found: _Found, namespace: str = 
 
 
 # req: AG1
-def load_subagents(paths: WavePaths, extra: Sequence[ExtraRoot] = ()) -> SubagentCatalog:
-    """Built-in and custom types, plugins' after the project's and the user's (blocking file
-    reads: call in a thread from a coroutine)."""
+def load_subagents(
+    paths: WavePaths,
+    extra: Sequence[SubagentDefinition] = (),
+    plugin_roots: Sequence[ExtraRoot] = (),
+) -> SubagentCatalog:
+    """Built-in types (and the `extra` built-in ones the settings enable), custom types and the
+    enabled plugins' (`plugin:name`) (blocking file reads: call in a thread from a coroutine)."""
     # req: AG2
     found = _Found()
     project_dir, user_dir = paths.agent_dirs
     _scan(project_dir, "project", found)
     _scan(user_dir, "user", found)
-    for root in extra:
+    for root in plugin_roots:
         _scan(root.folder, "plugin", found, root.namespace)
-    for builtin in BUILTIN_AGENTS:
+    for builtin in (*BUILTIN_AGENTS, *extra):
         found.by_name.setdefault(builtin.name, builtin)
     return SubagentCatalog(tuple(found.by_name.values()), tuple(found.warnings))
 

@@ -21,7 +21,14 @@ from wave_tui.agent import events as ev
 from wave_tui.agent.commands import CommandRegistry, parse_command
 from wave_tui.agent.compaction_flow import CompactionFlow
 from wave_tui.agent.conversation import Conversation
-from wave_tui.agent.extensions import ContextSource, Extensions, ToolCallInfo, ToolGuard, ToolLock
+from wave_tui.agent.extensions import (
+    ContextSource,
+    Extensions,
+    ToolCallInfo,
+    ToolGuard,
+    ToolLock,
+    ToolPreparer,
+)
 from wave_tui.agent.model_gateway import ModelTarget
 from wave_tui.agent.request import RequestBuilder, SystemPrompt
 from wave_tui.agent.tool_executor import ToolExecutor, ToolPipeline, running_subagent
@@ -33,6 +40,7 @@ from wave_tui.features.memory.injection_hook import MemoryInjectionHook
 from wave_tui.features.subagents.definitions import (
     FAST_MODEL,
     MAIN_MODEL,
+    VISION_MODEL,
     SubagentDefinition,
     new_agent_id,
     tools_for,
@@ -118,6 +126,14 @@ class _Lock:
         return self._lock.lock_for(call)
 
 
+class _Preparer:
+    def __init__(self, preparer: ToolPreparer) -> None:
+        self._preparer = preparer
+
+    async def before_run(self, call: ToolCallInfo) -> None:
+        await self._preparer.before_run(call)
+
+
 class _NoCompaction(CompactionFlow):
     """A subagent's run is one task: it is not compacted into a session of its own."""
 
@@ -139,6 +155,8 @@ class SubagentLoopRunner:
             return service.settings.fast_model or main
         if definition.model == MAIN_MODEL:
             return main
+        if definition.model == VISION_MODEL:
+            return service.settings.vision_model or main
         return definition.model
 
     # req: AG4
@@ -154,6 +172,8 @@ class SubagentLoopRunner:
             out.add(_Guard(guard))
         for lock in parent.locks:
             out.add(_Lock(lock))
+        for preparer in parent.preparers:  # a subagent's edits are checkpointed with the turn's
+            out.add(_Preparer(preparer))
         return out
 
     async def run(self, definition: SubagentDefinition, prompt: str, description: str) -> str:

@@ -21,7 +21,11 @@ from wave_tui.agent.commands import Command
 from wave_tui.agent.extensions import Extension
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
-from wave_tui.features.subagents.definitions import SubagentCatalog, load_subagents
+from wave_tui.features.subagents.definitions import (
+    SubagentCatalog,
+    SubagentDefinition,
+    load_subagents,
+)
 from wave_tui.features.subagents.tool import AgentTool, SubagentRunner
 from wave_tui.features.tasks.background_notices import BackgroundNotifier
 from wave_tui.features.tasks.commands import agents_command, tasks_command
@@ -100,11 +104,12 @@ def build_task_features(
     messages: Callable[[], Sequence[Message]],
     bindings: TaskBindings,
     background: BackgroundManager | None = None,
+    extra_agents: Sequence[SubagentDefinition] = (),
 ) -> TaskFeatures:
     """Blocking (reads `.wave/agents/*.md`): call at session construction, not in a coroutine."""
     store = TaskStore(paths, default_list_id(session_id()))
     background = background or BackgroundManager(paths.background_dir)
-    catalog = load_subagents(paths)
+    catalog = load_subagents(paths, extra_agents)
     fetcher = WebFetcher() if bindings.answer is not None else None
     tools: list[Tool] = [
         *task_tools(store),
@@ -125,6 +130,9 @@ def build_task_features(
         reminder=TaskReminderSource(store, messages),
         notifier=BackgroundNotifier(background, bindings.aborting),
         fetcher=fetcher,
-        commands=[tasks_command(store, background), agents_command(lambda: load_subagents(paths))],
+        commands=[
+            tasks_command(store, background),
+            agents_command(lambda: load_subagents(paths, extra_agents)),
+        ],
         _tools=tools,
     )

@@ -17,6 +17,7 @@ from wave_tui.agent import events as ev
 from wave_tui.agent.service import AgentService
 from wave_tui.agent.sessions import session_chain
 from wave_tui.config.settings import EffectiveSettings, PermissionMode, resolve_max_input_tokens
+from wave_tui.features.images.vision import vision_agents
 from wave_tui.features.subagents.runner import SubagentLoopRunner
 from wave_tui.features.tasks.parts import TaskBindings, TaskFeatures, build_task_features
 from wave_tui.llm.options import apply_model_options
@@ -129,6 +130,7 @@ def install_work(service: AgentService) -> TaskFeatures:
         lambda: service.messages,
         bindings,
         service.background,
+        vision_agents(service.settings),
     )
     for extension in features.extensions:
         service.add_extension(extension)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, cast
 
 from textual.app import ComposeResult
@@ -69,6 +70,7 @@ PROMPT_PLACEHOLDER = (
 
 
 PROMPT_RETURNED = "not sent: the message is back in the input"
+DOUBLE_ESCAPE_S = 0.8  # two Esc presses closer than this are one "Esc Esc"
 
 
 class ChatScreen(Screen[None]):
@@ -79,6 +81,8 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+l", "focus_prompt", "Prompt", id="focus-prompt"),
         Binding("shift+tab", "cycle_mode", "Mode", id="cycle-mode", priority=True, show=False),
         Binding("ctrl+o", "toggle_output", "Output", id="toggle-output", show=False),
+        # Idle, on an empty input: the second Esc in a row opens /rewind.
+        Binding("escape", "rewind_keys", "Rewind", id="rewind-escape", show=False),
     ]
 
     def __init__(self) -> None:
@@ -86,6 +90,7 @@ class ChatScreen(Screen[None]):
         self._assistants: dict[str, AssistantMessage] = {}
         self._tools: dict[str, ToolBlock] = {}
         self._shells = ShellBlocks()
+        self._last_escape = 0.0
 
     @property
     def wave(self) -> WaveApp:
@@ -109,6 +114,8 @@ class ChatScreen(Screen[None]):
         prompt.recall = self.wave.session.unqueue_last
         prompt.completer = self._complete
         prompt.save = self.wave.session.input.remember
+        prompt.image_paste = self.wave.session.input.pasted_image
+        prompt.clipboard_image = self._clipboard_image
         popup = self.query_one("#command-popup", CommandPopup)
         popup.choices = self.wave.session.input.command_choices
         prompt.popup = popup
@@ -118,6 +125,12 @@ class ChatScreen(Screen[None]):
         self.refresh_status()
         prompt.focus()
         self.call_after_refresh(self._start_loading_history)  # not shown in the first frame
+
+    async def _clipboard_image(self) -> str | None:
+        pasted = await self.wave.session.input.paste_clipboard_image()
+        if pasted.problem is not None:
+            await self._append(NoticeLine(pasted.problem, "image"))
+        return pasted.reference
 
     def _start_loading_history(self) -> None:
         self.run_worker(self._load_history(), group="history", exit_on_error=False)
@@ -219,6 +232,12 @@ class ChatScreen(Screen[None]):
         return (app.model_label or status.model) if status.configured else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "rewind_keys":
+            session = self.wave.session
+            if not session.available or self.query_one("#prompt", HistoryInput).text:
+                return False
+            status = session.status()
+            return not (status.busy or status.queue)
         if action == "abort_turn":
             # Shown, and acting, only while there is a turn to stop (else Ctrl+C falls through
             # to the app, and Esc to whatever else binds it).
@@ -230,15 +249,40 @@ class ChatScreen(Screen[None]):
     # req: CV6
     # req: UX19
     def action_abort_turn(self) -> None:
-        """Esc or Ctrl+C during a turn: stop it, and drop what waits behind it, saying so."""
+        """Esc or Ctrl+C during a turn: stop it; what waited behind it goes back to the input,
+        one message a line, to edit or send again (as Claude Code does): nothing typed is lost."""
         session = self.wave.session
-        dropped = len(session.status().queue)
+        queued = session.status().queue
         session.clear_queue()
         session.abort()
-        if dropped:
+        if queued:
+            self._return_to_input("\n".join(queued))
             log = self.query_one("#chat-log", ChatLog)
-            log.mount(NoticeLine(f"dropped {dropped} queued message{'s' * (dropped > 1)}"))
+            count = len(queued)
+            log.mount(NoticeLine(f"{count} queued message{'s' * (count > 1)} back in the input"))
             log.follow()
+
+    def _return_to_input(self, text: str) -> None:
+        """`text` into the input, after what is being typed there."""
+        prompt = self.query_one("#prompt", HistoryInput)
+        prompt.value = f"{prompt.value}\n{text}" if prompt.value.strip() else text
+        prompt.move_cursor(prompt.document.end)
+
+    # req: RW2
+    def action_rewind_keys(self) -> None:
+        """Esc Esc on an empty input, nothing running: the /rewind dialog."""
+        now = time.monotonic()
+        if now - self._last_escape <= DOUBLE_ESCAPE_S:
+            self._last_escape = 0.0
+            self.wave.open_command_screen("rewind", "")
+        else:
+            self._last_escape = now
+
+    def put_back(self, text: str) -> None:
+        """A rewound message's text, back in the input to edit and send again."""
+        prompt = self.query_one("#prompt", HistoryInput)
+        prompt.value = text
+        prompt.focus()
 
     def _interrupt(self) -> bool:
         """Ctrl+C in the input: True when a turn was there to stop."""
@@ -353,9 +397,7 @@ class ChatScreen(Screen[None]):
             case ev.ErrorOccurred(message=message):
                 await self._append(ErrorLine(message))
             case ev.PromptFailed(text=text):  # back in the input, to edit and send again
-                prompt = self.query_one("#prompt", HistoryInput)
-                prompt.value = f"{prompt.value}\n{text}" if prompt.value.strip() else text
-                prompt.move_cursor(prompt.document.end)
+                self._return_to_input(text)
                 await self._append(NoticeLine(PROMPT_RETURNED))
             case ev.TurnEnded(status="aborted"):
                 await self._append(NoticeLine("interrupted — the turn was stopped"))

@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 from textual.worker import Worker
 
-from wave_tui.session.types import EntryError, MemoryEntry
+from wave_tui.session.types import CheckError, ConsolidationPlan, EntryError, MemoryEntry
 from wave_tui.tui.editor import open_in_editor
 from wave_tui.tui.format import age_label, one_line
 from wave_tui.tui.memory_view import (
@@ -34,7 +34,9 @@ from wave_tui.tui.memory_view import (
     missing_note,
     preview_body,
     stale_reminder,
+    use_note,
 )
+from wave_tui.tui.screens.confirm_action import ConfirmAction
 from wave_tui.tui.screens.dialogs import ConfirmDelete
 from wave_tui.tui.screens.memory_runs import InboxScreen, RunsScreen
 from wave_tui.tui.widgets.footer import Footer
@@ -49,13 +51,15 @@ COLUMNS = (
     Column("type", "Type", 10, optional=True),
     Column("scope", "Scope", 7, optional=True),
     Column("age", "Age", 5),
-    Column("flag", "", 7),
+    Column("flag", "", 8),
 )
 # Keys of the list that act; any other printable key typed in the list goes to the filter.
-LIST_KEYS = frozenset("derui")
+LIST_KEYS = frozenset("deruic")
 # Their actions: shown in the footer only while the list has the focus (in the filter, the
 # letters are typed).
-LIST_ACTIONS = frozenset({"delete_memory", "edit_memory", "reload", "show_runs", "show_inbox"})
+LIST_ACTIONS = frozenset(
+    {"delete_memory", "edit_memory", "reload", "show_runs", "show_inbox", "consolidate"}
+)
 RULE_STATUS = {
     "always": ("active: every turn", "bold $success"),
     "conditional": ("active when a matching file is in context", "bold $success"),
@@ -71,6 +75,7 @@ class MemoryScreen(Screen[None]):
         Binding("r", "reload", "Reload", id="reload-memory"),
         Binding("u", "show_runs", "Runs", id="show-extraction-runs"),
         Binding("i", "show_inbox", "Inbox", id="show-memory-inbox"),
+        Binding("c", "consolidate", "Consolidate", id="consolidate-memory"),
         Binding("escape", "focus_table", "List", id="focus-memory-list", show=False),
     ]
 
@@ -228,6 +233,13 @@ class MemoryScreen(Screen[None]):
             activation = self._activation(entry)
             if activation:
                 parts += ["\n", (activation, "$success")]
+        elif entry.status is not None:  # a path-scoped memory (its index line always loads)
+            patterns = (entry.reason or "").split(": ", 1)[-1]
+            parts += ["\n", ("loads when a matching file is read", "bold $success")]
+            parts += ["\n", (patterns, "$text-muted")]
+        use = use_note(entry)
+        if use:
+            parts += ["\n", (use, "bold $warning" if entry.unused else "$text-muted")]
         meta.update(Content.assemble(*parts))
         reminder = stale_reminder(entry)
         stale.display = reminder is not None
@@ -281,6 +293,38 @@ class MemoryScreen(Screen[None]):
 
     def action_show_inbox(self) -> None:
         self.app.push_screen(InboxScreen())
+
+    # req: MM5
+    def action_consolidate(self) -> None:
+        self.run_worker(
+            self._consolidate(), group="consolidate", exclusive=True, exit_on_error=False
+        )
+
+    async def _consolidate(self) -> None:
+        """The plan first (asked before anything changes); applied, its run opens with the diff
+        (`r` reverts it), or the inbox in review mode."""
+        memory = self.wave.session.memory
+        try:
+            planned = await memory.consolidation_plan()
+        except CheckError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        if not planned.steps:
+            self.notify("Nothing to consolidate.", markup=False)
+            return
+        changes = "\n".join(f"• {line}" for line in planned.summary())
+        confirm = ConfirmAction("Consolidate memory?", changes, "Apply (y)")
+        if await self.app.push_screen_wait(confirm):
+            await self._apply_consolidation(planned)
+
+    async def _apply_consolidation(self, planned: ConsolidationPlan) -> None:
+        done = await self.wave.session.memory.consolidate(planned)
+        if done.run is not None:
+            self.notify(f"Consolidated: {len(done.plan.steps)} change(s); r reverts", markup=False)
+            self.app.push_screen(RunsScreen())
+        else:
+            self.notify(f"{len(done.pending)} change(s) waiting for review", markup=False)
+            self.app.push_screen(InboxScreen())
 
     # req: UX7
     def on_input_changed(self, event: Input.Changed) -> None:

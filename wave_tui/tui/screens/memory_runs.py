@@ -233,7 +233,7 @@ class InboxScreen(_ListWithDiff):
     async def _load(self) -> None:
         items = await self.wave.session.memory.inbox()
         self.items = {item.id: item for item in items}
-        rows = [ListRow(i.id, (i.relative, when(i.created_at))) for i in items]
+        rows = [ListRow(i.id, (_shown(i), when(i.created_at))) for i in items]
         table = self.query_one(RowList)
         table.set_rows(rows, keep=table.cursor_key)
         self.summary(f"{len(items)} pending  ·  a accepts, x rejects the selected file")
@@ -252,8 +252,10 @@ class InboxScreen(_ListWithDiff):
         if item is None:
             return
         state = "new file" if item.before is None else "changes an existing file"
+        if item.scope == "team":  # accepting writes the repository's file, for the user to commit
+            state += "  ·  team memory (.wave/memory/): commit it after accepting"
         meta = Content.assemble(
-            (item.relative, "bold"), "\n", (f"{when(item.created_at)}  ·  {state}", "$text-muted")
+            (_shown(item), "bold"), "\n", (f"{when(item.created_at)}  ·  {state}", "$text-muted")
         )
         self.show(meta + "\n", diff_content(item.diff()))
 
@@ -295,3 +297,8 @@ def _state(run: Run) -> str:
     if run.kind == "revert":
         return "revert"
     return "error" if run.error else ""
+
+
+def _shown(item: PendingWrite) -> str:
+    """The file a proposal writes; a team proposal is marked `team`."""
+    return f"team: {item.relative}" if item.scope == "team" else item.relative

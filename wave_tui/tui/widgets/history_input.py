@@ -58,6 +58,7 @@ class HistoryInput(TextArea):
         Binding("ctrl+r", "search_history", "Search history", show=False, id="history-search"),
         Binding("ctrl+c", "clear_or_quit", "Clear", show=False, id="prompt-clear"),
         Binding("tab", "complete", "Complete", show=False, id="prompt-complete"),
+        Binding("ctrl+v", "paste_image", "Paste image", show=False, id="prompt-paste-image"),
     ]
 
     @record(frozen=False)
@@ -97,6 +98,10 @@ class HistoryInput(TextArea):
         # Writes one sent message to the persistent history; `_unsaved` waits for it.
         self.save: Callable[[str], Awaitable[None]] | None = None
         self._unsaved: list[str] = []
+        # A pasted image file path becomes the `@path` this returns (None: paste as it is).
+        self.image_paste: Callable[[str], str | None] | None = None
+        # Ctrl+V: the clipboard's image, as the `@path` to insert (the screen says why not).
+        self.clipboard_image: Callable[[], Awaitable[str | None]] | None = None
 
     # -- the value ---------------------------------------------------------------------------
     @property
@@ -110,6 +115,26 @@ class HistoryInput(TextArea):
     def _show(self, text: str) -> None:
         self.load_text(text)
         self.move_cursor(self.document.end)
+
+    # -- pasting -----------------------------------------------------------------------------
+    # req: IM2
+    async def _on_paste(self, event: events.Paste) -> None:
+        # Textual calls TextArea's own handler after this one (it walks the classes), unless
+        # the default is prevented: only an image path is taken here.
+        reference = self.image_paste(event.text) if self.image_paste is not None else None
+        if reference is not None:
+            event.stop()
+            event.prevent_default()
+            self.insert(reference)
+
+    # req: IM3
+    async def action_paste_image(self) -> None:
+        if self.clipboard_image is None:
+            self.action_paste()
+            return
+        reference = await self.clipboard_image()
+        if reference is not None:
+            self.insert(reference)
 
     # -- keys --------------------------------------------------------------------------------
     # req: CV2

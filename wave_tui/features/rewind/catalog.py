@@ -1,0 +1,188 @@
+"""The project's sessions as `wave sessions` shows them: list, show, fork, delete, and the
+extraction runs a rewound conversation may take back.
+
+A fork is a byte copy of the transcript (and its checkpoints) under a new id; the original is not
+touched. Where a session came from (the session it was compacted from, or forked from) is its
+`parent`. Deleting a session removes its transcript, its subagent transcripts and its
+checkpoints, and is refused while a running wave holds it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+from wave_tui.agent.command_handling import first_prompt
+from wave_tui.agent.sessions import SUBAGENTS_FOLDER, full_thread, list_sessions, session_chain
+from wave_tui.agent.transcript import new_session_id, transcript_for
+from wave_tui.config.paths import WavePaths, safe_component
+from wave_tui.config.records import record
+from wave_tui.features.rewind.rewind import RewindPoint, epoch, rewind_points
+from wave_tui.features.rewind.running import running_sessions
+from wave_tui.features.rewind.store import read_session_meta, write_session_meta
+from wave_tui.memory.runs import Run, list_runs
+
+FORKED_FROM = "forked_from"
+
+
+class UnknownSession(LookupError):
+    """No transcript of this project has that id."""
+
+
+class SessionInUse(RuntimeError):
+    """A running wave holds the session."""
+
+
+@record
+class SessionRow:
+    id: str
+    created: str
+    last_active: str
+    messages: int
+    model: str | None
+    first_prompt: str
+    parent: str | None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "created": self.created,
+            "last_active": self.last_active,
+            "messages": self.messages,
+            "model": self.model,
+            "first_prompt": self.first_prompt,
+            "parent": self.parent,
+        }
+
+
+@record
+class SessionDetail:
+    id: str
+    messages: tuple[RewindPoint, ...]
+    compactions: tuple[dict[str, object], ...]
+    subagents: tuple[str, ...]
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "messages": [{"n": p.n, "text": p.text, "at": p.at} for p in self.messages],
+            "compactions": list(self.compactions),
+            "subagents": list(self.subagents),
+        }
+
+
+def iso(stamp: float) -> str:
+    return datetime.fromtimestamp(stamp, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def check_session(paths: WavePaths, session_id: str) -> None:
+    """Raises UnknownSession (one line) for an id with no transcript here."""
+    try:
+        exists = transcript_for(paths, session_id).path.is_file()
+    except ValueError:
+        exists = False
+    if not exists or safe_component(session_id) != session_id:
+        raise UnknownSession(f"no session {session_id!r} for this project")
+
+
+# req: RW4
+def session_rows(paths: WavePaths) -> list[SessionRow]:
+    rows = []
+    for info in list_sessions(paths):
+        meta = read_session_meta(paths.checkpoint_dir(info.id))
+        model, forked = meta.get("model"), meta.get(FORKED_FROM)
+        rows.append(
+            SessionRow(
+                id=info.id,
+                created=iso(info.created),
+                last_active=iso(info.last_active),
+                messages=info.message_count,
+                model=model if isinstance(model, str) else None,
+                first_prompt=first_prompt(info),
+                parent=info.parent_id or (forked if isinstance(forked, str) else None),
+            )
+        )
+    return rows
+
+
+# req: RW4
+def session_detail(paths: WavePaths, session_id: str) -> SessionDetail:
+    check_session(paths, session_id)
+    compactions: tuple[dict[str, object], ...] = tuple(
+        {"at": m.timestamp, "summary": " ".join(m.content.split())[:80]}
+        for m in full_thread(paths, session_id)
+        if m.kind == "compress"
+    )
+    subagents: list[str] = []
+    for sid in session_chain(paths, session_id):
+        folder = paths.project_dir / sid / SUBAGENTS_FOLDER
+        with contextlib.suppress(OSError):
+            subagents += sorted(p.stem for p in folder.glob("*.jsonl"))
+    return SessionDetail(
+        session_id, tuple(rewind_points(paths, session_id)), compactions, tuple(subagents)
+    )
+
+
+# req: RW4
+# req: RW5
+def fork_session(paths: WavePaths, session_id: str) -> str:
+    """A new session continuing from a copy of `session_id` (the original is only read)."""
+    check_session(paths, session_id)
+    new_id = new_session_id()
+    source = transcript_for(paths, session_id).path
+    target = transcript_for(paths, new_id).path
+    tmp = target.with_name(f".{target.name}.tmp")
+    shutil.copyfile(source, tmp)  # never a link: the fork's appends must not reach the original
+    os.replace(tmp, target)
+    checkpoints = paths.checkpoint_dir(session_id)
+    if checkpoints.is_dir():
+        shutil.copytree(checkpoints, paths.checkpoint_dir(new_id), copy_function=_link_or_copy)
+    write_session_meta(paths.checkpoint_dir(new_id), **{FORKED_FROM: session_id})
+    return new_id
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    """Blobs are never changed in place: one on disk serves both sessions."""
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+# req: RW8
+def delete_session(paths: WavePaths, session_id: str) -> list[Path]:
+    """Remove the transcript, its subagent transcripts and its checkpoints."""
+    check_session(paths, session_id)
+    pid = running_sessions(paths).get(session_id)
+    if pid is not None:
+        raise SessionInUse(f"session {session_id} is in use by a running wave (pid {pid})")
+    transcript = transcript_for(paths, session_id)
+    removed = []
+    for path in (transcript.path, transcript.corrupt_path):
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+            removed.append(path)
+    for folder in (paths.project_dir / session_id, paths.checkpoint_dir(session_id)):
+        if folder.is_dir() and not folder.is_symlink():
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
+# req: RW6
+def runs_since(paths: WavePaths, session_id: str, target: RewindPoint) -> list[Run]:
+    """Extraction runs of this session (or the ones it was compacted from) made from that
+    message's turn on and not reverted yet, newest first."""
+    chain = set(session_chain(paths, session_id))
+    since = epoch(target.at)
+    return [
+        run
+        for run in list_runs(paths.project_dir)
+        if run.kind == "extraction"
+        and run.session_id in chain
+        and run.started_at >= since
+        and run.reverted_by is None
+    ]

@@ -1,0 +1,116 @@
+"""Which OAuth an HTTP/SSE MCP server connects with: none, ask-first, stored tokens, or consent.
+
+- The user set an `Authorization` header: that header, no OAuth.
+- No tokens stored: `AskFirst` — a server that answers 401 is "needs authorization", nothing
+  is registered nor asked (a session start, `wave -p`).
+- Tokens stored for this URL: the SDK's provider with them (refreshed before expiry); when they
+  cannot be refreshed the server is "needs authorization" again — asked once, not in a loop.
+- `Consent` (`/mcp auth NAME`, `wave mcp auth NAME`): a fresh authorization with a loopback
+  redirect on 127.0.0.1; `show` gets the URL the user must open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from wave_tui.mcp.config import RemoteServer
+from wave_tui.mcp.oauth_store import ServerTokens
+from wave_tui.net.mcp_oauth import (
+    AskFirst,
+    AuthorizationNeeded,
+    LoopbackRedirect,
+    RefreshingProvider,
+    auth_failure,
+)
+
+# How long an authorization waits for the browser to come back.
+CONSENT_WAIT_S = 300.0
+# A stored client without a redirect URI never reaches the grant (it raises first); any loopback
+# URI does for the SDK's check.
+_NO_REDIRECT = "http://127.0.0.1/callback"
+
+Auth = AskFirst | RefreshingProvider
+
+
+@dataclass(frozen=True)
+class Consent:
+    """The user asked to authorize: `show` gets the authorization URL (print, notify, open)."""
+
+    show: Callable[[str], Awaitable[None]]
+    wait_s: float = CONSENT_WAIT_S
+
+
+def _has_own_authorization(config: RemoteServer) -> bool:
+    return any(k.lower() == "authorization" for k in config.headers)
+
+
+# req: MO1
+@asynccontextmanager
+async def server_auth(
+    config: RemoteServer, auth_file: Path | None, consent: Consent | None
+) -> AsyncIterator[Auth | None]:
+    if auth_file is None or _has_own_authorization(config):
+        yield None
+        return
+    if consent is None:
+        stored = await asyncio.to_thread(ServerTokens, auth_file, config.name, config.url)
+        if not stored.has_tokens():
+            yield AskFirst()
+            return
+        provider: RefreshingProvider | None = None
+
+        async def refuse(_url: str) -> None:
+            failed = provider is not None and provider.context.current_tokens is None
+            raise AuthorizationNeeded("the token could not be refreshed" if failed else "")
+
+        async def never() -> tuple[str, str | None]:
+            raise AuthorizationNeeded("")
+
+        provider = RefreshingProvider(
+            config.url, stored.redirect_uri() or _NO_REDIRECT, stored, refuse, never
+        )
+        yield provider
+        return
+    loopback = LoopbackRedirect()
+    redirect_uri = await loopback.start()
+    fresh = ServerTokens(auth_file, config.name, config.url, fresh=True)
+
+    async def wait() -> tuple[str, str | None]:
+        return await asyncio.wait_for(loopback.wait(), consent.wait_s)
+
+    try:
+        yield RefreshingProvider(config.url, redirect_uri, fresh, consent.show, wait)
+    finally:
+        await loopback.aclose()
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for sub in exc.exceptions for leaf in _leaves(sub)]
+    return [exc]
+
+
+def auth_problem(  # req: MO1
+    exc: BaseException, consent: Consent | None
+) -> tuple[str | None, str | None]:
+    """(why authorization is needed, None), (None, the one-line OAuth failure), or (None, None)
+    when `exc` is not about authorization. During a consent every failure is the flow's."""
+    from mcp.client.auth import OAuthFlowError, OAuthRegistrationError, OAuthTokenError
+
+    from wave_tui.net.mcp_oauth import AuthorizationRefused
+
+    leaves = [e for e in _leaves(exc) if not isinstance(e, asyncio.CancelledError)]
+    for leaf in leaves:
+        if isinstance(leaf, AuthorizationNeeded):
+            return str(leaf), None
+    oauth = (OAuthFlowError, OAuthTokenError, OAuthRegistrationError, AuthorizationRefused)
+    for leaf in leaves:
+        if isinstance(leaf, oauth):
+            return None, auth_failure(leaf)
+    if consent is not None and leaves:
+        return None, auth_failure(leaves[0])
+    return None, None

@@ -1,0 +1,102 @@
+"""A server's resources and prompts: listed when it is ready, listed again when it says so.
+
+Only what the server's `initialize` answer offers is asked (`capabilities.resources`,
+`capabilities.prompts`); a list that fails costs one `last_error`, never the connection.
+Reading a resource and getting a prompt go through `mcp.connection.ServerConnection.session()`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+from mcp import ClientSession, McpError, types
+
+from wave_tui.config.records import record
+
+
+@record
+class RemoteResource:
+    uri: str
+    name: str
+    description: str
+    mime_type: str | None
+
+
+@record
+class PromptArgument:
+    name: str
+    description: str
+    required: bool
+
+
+@record
+class RemotePrompt:
+    name: str
+    description: str
+    arguments: tuple[PromptArgument, ...]
+
+
+async def _all_pages(list_page: Any, field: str) -> list[Any]:
+    found: list[Any] = []
+    cursor: str | None = None
+    while True:
+        page = await list_page(params=types.PaginatedRequestParams(cursor=cursor))
+        found.extend(getattr(page, field))
+        cursor = page.nextCursor
+        if not cursor:
+            return found
+
+
+class RemoteLists:
+    def __init__(self) -> None:
+        self.resources: tuple[RemoteResource, ...] = ()
+        self.prompts: tuple[RemotePrompt, ...] = ()
+        self.has_resources = False
+        self.has_prompts = False
+        self.error: str | None = None
+        self.stale = asyncio.Event()
+
+    # req: MO3
+    async def load(self, session: ClientSession, capabilities: types.ServerCapabilities) -> None:
+        self.has_resources = capabilities.resources is not None
+        self.has_prompts = capabilities.prompts is not None
+        try:
+            if self.has_resources:
+                listed = await _all_pages(session.list_resources, "resources")
+                self.resources = tuple(
+                    RemoteResource(str(r.uri), r.name, r.description or "", r.mimeType)
+                    for r in listed
+                )
+            if self.has_prompts:
+                found = await _all_pages(session.list_prompts, "prompts")
+                self.prompts = tuple(
+                    RemotePrompt(
+                        p.name,
+                        p.description or "",
+                        tuple(
+                            PromptArgument(a.name, a.description or "", bool(a.required))
+                            for a in p.arguments or ()
+                        ),
+                    )
+                    for p in found
+                )
+        except McpError as exc:
+            self.error = f"listing resources/prompts failed: {exc.error.message}"
+
+    async def follow(
+        self, session: ClientSession, limit_s: float, on_change: Callable[[], None]
+    ) -> None:
+        """List again after each `list_changed` notification (runs with the session)."""
+        while True:
+            await self.stale.wait()
+            self.stale.clear()
+            capabilities = types.ServerCapabilities(
+                resources=types.ResourcesCapability() if self.has_resources else None,
+                prompts=types.PromptsCapability() if self.has_prompts else None,
+            )
+            with anyio.move_on_after(limit_s):
+                await self.load(session, capabilities)
+            on_change()
