@@ -84,14 +84,15 @@ class PluginAccess:
         await remove_market(self.paths, name)
 
     async def offered(self, market: str) -> list[OfferedPlugin]:
-        known = known_markets(self.paths).get(market)
+        known = (await asyncio.to_thread(known_markets, self.paths)).get(market)
         if known is None:
             raise PluginError(f"unknown marketplace {market!r}")
         try:
             listing = await asyncio.to_thread(read_marketplace, known.install_location)
         except ValueError as exc:
             raise PluginError(str(exc)) from exc
-        installed = {(r.name, r.marketplace): r for r in list_plugins(self.paths)}
+        rows = await asyncio.to_thread(list_plugins, self.paths)
+        installed = {(r.name, r.marketplace): r for r in rows}
         return [
             OfferedPlugin(p.name, market, p.description, p.version, installed.get((p.name, market)))
             for p in listing.plugins
