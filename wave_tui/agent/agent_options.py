@@ -31,3 +31,5 @@ class AgentOptions:
     max_rounds_per_turn: int | None = None
     # `wave --worktree NAME`: the session starts in that git worktree (made when missing).
     worktree: str | None = None
+    # Plugin folders the program loads as enabled (the SDK's `plugins`), besides the installed.
+    plugin_dirs: tuple[Path, ...] = ()

@@ -42,9 +42,16 @@ def commands_help() -> str:
 
     from wave_tui.cli.mcp_cmd import mcp_parser_help
     from wave_tui.cli.memory_cmd import command_parsers
+    from wave_tui.cli.plugin_cmd import plugin_parser_help
     from wave_tui.cli.sessions_cmd import command_parsers as sessions_parsers
 
-    parsers = [*command_parsers(), _context_parser_help(), *sessions_parsers(), mcp_parser_help()]
+    parsers = [
+        *command_parsers(),
+        _context_parser_help(),
+        *sessions_parsers(),
+        mcp_parser_help(),
+        plugin_parser_help(),
+    ]
     rows = [(usage_line(p), text) for p, text in parsers]
     width = min(max(len(usage) for usage, _ in rows), COMMAND_COLUMN)
     indent = " " * (width + 4)
@@ -272,6 +279,10 @@ def _main(argv: list[str] | None) -> int:
         from wave_tui.cli.mcp_cmd import run_mcp_command
 
         return run_mcp_command(argv[1:])
+    if argv and argv[0] == "plugin":
+        from wave_tui.cli.plugin_cmd import run_plugin_command
+
+        return run_plugin_command(argv[1:])
     args = build_parser().parse_args(argv)
     if args.version:
         print(f"wave {__version__}")

@@ -222,6 +222,29 @@ class WavePaths:
             (self.home / ".claude" / kind, "user"),
         ]
 
+    # -- plugins and their markets (`~/.wave/plugins/`) -----------------------------------------
+    @property
+    def plugins_dir(self) -> Path:
+        return self.wave_home / "plugins"
+
+    @property
+    def known_marketplaces_file(self) -> Path:
+        return self.plugins_dir / "known_marketplaces.json"
+
+    @property
+    def installed_plugins_file(self) -> Path:
+        return self.plugins_dir / "installed_plugins.json"
+
+    @property
+    def plugin_cache_dir(self) -> Path:
+        """`cache/<market>/<name>/<version>/`: one installed plugin version each."""
+        return self.plugins_dir / "cache"
+
+    @property
+    def marketplaces_dir(self) -> Path:
+        """`marketplaces/<name>/`: the checkout of a market added from git."""
+        return self.plugins_dir / "marketplaces"
+
     @property
     def trust_file(self) -> Path:
         return self.wave_home / "trust.json"

@@ -158,6 +158,13 @@ class McpManager:
         config = self._configs.get(name)
         return config.kind if config is not None else None
 
+    async def remove(self, name: str) -> None:
+        """Stop a server and forget it (its plugin was disabled)."""
+        await self._stop(name)
+        self._configs.pop(name, None)
+        self._connections.pop(name, None)
+        self._changed()
+
     async def _stop(self, name: str) -> None:
         conn, task = self._connections.get(name), self._tasks.pop(name, None)
         if conn is not None:

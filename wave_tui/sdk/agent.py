@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import inspect
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -60,6 +60,10 @@ class _Language(ContextSourceBase):
         return [] if settings.language else [self.section]
 
 
+def _plugin_dirs(workdir: Path, plugins: Sequence[Mapping[str, Any]]) -> tuple[Path, ...]:
+    return tuple((workdir / Path(p["path"]).expanduser()).resolve() for p in plugins)
+
+
 def _answer(result: object) -> PermissionAnswer:
     """`{"behavior": "allow"|"deny", "message"?}` or 004's `{"allowed": bool}`."""
     if isinstance(result, dict):
@@ -104,6 +108,8 @@ class Agent:
             max_input_tokens=checked.max_input_tokens,
             allowed_tools=checked.allowed_tools,
             disallowed_tools=checked.disallowed_tools,
+            # `plugins: [{"path": …}]`: loaded as enabled, the program's own (nothing to trust)
+            plugin_dirs=_plugin_dirs(checked.workdir, checked.plugins),
         )
         layer: dict[str, Any] = {}
         if checked.hooks is not None:

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from wave_tui.session.memory_consolidate import consolidate, consolidation_plan
     from wave_tui.session.memory_review import MemoryReview, near_duplicates
     from wave_tui.session.picker import SessionPicker
+    from wave_tui.session.plugins import PluginAccess
     from wave_tui.session.rewind import ProjectSessions, SessionRewind
     from wave_tui.session.ui_queries import size_text
     from wave_tui.tools.tasks.store import Task
@@ -65,6 +66,7 @@ _LAZY = {
     "consolidate": "wave_tui.session.memory_consolidate",
     "consolidation_plan": "wave_tui.session.memory_consolidate",
     "size_text": "wave_tui.session.ui_queries",
+    "PluginAccess": "wave_tui.session.plugins",
     "ProjectSessions": "wave_tui.session.rewind",
 }
 
@@ -86,6 +88,7 @@ __all__ = [
     "AgentSession",
     "MemoryAccess",
     "MemoryReview",
+    "PluginAccess",
     "ProjectSessions",
     "check_memory",
     "consolidate",

@@ -24,6 +24,8 @@ from wave_tui.features.memory.extraction import (
 from wave_tui.features.memory.freshness_hook import FreshnessHook
 from wave_tui.features.memory.injection_hook import MemoryInjectionHook
 from wave_tui.features.memory.path_memory_hook import PathMemoryHook
+from wave_tui.features.plugins.active import ActivePlugins
+from wave_tui.features.plugins.wiring import install_plugin_sync, plugin_sources
 from wave_tui.features.rewind.wiring import install_checkpoints
 from wave_tui.features.tasks.wiring import install_work
 from wave_tui.features.telemetry.wiring import install_telemetry_if_on
@@ -79,22 +81,29 @@ def create_service_with_extensions(
     install_work(service)  # tasks, plan mode, subagents, background, questions, web
     install_images(service)  # `@img.png` in a prompt
     install_web_search(service)  # WebSearch, while settings `webSearch` names a backend
-    extras = install_extensibility(service, service.commands)
-    install_mcp(service)
+    plugins = plugin_sources(service)  # enabled plugins: more roots and layers for the loaders
+    extras = install_extensibility(service, service.commands, plugins)
+    install_mcp(service, plugins.mcp_layers())
     install_worktrees(service)  # EnterWorktree / ExitWorktree, `wave --worktree`
     install_cron(service)  # CronCreate / CronDelete / CronList, /loop
-    install_lsp_if_configured(service)
+    install_lsp_if_configured(service, plugins)
     install_checkpoints(service)
+    install_plugin_sync(service, plugins)
     install_telemetry_if_on(service)  # last: it closes after the fork it reports on
     return service, extras
 
 
-def install_lsp_if_configured(service: AgentService) -> None:
-    """Language servers, only when a settings file names one: otherwise no LSP module loads."""
-    if any(layer.data.get("lspServers") for layer in service.store.layers()):
-        from wave_tui.features.lsp.wiring import install_lsp  # only with servers configured
+def install_lsp_if_configured(service: AgentService, plugins: ActivePlugins) -> None:
+    """Language servers, only when a settings file or a plugin names one: otherwise no LSP
+    module loads."""
+    from_plugins = plugins.lsp_layers()
+    if from_plugins or any(layer.data.get("lspServers") for layer in service.store.layers()):
+        from wave_tui.features.lsp.config import merge
+        from wave_tui.features.lsp.wiring import install_lsp, settings_servers
+        from wave_tui.features.plugins.wiring import plugin_lsp_config
 
-        install_lsp(service)
+        own = settings_servers(service)
+        install_lsp(service, merge([plugin_lsp_config(plugins), own]) if from_plugins else own)
 
 
 def fork_host(service: AgentService) -> ForkHost:

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from wave_tui.session.memory_check import CheckError
     from wave_tui.session.memory_consolidate import Consolidated
     from wave_tui.session.memory_review import ReviewError
+    from wave_tui.session.plugins import MarketRow, OfferedPlugin, PluginError, PluginRow
     from wave_tui.session.rewind import (
         BASH_NOTE,
         CodeRewind,
@@ -114,6 +115,10 @@ _HOMES = {
     "Run": "wave_tui.session.memory_access",
     "RunError": "wave_tui.session.memory_access",
     "ReviewError": "wave_tui.session.memory_review",
+    "MarketRow": "wave_tui.session.plugins",
+    "OfferedPlugin": "wave_tui.session.plugins",
+    "PluginError": "wave_tui.session.plugins",
+    "PluginRow": "wave_tui.session.plugins",
     "BASH_NOTE": "wave_tui.session.rewind",
     "CodeRewind": "wave_tui.session.rewind",
     "FileRestore": "wave_tui.session.rewind",
@@ -187,16 +192,20 @@ __all__ = [
     "LocalModelError",
     "LocalPlan",
     "LocalUnavailable",
+    "MarketRow",
     "MemoryEntry",
     "MemoryScope",
     "Message",
     "ModelChoice",
     "ModelMenu",
+    "OfferedPlugin",
     "PendingWrite",
     "PermissionMode",
     "PermissionPreview",
     "PermissionState",
     "PlanDecision",
+    "PluginError",
+    "PluginRow",
     "PreparedCompaction",
     "Question",
     "QuestionAnswer",

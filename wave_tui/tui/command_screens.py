@@ -48,6 +48,11 @@ class CommandScreens:
             from wave_tui.tui.compaction import preview_compaction
 
             preview_compaction(self.app, args.strip() or None)
+        if name == "plugin":
+            from wave_tui.session.facade import PluginAccess
+            from wave_tui.tui.screens.plugins import PluginScreen
+
+            self.app.push_screen(PluginScreen(PluginAccess(self.app.session.paths)))
             return True
         return False
 

@@ -232,9 +232,7 @@ def test_not_a_git_repository(model_server: ModelServer, project: Path) -> None:
 
 
 @pytest.mark.req("WT1")
-def test_a_repository_without_commits_is_one_line(
-    model_server: ModelServer, project: Path
-) -> None:
+def test_a_repository_without_commits_is_one_line(model_server: ModelServer, project: Path) -> None:
     git(project, "init", "-q", "-b", "main")
     model_server.enqueue(tool_call("EnterWorktree", {"name": "x"}), text("ok"))
     proc = run_wave("-p", "go", *BYPASS, cwd=project, server=model_server)

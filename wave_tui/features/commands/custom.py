@@ -9,7 +9,7 @@ asks; `wave -p` is the invoker's trust) — without trust the command still runs
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from wave_tui.agent.commands import Command, CommandResult, PromptExpansion
@@ -17,10 +17,12 @@ from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
 from wave_tui.config.trust import TrustStore
 from wave_tui.features.commands.markdown_files import (
+    ExtraRoot,
     MarkdownCache,
     expand_arguments,
     str_list,
     walk_markdown,
+    walk_root,
 )
 
 
@@ -54,37 +56,46 @@ class CustomCommands:
         warn: Callable[[str], None],
         trust: TrustStore,
         label: Callable[[Path], str] = str,
+        extra_roots: Callable[[], Sequence[ExtraRoot]] = list,
     ) -> None:
         self.paths = paths
         self.trust = trust
         self._cache = MarkdownCache(warn, label)
+        self._extra_roots = extra_roots  # plugins' commands, after the project's and the user's
+
+    def _files(self) -> Iterator[tuple[str, Path, str]]:
+        """(name, file, scope) of every command file, highest precedence first."""
+        for folder, scope in self.paths.command_dirs:
+            for path in walk_markdown(folder):
+                yield command_name(path.relative_to(folder)), path, scope
+        for root in self._extra_roots():
+            for path, relative in walk_root(root):
+                yield f"{root.namespace}:{command_name(relative)}", path, root.scope
 
     def load(self) -> list[CustomCommand]:
         """Every command, the first folder (highest precedence) winning a name."""
         # req: CS1
         found: dict[str, CustomCommand] = {}
-        for folder, scope in self.paths.command_dirs:
-            for path in walk_markdown(folder):
-                name = command_name(path.relative_to(folder))
-                if name in found:
-                    continue
-                fm = self._cache.load(path)
-                if fm is None:
-                    continue
-                model = fm.get_str("model") or None
-                found[name] = CustomCommand(
-                    name=name,
-                    path=path,
-                    scope=scope,
-                    body=fm.body,
-                    # /help and the `/` popup list every command with a description.
-                    description=fm.get_str("description")
-                    or _first_line(fm.body)
-                    or f"Custom command in {path.name}",
-                    argument_hint=fm.get_str("argument-hint"),
-                    allowed_tools=str_list(fm.data.get("allowed-tools")),
-                    model=model,
-                )
+        for name, path, scope in self._files():
+            if name in found:
+                continue
+            fm = self._cache.load(path)
+            if fm is None:
+                continue
+            model = fm.get_str("model") or None
+            found[name] = CustomCommand(
+                name=name,
+                path=path,
+                scope=scope,
+                body=fm.body,
+                # /help and the `/` popup list every command with a description.
+                description=fm.get_str("description")
+                or _first_line(fm.body)
+                or f"Custom command in {path.name}",
+                argument_hint=fm.get_str("argument-hint"),
+                allowed_tools=str_list(fm.data.get("allowed-tools")),
+                model=model,
+            )
         return list(found.values())
 
     def commands(self) -> Sequence[Command]:

@@ -8,6 +8,7 @@ project's hooks run (trust mode "ask"); `wave -p` runs them (the invoker's trust
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wave_tui.agent.commands import CommandRegistry
 from wave_tui.agent.service import AgentService
@@ -16,8 +17,11 @@ from wave_tui.config.settings import display_path
 from wave_tui.config.trust import TrustMode, TrustStore
 from wave_tui.features.commands.custom import CustomCommands
 from wave_tui.features.commands.skills import Skills
-from wave_tui.features.user_hooks import SessionInfo, SessionSource, UserHooks, live_layers
+from wave_tui.features.user_hooks import Layer, SessionInfo, SessionSource, UserHooks, live_layers
 from wave_tui.features.user_hooks.listing import hooks_command
+
+if TYPE_CHECKING:
+    from wave_tui.features.plugins.active import ActivePlugins
 
 
 @record
@@ -29,9 +33,12 @@ class Extensibility:
 
 
 def install_extensibility(
-    service: AgentService, registry: CommandRegistry | None = None
+    service: AgentService,
+    registry: CommandRegistry | None = None,
+    plugins: ActivePlugins | None = None,
 ) -> Extensibility:
-    """Build the user extensions for `service`, plug them in, register their commands."""
+    """Build the user extensions for `service`, plug them in, register their commands; the
+    enabled `plugins` add their commands, skills and hooks to the same loaders."""
     paths = service.paths
     mode: TrustMode = "invoker" if service.options.headless else "ask"  # req: HK10
     trust = TrustStore(paths.trust_file, mode)
@@ -45,9 +52,15 @@ def install_extensibility(
     source: SessionSource = (
         "resume" if service.options.continue_last or service.options.resume else "startup"
     )
+    settings_layers = live_layers(service.store, paths)
+
+    def hook_layers() -> list[Layer]:
+        extra = [] if plugins is None else [Layer(*layer) for layer in plugins.hook_layers()]
+        return [*settings_layers(), *extra]
+
     hooks = UserHooks(
         project_root=paths.project_root,
-        layers=live_layers(service.store, paths),
+        layers=hook_layers,
         session=lambda: SessionInfo(service.session_id, service.transcript.path),
         notify=warn,
         trust=trust,
@@ -55,8 +68,12 @@ def install_extensibility(
         env=lambda: service.settings.env,
         label=label,
     )
-    commands = CustomCommands(paths, warn, trust, label)
-    skills = Skills(paths, warn, label)
+    if plugins is None:
+        commands = CustomCommands(paths, warn, trust, label)
+        skills = Skills(paths, warn, label)
+    else:
+        commands = CustomCommands(paths, warn, trust, label, plugins.command_roots)
+        skills = Skills(paths, warn, label, plugins.skill_roots)
     service.add_extension(hooks)
     service.add_extension(skills)
     registry = registry or CommandRegistry()

@@ -28,6 +28,16 @@ class MarkdownFile:
     frontmatter: Frontmatter
 
 
+@record
+class ExtraRoot:
+    """A folder of commands, skills or agents from outside the project's own folders (a plugin):
+    its names are `namespace:name`."""
+
+    folder: Path  # or one Markdown file
+    scope: str
+    namespace: str
+
+
 _Sig = tuple[int, int]
 
 
@@ -85,6 +95,15 @@ def walk_markdown(folder: Path) -> Iterator[Path]:
         for name in sorted(files):
             if name.endswith(".md"):
                 yield Path(root) / name
+
+
+def walk_root(root: ExtraRoot) -> Iterator[tuple[Path, Path]]:
+    """(file, its name's relative path) for each `*.md` of an extra root (a file: itself)."""
+    if root.folder.is_file():
+        yield root.folder, Path(root.folder.name)
+        return
+    for path in walk_markdown(root.folder):
+        yield path, path.relative_to(root.folder)
 
 
 def split_arguments(args: str) -> list[str]:

@@ -22,7 +22,7 @@ from wave_tui.features.commands.builtin_skills import (
     builtin_arguments,
     fill_builtin,
 )
-from wave_tui.features.commands.markdown_files import MarkdownCache, expand_arguments
+from wave_tui.features.commands.markdown_files import ExtraRoot, MarkdownCache, expand_arguments
 from wave_tui.llm.types import Message
 from wave_tui.permissions.tool_table import SKILL
 from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
@@ -64,25 +64,40 @@ class Skill:
 
 class Skills:
     def __init__(
-        self, paths: WavePaths, warn: Callable[[str], None], label: Callable[[Path], str] = str
+        self,
+        paths: WavePaths,
+        warn: Callable[[str], None],
+        label: Callable[[Path], str] = str,
+        extra_roots: Callable[[], Sequence[ExtraRoot]] = list,
     ) -> None:
         self.paths = paths
         self._cache = MarkdownCache(warn, label)
         self._tool = SkillTool(self)
+        self._extra_roots = extra_roots  # plugins' skills, after the project's and the user's
+
+    def _roots(self) -> list[tuple[Path, str, str]]:
+        """(root, scope, name prefix) of every skill root, highest precedence first."""
+        own = [(root, scope, "") for root, scope in self.paths.skill_dirs]
+        return own + [(r.folder, r.scope, f"{r.namespace}:") for r in self._extra_roots()]
 
     # req: SK1
     def load(self) -> list[Skill]:
         """Every skill by name; the first root (project `.wave` first) wins a name, and the
         built-in skills come last (a user or project skill of the same name replaces one)."""
         found: dict[str, Skill] = {}
-        for root, scope in [*self.paths.skill_dirs, (BUILTIN_SKILLS_DIR, BUILTIN_SCOPE)]:
+        for root, scope, prefix in [*self._roots(), (BUILTIN_SKILLS_DIR, BUILTIN_SCOPE, "")]:
             if not root.is_dir():
                 continue
             for folder in sorted(p for p in root.iterdir() if p.is_dir()):
                 fm = self._cache.load(folder / SKILL_FILE)
                 if fm is None:
                     continue
-                name = fm.get_str("name") or folder.name
+                own = fm.get_str("name")
+                # A plugin's skill is `/plugin:name`: a display name with spaces (common in
+                # Claude Code plugins) cannot be typed, so its folder names it.
+                if not own or (prefix and any(c.isspace() for c in own)):
+                    own = folder.name
+                name = prefix + own
                 if name in found:
                     continue
                 disabled = fm.data.get("disable-model-invocation") is True

@@ -32,10 +32,12 @@ if TYPE_CHECKING:
     from wave_tui.mcp.manager import McpManager, ServerStatus
 
 
-def read_mcp_config(service: AgentService) -> McpConfig:  # req: MC1
-    """Servers from `.mcp.json` first, then the settings files (later layers win by name)."""
+def read_mcp_config(service: AgentService, extra: Sequence[Layer] = ()) -> McpConfig:  # req: MC1
+    """Servers from `extra` (plugins) first, then `.mcp.json`, then the settings files (later
+    layers win by name)."""
     layer, problem = read_mcp_json(service.paths.project_mcp_json)
-    layers: list[Layer] = [layer] if layer is not None else []
+    layers: list[Layer] = [*extra]
+    layers += [layer] if layer is not None else []
     layers += [(s.path, s.scope, s.data) for s in service.store.layers()]
     environ = service.options.environ if service.options.environ is not None else os.environ
     config = load_servers(layers, environ)
@@ -137,6 +139,33 @@ class McpWiring(ContextSourceBase, SessionObserverBase, TurnObserverBase):
         if self.manager is not None and servers:
             self.manager.add(servers)
 
+    # -- plugins enabled or disabled during the session ----------------------------------------
+    async def follow_plugins(self, config: McpConfig, before: set[str]) -> None:
+        """Start the servers of `config` not running yet (a project plugin's once trusted) and
+        stop those of `before` that it no longer names."""
+        for line in config.problems:
+            self._service.notify("warning", line)
+        names = {s.name for s in config.servers}
+        if self.manager is not None:
+            for name in sorted(before - names):
+                await self.manager.remove(name)
+        new = [s for s in config.servers if s.name not in before]
+        project = [s for s in new if s.needs_trust]
+        ready = [s for s in new if not s.needs_trust]
+        if project:
+            root = self._service.paths.project_root
+            if self._trust.request(root, "mcp", trust_items(project)) is None:
+                ready += project
+            else:
+                self._untrusted += project
+        if not ready:
+            return
+        if self.manager is None:
+            self._build(ready)
+            self.start()
+        else:
+            self.manager.add(ready)
+
     # -- ToolProvider --------------------------------------------------------------------------
     def tools(self) -> list[Tool]:  # req: MC3
         if self.manager is None:
@@ -186,11 +215,11 @@ class McpWiring(ContextSourceBase, SessionObserverBase, TurnObserverBase):
             await self.manager.aclose()
 
 
-def install_mcp(service: AgentService) -> McpWiring:
-    """Read the servers and plug the wiring in (config problems: one warning line each, told
-    at `start()`)."""
+def install_mcp(service: AgentService, extra: Sequence[Layer] = ()) -> McpWiring:
+    """Read the servers (plugins' `extra` layers first) and plug the wiring in (config problems:
+    one warning line each, told at `start()`)."""
     mode: TrustMode = "invoker" if service.options.headless else "ask"
-    config = read_mcp_config(service)
+    config = read_mcp_config(service, extra)
     wiring = McpWiring(service, config, TrustStore(service.paths.trust_file, mode))
     service.add_extension(wiring)
     return wiring

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import field
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Literal
 
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
+from wave_tui.features.commands.markdown_files import ExtraRoot
 from wave_tui.memory.frontmatter import parse_frontmatter
 from wave_tui.permissions.tool_table import (
     AGENT,
@@ -35,7 +36,7 @@ from wave_tui.permissions.tool_table import (
 )
 from wave_tui.tools.base import Tool
 
-AgentSource = Literal["built-in", "project", "user"]
+AgentSource = Literal["built-in", "project", "user", "plugin"]
 MAIN_MODEL = "main"
 FAST_MODEL = "fast"
 VISION_MODEL = "visionModel"  # the settings' vision model (the `vision` type's)
@@ -182,9 +183,12 @@ def parse_agent_file(path: Path, text: str, source: AgentSource) -> SubagentDefi
     return SubagentDefinition(name, description, body, tools, model, False, source, path)
 
 
-def _scan(directory: Path, source: AgentSource, found: _Found) -> None:
+def _scan(directory: Path, source: AgentSource, found: _Found, namespace: str = "") -> None:
     try:
-        files = sorted(p for p in directory.glob("*.md") if p.is_file())
+        if directory.is_file():
+            files = [directory]
+        else:
+            files = sorted(p for p in directory.glob("*.md") if p.is_file())
     except OSError:
         return
     for path in files:
@@ -198,18 +202,26 @@ def _scan(directory: Path, source: AgentSource, found: _Found) -> None:
         if isinstance(parsed, str):
             found.warnings.append(parsed)
         else:
+            if namespace:  # a plugin's agent is `plugin:name`
+                parsed = replace(parsed, name=f"{namespace}:{parsed.name}")
             found.by_name.setdefault(parsed.name, parsed)
 
 
 # req: AG1
-def load_subagents(paths: WavePaths, extra: Sequence[SubagentDefinition] = ()) -> SubagentCatalog:
-    """Built-in types (and the `extra` built-in ones the settings enable) and custom types
-    (blocking file reads: call in a thread from a coroutine)."""
+def load_subagents(
+    paths: WavePaths,
+    extra: Sequence[SubagentDefinition] = (),
+    plugin_roots: Sequence[ExtraRoot] = (),
+) -> SubagentCatalog:
+    """Built-in types (and the `extra` built-in ones the settings enable), custom types and the
+    enabled plugins' (`plugin:name`) (blocking file reads: call in a thread from a coroutine)."""
     # req: AG2
     found = _Found()
     project_dir, user_dir = paths.agent_dirs
     _scan(project_dir, "project", found)
     _scan(user_dir, "user", found)
+    for root in plugin_roots:
+        _scan(root.folder, "plugin", found, root.namespace)
     for builtin in (*BUILTIN_AGENTS, *extra):
         found.by_name.setdefault(builtin.name, builtin)
     return SubagentCatalog(tuple(found.by_name.values()), tuple(found.warnings))

@@ -80,10 +80,14 @@ class AgentTool(TypedTool[AgentArgs]):
         *,
         background: BackgroundManager | None = None,
     ) -> None:
-        self.catalog = catalog
         self.runner = runner
         self.background = background
         self.limit = limit or asyncio.Semaphore(SUBAGENT_CONCURRENCY)
+        self.use_catalog(catalog)
+
+    def use_catalog(self, catalog: SubagentCatalog) -> None:
+        """The types offered from now on (plugins enabled or disabled since)."""
+        self.catalog = catalog
         self.description = f"{DESCRIPTION_HEAD}\n{describe_types(catalog)}"
 
     @property

@@ -44,6 +44,7 @@ class Layer:
     path: Path
     scope: Scope
     data: Mapping[str, Any]
+    env: tuple[tuple[str, str], ...] = ()  # added to each of its hooks' environment (plugins)
 
 
 @record
@@ -55,6 +56,7 @@ class HookSpec:
     run_async: bool
     source: Path
     scope: Scope
+    env: tuple[tuple[str, str], ...] = ()
 
     @property
     def from_project(self) -> bool:
@@ -149,6 +151,7 @@ def _group(
                 run_async,
                 layer.path,
                 layer.scope,
+                layer.env,
             )
         )
     return out

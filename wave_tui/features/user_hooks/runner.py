@@ -71,7 +71,7 @@ async def run_hook(
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             cwd=cwd,
-            env=dict(env),
+            env={**env, **dict(spec.env)},
             start_new_session=True,
         )
     except OSError as exc:
