@@ -255,6 +255,7 @@ class PromptAttachments(Protocol):
     async def attach(self, message: Message) -> Message: ...
 
 
+@runtime_checkable
 class WorkdirObserver(Protocol):
     """Follows the session's working directory when it moves (into a worktree and back): the
     tools' working directory itself is the main pipeline's (`AgentService.move_workdir`)."""

@@ -16,7 +16,7 @@ from typing import TextIO
 
 from wave_tui.cli.process import PipeParser
 from wave_tui.config.paths import WavePaths, display_path
-from wave_tui.session.mcp_admin import (
+from wave_tui.session.facade import (
     ADD_SCOPES,
     McpAdminError,
     ServerEntry,

@@ -49,6 +49,20 @@ if TYPE_CHECKING:
     from wave_tui.session.browser import MemoryBrowserAccess
     from wave_tui.session.editable_settings import SettingsAccess
     from wave_tui.session.grants import PermissionAccess
+    from wave_tui.session.mcp_admin import (
+        ADD_SCOPES,
+        McpAdminError,
+        ServerEntry,
+        add_server,
+        authorization_stored,
+        authorize,
+        configured,
+        find,
+        logout,
+        new_entry,
+        parse_pairs,
+        remove_server,
+    )
     from wave_tui.session.memory_check import check_memory
     from wave_tui.session.memory_consolidate import consolidate, consolidation_plan
     from wave_tui.session.memory_review import MemoryReview, near_duplicates
@@ -68,6 +82,18 @@ _LAZY = {
     "size_text": "wave_tui.session.ui_queries",
     "PluginAccess": "wave_tui.session.plugins",
     "ProjectSessions": "wave_tui.session.rewind",
+    "ADD_SCOPES": "wave_tui.session.mcp_admin",
+    "McpAdminError": "wave_tui.session.mcp_admin",
+    "ServerEntry": "wave_tui.session.mcp_admin",
+    "add_server": "wave_tui.session.mcp_admin",
+    "authorization_stored": "wave_tui.session.mcp_admin",
+    "authorize": "wave_tui.session.mcp_admin",
+    "configured": "wave_tui.session.mcp_admin",
+    "find": "wave_tui.session.mcp_admin",
+    "logout": "wave_tui.session.mcp_admin",
+    "new_entry": "wave_tui.session.mcp_admin",
+    "parse_pairs": "wave_tui.session.mcp_admin",
+    "remove_server": "wave_tui.session.mcp_admin",
 }
 
 
@@ -85,23 +111,35 @@ def __getattr__(name: str) -> Any:
 Listener = Callable[[ev.AgentEvent], None]
 
 __all__ = [
+    "ADD_SCOPES",
     "AgentSession",
+    "McpAdminError",
     "MemoryAccess",
     "MemoryReview",
     "PluginAccess",
     "ProjectSessions",
+    "ServerEntry",
+    "add_server",
+    "authorization_stored",
+    "authorize",
     "check_memory",
+    "configured",
     "consolidate",
     "consolidation_plan",
     "create_service",
     "create_session",
+    "find",
     "key_argument",
+    "logout",
     "near_duplicates",
+    "new_entry",
     "parse_command",
+    "parse_pairs",
     "parse_rule_list",
     "plan_local_endpoint",
     "prepare_local_endpoint",
     "preview_body",
+    "remove_server",
     "shell_run_of",
     "shown_text",
     "size_text",
