@@ -33,7 +33,7 @@ KEYS = (
     ("Enter", "send; Shift+Enter or Ctrl+J: a new line"),
     ("↑ / ↓, Ctrl+R", "input history; search it"),
     ("Shift+Tab", "cycle the mode: default, accept edits, plan"),
-    ("Esc", "stop the turn or !cmd, and drop the queue"),
+    ("Esc", "stop the turn or !cmd; queued messages come back to the input"),
     ("Ctrl+O", "open or close the newest Thinking or output"),
     ("Tab", "walk the chat's blocks; Enter or Space opens"),
     ("Ctrl+C", "stop the turn; idle: clear, twice if empty: quit"),

@@ -25,11 +25,11 @@ def install_checkpoints(service: AgentService) -> CheckpointHook:
     service.add_extension(hook)
     service.commands.register(
         Command(
-            "rewind", "undo to before a message: code, conversation or both", _elsewhere("rewind")
+            "rewind", "Undo to before a message: code, conversation or both", _elsewhere("rewind")
         )
     )
     service.commands.register(
-        Command("fork", "continue in a copy of this conversation", _elsewhere("fork"))
+        Command("fork", "Continue in a copy of this conversation", _elsewhere("fork"))
     )
     return hook
 
