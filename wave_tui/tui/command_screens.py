@@ -48,6 +48,7 @@ class CommandScreens:
             from wave_tui.tui.compaction import preview_compaction
 
             preview_compaction(self.app, args.strip() or None)
+            return True
         if name == "plugin":
             from wave_tui.session.facade import PluginAccess
             from wave_tui.tui.screens.plugins import PluginScreen
