@@ -3,8 +3,10 @@ replaced by a fast-model summary (a `compress` block) and the last API rounds ar
 
 Pure pieces (grouping, splitting, request building, the circuit breaker) plus one async
 `compact()` that runs the summary request; the restoration appended to the summary is
-`restoration.py`, and fitting all of it to a small window is `compaction_budget.py`. The
-conversation loop decides *when* and persists.
+`restoration.py` (which also fits it to a small window, with `context_window.py`). The
+conversation loop decides *when* and persists. Compaction you can see (MM7): a prepared
+compaction describes what it keeps and drops and its summary draft (`CompactionPreview`), and
+every summary message records one line per message it dropped.
 """
 
 from __future__ import annotations
@@ -315,3 +317,67 @@ async def compact(
         usage=reply.usage,
         summarised_count=len(to_summarise),
     )
+
+
+# -- compaction you can see (MM7): what a prepared compaction keeps and drops ------------
+
+LINE_CHARS = 100  # each kept or dropped message is described on one line of this length
+META_COMPACTION = "compaction"
+
+
+# req: MM7
+@record
+class CompactionPreview:
+    """What the preview shows: the messages kept verbatim, those summarised away, the draft."""
+
+    kept: list[str]
+    dropped: list[str]
+    summary: str
+
+
+def _one_line(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1] + "…"
+
+
+def describe_message(message: Message) -> str:
+    """One line naming a message: who said it and how it starts."""
+    if message.kind == "compress":
+        return "earlier summary: " + _one_line(message.content)
+    if message.role == "tool":
+        return f"tool result ({message.tool_name or 'tool'}): {_one_line(message.content)}"
+    if message.role == "assistant":
+        calls = ", ".join(call.name for call in message.tool_calls)
+        text = _one_line(message.content)
+        if calls:
+            return f"assistant: {text} [calls {calls}]" if text else f"assistant: calls {calls}"
+        return f"assistant: {text}"
+    if message.is_meta:
+        return "context: " + _one_line(message.content)
+    return "you: " + _one_line(message.content)
+
+
+def dropped_messages(before: Sequence[Message], kept: Sequence[Message]) -> list[Message]:
+    """The messages of `before` that the compaction does not keep verbatim."""
+    kept_ids = {m.id for m in kept}
+    return [m for m in before if m.id not in kept_ids]
+
+
+def with_edited_summary(compress: Message, old_summary: str, summary: str) -> Message:
+    """The summary message with `summary` in place of the draft; the restoration after it (the
+    files, plan and skills brought back) stays as it was."""
+    content = compress.content
+    at = content.find(RESTORATION_HEADING)
+    if content.startswith(old_summary.strip()):
+        rest = content[len(old_summary.strip()) :].lstrip("\n")
+    else:  # the draft was cut to fit the window: keep whatever follows it
+        rest = content[at:] if at >= 0 else ""
+    text = summary.strip()
+    return compress.model_copy(update={"content": f"{text}\n\n{rest}" if rest else text})
+
+
+# req: MM7
+def with_dropped_record(compress: Message, dropped: Sequence[str], kept: int) -> Message:
+    """The summary message carrying the record of what this compaction dropped."""
+    record_meta: dict[str, Any] = {"dropped": list(dropped), "kept": kept}
+    return compress.model_copy(update={"meta": {**compress.meta, META_COMPACTION: record_meta}})

@@ -25,15 +25,13 @@ from wave_tui.agent.compaction import (
     Budget,
     CompactionBreaker,
     CompactionError,
+    CompactionPreview,
     CompactionResult,
     compact,
-    recent_read_files,
-    should_compact,
-)
-from wave_tui.agent.compaction_preview import (
-    CompactionPreview,
     describe_message,
     dropped_messages,
+    recent_read_files,
+    should_compact,
     with_dropped_record,
     with_edited_summary,
 )

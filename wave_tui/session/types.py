@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from wave_tui.agent.agent_options import AgentOptions
     from wave_tui.agent.commands import CommandResult
+    from wave_tui.agent.compaction import CompactionPreview
     from wave_tui.agent.compaction_flow import PreparedCompaction
-    from wave_tui.agent.compaction_preview import CompactionPreview
     from wave_tui.agent.local_shell import ShellRun
     from wave_tui.agent.service import AgentService, TurnResult
     from wave_tui.agent.sessions import SessionInfo
@@ -82,7 +82,7 @@ _HOMES = {
     "AgentOptions": "wave_tui.agent.agent_options",
     "CommandResult": "wave_tui.agent.commands",
     "PreparedCompaction": "wave_tui.agent.compaction_flow",
-    "CompactionPreview": "wave_tui.agent.compaction_preview",
+    "CompactionPreview": "wave_tui.agent.compaction",
     "ShellRun": "wave_tui.agent.local_shell",
     "AgentService": "wave_tui.agent.service",
     "TurnResult": "wave_tui.agent.service",
