@@ -163,6 +163,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# req: WT1
+def _worktree_problem(name: str | None) -> str | None:
+    """A `--worktree` name that cannot be one is a usage error, said before anything starts."""
+    if name is None:
+        return None
+    from wave_tui.session.facade import worktree_name_problem
+
+    return worktree_name_problem(name)
+
+
 def fail(message: str, code: int = EXIT_FAILED) -> int:
     print(f"wave: {message}", file=sys.stderr, flush=True)
     return code
@@ -293,7 +303,7 @@ def _main(argv: list[str] | None) -> int:
         from wave_tui.acp.server import serve
 
         return asyncio.run(serve())
-    problem = _script_options(args)
+    problem = _script_options(args) or _worktree_problem(args.worktree)
     if problem is not None:
         return fail(problem, EXIT_USAGE)
     # req: AC5

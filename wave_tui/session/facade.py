@@ -46,6 +46,7 @@ from wave_tui.session.status_tracker import StatusTracker
 if TYPE_CHECKING:
     from wave_tui.agent.compaction_flow import PreparedCompaction
     from wave_tui.features.memory.context_report import ContextReport
+    from wave_tui.features.worktrees.git_worktrees import worktree_name_problem
     from wave_tui.session.browser import MemoryBrowserAccess
     from wave_tui.session.editable_settings import SettingsAccess
     from wave_tui.session.grants import PermissionAccess
@@ -82,6 +83,7 @@ _LAZY = {
     "size_text": "wave_tui.session.ui_queries",
     "PluginAccess": "wave_tui.session.plugins",
     "ProjectSessions": "wave_tui.session.rewind",
+    "worktree_name_problem": "wave_tui.features.worktrees.git_worktrees",
     "ADD_SCOPES": "wave_tui.session.mcp_admin",
     "McpAdminError": "wave_tui.session.mcp_admin",
     "ServerEntry": "wave_tui.session.mcp_admin",
@@ -145,6 +147,7 @@ __all__ = [
     "size_text",
     "stale_reminder",
     "stored_tool_result",
+    "worktree_name_problem",
 ]
 
 

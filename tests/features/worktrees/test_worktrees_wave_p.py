@@ -220,6 +220,17 @@ def test_bad_names_are_one_line_and_leave_nothing(
 
 
 @pytest.mark.req("WT1")
+@pytest.mark.parametrize("name", ["a/b", "..", "has space"])
+def test_a_bad_worktree_option_is_a_usage_error_before_anything_starts(
+    model_server: ModelServer, repo: Path, name: str
+) -> None:
+    proc = run_wave("-p", "go", "--worktree", name, cwd=repo, server=model_server)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("wave: invalid worktree name") and proc.stderr.count("\n") == 1
+    assert not model_server.requests and not (repo / ".wave" / "worktrees").exists()
+
+
+@pytest.mark.req("WT1")
 def test_not_a_git_repository(model_server: ModelServer, project: Path) -> None:
     model_server.enqueue(tool_call("EnterWorktree", {"name": "x"}), text("ok"))
     proc = run_wave("-p", "go", *BYPASS, cwd=project, server=model_server)

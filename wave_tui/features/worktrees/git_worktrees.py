@@ -63,6 +63,15 @@ def check_name(name: str) -> str:
     return name
 
 
+def worktree_name_problem(name: str) -> str | None:
+    """Why `name` cannot name a worktree, or None (the command line says it before starting)."""
+    try:
+        check_name(name)
+    except WorktreeError as exc:
+        return str(exc)
+    return None
+
+
 def new_name() -> str:
     """A name for a worktree the model did not name."""
     return f"wt-{secrets.token_hex(3)}"
