@@ -21,8 +21,9 @@ from wave_tui.config.records import record
 
 # The scope given to the `.mcp.json` layer; project-scoped servers must be trusted once in the app.
 MCP_JSON_SCOPE = ".mcp.json"
-# Settings layers whose file is committed with the project (same trust as project hooks).
-TRUSTED_ONLY_AFTER_PROMPT_SCOPES = frozenset({MCP_JSON_SCOPE, "project"})
+# Settings layers whose file comes with the project folder (same trust as project hooks): a
+# repository can commit `.wave/settings.local.json` as easily as `.wave/settings.json`.
+TRUSTED_ONLY_AFTER_PROMPT_SCOPES = frozenset({MCP_JSON_SCOPE, "project", "local"})
 SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
