@@ -45,7 +45,8 @@ def schema_problem(raw: object) -> str | None:
         return f"its input schema is {size:,} bytes (at most {INPUT_SCHEMA_MAX_BYTES:,})"
     if raw.get("type", "object") != "object":
         return "its input schema does not describe an object"
-    from jsonschema import SchemaError, validators  # with the first server: an mcp dependency  # type: ignore[import-untyped]
+    # Imported with the first server (an mcp dependency), never at start-up.
+    from jsonschema import SchemaError, validators  # type: ignore[import-untyped]
 
     try:
         validators.validator_for(raw).check_schema(raw)
