@@ -68,7 +68,8 @@ class CustomCommands:
                 name = command_name(path.relative_to(folder))
                 if name in found:
                     continue
-                fm = self._cache.load(path)
+                inside = self.paths.project_root if scope == "project" else None
+                fm = self._cache.load(path, inside)
                 if fm is None:
                     continue
                 model = fm.get_str("model") or None
