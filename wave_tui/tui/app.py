@@ -34,6 +34,7 @@ from wave_tui.tui.asks_and_progress import (
 from wave_tui.tui.command_screens import CommandScreens
 from wave_tui.tui.css_state import CssState, css_state
 from wave_tui.tui.format import one_line, show_path
+from wave_tui.config.terminal_text import neutralise_value
 from wave_tui.tui.messages import AgentEventPosted
 from wave_tui.tui.review_count import ReviewCount
 from wave_tui.tui.screens.chat import ChatScreen
@@ -254,7 +255,9 @@ class WaveApp(App[None]):
         await self.session.close()
 
     def _forward(self, event: ev.AgentEvent) -> None:
-        self.post_message(AgentEventPosted(event))
+        # Every text an event carries came from the model, a tool, a server or a file: shown
+        # only neutralised (a control sequence must not retitle, clear or rewrite the screen).
+        self.post_message(AgentEventPosted(neutralise_value(event)))
 
     async def _watch(self) -> None:
         async for _settings in self.session.settings.watch():
