@@ -71,12 +71,13 @@ def neutralise_value(value: _T, _depth: int = 0) -> _T:
     elif hasattr(type(value), "model_fields") and hasattr(value, "model_copy"):
         # A pydantic model (the conversation's messages): copied with the changed fields.
         updates = {}
-        for name in type(value).model_fields:
-            old = getattr(value, name)
+        model: Any = value
+        for name in type(model).model_fields:
+            old = getattr(model, name)
             new = neutralise_value(old, _depth + 1)
             if new is not old and new != old:
                 updates[name] = new
-        result = value.model_copy(update=updates) if updates else value
+        result = model.model_copy(update=updates) if updates else value
     return result  # type: ignore[no-any-return]
 
 

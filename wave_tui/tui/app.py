@@ -24,6 +24,7 @@ from wave_tui.config.clock import system_clock
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
 from wave_tui.config.settings import SettingsStore
+from wave_tui.config.terminal_text import neutralise_value
 from wave_tui.session.facade import AgentSession
 from wave_tui.session.types import AddResult, AgentService, EntryError, MemoryScope
 from wave_tui.tui.asks_and_progress import (
@@ -34,7 +35,6 @@ from wave_tui.tui.asks_and_progress import (
 from wave_tui.tui.command_screens import CommandScreens
 from wave_tui.tui.css_state import CssState, css_state
 from wave_tui.tui.format import one_line, show_path
-from wave_tui.config.terminal_text import neutralise_value
 from wave_tui.tui.messages import AgentEventPosted
 from wave_tui.tui.review_count import ReviewCount
 from wave_tui.tui.screens.chat import ChatScreen
