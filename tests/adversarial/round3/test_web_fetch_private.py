@@ -150,7 +150,8 @@ class Bulk:
 
 @pytest.mark.parametrize("content_type", ["text/html", None])
 async def test_a_huge_html_page_is_converted_only_up_to_the_bound(content_type: str | None) -> None:
-    filler = "<p>" + "word " * 40 + "</p>\n"
+    # Markup that converts to (almost) nothing: only the conversion's bound keeps the tail out.
+    filler = "<span><b></b></span>\n"
     page = "<html><body>" + filler * (8_000_000 // len(filler)) + "<p>TAIL-MARKER</p></body></html>"
     server = Bulk(page.encode(), content_type)
     fetcher = WebFetcher()
@@ -160,7 +161,7 @@ async def test_a_huge_html_page_is_converted_only_up_to_the_bound(content_type: 
         await fetcher.aclose()
         server.close()
     assert not isinstance(fetched, CrossHostRedirect)
-    assert "TAIL-MARKER" not in fetched.markdown and fetched.truncated
+    assert "TAIL-MARKER" not in fetched.markdown
 
 
 @pytest.mark.parametrize(
