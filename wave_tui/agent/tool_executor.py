@@ -157,7 +157,11 @@ class ToolPipeline:
         extensions = self._extensions
         profile = answer.profile
         ctx = self._contexts.build(
-            abort, profile.env, profile.output_limit_bytes, call.facts.target
+            abort,
+            profile.env,
+            profile.output_limit_bytes,
+            call.facts.target,
+            profile.command_prefix,
         )
         async with contextlib.AsyncExitStack() as locks:
             try:

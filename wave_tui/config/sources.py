@@ -45,7 +45,6 @@ CONTRACT_KEYS = frozenset(
         "extraKnownMarketplaces",
         "lspServers",
         "monitoring",
-        "sandbox",
         "visionModel",
         "webSearch",
         "worktree",

@@ -53,6 +53,7 @@ class CommandPart:
     # being read-only runs unhardened next to the rule's part: `echo hi; git -C <repo> status`).
     needs_rule: bool
     prefix: str | None  # the `git commit` of a `Bash(git commit:*)` grant; None: no safe prefix
+    words: tuple[str, ...] = ()  # its words as the shell splits them (sandbox exclusions)
 
 
 # req: X6
@@ -158,6 +159,7 @@ def analyse_command(command: str, workdir: Path) -> CommandFacts:
                 shlex.join(words),
                 needs_rule=not part_read_only or words[0] == "git",
                 prefix=None if prefix is None else shlex.join(prefix),
+                words=tuple(words),
             )
         )
     here = read_only and gits_are_contained(git_directories_of(commands), workdir, workdir)

@@ -21,6 +21,7 @@ from wave_tui.features.memory.extraction import (
 )
 from wave_tui.features.memory.freshness_hook import FreshnessHook
 from wave_tui.features.memory.injection_hook import MemoryInjectionHook
+from wave_tui.features.sandbox.feature import install_sandbox
 from wave_tui.features.tasks.wiring import install_work
 
 
@@ -70,6 +71,7 @@ def create_service_with_extensions(
     extras = install_extensibility(service, service.commands)
     install_mcp(service)
     install_lsp_if_configured(service)
+    install_sandbox(service)
     return service, extras
 
 

@@ -123,10 +123,16 @@ class BackgroundManager:
 
     # -- life cycle -----------------------------------------------------------------------------
     async def launch(
-        self, command: str, workdir: Path, env: dict[str, str], label: str
+        self,
+        command: str,
+        workdir: Path,
+        env: dict[str, str],
+        label: str,
+        prefix: tuple[str, ...] = (),
     ) -> ToolResult:
-        """The Bash tool's background hook: start and answer at once with the task id."""
-        task = await self.start(command, workdir, env, label)
+        """The Bash tool's background hook: start and answer at once with the task id.
+        `prefix` is the argv the command runs under (the sandbox's)."""
+        task = await self.start(command, workdir, env, label, prefix)
         return ToolResult(
             content=(
                 f"Command running in the background with task id {task.id} (pid {task.pid}).\n"
@@ -138,7 +144,12 @@ class BackgroundManager:
 
     # req: BG1
     async def start(
-        self, command: str, workdir: Path, env: dict[str, str], label: str
+        self,
+        command: str,
+        workdir: Path,
+        env: dict[str, str],
+        label: str,
+        prefix: tuple[str, ...] = (),
     ) -> BackgroundTask:
         if self._closed:
             raise ToolError("The session is closing; no new background commands.")
@@ -148,6 +159,7 @@ class BackgroundManager:
         fh = await asyncio.to_thread(output.open, "wb")
         try:
             proc = await asyncio.create_subprocess_exec(
+                *prefix,
                 "bash",
                 "-c",
                 command,

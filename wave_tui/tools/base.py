@@ -28,6 +28,8 @@ class ToolContext:
     # The real path the permission layer decided on (a path tool's `CallFacts.target`): a write
     # goes there or nowhere, whatever the path argument resolves to by the time it runs.
     checked_path: Path | None = None
+    # The argv a Bash command runs under (the sandbox's `bwrap …`); empty: run as it is.
+    command_prefix: tuple[str, ...] = ()
 
 
 @record
@@ -47,6 +49,7 @@ class ToolContexts:
         extra_env: Mapping[str, str] | None = None,
         output_limit_bytes: int | None = None,
         checked_path: Path | None = None,
+        command_prefix: tuple[str, ...] = (),
     ) -> ToolContext:
         return ToolContext(
             workdir=self.workdir,
@@ -56,6 +59,7 @@ class ToolContexts:
             clock=self.clock,
             output_limit_bytes=output_limit_bytes,
             checked_path=checked_path,
+            command_prefix=command_prefix,
         )
 
 
