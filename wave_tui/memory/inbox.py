@@ -4,6 +4,9 @@ A pending item is one memory file's proposed content (`after`) next to what the 
 was proposed (`before`, `null` = new file), stored as `~/.wave/projects/<id>/inbox/<item id>.json`.
 Nothing reaches the memory folder before `accept`; `reject` drops the proposal. Accepting a file
 that changed since the proposal is refused (the proposal would silently undo that change).
+An item is checked before it is accepted: its path must lie inside the memory folder by its
+real path, and its text must hold no secret (`memory/secrets.py`) — an item is a file anyone
+with the fork's reach could have planted.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from typing import Any
 
 from wave_tui.config.fileio import atomic_write_text, file_lock
 from wave_tui.config.records import record
+from wave_tui.files.real_paths import is_strictly_inside
 from wave_tui.memory.runs import FileChange, read_or_none
 
 INBOX_DIR = "inbox"
@@ -76,18 +80,21 @@ class Inbox:
         for file in self.folder.glob("*.json"):
             try:
                 data = json.loads(file.read_text(encoding="utf-8"))
+                before, run_id = data.get("before"), data.get("run_id")
+                if not isinstance(data["path"], str) or not isinstance(data["after"], str):
+                    continue  # malformed: not an item (listed nowhere, accepted never)
                 found.append(
                     PendingWrite(
                         id=file.stem,
                         path=Path(data["path"]),
                         relative=str(data["relative"]),
-                        before=data.get("before"),
-                        after=str(data["after"]),
+                        before=before if isinstance(before, str) else None,
+                        after=data["after"],
                         created_at=float(data["created_at"]),
-                        run_id=data.get("run_id"),
+                        run_id=run_id if isinstance(run_id, str) else None,
                     )
                 )
-            except (OSError, ValueError, KeyError, TypeError):
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
                 continue
         found.sort(key=lambda p: (p.created_at, p.id))
         return found
@@ -132,6 +139,16 @@ class Inbox:
 
     def accept(self, item_id: str) -> PendingWrite:
         item = self.get(item_id)
+        if not item.path.is_absolute() or not is_strictly_inside(item.path, self.memory_dir):
+            raise InboxError(
+                f"{item_id} not accepted: it would write {item.path}, outside the memory folder "
+                "(the item was tampered with); reject it"
+            )
+        from wave_tui.memory.secrets import secret_refusal
+
+        refusal = secret_refusal(item.after)
+        if refusal is not None:
+            raise InboxError(f"{item_id} not accepted. {refusal}")
         with file_lock(item.path):
             if read_or_none(item.path) != item.before:
                 raise InboxError(

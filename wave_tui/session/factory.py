@@ -21,6 +21,7 @@ from wave_tui.features.memory.extraction import (
 )
 from wave_tui.features.memory.freshness_hook import FreshnessHook
 from wave_tui.features.memory.injection_hook import MemoryInjectionHook
+from wave_tui.features.memory.secret_guard import MemorySecretGuard
 from wave_tui.features.sandbox.feature import install_sandbox
 from wave_tui.features.tasks.wiring import install_work
 
@@ -56,6 +57,7 @@ def create_service_with_extensions(
     service.add_extension(auto)
     service.add_extension(ExtractionHook(fork_host(service), auto))
     service.add_extension(DuplicateNoteHook(service.paths))
+    service.add_extension(MemorySecretGuard(service.paths))
     service.add_extension(
         FreshnessHook(
             lambda: service.read_state,
