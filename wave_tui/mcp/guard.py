@@ -12,6 +12,12 @@ fires when the spawning *thread* ends), a poll of its parent pid as the backstop
 server itself dies with the guard (its own PR_SET_PDEATHSIG). SIGTERM/SIGINT/SIGHUP to the guard
 end the group too. The guard exits with the server's exit code.
 
+    python -I …/wave_tui/mcp/guard.py --parent-pid PID [--pdeathsig] --sweep-env NAME=VALUE
+
+In this second form it runs no command: it waits for wave to be gone (or for SIGTERM) and then
+kills every process whose environment holds NAME=VALUE — background commands mark theirs, so
+one that left its process group (`setsid`, a double fork) still ends with wave.
+
 With `--max-line-bytes` the guard also relays the server's stdout, in bounded memory: a message
 (one line) longer than that is not passed on — the SDK would read it whole, slower and slower —
 and a request it answered gets a JSON-RPC error in its place, so the call ends at once.
@@ -190,8 +196,62 @@ def _signal_group(pgid: int, sig: int) -> None:
         os.killpg(pgid, sig)
 
 
+SWEEP_ROUNDS = 3  # a process forking while it is swept is caught by the next round
+
+
+def marked_pids(marker: bytes) -> list[int]:
+    """Every process (of this user) whose environment holds `marker` (`NAME=VALUE`)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as fh:
+                environ = fh.read().split(b"\0")
+        except OSError:
+            continue
+        if marker in environ:
+            found.append(int(entry))
+    return found
+
+
+def sweep(marker: bytes) -> None:
+    """SIGKILL every marked process and the group each leads."""
+    for _ in range(SWEEP_ROUNDS):
+        pids = marked_pids(marker)
+        if not pids:
+            return
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                if os.getpgid(pid) == pid:
+                    os.killpg(pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.05)
+
+
+def _sweeper(parent: int, marker: bytes) -> int:
+    done = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, lambda *_: done.set())
+    while os.getppid() == parent and not done.wait(PARENT_POLL_S):
+        pass
+    sweep(marker)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
-    parent, pdeathsig, limit, command = _parse(sys.argv[1:] if argv is None else argv)
+    args = sys.argv[1:] if argv is None else argv
+    if "--sweep-env" in args and "--" not in args:
+        parent = int(args[args.index("--parent-pid") + 1])
+        marker = args[args.index("--sweep-env") + 1].encode("utf-8", "surrogateescape")
+        if "--pdeathsig" in args:
+            _set_pdeathsig(signal.SIGTERM)
+        if os.getppid() != parent:
+            sweep(marker)
+            return 0
+        return _sweeper(parent, marker)
+    parent, pdeathsig, limit, command = _parse(args)
     if pdeathsig:
         _set_pdeathsig(signal.SIGTERM)
     if os.getppid() != parent:  # wave died before the death signal was armed
