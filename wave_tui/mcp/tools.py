@@ -55,9 +55,10 @@ def schema_problem(raw: object) -> str | None:
     return None
 
 
+# req: MC3
 def offered_tools(
     listed: Sequence[tuple[str, RemoteTool]],
-) -> tuple[list[tuple[str, RemoteTool]], list[str]]:  # req: MC3
+) -> tuple[list[tuple[str, RemoteTool]], list[str]]:
     """The `(server, tool)` pairs that may be offered, and one line for each one that may not:
     a name a model API refuses (too long), two tools that would share one name after the
     unsafe characters became `_` (neither is offered: a call could not tell them apart), an

@@ -86,10 +86,10 @@ def is_loopback_host(host: str) -> bool:
     return host.lower() in _LOOPBACK_NAMES if ip is None else ip.is_loopback
 
 
+# req: WF3
 def is_private_host(host: str) -> bool:
     """Loopback, private, link-local or reserved, in any spelling: the permission layer asks
     before such a fetch."""
-    # req: WF3
     return is_private_name(host)
 
 

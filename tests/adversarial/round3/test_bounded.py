@@ -4,6 +4,7 @@ when wave is SIGKILLed, also those that left their process group."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -94,11 +95,9 @@ asyncio.run(go())
 def test_a_hook_that_leaves_a_child_does_not_hold_the_turn(
     model_server: ModelServer, project: Path, how: str
 ) -> None:
-    body = {
-        "background": "sleep 300 &\necho context-from-hook\n",
-        "setsid": "setsid sleep 300 &\necho context-from-hook\n",
-        "nohup": "nohup sleep 300 2>&1 &\necho context-from-hook\n",
-    }[how]
+    pids = project / "child.pid"
+    start = {"background": "sleep 300", "setsid": "setsid sleep 300", "nohup": "nohup sleep 300"}
+    body = f"{start[how]} 2>&1 &\necho $! > {pids}\necho context-from-hook\n"
     hook = script(project, "leave.sh", body)
     configure(project_settings(project), "UserPromptSubmit", str(hook), timeout=600)
     model_server.enqueue(text("ok"))
@@ -106,7 +105,9 @@ def test_a_hook_that_leaves_a_child_does_not_hold_the_turn(
     result = run_wave("-p", "hi", cwd=project, server=model_server, timeout=60)
     assert result.returncode == 0, result.stderr
     assert "context-from-hook" in json.dumps(model_server.requests[0].body)
-    subprocess.run(["pkill", "-f", "^sleep 300$"], check=False)
+    for pid in (int(p) for p in pids.read_text().split()):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def sleepers(arg: str) -> list[int]:
