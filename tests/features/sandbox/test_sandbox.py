@@ -267,3 +267,27 @@ def test_the_fork_bash_writes_only_in_the_memory_folder(
     )
     result = asyncio.run(BashTool().run({"command": f"echo x > {target}"}, ctx))
     assert target.exists() is (where == "memory"), result.content
+
+
+@pytest.mark.req("SB2")
+@pytest.mark.parametrize("entry", ["/", "~", "{home}", "~/..", "{home}/../", "relative/dir"])
+def test_writable_paths_cannot_open_the_root_or_the_home_folder(
+    model_server: ModelServer, project: Path, entry: str
+) -> None:
+    # A home outside /tmp (the test's own is under it, hidden by the sandbox's private /tmp).
+    home = Path(f"/var/tmp/wave-sandbox-home-{os.getpid()}-{time.monotonic_ns()}")
+    (home / ".wave").mkdir(parents=True)
+    try:
+        writable = [entry.format(home=home)]
+        settings_file = home / ".wave" / "settings.json"
+        settings_file.write_text(
+            json.dumps({"sandbox": {"enabled": True, "writablePaths": writable}})
+        )
+        rc = home / ".profile-planted"
+        model_server.enqueue(tool_call("Bash", {"command": f"echo planted > {rc}"}), text("done"))
+        result = run_wave("-p", "run it", cwd=project, server=model_server, env={"HOME": str(home)})
+        assert result.returncode == 0, result.stderr
+        assert "Read-only file system" in bash_result(model_server)
+        assert not rc.exists()
+    finally:
+        shutil.rmtree(home)

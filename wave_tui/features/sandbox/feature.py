@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from wave_tui.agent.commands import Command, CommandOutput, CommandResult
 from wave_tui.agent.extensions import ToolOutcome, TurnObserverBase, TurnStart
 from wave_tui.features.sandbox.bwrap import bwrap_path, sandbox_argv
+from wave_tui.files.real_paths import is_inside, real_path
 from wave_tui.permissions.call_facts import CommandFacts
 from wave_tui.permissions.sandboxing import SANDBOX_OFF, SandboxChoice
 from wave_tui.permissions.tool_table import BASH
@@ -72,12 +73,21 @@ class BashSandbox(TurnObserverBase):
         return self._service.current_settings().sandbox
 
     def _writable(self, config: SandboxConfig) -> list[Path]:
+        """The project and `writablePaths` (absolute or `~/…`). An entry that would open the
+        root or the whole home folder (or a folder above it) is left out: with it, a command
+        run without asking could rewrite `~/.bashrc`, and the sandbox would bound nothing."""
         home = self._service.paths.home
         extra = [
             Path(p.replace("~", str(home), 1) if p.startswith("~") else p)
             for p in config.writable_paths
         ]
-        return [self._service.paths.project_root, *(p for p in extra if p.is_absolute())]
+        kept = []
+        for path in extra:
+            real = real_path(path) if path.is_absolute() else None
+            if real is None or real == Path("/") or is_inside(home, real):
+                continue
+            kept.append(real)
+        return [self._service.paths.project_root, *kept]
 
     # -- CommandSandbox ------------------------------------------------------------------------
     # req: SB2
