@@ -19,7 +19,6 @@ CONTRACT_KEYS = [
     "worktree",
     "enabledPlugins",
     "extraKnownMarketplaces",
-    "sandbox",
     "$schema",
 ]
 

@@ -111,7 +111,7 @@ def test_mc8_project_settings_servers_need_trust_like_mcp_json(tmp_path: Path) -
         (tmp_path / "p.json", "project", {"mcpServers": {"p": {"command": "x"}}}),
         (tmp_path / "l.json", "local", {"mcpServers": {"l": {"command": "x"}}}),
     ]
-    assert load_servers(layers, {}).project_servers == {"p"}
+    assert load_servers(layers, {}).project_servers == {"p", "l"}
 
 
 @pytest.mark.req("MC1")

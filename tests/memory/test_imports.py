@@ -44,10 +44,10 @@ def test_mx3_import_lines_load_the_file_in_place(paths: WavePaths) -> None:
 @pytest.mark.req("MX3")
 def test_mx3_imports_are_relative_to_the_importer_and_home(paths: WavePaths) -> None:
     root = paths.project_root
-    write(root / "AGENTS.md", "@docs/a.md\n@~/shared.md\n")
+    write(root / "AGENTS.md", "@docs/a.md\n@~/.wave/shared.md\n")
     write(root / "docs/a.md", "A here.\n@b.md\n")  # relative to docs/
     write(root / "docs/b.md", "B here.\n")
-    write(paths.home / "shared.md", "Home note.\n")
+    write(paths.home / ".wave" / "shared.md", "Home note.\n")
     warnings: list[str] = []
     text = reminder(paths, warnings)
     assert "A here.\nB here.\nHome note." in text and warnings == []
@@ -84,7 +84,7 @@ def test_mx3_at_most_five_hops(tmp_path: Path) -> None:
         write(tmp_path / f"f{n}.md", f"level {n}\n@f{n + 1}.md\n")
     write(tmp_path / f"f{MAX_IMPORT_HOPS + 2}.md", "too deep\n")
     top = tmp_path / "f0.md"
-    result = expand_imports(top, top.read_text(), tmp_path)
+    result = expand_imports(top, top.read_text(), WavePaths.for_workdir(tmp_path, tmp_path))
     assert f"level {MAX_IMPORT_HOPS}\n" in result.text
     assert f"level {MAX_IMPORT_HOPS + 1}" not in result.text
     assert result.problems == [f"f{MAX_IMPORT_HOPS + 1}.md (more than 5 hops)"]

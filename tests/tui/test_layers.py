@@ -37,8 +37,10 @@ FACADE = (
     "wave_tui.agent.status",
 )
 # Types and paths only (WavePaths, SettingsStore for the watch, the permission modes, the
-# settings schema's constants), `@record` for the app's own data; `wave_tui` for `__version__`.
+# settings schema's constants), `@record` for the app's own data; `wave_tui` for `__version__`;
+# the one terminal-text sanitiser every output boundary applies.
 ALSO_ALLOWED = (
+    "wave_tui.config.terminal_text",
     "wave_tui.config.paths",
     "wave_tui.config.settings",
     "wave_tui.config.schema",

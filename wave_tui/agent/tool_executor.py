@@ -169,7 +169,13 @@ class ToolPipeline:
             return ToolOutcome(call, ToolResult(answer.refusal, is_error=True, summary="refused"))
         extensions = self._extensions
         profile = answer.profile
-        ctx = self._contexts.build(abort, profile.env, profile.output_limit_bytes)
+        ctx = self._contexts.build(
+            abort,
+            profile.env,
+            profile.output_limit_bytes,
+            call.facts.target,
+            profile.command_prefix,
+        )
         async with contextlib.AsyncExitStack() as locks:
             try:
                 for extension in extensions.locks:

@@ -279,6 +279,17 @@ def _exit_now(code: int) -> None:
 # req: CV7
 def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if _is_headless(argv) or argv[:1] in (["memory"], ["context"]):
+        # Text from the model, tools and files reaches the terminal only neutralised; the app
+        # neutralises what it shows itself.
+        from wave_tui.config.terminal_text import neutralised_streams
+
+        with neutralised_streams():
+            return _dispatch(argv)
+    return _dispatch(argv)
+
+
+def _dispatch(argv: list[str]) -> int:
     if argv and argv[0] == "memory":
         return _memory(argv[1:])
     if argv and argv[0] == "context":

@@ -14,6 +14,7 @@ from wave_tui.config.schema import (
     DEFAULT_MAX_INPUT_TOKENS,
     DEFAULT_MAX_OUTPUT_TOKENS,
     ModelConfig,
+    SandboxConfig,
     SettingsSchema,
     WebSearchConfig,
 )
@@ -56,6 +57,7 @@ class EffectiveSettings:
     # Merged across files like any object; features that run every file's hooks use layers().
     hooks: dict[str, Any] = field(default_factory=dict)
     mcp_servers: dict[str, Any] = field(default_factory=dict)
+    sandbox: SandboxConfig = field(default_factory=SandboxConfig)
     extras: dict[str, Any] = field(default_factory=dict)
     problems: tuple[str, ...] = ()
 
@@ -138,6 +140,7 @@ def effective_settings(
         first_byte_timeout=parsed.first_byte_timeout,
         hooks=dict(parsed.hooks),
         mcp_servers=dict(parsed.mcp_servers),
+        sandbox=parsed.sandbox,
         extras=extras,
         problems=tuple(dict.fromkeys(problems)),
     )

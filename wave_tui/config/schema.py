@@ -180,6 +180,30 @@ class WebSearchConfig(BaseModel):
     api_key: StrictStr | None = Field(default=None, description="API key (Brave, Tavily).")
 
 
+class SandboxConfig(BaseModel):
+    """`sandbox`: Bash in bubblewrap (Linux): the root read-only, the project, a private `/tmp`
+    and `writablePaths` writable."""
+
+    model_config = _CAMEL
+
+    enabled: StrictBool = Field(
+        default=False,
+        description="Run Bash commands in the sandbox; a sandboxed command needs no approval.",
+    )
+    network: Literal["none", "allow"] = Field(
+        default="none", description="`none`: no network at all in the sandbox, loopback included."
+    )
+    writable_paths: list[StrictStr] = Field(
+        default_factory=list,
+        description="Folders writable in the sandbox besides the project and a private /tmp.",
+    )
+    excluded_commands: list[StrictStr] = Field(
+        default_factory=list,
+        description="Commands (names or word prefixes, e.g. `docker`, `git push`) that run "
+        "outside the sandbox, after asking.",
+    )
+
+
 class SettingsSchema(BaseModel):
     """Everything a settings file or a WAVE_* variable can set (validates one key at a time too:
     a plain model, so validating never reads the process environment)."""
@@ -236,6 +260,9 @@ class SettingsSchema(BaseModel):
     env: dict[str, StrictStr] = Field(
         default_factory=dict,
         description="Environment for tools and WAVE_* defaults (the real environment wins).",
+    )
+    sandbox: SandboxConfig = Field(
+        default_factory=SandboxConfig, description="The Bash sandbox (bubblewrap on Linux)."
     )
     hooks: dict[str, Any] = Field(
         default_factory=dict,

@@ -44,7 +44,6 @@ CONTRACT_KEYS = frozenset(
         "enabledPlugins",
         "extraKnownMarketplaces",
         "lspServers",
-        "sandbox",
         "worktree",
     }
 )

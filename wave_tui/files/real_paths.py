@@ -10,6 +10,10 @@ import errno
 import os
 from pathlib import Path
 
+# How often a path whose links change under our feet is resolved again before it counts as
+# naming no file.
+_RACE_RETRIES = 5
+
 
 def real_path(path: str | os.PathLike[str]) -> Path | None:
     """`os.path.realpath` (symlinks and `..` resolved), or None for input that names no file.
@@ -23,17 +27,26 @@ def real_path(path: str | os.PathLike[str]) -> Path | None:
         return None
     if not isinstance(text, str) or not text or "\x00" in text:
         return None
-    try:
-        resolved = os.path.realpath(text)
-        os.stat(resolved)
-    except FileNotFoundError:
-        pass  # a file still to be created: its real path is lexical past the last existing parent
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            return None  # a symlink loop names no file
-    except (ValueError, RuntimeError):
-        return None
-    return Path(resolved)
+    for _attempt in range(_RACE_RETRIES):
+        try:
+            # realpath itself can raise when a link on the path vanishes between its lstat and
+            # its readlink (a swap in progress): look again, the path settles or names nothing.
+            resolved = os.path.realpath(text)
+        except OSError:
+            continue
+        except (ValueError, RuntimeError):
+            return None
+        try:
+            os.stat(resolved)
+        except FileNotFoundError:
+            pass  # a file still to be created: its real path is lexical past the last parent
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                return None  # a symlink loop names no file
+        except (ValueError, RuntimeError):
+            return None
+        return Path(resolved)
+    return None
 
 
 def resolve_tool_path(raw: object, workdir: Path) -> Path | None:

@@ -22,9 +22,13 @@ from wave_tui.config.records import record
 
 # The scope given to the `.mcp.json` layer; project-scoped servers must be trusted once in the app.
 MCP_JSON_SCOPE = ".mcp.json"
-# Settings layers whose file is committed with the project (same trust as project hooks).
-TRUSTED_ONLY_AFTER_PROMPT_SCOPES = frozenset({MCP_JSON_SCOPE, "project"})
+# Settings layers whose file comes with the project folder (same trust as project hooks): a
+# repository can commit `.wave/settings.local.json` as easily as `.wave/settings.json`.
+TRUSTED_ONLY_AFTER_PROMPT_SCOPES = frozenset({MCP_JSON_SCOPE, "project", "local"})
 SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+# `__` separates server and tool in `mcp__server__tool`: a server named `echo__evil` (or `echo_`,
+# whose tools read `mcp__echo___x`) would fall under another server's `mcp__echo` rules.
+_AMBIGUOUS_NAME = re.compile(r"__|^_|_$")
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 Layer = tuple[Path, str, Mapping[str, Any]]  # (file, scope, parsed JSON object)
@@ -148,9 +152,19 @@ def load_servers(  # req: MC1
             continue
         for name, entry in section.items():
             try:
-                servers[name] = _parse_entry(str(name), entry, path, scope, environ)
+                server = _parse_entry(str(name), entry, path, scope, environ)
             except _EntryError as exc:
                 problems.append(f"{path}: MCP server {name!r} skipped: {exc}")
+                continue
+            mine = servers.get(server.name)
+            if mine is not None and not mine.needs_trust and server.needs_trust:
+                # The user's rules name the user's server: project code may not take its name.
+                problems.append(
+                    f"{path}: MCP server {name!r} skipped: the name is your own server's "
+                    f"(from {mine.source})"
+                )
+                continue
+            servers[server.name] = server
     return McpConfig(tuple(servers.values()), tuple(problems))
 
 
@@ -159,6 +173,8 @@ def _parse_entry(
 ) -> ServerConfig:
     if not SERVER_NAME.match(name):
         raise _EntryError("a name may use only letters, digits, '-' and '_'")
+    if _AMBIGUOUS_NAME.search(name):
+        raise _EntryError("a name may not contain '__' nor start or end with '_'")
     if not isinstance(entry, dict):
         raise _EntryError("expected an object")
     kind = entry.get("type")

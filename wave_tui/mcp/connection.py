@@ -50,6 +50,9 @@ CLIENT_INFO = types.Implementation(name="wave-tui", version="0.1.0")
 # that returned meanwhile, so the next request sees the new list.
 REFRESH_WAIT_S = 5.0
 _Incoming = SessionMessage | Exception
+# One message from a stdio server is read up to this size (the guard drops a longer one and
+# answers its request with an error): a 100 MB result costs a bounded read, not the session.
+MESSAGE_MAX_BYTES = 8 * 1024 * 1024
 
 
 class ServerConnection:
@@ -347,7 +350,7 @@ def _guarded(config: StdioServer, workdir: Path) -> StdioServerParameters:  # re
     # PR_SET_PDEATHSIG fires when the spawning *thread* ends: only safe from the main thread.
     if threading.current_thread() is threading.main_thread():
         command.append("--pdeathsig")
-    command += ["--", config.command, *config.args]
+    command += ["--max-line-bytes", str(MESSAGE_MAX_BYTES), "--", config.command, *config.args]
     env = {**os.environ, **config.env}
     return StdioServerParameters(
         command=command[0], args=command[1:], env=env, cwd=config.cwd or workdir

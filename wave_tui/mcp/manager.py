@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from wave_tui.config.records import record
 from wave_tui.mcp.config import ServerConfig
-from wave_tui.mcp.tools import McpTool, qualified_name
+from wave_tui.mcp.tools import McpTool, offered_tools, qualified_name
 from wave_tui.tools.base import Tool, ToolResult, error_result
 
 if TYPE_CHECKING:
@@ -69,6 +69,7 @@ class McpManager:
         self._tools: list[Tool] | None = None  # rebuilt after any change
         self._listeners: list[Callable[[], None]] = []
         self._started = False
+        self._told: set[str] = set()  # tool problems already told (once per session each)
 
     # -- life ------------------------------------------------------------------------------
 
@@ -262,12 +263,18 @@ class McpManager:
 
     def tools(self) -> list[Tool]:  # req: MC3
         if self._tools is None:
-            self._tools = [
-                McpTool(name, remote, self.call)
+            listed = [
+                (name, remote)
                 for name, conn in self._connections.items()
                 if conn.state == "ready"
                 for remote in conn.tools
             ]
+            offered, problems = offered_tools(listed)
+            for line in problems:
+                if line not in self._told:
+                    self._told.add(line)
+                    self._notify(line)
+            self._tools = [McpTool(name, remote, self.call) for name, remote in offered]
         return list(self._tools)
 
     async def call(self, server: str, tool: str, args: dict[str, Any]) -> ToolResult:

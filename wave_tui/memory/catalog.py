@@ -300,7 +300,7 @@ def _imported_items(
     importer (MX3)."""
     entries: list[MemoryEntry] = []
     seen: set[Path] = set()
-    for imported in expand_imports(importer, text, paths.home).imported:
+    for imported in expand_imports(importer, text, paths).imported:
         if imported.path in seen:
             continue
         seen.add(imported.path)

@@ -218,6 +218,6 @@ def apply_plan(plan: ConsolidationPlan, paths: WavePaths) -> Run | None:
 
 def stage_plan(plan: ConsolidationPlan, paths: WavePaths) -> list[str]:
     """Review mode: each step waits in the inbox; returns the item ids."""
-    inbox = Inbox(paths.project_dir, paths.memory_dir)
+    inbox = Inbox(paths.project_dir, paths.memory_dir, paths.team_memory_dir)
     run_id = f"consolidate-{int(time.time() * 1000)}"
     return [inbox.propose(step.path, step.after, run_id).id for step in plan.steps]

@@ -4,6 +4,9 @@ A pending item is one memory file's proposed content (`after`) next to what the 
 was proposed (`before`, `null` = new file), stored as `~/.wave/projects/<id>/inbox/<item id>.json`.
 Nothing reaches the memory folder before `accept`; `reject` drops the proposal. Accepting a file
 that changed since the proposal is refused (the proposal would silently undo that change).
+An item is checked before it is accepted: its path must lie inside the memory folder by its
+real path, and its text must hold no secret (`memory/secrets.py`) — an item is a file anyone
+with the fork's reach could have planted.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from typing import Any, Literal
 
 from wave_tui.config.fileio import atomic_write_text, file_lock
 from wave_tui.config.records import record
+from wave_tui.files.real_paths import is_strictly_inside
 from wave_tui.memory.runs import FileChange, read_or_none
 
 INBOX_DIR = "inbox"
@@ -60,9 +64,10 @@ class PendingWrite:
 
 
 class Inbox:
-    def __init__(self, project_dir: Path, memory_dir: Path) -> None:
+    def __init__(self, project_dir: Path, memory_dir: Path, team_dir: Path | None = None) -> None:
         self.folder = project_dir / INBOX_DIR
         self.memory_dir = memory_dir
+        self.team_dir = team_dir  # where a team item may write (`.wave/memory/`); None: nowhere
 
     def _file(self, item_id: str) -> Path:
         return self.folder / f"{item_id}.json"
@@ -79,19 +84,25 @@ class Inbox:
         for file in self.folder.glob("*.json"):
             try:
                 data = json.loads(file.read_text(encoding="utf-8"))
+                before, run_id = data.get("before"), data.get("run_id")
+                after = data["after"]  # None: a proposed deletion (consolidation)
+                if not isinstance(data["path"], str) or not (
+                    after is None or isinstance(after, str)
+                ):
+                    continue  # malformed: not an item (listed nowhere, accepted never)
                 found.append(
                     PendingWrite(
                         id=file.stem,
                         path=Path(data["path"]),
                         relative=str(data["relative"]),
-                        before=data.get("before"),
-                        after=None if data["after"] is None else str(data["after"]),
+                        before=before if isinstance(before, str) else None,
+                        after=after,
                         created_at=float(data["created_at"]),
-                        run_id=data.get("run_id"),
+                        run_id=run_id if isinstance(run_id, str) else None,
                         scope="team" if data.get("scope") == "team" else "auto",
                     )
                 )
-            except (OSError, ValueError, KeyError, TypeError):
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
                 continue
         found.sort(key=lambda p: (p.created_at, p.id))
         return found
@@ -156,6 +167,22 @@ class Inbox:
 
     def accept(self, item_id: str) -> PendingWrite:
         item = self.get(item_id)
+        folder = self.team_dir if item.scope == "team" else self.memory_dir
+        if (
+            folder is None
+            or not item.path.is_absolute()
+            or not is_strictly_inside(item.path, folder)
+        ):
+            where = "the team memory folder" if item.scope == "team" else "the memory folder"
+            raise InboxError(
+                f"{item_id} not accepted: it would write {item.path}, outside {where} "
+                "(the item was tampered with); reject it"
+            )
+        from wave_tui.memory.secrets import secret_refusal
+
+        refusal = None if item.after is None else secret_refusal(item.after)
+        if refusal is not None:
+            raise InboxError(f"{item_id} not accepted. {refusal}")
         with file_lock(item.path):
             if read_or_none(item.path) != item.before:
                 raise InboxError(

@@ -144,7 +144,7 @@ def _expanded(
     text = read_memory_text(path, warn)
     if not text:
         return text
-    expanded = expand_imports(path, text, paths.home, warn)
+    expanded = expand_imports(path, text, paths, warn)
     if imported is not None:
         imported.extend(f.path for f in expanded.imported)
         if expanded.problems:

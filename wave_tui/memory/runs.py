@@ -5,6 +5,11 @@ memory file the run wrote (MEMORY.md included) its content before the run's firs
 its last (`null` = the file did not exist). Reverting puts the `before` back for each file still
 as the run left it, and is recorded as a run of its own (`kind: "revert"`), so it can be undone
 the same way.
+
+A record is data the fork's folder sits next to, so it is checked before it is acted on: every
+path must lie, by its real path, inside the memory folder, and `before`/`after` must be text or
+null; a record that fails is refused whole, in one line — a planted record cannot make a revert
+create, overwrite or delete `~/.bashrc`.
 """
 
 from __future__ import annotations
@@ -17,8 +22,10 @@ from typing import Any, Literal
 
 from wave_tui.config.fileio import atomic_write_text, file_lock
 from wave_tui.config.records import record
+from wave_tui.files.real_paths import is_strictly_inside
 
 AUDIT_DIR = "extractions"
+MEMORY_DIR = "memory"  # the project's memory folder, beside the records (`WavePaths.memory_dir`)
 RunKind = Literal["extraction", "revert", "consolidation"]
 
 
@@ -117,7 +124,7 @@ def run_id_for(started_at: float, session_id: str) -> str:
 
 def _parse(path: Path, data: dict[str, Any]) -> Run:
     changes = tuple(
-        FileChange(Path(c["path"]), c.get("before"), c.get("after"))
+        FileChange(Path(c["path"]), _text(c.get("before")), _text(c.get("after")))
         for c in data.get("changes") or []
         if isinstance(c, dict) and isinstance(c.get("path"), str)
     )
@@ -125,7 +132,7 @@ def _parse(path: Path, data: dict[str, Any]) -> Run:
     return Run(
         id=path.stem,
         kind=_kind(data.get("kind")),
-        started_at=float(data.get("started_at") or 0.0),
+        started_at=_number(data.get("started_at")),
         session_id=str(data.get("session_id") or ""),
         turn=turn if isinstance(turn, int) else None,
         changes=changes,
@@ -159,6 +166,14 @@ def record_run(
     return _parse(path, record)
 
 
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _number(value: object) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+
+
 def list_runs(project_dir: Path) -> list[Run]:
     """Every recorded run, newest first. Unreadable records are skipped."""
     runs: list[Run] = []
@@ -187,9 +202,40 @@ class RevertResult:
     skipped: list[str]  # "path (changed since the run)"
 
 
+def record_problem(record: dict[str, Any], memory_dir: Path) -> str | None:
+    """Why a run record may not be acted on, or None: each change names a path inside the
+    memory folder (real path, `..` and links resolved) with text or null before and after."""
+    changes = record.get("changes")
+    if changes is None:
+        return None
+    if not isinstance(changes, list):
+        return "its changes are not a list"
+    for change in changes:
+        if not isinstance(change, dict) or not isinstance(change.get("path"), str):
+            return "a change names no path"
+        path = change["path"]
+        if not Path(path).is_absolute() or not is_strictly_inside(path, memory_dir):
+            return f"{path!r} is outside the memory folder"
+        for key in ("before", "after"):
+            if not isinstance(change.get(key), (str, type(None))):
+                return f"the {key} of {path!r} is not text"
+    return None
+
+
 def revert_run(project_dir: Path, run_id: str, session_id: str = "revert") -> RevertResult:
     """Put back what `run_id` changed; files edited since then are left alone and reported."""
     target = find_run(project_dir, run_id)
+    try:
+        raw = json.loads((project_dir / AUDIT_DIR / f"{target.id}.json").read_text("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise RunError(f"run {run_id}: its record cannot be read ({exc})") from exc
+    problem = (
+        record_problem(raw, project_dir / MEMORY_DIR)
+        if isinstance(raw, dict)
+        else "it is not a JSON object"
+    )
+    if problem is not None:
+        raise RunError(f"run {run_id} not reverted: its record was tampered with ({problem})")
     if target.reverted_by is not None:
         raise RunError(f"run {run_id} was already reverted by {target.reverted_by}")
     recorder = ChangeRecorder()

@@ -1,14 +1,19 @@
 """Credentials must never be saved to memory: memory files are plain text that every future
 session loads into its prompt (and AGENTS.md is often committed). One detector, used by every
-path that writes memory: the main agent's and the extraction fork's Write/Edit into the memory
-folder, and `wave memory add` / `# text`."""
+path that writes memory: the main agent's and the extraction fork's Write/Edit into any memory
+file (AGENTS.md / CLAUDE.md and their `.local` twins anywhere, rules, `~/.wave/AGENTS.md`, team
+and auto memory — `is_memory_file`), judged on the whole file as it would be after the call so
+a key assembled over two Edits is caught; `wave memory add` / `# text`; inbox items on accept."""
 
 from __future__ import annotations
 
 import functools
 import re
+from pathlib import Path
 
+from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
+from wave_tui.files.real_paths import is_inside
 from wave_tui.permissions.tool_table import WRITE
 
 # (kind, pattern). Specific formats only: a false positive blocks a legitimate save.
@@ -20,6 +25,15 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
     ("Slack token", r"\bxox[abprs]-[A-Za-z0-9-]{10,}\b"),
     ("Google API key", r"\bAIza[0-9A-Za-z_-]{35}\b"),
     ("JSON web token", r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
+    ("Stripe key", r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}\b"),
+    (
+        # `.env` style: DB_PASSWORD=…, AWS_SECRET_ACCESS_KEY=…, export API_TOKEN="…"; a value that
+        # is a reference (`${VAR}`, `$VAR`, `<placeholder>`) is no secret.
+        "secret in an environment line",
+        r"(?im)^[ \t]*(?:export[ \t]+)?[A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|"
+        r"ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?)[A-Z0-9_]*[ \t]*[:=][ \t]*[\"']?(?![$<{])"
+        r"[^\s\"'#]{8,}",
+    ),
     (
         "password or secret assignment",
         r"(?i)\b(?:password|passwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token)"
@@ -70,3 +84,32 @@ def written_text(tool_name: str, args: dict[str, object]) -> str:
     key = "content" if tool_name == WRITE else "new_string"
     value = args.get(key)
     return value if isinstance(value, str) else ""
+
+
+_MEMORY_NAMES = frozenset({"AGENTS.md", "CLAUDE.md", "AGENTS.local.md", "CLAUDE.local.md"})
+
+
+def is_memory_file(path: Path, paths: WavePaths) -> bool:
+    """Whether a (real) path is a file memory is loaded from: an AGENTS.md, CLAUDE.md or their
+    `.local` twin in any folder, a rule, `~/.wave/AGENTS.md`, team or auto memory."""
+    if path.name in _MEMORY_NAMES:
+        return True
+    folders = [
+        *paths.project_rules_dirs,
+        *paths.user_rules_dirs,
+        paths.project_root / ".wave" / "memory",
+        paths.memory_dir,
+    ]
+    return any(is_inside(path, folder) for folder in folders)
+
+
+def text_after(tool_name: str, args: dict[str, object], current: str | None) -> str:
+    """The whole file a Write/Edit would leave (`current`: the file now, None when missing):
+    what the guard judges, so a secret split over two Edits is seen whole."""
+    if tool_name == WRITE or current is None:
+        return written_text(tool_name, args)
+    old, new = args.get("old_string"), args.get("new_string")
+    if not isinstance(old, str) or not isinstance(new, str) or not old:
+        return written_text(tool_name, args)
+    count = -1 if args.get("replace_all") is True else 1
+    return current.replace(old, new, count)

@@ -5,10 +5,18 @@
   returned as `CrossHostRedirect` so the model can decide to fetch it;
 - content is cached for 15 minutes, the cache capped by the size of what it holds;
 - the Markdown is cut at 100,000 characters.
+
+A host is resolved once and every address it resolves to is checked: a name that does not look
+private (the permission layer let it through an allow rule) must not lead to a private address
+(hosts-file names, DNS rebinding), and the connection goes to the checked address — no second
+lookup. A host private by its spelling was asked about, so the user chose to fetch it. One fetch
+takes at most `FETCH_DEADLINE_S` in all (a slow-loris server cannot hold the turn), at most
+`MAX_HTML_BYTES` of HTML is converted, in a thread, off the event loop.
 """
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit, urlunsplit
@@ -16,6 +24,14 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 from cachetools import TTLCache
 
 from wave_tui.config.records import record
+from wave_tui.net.addresses import (
+    IP,
+    UnusableHost,
+    is_private_ip,
+    is_private_name,
+    parse_ip,
+    resolve,
+)
 
 if TYPE_CHECKING:
     import httpx
@@ -26,6 +42,10 @@ MAX_CONTENT_CHARS = 100_000
 MAX_DOWNLOAD_BYTES = 10_000_000
 MAX_REDIRECTS = 5
 FETCH_TIMEOUT_S = 30.0
+FETCH_DEADLINE_S = 60.0  # one fetch, redirects included, whatever the server's pace
+# HTML past this is not converted: markdownify's time grows with the page (10 MB: minutes).
+MAX_HTML_BYTES = 1_000_000
+BINARY_SNIFF_BYTES = 1024
 USER_AGENT = "wave-tui WebFetch (+https://github.com/)"
 _TEXT_TYPES = ("text/", "application/json", "application/xml", "application/xhtml", "+json", "+xml")
 _LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
@@ -54,10 +74,10 @@ class CrossHostRedirect:
 FetchOutcome = FetchedPage | CrossHostRedirect
 
 
-def _ip(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+def _ip(host: str) -> IP | None:
     try:
-        return ipaddress.ip_address(host.strip("[]"))
-    except ValueError:
+        return parse_ip(host)
+    except UnusableHost:
         return None
 
 
@@ -66,16 +86,36 @@ def is_loopback_host(host: str) -> bool:
     return host.lower() in _LOOPBACK_NAMES if ip is None else ip.is_loopback
 
 
+# req: WF3
 def is_private_host(host: str) -> bool:
-    """Loopback, private, link-local or reserved: the permission layer asks before such a fetch."""
-    # req: WF3
-    ip = _ip(host)
-    if ip is None:
-        lowered = host.lower()
-        return lowered in _LOOPBACK_NAMES or lowered.endswith((".localhost", ".local", ".internal"))
-    return (
-        ip.is_loopback or ip.is_private or ip.is_link_local or ip.is_reserved or ip.is_unspecified
-    )
+    """Loopback, private, link-local or reserved, in any spelling: the permission layer asks
+    before such a fetch."""
+    return is_private_name(host)
+
+
+async def checked_address(host: str, port: int) -> IP:
+    """The one address a fetch of `host` connects to, after every address it resolves to was
+    checked (see the module)."""
+    try:
+        addresses = await resolve(host, port)
+    except UnusableHost as exc:
+        raise FetchError(f"{exc}; not fetched.") from exc
+    except OSError as exc:
+        raise FetchError(f"{host} could not be resolved: {exc.strerror or exc}.") from exc
+    if not addresses:
+        raise FetchError(f"{host} could not be resolved.")
+    if not is_private_name(host):
+        private = [a for a in addresses if is_private_ip(a)]
+        if private:
+            raise FetchError(
+                f"{host} resolves to the private address {private[0]}; not fetched "
+                "(ask for the address itself if you mean it)."
+            )
+    return addresses[0]
+
+
+def _netloc(ip: IP, port: int) -> str:
+    return f"[{ip}]:{port}" if isinstance(ip, ipaddress.IPv6Address) else f"{ip}:{port}"
 
 
 def normalize_url(url: str) -> str:
@@ -128,8 +168,11 @@ class WebFetcher:
     The clients are made at the first fetch: each loads the CA bundle (~25 ms), and most
     sessions never fetch a page."""
 
-    def __init__(self, client: httpx.AsyncClient | None = None) -> None:
+    def __init__(
+        self, client: httpx.AsyncClient | None = None, *, deadline: float = FETCH_DEADLINE_S
+    ) -> None:
         self._given = client
+        self._deadline = deadline
         self._clients: dict[bool, httpx.AsyncClient] = {}  # trust_env -> client
         # req: WF2
         self._cache: TTLCache[str, FetchedPage] = TTLCache(
@@ -141,15 +184,27 @@ class WebFetcher:
             httpx,  # with the first fetch: most sessions never fetch a page
         )
 
-        target = normalize_url(url)
+        try:
+            target = normalize_url(url)
+        except ValueError as exc:  # a port out of range, a malformed address
+            raise FetchError(f"Not a usable URL: {url!r} ({exc}).") from exc
         cached = self._cache.get(target)
         if cached is not None:
             return cached
+        try:
+            async with asyncio.timeout(self._deadline):
+                return await self._follow(target, httpx.HTTPError)
+        except TimeoutError as exc:
+            raise FetchError(
+                f"Fetching {target} took longer than {self._deadline:g} s; stopped."
+            ) from exc
+
+    async def _follow(self, target: str, http_error: type[Exception]) -> FetchOutcome:
         current = target
         for _ in range(MAX_REDIRECTS + 1):
             try:
                 outcome = await self._get(current)
-            except httpx.HTTPError as exc:
+            except (http_error, ValueError) as exc:
                 raise FetchError(f"Fetching {current} failed: {type(exc).__name__}: {exc}") from exc
             if isinstance(outcome, FetchedPage):
                 if len(outcome.markdown) <= CACHE_MAX_CHARS:
@@ -161,9 +216,18 @@ class WebFetcher:
         raise FetchError(f"Too many redirects fetching {target}.")
 
     async def _get(self, url: str) -> FetchOutcome:
-        host = urlsplit(url).hostname or ""
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        address = await checked_address(host, port)
         client = self._client_for(host)
-        async with client.stream("GET", url) as response:
+        # The checked address itself is connected to; the name goes in Host and TLS SNI.
+        direct = urlunsplit(parts._replace(netloc=_netloc(address, port)))
+        headers = {"Host": parts.netloc}
+        extensions = {"sni_hostname": host} if parts.scheme == "https" else {}
+        request = client.build_request("GET", direct, headers=headers, extensions=extensions)
+        response = await client.send(request, stream=True)
+        try:
             if response.is_redirect and "location" in response.headers:
                 location = urljoin(url, response.headers["location"])
                 return CrossHostRedirect(url, location, response.status_code)
@@ -177,9 +241,16 @@ class WebFetcher:
                 body += chunk
                 if len(body) > MAX_DOWNLOAD_BYTES:
                     break
-            text = bytes(body[:MAX_DOWNLOAD_BYTES]).decode(response.encoding or "utf-8", "replace")
+        finally:
+            await response.aclose()
+        raw = bytes(body[:MAX_DOWNLOAD_BYTES])
+        if not content_type and b"\0" in raw[:BINARY_SNIFF_BYTES]:
+            raise FetchError(f"{url} is not a text page (binary content, no content type).")
+        text = raw.decode(response.encoding or "utf-8", "replace")
         if "html" in content_type or (not content_type and "<html" in text[:1000].lower()):
-            text = html_to_markdown(text)
+            html = raw[:MAX_HTML_BYTES].decode(response.encoding or "utf-8", "replace")
+            # CPU-bound: in a thread, so the loop still answers Esc and SIGTERM meanwhile.
+            text = await asyncio.to_thread(html_to_markdown, html)
         truncated = len(text) > MAX_CONTENT_CHARS
         return FetchedPage(
             url, response.status_code, content_type, text[:MAX_CONTENT_CHARS], truncated

@@ -10,7 +10,6 @@ call; none of them splits the text or resolves the path again.
 
 from __future__ import annotations
 
-import ipaddress
 import shlex
 from collections.abc import Mapping
 from pathlib import Path
@@ -19,6 +18,7 @@ from urllib.parse import urlsplit
 
 from wave_tui.config.records import record
 from wave_tui.files.real_paths import is_inside, is_strictly_inside, real_path, resolve_tool_path
+from wave_tui.net.addresses import is_private_name
 from wave_tui.permissions.command_words import command_prefix, deny_parts
 from wave_tui.permissions.git_guard import gits_are_contained
 from wave_tui.permissions.shell import git_directories_of, segment_is_read_only
@@ -53,6 +53,7 @@ class CommandPart:
     # being read-only runs unhardened next to the rule's part: `echo hi; git -C <repo> status`).
     needs_rule: bool
     prefix: str | None  # the `git commit` of a `Bash(git commit:*)` grant; None: no safe prefix
+    words: tuple[str, ...] = ()  # its words as the shell splits them (sandbox exclusions)
 
 
 # req: X6
@@ -158,6 +159,7 @@ def analyse_command(command: str, workdir: Path) -> CommandFacts:
                 shlex.join(words),
                 needs_rule=not part_read_only or words[0] == "git",
                 prefix=None if prefix is None else shlex.join(prefix),
+                words=tuple(words),
             )
         )
     here = read_only and gits_are_contained(git_directories_of(commands), workdir, workdir)
@@ -179,13 +181,8 @@ def private_host(host: str | None) -> bool:
     """A host no allow rule may open: loopback, link-local, private, `.local` (WF3)."""
     if host is None:
         return True
-    if host == "localhost" or host.endswith((".localhost", ".local", ".internal")):
-        return True
-    try:
-        address = ipaddress.ip_address(host.strip("[]"))
-    except ValueError:
-        return False
-    return not address.is_global
+    # Every spelling of an address (`127.1`, `0x7f000001`, `2130706433`): see net/addresses.py.
+    return is_private_name(host)
 
 
 def path_candidates(raw: str, workdir: Path) -> tuple[str, ...]:

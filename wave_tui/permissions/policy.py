@@ -7,7 +7,9 @@ Order of decision (first match wins):
 3. `plan` mode -> deny anything that changes something;
 4. `bypassPermissions` -> allow;
 5. allow rules or session grants (Bash: every part allowed) -> allow; never for WebFetch of a
-   private or loopback address;
+   private or loopback address; with a Bash sandbox in force (`sandboxing.py`), a Bash command
+   it takes runs sandboxed without asking in default mode, and whatever lets a Bash command run
+   runs it sandboxed unless it is excluded (then, as the retry of a blocked one, it asks);
 6. Write/Edit whose real path is inside a safe zone (e.g. the auto-memory dir) -> allow;
 7. `acceptEdits` and a Write/Edit inside the project root (not in a `.git` folder) -> allow;
 8. otherwise -> ask the user (headless: refused, and the refusal goes back to the model); the
@@ -32,6 +34,7 @@ from wave_tui.files.real_paths import is_inside, real_path
 from wave_tui.permissions.call_facts import AnalysedCall, AnalysedUse, CommandFacts
 from wave_tui.permissions.git_guard import HARDENED_GIT_ENV
 from wave_tui.permissions.rules import PermissionRule, RuleSet, prefix_rule
+from wave_tui.permissions.sandboxing import SANDBOX_OFF, CommandSandbox, SandboxChoice
 from wave_tui.permissions.tool_table import BASH, WEB_FETCH, is_mcp_tool
 
 __all__ = [
@@ -91,10 +94,12 @@ Ask = Callable[[str, dict[str, Any], str], Awaitable[PermissionReply]]
 
 @record
 class RunProfile:
-    """How an allowed call must be run: extra environment, a cap on its output file."""
+    """How an allowed call must be run: extra environment, a cap on its output file, the argv
+    a Bash command runs under (the sandbox's)."""
 
     env: Mapping[str, str] = field(default_factory=dict)
     output_limit_bytes: int | None = None
+    command_prefix: tuple[str, ...] = ()
 
 
 UNRESTRICTED = RunProfile()
@@ -154,6 +159,7 @@ class PermissionPolicy:
         self.mode: PermissionMode = mode
         self.safe_zones = safe_zones or SafeZones()
         self.rules = RuleSet(allow or [], deny or [])
+        self.sandbox: CommandSandbox | None = None  # set by the sandbox feature
 
     def set_rules(self, allow: list[str], deny: list[str]) -> None:
         self.rules.replace(allow, deny)
@@ -193,9 +199,22 @@ class PermissionPolicy:
             self.rules.grant(answer.rules)  # what the chosen option showed (`with_shown_rules`)
         return Resolution(None)
 
-    # req: PM1
     def verdict(self, call: AnalysedCall) -> Decision:
-        """deny / allow / ask for `call`, before anyone is asked."""
+        """deny / allow / ask for `call`, before anyone is asked; a Bash command the sandbox
+        takes runs under its prefix whatever let it run."""
+        command = call.facts.command
+        choice = SANDBOX_OFF
+        if command is not None and self.sandbox is not None:
+            choice = self.sandbox.choice(command)
+        decision = self._verdict(call, choice)
+        if decision.behavior == "allow" and choice.kind == "sandboxed":
+            return replace(
+                decision, profile=replace(decision.profile, command_prefix=choice.prefix)
+            )
+        return decision
+
+    # req: PM1
+    def _verdict(self, call: AnalysedCall, sandbox: SandboxChoice) -> Decision:
         rules = self.rules.answer(call)
         if rules.denied is not None:
             return Decision("deny", f"denied by the permissions.deny rule {rules.denied}")
@@ -212,6 +231,10 @@ class PermissionPolicy:
             return Decision("allow", "bypassPermissions mode")
         if rules.allowed is not None:
             return Decision("allow", f"allowed by the rule {rules.allowed}")
+        if sandbox.kind == "sandboxed" and self.mode in ("default", "acceptEdits"):
+            return Decision("allow", "runs in the sandbox")
+        if sandbox.kind == "outside":
+            return Decision("ask", f"{sandbox.reason}: it would run outside the sandbox")
         target = facts.target if row.writes_paths and not facts.in_git_folder else None
         if target is not None:
             if any(is_inside(target, zone) for zone in self.safe_zones):

@@ -24,9 +24,11 @@ from wave_tui.features.memory.extraction import (
 from wave_tui.features.memory.freshness_hook import FreshnessHook
 from wave_tui.features.memory.injection_hook import MemoryInjectionHook
 from wave_tui.features.memory.path_memory_hook import PathMemoryHook
+from wave_tui.features.memory.secret_guard import MemorySecretGuard
 from wave_tui.features.plugins.active import ActivePlugins
 from wave_tui.features.plugins.wiring import install_plugin_sync, plugin_sources
 from wave_tui.features.rewind.wiring import install_checkpoints
+from wave_tui.features.sandbox.feature import install_sandbox
 from wave_tui.features.tasks.wiring import install_work
 from wave_tui.features.telemetry.wiring import install_telemetry_if_on
 from wave_tui.features.web_search.wiring import install_web_search
@@ -67,6 +69,7 @@ def create_service_with_extensions(
     )
     service.add_extension(ExtractionHook(fork_host(service), auto))
     service.add_extension(DuplicateNoteHook(service.paths))
+    service.add_extension(MemorySecretGuard(service.paths))
     service.add_extension(
         FreshnessHook(
             lambda: service.read_state,
@@ -88,6 +91,7 @@ def create_service_with_extensions(
     install_cron(service)  # CronCreate / CronDelete / CronList, /loop
     install_lsp_if_configured(service, plugins)
     install_checkpoints(service)
+    install_sandbox(service)
     install_plugin_sync(service, plugins)
     install_telemetry_if_on(service)  # last: it closes after the fork it reports on
     return service, extras

@@ -128,7 +128,7 @@ class MemoryAccess:
         return self._inbox().reject(item_id)
 
     def _inbox(self) -> Inbox:
-        return Inbox(self.paths.project_dir, self.paths.memory_dir)
+        return Inbox(self.paths.project_dir, self.paths.memory_dir, self.paths.team_memory_dir)
 
     def _changed(self, *paths: Path) -> None:
         if self._emit is not None:

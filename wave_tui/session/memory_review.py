@@ -34,7 +34,7 @@ class MemoryReview:
 
     def __init__(self, paths: WavePaths) -> None:
         self.paths = paths
-        self._inbox = Inbox(paths.project_dir, paths.memory_dir)
+        self._inbox = Inbox(paths.project_dir, paths.memory_dir, paths.team_memory_dir)
 
     def runs(self) -> list[Run]:
         return list_runs(self.paths.project_dir)

@@ -15,8 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
+import os
 import signal
 import subprocess
+import sys
+import threading
 import uuid
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
@@ -30,7 +34,9 @@ from wave_tui.tools.base import Tool, ToolContext, ToolError, ToolResult
 from wave_tui.tools.processes import (
     GROUP_GRACE_S,
     KILL_GRACE_S,
+    MAX_OUTPUT_CHARS,
     group_alive,
+    join_ends,
     signal_group,
     truncate_output,
 )
@@ -87,11 +93,48 @@ async def _wait_groups_gone(pgids: set[int]) -> None:
         await asyncio.sleep(0.02)
 
 
+# Every background command (and whatever it starts) carries these in its environment: a
+# process that left its group (`setsid`, a double fork) is still found and ended — at TaskStop,
+# at close, and by the guard's sweeper when wave itself is killed (`mcp/guard.py --sweep-env`).
+SESSION_MARK = "WAVE_BACKGROUND_SESSION"
+TASK_MARK = "WAVE_BACKGROUND_TASK"
+
+
+def _guard_script() -> str | None:
+    spec = importlib.util.find_spec("wave_tui.mcp.guard")  # its path only: it runs apart
+    return spec.origin if spec is not None else None
+
+
+async def _spawn_guard(marker: str, parent: int, *, pdeathsig: bool) -> asyncio.subprocess.Process:
+    script = _guard_script()
+    if script is None:
+        raise OSError("the process guard is missing")
+    argv = [sys.executable, "-I", script, "--parent-pid", str(parent), "--sweep-env", marker]
+    if pdeathsig:
+        argv.append("--pdeathsig")
+    return await asyncio.create_subprocess_exec(
+        *argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
+async def sweep_marked(marker: str) -> None:
+    """End every process carrying `marker` now (a guard told its parent is already gone)."""
+    with contextlib.suppress(OSError):
+        proc = await _spawn_guard(marker, 0, pdeathsig=False)
+        await proc.wait()
+
+
 class BackgroundManager:
     """Owns every background command of one session (and the tasks watching them)."""
 
     def __init__(self, output_dir: Path) -> None:
         self.output_dir = output_dir
+        self._mark = uuid.uuid4().hex
+        self._sweeper: asyncio.subprocess.Process | None = None  # ends them if wave is killed
         self._tasks: dict[str, BackgroundTask] = {}
         self._procs: dict[str, asyncio.subprocess.Process] = {}
         self._watchers: dict[str, asyncio.Task[None]] = {}
@@ -178,10 +221,16 @@ class BackgroundManager:
         await asyncio.to_thread(path.write_text, "\n".join(lines) + "\n")
 
     async def launch(
-        self, command: str, workdir: Path, env: dict[str, str], label: str
+        self,
+        command: str,
+        workdir: Path,
+        env: dict[str, str],
+        label: str,
+        prefix: tuple[str, ...] = (),
     ) -> ToolResult:
-        """The Bash tool's background hook: start and answer at once with the task id."""
-        task = await self.start(command, workdir, env, label)
+        """The Bash tool's background hook: start and answer at once with the task id.
+        `prefix` is the argv the command runs under (the sandbox's)."""
+        task = await self.start(command, workdir, env, label, prefix)
         return ToolResult(
             content=(
                 f"Command running in the background with task id {task.id} (pid {task.pid}).\n"
@@ -193,16 +242,31 @@ class BackgroundManager:
 
     # req: BG1
     async def start(
-        self, command: str, workdir: Path, env: dict[str, str], label: str
+        self,
+        command: str,
+        workdir: Path,
+        env: dict[str, str],
+        label: str,
+        prefix: tuple[str, ...] = (),
     ) -> BackgroundTask:
         if self._closed:
             raise ToolError("The session is closing; no new background commands.")
         task_id = f"b{uuid.uuid4().hex[:8]}"
+        env = {**env, SESSION_MARK: self._mark, TASK_MARK: f"{self._mark}-{task_id}"}
+        if self._sweeper is None or self._sweeper.returncode is not None:
+            with contextlib.suppress(OSError):
+                self._sweeper = await _spawn_guard(
+                    f"{SESSION_MARK}={self._mark}",
+                    os.getpid(),
+                    # PR_SET_PDEATHSIG fires when the spawning *thread* ends: main thread only.
+                    pdeathsig=threading.current_thread() is threading.main_thread(),
+                )
         await asyncio.to_thread(self.output_dir.mkdir, parents=True, exist_ok=True)
         output = self.output_dir / f"{task_id}.log"
         fh = await asyncio.to_thread(output.open, "wb")
         try:
             proc = await asyncio.create_subprocess_exec(
+                *prefix,
                 "bash",
                 "-c",
                 command,
@@ -269,6 +333,7 @@ class BackgroundManager:
             await asyncio.wait_for(asyncio.shield(self._watchers[task_id]), KILL_GRACE_S)
         await asyncio.sleep(GROUP_GRACE_S if proc.returncode is None else 0)
         signal_group(pgid, signal.SIGKILL)  # whatever of the group is left, grandchildren too
+        await sweep_marked(f"{TASK_MARK}={self._mark}-{task_id}")  # and what left the group
         await _wait_groups_gone({pgid})
         self._pgids.discard(pgid)
         with contextlib.suppress(asyncio.CancelledError):
@@ -287,11 +352,37 @@ class BackgroundManager:
                 await self._kill(task_id)
             elif task.pid in self._pgids:
                 signal_group(task.pid, signal.SIGKILL)  # a finished leader's stray children
+        if self._tasks:
+            await sweep_marked(f"{SESSION_MARK}={self._mark}")
         await _wait_groups_gone(self._pgids)
         self._pgids.clear()
+        if self._sweeper is not None and self._sweeper.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self._sweeper.kill()
+            await self._sweeper.wait()
         for watcher in self._watchers.values():
             watcher.cancel()
         await asyncio.gather(*self._watchers.values(), return_exceptions=True)
+
+
+# What one BashOutput reads of new output at most: its first and last this many bytes (a log
+# that grew by gigabytes is never read whole into memory).
+READ_EDGE_BYTES = MAX_OUTPUT_CHARS * 4
+
+
+def _read_from(path: Path, offset: int) -> tuple[str, int]:
+    with path.open("rb") as fh:
+        end = fh.seek(0, os.SEEK_END)
+        fh.seek(offset)
+        if end - offset <= 2 * READ_EDGE_BYTES:
+            data = fh.read(end - offset)
+            return data.decode("utf-8", "replace"), offset + len(data)
+        head = fh.read(READ_EDGE_BYTES).decode("utf-8", "replace")
+        fh.seek(end - READ_EDGE_BYTES)
+        tail = fh.read(READ_EDGE_BYTES).decode("utf-8", "replace")
+    half = MAX_OUTPUT_CHARS // 2
+    skipped = end - offset - len(head[:half].encode()) - len(tail[-half:].encode())
+    return join_ends(head[:half], tail[-half:], f"about {skipped} bytes"), end
 
 
 @tool_arguments

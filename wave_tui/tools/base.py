@@ -25,6 +25,11 @@ class ToolContext:
     clock: Clock = system_clock
     # Set for auto-approved read-only commands: their output file may not grow past this (X14).
     output_limit_bytes: int | None = None
+    # The real path the permission layer decided on (a path tool's `CallFacts.target`): a write
+    # goes there or nowhere, whatever the path argument resolves to by the time it runs.
+    checked_path: Path | None = None
+    # The argv a Bash command runs under (the sandbox's `bwrap …`); empty: run as it is.
+    command_prefix: tuple[str, ...] = ()
 
 
 @record
@@ -43,6 +48,8 @@ class ToolContexts:
         abort: asyncio.Event,
         extra_env: Mapping[str, str] | None = None,
         output_limit_bytes: int | None = None,
+        checked_path: Path | None = None,
+        command_prefix: tuple[str, ...] = (),
     ) -> ToolContext:
         return ToolContext(
             workdir=self.workdir,
@@ -51,6 +58,8 @@ class ToolContexts:
             env={**(self.env() or {}), **(extra_env or {})},
             clock=self.clock,
             output_limit_bytes=output_limit_bytes,
+            checked_path=checked_path,
+            command_prefix=command_prefix,
         )
 
 
@@ -118,15 +127,29 @@ class BaseTool:
 
 
 def write_text_and_stat(path: Path, text: str) -> int:
-    """Atomic replace (blocking; run in a thread); returns the new mtime_ns for the read state."""
-    from wave_tui.config.fileio import atomic_write_text
+    """Atomic replace (blocking; run in a thread); returns the new mtime_ns for the read state.
 
-    atomic_write_text(path, text)
-    return path.stat().st_mtime_ns
+    `path` is a real path: it is reached without following links (`files/no_follow.py`), so a
+    folder swapped for a symlink after the check fails the write instead of redirecting it."""
+    from wave_tui.files.no_follow import write_text_no_follow
+
+    return write_text_no_follow(path, text)
 
 
 def spec_of(tool: Tool) -> ToolSpec:
     return ToolSpec(name=tool.name, description=tool.description, parameters=tool.parameters)
+
+
+def write_target(raw: str, ctx: ToolContext) -> Path:
+    """Where a Write or Edit goes: the path the permission layer checked. When the argument
+    resolves elsewhere now (a folder swapped for a link meanwhile), the write is refused."""
+    path = resolve_path(raw, ctx.workdir)
+    if ctx.checked_path is not None and path != ctx.checked_path:
+        raise ToolError(
+            f"{ctx.checked_path} changed on disk since it was checked (a folder on its path is "
+            "now a link); nothing was written."
+        )
+    return path
 
 
 def resolve_path(raw: str, workdir: Path) -> Path:

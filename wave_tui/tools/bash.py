@@ -135,7 +135,9 @@ class BashTool(TypedTool[BashArgs]):
         if not ctx.workdir.is_dir():
             raise ToolError(f"Working directory does not exist: {ctx.workdir}")
         if args.run_in_background:
-            return await self.background.launch(command, ctx.workdir, env, label)
+            return await self.background.launch(
+                command, ctx.workdir, env, label, ctx.command_prefix
+            )
         if ctx.abort.is_set():
             return ToolResult(
                 content="Aborted before the command started.", is_error=True, summary="Aborted"
@@ -143,6 +145,7 @@ class BashTool(TypedTool[BashArgs]):
 
         with tempfile.TemporaryFile(dir=_log_dir()) as out:
             proc = await asyncio.create_subprocess_exec(
+                *ctx.command_prefix,
                 "bash",
                 "-c",
                 command,

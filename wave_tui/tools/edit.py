@@ -19,6 +19,7 @@ from wave_tui.tools.base import (
     ToolError,
     ToolResult,
     resolve_path,
+    write_target,
     write_text_and_stat,
 )
 from wave_tui.tools.read import format_line
@@ -89,7 +90,7 @@ class EditTool(TypedTool[EditArgs]):
     # req: N4
     async def call(self, args: EditArgs, ctx: ToolContext) -> ToolResult:
         _check_strings(args)
-        path = resolve_path(args.file_path, ctx.workdir)
+        path = write_target(args.file_path, ctx)
         if not path.exists():
             raise ToolError(_missing(path))
         current = await asyncio.to_thread(ensure_fresh, path, ctx.read_state.get(path))

@@ -12,6 +12,7 @@ from wave_tui.tools.base import (
     ToolError,
     ToolResult,
     resolve_path,
+    write_target,
     write_text_and_stat,
 )
 from wave_tui.tools.edit import change_diff
@@ -46,7 +47,7 @@ class WriteTool(TypedTool[WriteArgs]):
     # req: N4
     async def call(self, args: WriteArgs, ctx: ToolContext) -> ToolResult:
         content = args.content
-        path = resolve_path(args.file_path, ctx.workdir)
+        path = write_target(args.file_path, ctx)
         if path.is_dir():
             raise ToolError(f"{path} is a directory; give the path of a file.")
         existed = path.exists()

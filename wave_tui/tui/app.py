@@ -24,6 +24,7 @@ from wave_tui.config.clock import system_clock
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
 from wave_tui.config.settings import SettingsStore
+from wave_tui.config.terminal_text import neutralise_value
 from wave_tui.session.facade import AgentSession
 from wave_tui.session.types import AddResult, AgentService, EntryError, MemoryScope
 from wave_tui.tui.asks_and_progress import (
@@ -254,7 +255,9 @@ class WaveApp(App[None]):
         await self.session.close()
 
     def _forward(self, event: ev.AgentEvent) -> None:
-        self.post_message(AgentEventPosted(event))
+        # Every text an event carries came from the model, a tool, a server or a file: shown
+        # only neutralised (a control sequence must not retitle, clear or rewrite the screen).
+        self.post_message(AgentEventPosted(neutralise_value(event)))
 
     async def _watch(self) -> None:
         async for _settings in self.session.settings.watch():

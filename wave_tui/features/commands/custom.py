@@ -63,23 +63,26 @@ class CustomCommands:
         self._cache = MarkdownCache(warn, label)
         self._extra_roots = extra_roots  # plugins' commands, after the project's and the user's
 
-    def _files(self) -> Iterator[tuple[str, Path, str]]:
-        """(name, file, scope) of every command file, highest precedence first."""
+    def _files(self) -> Iterator[tuple[str, Path, str, Path | None]]:
+        """(name, file, scope, the folder its real path must stay in) of every command file,
+        highest precedence first: a project's command or a plugin's that links out of the
+        project or the plugin is not served."""
         for folder, scope in self.paths.command_dirs:
+            inside = self.paths.project_root if scope == "project" else None
             for path in walk_markdown(folder):
-                yield command_name(path.relative_to(folder)), path, scope
+                yield command_name(path.relative_to(folder)), path, scope, inside
         for root in self._extra_roots():
             for path, relative in walk_root(root):
-                yield f"{root.namespace}:{command_name(relative)}", path, root.scope
+                yield f"{root.namespace}:{command_name(relative)}", path, root.scope, root.folder
 
     def load(self) -> list[CustomCommand]:
         """Every command, the first folder (highest precedence) winning a name."""
         # req: CS1
         found: dict[str, CustomCommand] = {}
-        for name, path, scope in self._files():
+        for name, path, scope, inside in self._files():
             if name in found:
                 continue
-            fm = self._cache.load(path)
+            fm = self._cache.load(path, inside)
             if fm is None:
                 continue
             model = fm.get_str("model") or None

@@ -36,12 +36,19 @@ def attach_files(text: str, root: Path, read_state: ReadState) -> tuple[str, lis
         if is_image_path(path):
             continue  # attached as an image (features/images), never as text
         try:
-            content = path.read_text(encoding="utf-8")
+            with path.open("rb") as fh:
+                # At most what is shown (4 bytes a character, at worst) is read: a multi-GB
+                # log named with `@` costs no more memory than a small one.
+                raw = fh.read(ATTACH_MAX * 4 + 1)
+                whole = not fh.read(1)
             mtime_ns = path.stat().st_mtime_ns
+            content = raw.decode("utf-8") if whole else raw.decode("utf-8", "ignore")
         except (OSError, UnicodeDecodeError):
             continue
-        read_state.record_text(path, content, mtime_ns)
-        shown = content if len(content) <= ATTACH_MAX else content[:ATTACH_MAX] + "\n… (cut)"
+        if whole:  # only a file read whole counts as read (a later Edit checks against it)
+            read_state.record_text(path, content, mtime_ns)
+        cut = not whole or len(content) > ATTACH_MAX
+        shown = content[:ATTACH_MAX] + "\n… (cut)" if cut else content
         parts.append(attached_block(path, shown))
     return "\n\n".join(parts), paths
 

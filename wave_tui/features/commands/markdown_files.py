@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from wave_tui.config.records import record
+from wave_tui.files.real_paths import is_inside
 from wave_tui.memory.frontmatter import Frontmatter, parse_frontmatter
 from wave_tui.permissions.rules import parse_rule_list
 
@@ -59,7 +60,14 @@ class MarkdownCache:
         self._reported: set[tuple[Path, str]] = set()
 
     # req: CS6
-    def load(self, path: Path) -> Frontmatter | None:
+    def load(self, path: Path, inside: Path | None = None) -> Frontmatter | None:
+        """The file's frontmatter; None when it is missing or unreadable, or — with `inside` —
+        when its real path is not in that folder (a project's command or skill that is a link
+        to `~/.ssh/id_rsa` is not served)."""
+        if inside is not None and path.exists() and not is_inside(path, inside):
+            self._parsed.pop(path, None)
+            self._report(path, "links outside the project; skipped")
+            return None
         sig = _sig(path)
         if sig is None:
             self._parsed.pop(path, None)

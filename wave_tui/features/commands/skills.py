@@ -89,7 +89,8 @@ class Skills:
             if not root.is_dir():
                 continue
             for folder in sorted(p for p in root.iterdir() if p.is_dir()):
-                fm = self._cache.load(folder / SKILL_FILE)
+                inside = self.paths.project_root if scope == "project" else None
+                fm = self._cache.load(folder / SKILL_FILE, inside)
                 if fm is None:
                     continue
                 own = fm.get_str("name")

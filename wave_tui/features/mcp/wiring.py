@@ -47,11 +47,19 @@ def read_mcp_config(service: AgentService, extra: Sequence[Layer] = ()) -> McpCo
 
 
 def trust_items(servers: Sequence[ServerConfig]) -> list[str]:
-    """What a project's server set is fingerprinted (and shown to the user) as."""
+    """What a project's server set is fingerprinted (and shown to the user) as.
+
+    A stdio server's `env` and `cwd` are part of what runs (`PYTHONPATH`, `NODE_OPTIONS` or
+    another folder change the code as much as the command does), so a change to them asks again.
+    """
     items = []
     for server in servers:
         if server.kind == "stdio":
-            items.append(" ".join([f"{server.name}:", server.command, *server.args]))
+            words = [f"{server.name}:", server.command, *server.args]
+            words += [f"[env {key}={server.env[key]}]" for key in sorted(server.env)]
+            if server.cwd is not None:
+                words.append(f"[cwd {server.cwd}]")
+            items.append(" ".join(words))
         else:
             items.append(f"{server.name}: {server.url}")
     return items

@@ -42,6 +42,7 @@ from wave_tui.features.memory.team_proposals import (
     team_note,
     team_target,
 )
+from wave_tui.features.sandbox.fork import fork_bash_profile
 from wave_tui.files.read_state import ReadState
 from wave_tui.files.real_paths import resolve_tool_path
 from wave_tui.llm.types import Message, ToolCall
@@ -282,7 +283,10 @@ class _ForkRoad:
         return None
 
     async def resolve(self, call: ToolCallInfo, ask: Ask | None) -> Resolution:
-        return Resolution(None, self._allowed.pop(call.call_id).profile)
+        profile = self._allowed.pop(call.call_id).profile
+        if call.facts.command is not None:  # Bash: in the sandbox where there is one (SB6)
+            profile = fork_bash_profile(profile, self.fork.gate.memory_dir)
+        return Resolution(None, profile)
 
     def lock_for(self, call: ToolCallInfo) -> AbstractAsyncContextManager[None] | None:
         target = self._target(call)

@@ -79,7 +79,7 @@ def proposed_text(name: str, args: dict[str, Any], current: str | None) -> str:
 def propose_team(
     paths: WavePaths, name: str, args: dict[str, Any], target: Path, run_id: str
 ) -> tuple[ToolResult, PendingWrite | None]:
-    inbox = Inbox(paths.project_dir, paths.memory_dir)
+    inbox = Inbox(paths.project_dir, paths.memory_dir, paths.team_memory_dir)
     try:
         after = proposed_text(name, args, inbox.current_text(target))
     except InboxError as exc:

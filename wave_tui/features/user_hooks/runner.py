@@ -23,6 +23,8 @@ EXIT_BLOCK = 2
 SHELL_NOT_FOUND = 127
 SHELL_NOT_EXECUTABLE = 126
 MAX_CAPTURE = 256 * 1024  # bytes kept of a hook's stdout / stderr each
+READ_CHUNK = 64 * 1024
+DRAIN_AFTER_EXIT_S = 0.5
 
 
 @record
@@ -83,14 +85,15 @@ async def run_hook(
         _kill_group(proc.pid)
         with contextlib.suppress(ProcessLookupError):
             proc.kill()
-        await proc.wait()
+        await _exited(proc)
+        _close_pipes(proc)
         return HookRun(spec, "timeout", None, "", "")
     except asyncio.CancelledError:
         _kill_group(proc.pid)
         raise
     code = proc.returncode if proc.returncode is not None else -1
-    stdout = out[:MAX_CAPTURE].decode("utf-8", "replace")
-    stderr = err[:MAX_CAPTURE].decode("utf-8", "replace")
+    stdout = out.decode("utf-8", "replace")
+    stderr = err.decode("utf-8", "replace")
     return HookRun(spec, _outcome(code), code, stdout, stderr)
 
 
@@ -105,6 +108,32 @@ def _outcome(code: int) -> HookOutcome:
     return "warning"
 
 
+async def _exited(proc: asyncio.subprocess.Process) -> int:
+    """The hook's exit code once its shell ended. Not `proc.wait()`: before Python 3.12 that
+    also waits for every pipe to close, which a child the hook left behind may never do."""
+    delay = 0.005
+    while proc.returncode is None:
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 0.05)
+    return proc.returncode
+
+
+def _close_pipes(proc: asyncio.subprocess.Process) -> None:
+    # Our ends of the pipes a left-over child still holds: closed, not left to the GC.
+    transport = getattr(proc, "_transport", None)
+    if transport is not None:
+        transport.close()
+
+
+async def _read_capped(stream: asyncio.StreamReader, kept: bytearray) -> None:
+    """Read `stream` to its end, keeping its first MAX_CAPTURE bytes (the rest is read and
+    dropped, so a chatty hook neither fills wave's memory nor blocks on a full pipe)."""
+    while chunk := await stream.read(READ_CHUNK):
+        room = MAX_CAPTURE - len(kept)
+        if room > 0:
+            kept += chunk[:room]
+
+
 async def _talk(proc: asyncio.subprocess.Process, data: bytes) -> tuple[bytes, bytes]:
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     with contextlib.suppress(BrokenPipeError, ConnectionResetError):
@@ -112,6 +141,17 @@ async def _talk(proc: asyncio.subprocess.Process, data: bytes) -> tuple[bytes, b
         await proc.stdin.drain()
     with contextlib.suppress(OSError):
         proc.stdin.close()
-    out, err = await asyncio.gather(proc.stdout.read(), proc.stderr.read())
-    await proc.wait()
-    return out, err
+    out, err = bytearray(), bytearray()
+    readers = asyncio.gather(_read_capped(proc.stdout, out), _read_capped(proc.stderr, err))
+    try:
+        await _exited(proc)
+        # A child the hook left running (`server &`) may hold the pipes open for good: once the
+        # hook itself ended, what it wrote is read for a moment, then the turn goes on.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(readers), DRAIN_AFTER_EXIT_S)
+    finally:
+        readers.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await readers
+        _close_pipes(proc)
+    return bytes(out), bytes(err)

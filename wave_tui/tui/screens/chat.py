@@ -13,6 +13,7 @@ from textual.widget import Widget
 from textual.widgets import Static, TextArea
 
 from wave_tui.agent import events as ev
+from wave_tui.config.terminal_text import neutralise_value
 from wave_tui.session.facade import parse_command, shell_run_of, shown_text
 from wave_tui.session.types import AgentStatus, Message
 from wave_tui.tui.format import background_finished, one_line, show_key_arg, shown_tool_output
@@ -146,7 +147,7 @@ class ChatScreen(Screen[None]):
     # req: UX3
     async def show_restored(self) -> None:
         """Show the conversation the session restored (--continue / --resume), at the end."""
-        messages = self.wave.session.messages()
+        messages = neutralise_value(self.wave.session.messages())
         if messages:
             self.query("#start-panel").remove()
         await self._restore(messages)
@@ -353,7 +354,7 @@ class ChatScreen(Screen[None]):
         await self.query_one("#chat-log", VerticalScroll).remove_children()
         self._assistants.clear()
         self._tools.clear()
-        await self._restore(self.wave.session.messages())
+        await self._restore(neutralise_value(self.wave.session.messages()))
         self.refresh_status()
 
     # -- agent events --------------------------------------------------------------------------
