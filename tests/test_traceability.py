@@ -327,12 +327,6 @@ SHARED_IDS = (
 
 PENDING: frozenset[str] = frozenset(
     {
-        "SB1",
-        "SB2",
-        "SB3",
-        "SB4",
-        "SB5",
-        "SB6",
     }
 )
 
