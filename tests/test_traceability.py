@@ -325,7 +325,7 @@ SHARED_IDS = (
     "MO6",
 )
 
-PENDING: frozenset[str] = frozenset({})
+PENDING: frozenset[str] = frozenset()
 
 
 def _all_ids() -> list[str]:
