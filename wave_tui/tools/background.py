@@ -34,9 +34,7 @@ from wave_tui.tools.base import Tool, ToolContext, ToolError, ToolResult
 from wave_tui.tools.processes import (
     GROUP_GRACE_S,
     KILL_GRACE_S,
-    MAX_OUTPUT_CHARS,
     group_alive,
-    join_ends,
     signal_group,
     truncate_output,
 )
@@ -363,26 +361,6 @@ class BackgroundManager:
         for watcher in self._watchers.values():
             watcher.cancel()
         await asyncio.gather(*self._watchers.values(), return_exceptions=True)
-
-
-# What one BashOutput reads of new output at most: its first and last this many bytes (a log
-# that grew by gigabytes is never read whole into memory).
-READ_EDGE_BYTES = MAX_OUTPUT_CHARS * 4
-
-
-def _read_from(path: Path, offset: int) -> tuple[str, int]:
-    with path.open("rb") as fh:
-        end = fh.seek(0, os.SEEK_END)
-        fh.seek(offset)
-        if end - offset <= 2 * READ_EDGE_BYTES:
-            data = fh.read(end - offset)
-            return data.decode("utf-8", "replace"), offset + len(data)
-        head = fh.read(READ_EDGE_BYTES).decode("utf-8", "replace")
-        fh.seek(end - READ_EDGE_BYTES)
-        tail = fh.read(READ_EDGE_BYTES).decode("utf-8", "replace")
-    half = MAX_OUTPUT_CHARS // 2
-    skipped = end - offset - len(head[:half].encode()) - len(tail[-half:].encode())
-    return join_ends(head[:half], tail[-half:], f"about {skipped} bytes"), end
 
 
 @tool_arguments

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
 from wave_tui.tools.base import ToolContext, ToolError, ToolResult
-from wave_tui.tools.processes import truncate_output
+from wave_tui.tools.processes import MAX_OUTPUT_CHARS, join_ends, truncate_output
 
 if TYPE_CHECKING:
     from wave_tui.tools.background import BackgroundManager, BackgroundTask
@@ -19,11 +20,26 @@ TASK_OUTPUT_WAIT_MS = 30_000  # TaskOutput(block=true) waits this long unless to
 TASK_OUTPUT_WAIT_MAX_MS = 600_000
 
 
+# What one read of a task's output takes at most: its first and last this many bytes (a log
+# that grew by gigabytes is never read whole into memory).
+READ_EDGE_BYTES = MAX_OUTPUT_CHARS * 4
+
+
 def read_from(path: Path, offset: int) -> tuple[str, int]:
+    """The output written after `offset` (its two ends, past `READ_EDGE_BYTES` each), and the
+    offset to read from next."""
     with path.open("rb") as fh:
+        end = fh.seek(0, os.SEEK_END)
         fh.seek(offset)
-        data = fh.read()
-    return data.decode("utf-8", "replace"), offset + len(data)
+        if end - offset <= 2 * READ_EDGE_BYTES:
+            data = fh.read(end - offset)
+            return data.decode("utf-8", "replace"), offset + len(data)
+        head = fh.read(READ_EDGE_BYTES).decode("utf-8", "replace")
+        fh.seek(end - READ_EDGE_BYTES)
+        tail = fh.read(READ_EDGE_BYTES).decode("utf-8", "replace")
+    half = MAX_OUTPUT_CHARS // 2
+    skipped = end - offset - len(head[:half].encode()) - len(tail[-half:].encode())
+    return join_ends(head[:half], tail[-half:], f"about {skipped} bytes"), end
 
 
 async def task_output(manager: BackgroundManager, task: BackgroundTask) -> ToolResult:
