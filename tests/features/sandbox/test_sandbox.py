@@ -11,7 +11,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -119,10 +118,9 @@ def test_network_none_blocks_every_connection_loopback_included(
     listener = socket.create_server(("127.0.0.1", 0))
     port = listener.getsockname()[1]
     settings(network=network)
-    probe = (
-        f"{sys.executable} -c \"import socket; socket.create_connection(('127.0.0.1', {port}), 3)"
-        "; print('CONNECTED')\""
-    )
+    # bash's own /dev/tcp: nothing of the test's (its venv may be under the /tmp the sandbox
+    # replaces) has to be visible inside.
+    probe = f"exec 3<>/dev/tcp/127.0.0.1/{port} && echo CONNECTED"
     try:
         out = run_bash(model_server, project, probe)
     finally:
