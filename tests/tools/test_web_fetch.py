@@ -133,7 +133,8 @@ async def test_wf1_errors_are_one_line_tool_errors(site: _Site, ctx: ToolContext
     assert missing.is_error and "HTTP 404" in missing.content
     image = await tool.run({"url": f"{_base(site)}/image", "prompt": "p"}, ctx)
     assert image.is_error and "not a text page" in image.content
-    bad = await tool.run({"url": "ftp://example.com/x", "prompt": "p"}, ctx)
+    # Loopback: even a broken scheme check could not reach off the machine.
+    bad = await tool.run({"url": "ftp://127.0.0.1:9/x", "prompt": "p"}, ctx)
     assert bad.is_error and "Not an http(s) URL" in bad.content
     await fetcher.aclose()
 
