@@ -116,7 +116,7 @@ class PermissionDialog(ModalScreen[PermissionAnswer]):
                 yield choice_button("n", "Deny", "deny", variant="error")
                 yield choice_button("w", "No, and say why…", "deny_why")
             yield Input(
-                placeholder="Why not? What should the agent do instead? (Enter sends, Esc back)",
+                placeholder="What should it do instead? Enter sends, Esc goes back",
                 id="deny-reason",
                 classes="-hidden",
             )
