@@ -129,7 +129,12 @@ class ModelClient:
         self.adapter = WireAdapter()
         # Only an endpoint known to be Ollama gets the /api/show probe (req: PV11): its port,
         # or a reply that says so. Azure, DeepSeek & co never see a request they did not ask for.
-        self.speaks_ollama = self._url is not None and self._url.port == OLLAMA_PORT
+        # The `provider` setting says it outright when the address cannot (a proxy, a port
+        # of the user's choosing); unsaid, Ollama's own port does.
+        self.speaks_ollama = self._url is not None and (
+            config.provider == "ollama"
+            or (config.provider is None and self._url.port == OLLAMA_PORT)
+        )
 
     @property
     def shown_url(self) -> str:
@@ -326,7 +331,9 @@ class ModelClient:
                 if chunk.get("error"):
                     message = parse_error(data.encode()).message
                     raise StreamInterrupted(message, "".join(content))
-                self.speaks_ollama = self.speaks_ollama or says_ollama(chunk)
+                self.speaks_ollama = self.speaks_ollama or (
+                    self.config.provider is None and says_ollama(chunk)
+                )
                 reply.model = chunk.get("model") or reply.model
                 usage = parse_usage(chunk.get("usage"))
                 if usage is not None:
@@ -383,7 +390,9 @@ class ModelClient:
             message = choice.get("message") or {}
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
             raise ModelProtocolError(f"unexpected response: {raw[:200]!r}") from exc
-        self.speaks_ollama = self.speaks_ollama or says_ollama(data)
+        self.speaks_ollama = self.speaks_ollama or (
+            self.config.provider is None and says_ollama(data)
+        )
         calls = [
             ToolCall(
                 id=c.get("id") or f"call_{i}",
