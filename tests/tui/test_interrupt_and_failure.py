@@ -17,8 +17,8 @@ from tests.tui.helpers import settle, wait_until
 from tests.wire_view import flat, parts
 from wave_tui.agent import events as ev
 from wave_tui.agent.service import AgentOptions, AgentService
-from wave_tui.tui.messages import AgentEventPosted
 from wave_tui.tui.app import make_app
+from wave_tui.tui.messages import AgentEventPosted
 from wave_tui.tui.screens.chat import PROMPT_RETURNED
 from wave_tui.tui.widgets.chat_items import AssistantMessage, NoticeLine
 from wave_tui.tui.widgets.history_input import HistoryInput
