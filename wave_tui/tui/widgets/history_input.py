@@ -14,6 +14,7 @@ already inserted.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
@@ -87,6 +88,8 @@ class HistoryInput(TextArea):
         self._draft = ""
         self._search: str | None = None  # the Ctrl+R query while a search is on
         self._search_draft = ""  # what the input held when the search began
+        # When a key last reached the input (a dialog opening under fast typing reads it).
+        self.last_key_at = float("-inf")
         self._quit_armed = False
         self.completer: Completer | None = None
         # Up on an empty input recalls this (the last queued message) before the history.
@@ -141,6 +144,7 @@ class HistoryInput(TextArea):
     # req: CV2
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
+        self.last_key_at = time.monotonic()
         if key != "ctrl+c":
             self._quit_armed = False
         if self._search is not None and key != "ctrl+r":
@@ -173,6 +177,18 @@ class HistoryInput(TextArea):
             if not binding.priority and await self.app.run_action(binding.action, self):
                 return True
         return False
+
+    # req: CV1
+    def take_typed_ahead(self, key: str, character: str | None) -> None:
+        """A key typed for the message while a dialog opened over the input: it lands as if
+        the input had had the focus (Enter sends, as ever)."""
+        self.last_key_at = time.monotonic()
+        if key == "enter":
+            self.submit()
+        elif key == "backspace":
+            self.action_delete_left()
+        elif character is not None:
+            self.insert(character)
 
     # req: CV1
     def submit(self) -> None:
