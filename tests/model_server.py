@@ -199,6 +199,7 @@ class RecordedRequest:
     prompt_tokens: int
     cached_tokens: int
     reply: Reply
+    raw: bytes = b""  # the body's bytes as they came over the wire
 
 
 @dataclass(frozen=True)
@@ -347,7 +348,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         headers = {k.lower(): v for k, v in self.headers.items()}
         owner = self.server.owner
-        record = owner._handle(self.path, headers, body, len(raw))
+        record = owner._handle(self.path, headers, body, raw)
         try:
             self._respond(owner, record)
         except _Disconnect:
@@ -593,7 +594,7 @@ class ModelServer:
             self._changed.notify_all()
 
     def _handle(
-        self, path: str, headers: dict[str, str], body: dict[str, Any], size: int = 0
+        self, path: str, headers: dict[str, str], body: dict[str, Any], raw: bytes = b""
     ) -> RecordedRequest:
         tokens = tokenize(body) if self.accounting else None
         model = body.get("model")
@@ -606,12 +607,12 @@ class ModelServer:
                 )
                 reply = dataclasses.replace(reply, tool_calls=calls)
             if tokens is None:
-                prompt, cached = size // 4, 0
+                prompt, cached = len(raw) // 4, 0
             else:
                 trie = self._history.setdefault(model, _PrefixTrie())
                 prompt, cached = len(tokens), trie.longest_prefix(tokens) if self.caching else 0
                 trie.insert(tokens)
-            record = RecordedRequest(path, headers, body, prompt, cached, reply)
+            record = RecordedRequest(path, headers, body, prompt, cached, reply, raw)
             self.requests.append(record)
             self._changed.notify_all()
         return record
