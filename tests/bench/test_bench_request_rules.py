@@ -16,7 +16,9 @@ it, and its POST over loopback to a sink, for the N-rule body less the same for 
 (what sending the bigger body costs anyway).
 
 Run: `pytest tests/bench/test_bench_request_rules.py -m bench -n 0 -s`
-(`WAVE_BENCH_SCALE=10000` for 10k rules, `WAVE_BENCH_ROUNDS=7` for a steadier median).
+(`WAVE_BENCH_SCALE=10000` for 10k rules, `WAVE_BENCH_ROUNDS=7` for a steadier median,
+`WAVE_BENCH_INSTRUCTIONS=1` for the same differences in instructions, which a loaded machine does
+not move: the times of one request are within the noise of four whole processes).
 """
 
 from __future__ import annotations
@@ -36,12 +38,15 @@ from typing import Any
 
 import pytest
 
+from tests.bench import instructions
 from tests.bench.costs import Cost, alternate
 from tests.model_server import ModelServer, text, tool_call
 
 ROOT = Path(__file__).resolve().parents[2]
+FLOOR_BODY = ROOT / "bench" / "floor_body.py"
 SCALE = int(os.environ.get("WAVE_BENCH_SCALE", "1000"))
-ROUNDS = int(os.environ.get("WAVE_BENCH_ROUNDS", "3"))
+# CI runs each bench once for its shape: one round there (eight processes), three by default.
+ROUNDS = int(os.environ.get("WAVE_BENCH_ROUNDS", "1" if os.environ.get("CI") else "3"))
 LONG, SHORT = 21, 1  # Reads in the long and the short turn: 22 and 2 requests
 
 
@@ -107,11 +112,11 @@ class Runs:
 
 
 def _sink() -> tuple[socket.socket, threading.Thread]:
-    """An HTTP sink on loopback: reads each request's body, answers 200 with nothing."""
+    """An HTTP sink on loopback: reads each request's body, answers 200 with nothing; one
+    connection after another until its socket is closed."""
     server = socket.create_server(("127.0.0.1", 0))
 
-    def serve() -> None:
-        conn, _ = server.accept()
+    def serve_one(conn: socket.socket) -> None:
         with conn, conn.makefile("rb") as reader:
             while True:
                 length = 0
@@ -122,6 +127,14 @@ def _sink() -> tuple[socket.socket, threading.Thread]:
                     return
                 reader.read(length)
                 conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            serve_one(conn)
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
@@ -166,11 +179,63 @@ def encode_only(body: dict[str, Any], rounds: int = 20) -> float:
     return statistics.median(times)
 
 
+def instruction_lines(
+    server: ModelServer,
+    env: dict[str, str],
+    turns: dict[tuple[str, int], tuple[Path, int]],
+    bodies: dict[str, dict[str, Any]],
+    folder: Path,
+) -> list[str]:
+    """With WAVE_BENCH_INSTRUCTIONS=1: the same four-way difference in instructions (valgrind),
+    and the floor's: `bench/floor_body.py` POSTing each body LONG + 1 and SHORT + 1 times."""
+    if not instructions.ENABLED:
+        return []
+    wave: dict[tuple[str, int], int | None] = {}
+    for (project, reads), (cwd, _) in turns.items():
+        server.reset()
+        script_turn(server, reads)
+        cmd = [sys.executable, "-m", "wave_tui", "-p", "read the files"]
+        wave[project, reads] = instructions.count_instructions(cmd, cwd, env)
+    sink, thread = _sink()
+    url = "http://{}:{}/v1/chat/completions".format(*sink.getsockname()[:2])
+    floor: dict[tuple[str, int], int | None] = {}
+    for name, body in bodies.items():
+        (folder / f"{name}.json").write_text(json.dumps(body), encoding="utf-8")
+        for reads in (SHORT, LONG):
+            cmd = [
+                sys.executable,
+                str(FLOOR_BODY),
+                str(folder / f"{name}.json"),
+                url,
+                str(reads + 1),
+            ]
+            floor[name, reads] = instructions.count_instructions(cmd, folder, env)
+    sink.close()
+    thread.join(5)
+    counts = {**wave, **floor}
+    if any(c is None for c in counts.values()):
+        return ["  (instructions: valgrind not found)"]
+
+    def per_request(got: dict[tuple[str, int], int | None], base: str) -> float:
+        n = {key: float(c or 0) for key, c in got.items()}
+        rules = n["rules", LONG] - n["rules", SHORT]
+        return (rules - n[base, LONG] + n[base, SHORT]) / (LONG - SHORT)
+
+    each, floor_each = per_request(wave, "none"), per_request(floor, "none")
+    return [
+        f"  instructions: each later request {each / 1e6:.2f} M; floor (encode + POST of the "
+        f"bigger body less the smaller) {floor_each / 1e6:.2f} M; ratio {each / floor_each:.2f}x",
+        "  instructions per whole turn: "
+        + ", ".join(f"{p} {r + 1} requests {(c or 0) / 1e9:.3f} G" for (p, r), c in wave.items()),
+    ]
+
+
 def _encoded(body: dict[str, Any]) -> bytes:
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
 
 
 @pytest.mark.bench
+@pytest.mark.timeout(3600 if instructions.ENABLED else 600)  # valgrind: ~1 min a process
 def test_bench_request_cost_of_rules(tmp_path: Path) -> None:
     small = make_project(tmp_path / "none", 0)
     big = make_project(tmp_path / "rules", SCALE)
@@ -193,6 +258,7 @@ def test_bench_request_cost_of_rules(tmp_path: Path) -> None:
         bodies = {"rules": server.requests[-1].body}
         measures[f"none, {LONG + 1} requests"]()
         bodies["none"] = server.requests[-1].body
+        counted = instruction_lines(server, env, turns, bodies, tmp_path)
     floor = body_floor(bodies, max(ROUNDS, 10) * 2)
     size = {name: len(_encoded(body)) for name, body in bodies.items()}
     requests = LONG - SHORT
@@ -239,4 +305,4 @@ def test_bench_request_cost_of_rules(tmp_path: Path) -> None:
         f"  whole long turn / {requests} (cold included): user {whole[user] * 1e3:.2f} ms, sys "
         f"{whole[system] * 1e3:.2f} ms per request",
     ]
-    print("\n".join(lines))
+    print("\n".join(lines + counted))

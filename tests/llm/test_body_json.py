@@ -50,7 +50,10 @@ def bodies(placeholder: str) -> list[dict[str, Any]]:
                 },
                 {"role": "assistant", "content": None, "tool_calls": [{"id": "1"}]},
                 {"role": "tool", "tool_call_id": "1", "content": READ},
-                {"role": "user", "content": [{"type": "image_url"}, {"type": "text", "text": READ}]},
+                {
+                    "role": "user",
+                    "content": [{"type": "image_url"}, {"type": "text", "text": READ}],
+                },
             ],
             "stream": True,
             "max_tokens": 5,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from json.encoder import encode_basestring
 from typing import Any
 
 BIG_STRING = 16 * 1024  # characters: shorter strings are cheaper to escape than to look up
