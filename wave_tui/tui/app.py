@@ -154,7 +154,7 @@ class WaveApp(App[None]):
         else:
             raise ValueError("the app needs a session or a way to open one")
         self.chat_screen = ChatScreen()
-        self.add_mode("chat", lambda: self.chat_screen)
+        self.add_mode("chat", self._first_screen)
         self.add_mode("memory", _memory_screen)  # the other screens load when first shown
         self.add_mode("settings", _settings_screen)
         self._watch_settings = watch_settings
@@ -164,6 +164,13 @@ class WaveApp(App[None]):
         self._css_applied: CssState | None = None
         self.review = ReviewCount(self)  # memory proposals waiting in the review inbox
         self.sub_title = self.paths.project_root.name
+
+    def _first_screen(self) -> ChatScreen:
+        # Textual restyles the whole app when a mode's screen is made (a full reparse of every
+        # sheet) unless the screen is marked current. The chat has no sheet of its own and
+        # nothing is styled yet: each of its widgets is styled from the sheets as it mounts.
+        self.chat_screen._css_update_count = self._css_update_count
+        return self.chat_screen
 
     # -- lifecycle -----------------------------------------------------------------------------
     @property
