@@ -16,6 +16,16 @@ def isolated_home(
     return isolate_home(tmp_path_factory.mktemp("home"), monkeypatch)
 
 
+@pytest.fixture(autouse=True)
+def dialogs_read_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pilot presses keys quicker than anyone reads: in-process app tests answer a dialog the
+    moment it opens (the typed-ahead guard's own tests put real pauses back)."""
+    from wave_tui.tui import typed_ahead
+
+    monkeypatch.setattr(typed_ahead, "TYPING_PAUSE_S", 0.0)
+    monkeypatch.setattr(typed_ahead, "READING_S", 0.0)
+
+
 def isolate_home(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """HOME (and the XDG folders) in `home`, no WAVE_* variables, no NO_COLOR."""
     monkeypatch.setenv("HOME", str(home))

@@ -199,6 +199,7 @@ class RecordedRequest:
     prompt_tokens: int
     cached_tokens: int
     reply: Reply
+    raw: bytes = b""  # the body's bytes as they came over the wire
 
 
 @dataclass(frozen=True)
@@ -347,7 +348,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         headers = {k.lower(): v for k, v in self.headers.items()}
         owner = self.server.owner
-        record = owner._handle(self.path, headers, body)
+        record = owner._handle(self.path, headers, body, raw)
         try:
             self._respond(owner, record)
         except _Disconnect:
@@ -475,6 +476,9 @@ class ModelServer:
     default_reply: Reply = field(default_factory=lambda: text("OK"))
     caching: bool = True
     responder: Responder | None = None
+    # False: no token accounting (prompt tokens ≈ a quarter of the body's bytes, none cached),
+    # for benchmarks whose big bodies the tokenizer would otherwise spend the server's time on.
+    accounting: bool = True
 
     def __post_init__(self) -> None:
         self.requests: list[RecordedRequest] = []
@@ -589,8 +593,10 @@ class ModelServer:
             self.gets.append(RecordedGet(path, headers))
             self._changed.notify_all()
 
-    def _handle(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> RecordedRequest:
-        tokens = tokenize(body)
+    def _handle(
+        self, path: str, headers: dict[str, str], body: dict[str, Any], raw: bytes = b""
+    ) -> RecordedRequest:
+        tokens = tokenize(body) if self.accounting else None
         model = body.get("model")
         with self._changed:
             reply = self._pick(body)
@@ -600,10 +606,13 @@ class ModelServer:
                     for c in reply.tool_calls
                 )
                 reply = dataclasses.replace(reply, tool_calls=calls)
-            trie = self._history.setdefault(model, _PrefixTrie())
-            cached = trie.longest_prefix(tokens) if self.caching else 0
-            trie.insert(tokens)
-            record = RecordedRequest(path, headers, body, len(tokens), cached, reply)
+            if tokens is None:
+                prompt, cached = len(raw) // 4, 0
+            else:
+                trie = self._history.setdefault(model, _PrefixTrie())
+                prompt, cached = len(tokens), trie.longest_prefix(tokens) if self.caching else 0
+                trie.insert(tokens)
+            record = RecordedRequest(path, headers, body, prompt, cached, reply, raw)
             self.requests.append(record)
             self._changed.notify_all()
         return record

@@ -290,3 +290,30 @@ async def test_p8_p9_fork_request_carries_the_typology_once(
     assert render_typology() in texts[0]  # in the system prompt, the cached prefix
     assert TYPOLOGY_IN_PREFIX in texts[-1] and FRONTMATTER_TEMPLATE not in texts[-1]
     await service.destroy()
+
+
+@pytest.mark.req("F3")
+async def test_the_fork_shares_the_main_requests_messages_and_changes_none_of_them(
+    service_for, model_server: ModelServer
+) -> None:
+    """The fork sends the main request's wire messages as they are (no copy per fork): that is
+    safe only while nothing changes one in place — not the fork's cache mark, not its tool
+    round, not the next main request's adapter or fold."""
+    import copy
+
+    model_server.enqueue(
+        text("noted"),
+        tool_call("Write", {"file_path": "note.md", "content": "x"}, id="w1"),
+        text("saved"),
+        when=None,
+    )
+    service = service_for()
+    await service.run_turn("remember that tests run with -n 2")
+    sent = service.last_request
+    assert sent is not None
+    before = copy.deepcopy(sent["messages"])
+    await extraction(service).wait()
+    await service.run_turn("and a second turn")
+    await extraction(service).wait()
+    assert fork_requests(model_server), "no fork ran"
+    assert sent["messages"] == before

@@ -8,6 +8,7 @@ import pytest
 
 from wave_tui.config.paths import WavePaths
 from wave_tui.features.tasks.reminder import (
+    REMINDER_INTERVAL,
     TASK_REMINDER_MARKER,
     TaskReminderSource,
     replies_since_task_activity,
@@ -55,3 +56,12 @@ def test_tk5_counter_survives_a_transcript_round_trip() -> None:
     restored = [Message.model_validate_json(m.to_json_line()) for m in messages]
     assert replies_since_task_activity(restored) == 2
     assert replies_since_task_activity(restored[:2]) == 1
+
+
+@pytest.mark.req("TK4")
+def test_tk4_the_count_stops_at_the_interval() -> None:
+    """Asked before every request: a long session without task tools is not walked to its start."""
+    messages = [_reply() for _ in range(50)]
+    assert replies_since_task_activity(messages) == 50
+    assert replies_since_task_activity(messages, REMINDER_INTERVAL) == REMINDER_INTERVAL
+    assert replies_since_task_activity(messages[:3], REMINDER_INTERVAL) == 3

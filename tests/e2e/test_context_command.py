@@ -75,3 +75,20 @@ def test_mx2_warns_when_memory_takes_too_much_of_the_window(project: Path) -> No
     assert "warning: memory takes" in proc.stdout and "more than 25%" in proc.stdout
     report = context_json(project, WAVE_MAX_INPUT_TOKENS="8000")
     assert report["window_tokens"] == 8000 and "memory takes" in report["warning"]
+
+
+@pytest.mark.req("MX2")
+def test_context_text_shows_paths_as_the_rest_of_wave_does(
+    project: Path, isolated_home: Path
+) -> None:
+    """The text report names the memory index `~/…` as every other view does (the JSON keeps
+    the whole path)."""
+    memory = context_json(project)
+    index = Path(report_index(memory["sources"]))
+    index.parent.mkdir(parents=True, exist_ok=True)
+    index.write_text("- [Tests](tests.md) — run them with -n 2\n")
+    proc = run_wave("context", cwd=project)
+    assert proc.returncode == 0, proc.stderr
+    row = next(line for line in proc.stdout.splitlines() if "memory_index" in line)
+    assert f" ~/{index.relative_to(isolated_home).as_posix()} " in row
+    assert str(isolated_home) not in proc.stdout

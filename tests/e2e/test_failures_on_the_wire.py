@@ -95,3 +95,22 @@ def test_pv11_a_plain_endpoint_is_never_probed_for_ollama(
     proc = run_wave("-p", "hi", cwd=project, server=model_server)
     assert proc.returncode == 0, proc.stderr
     assert model_server.hits == [("POST", "/v1/chat/completions")]
+
+
+@pytest.mark.req("PV11")
+@pytest.mark.parametrize("said_by", ["settings file", "environment"])
+def test_pv11_the_provider_setting_says_ollama_where_the_port_cannot(
+    model_server: ModelServer, project: Path, said_by: str
+) -> None:
+    """`provider: ollama` (or WAVE_PROVIDER) on a port of the user's choosing: the window is
+    asked of `/api/show` before the turn; the settings file does not call the key unknown."""
+    env = {}
+    if said_by == "environment":
+        env["WAVE_PROVIDER"] = "ollama"
+    else:
+        (project / ".wave").mkdir(exist_ok=True)
+        (project / ".wave" / "settings.json").write_text(json.dumps({"provider": "ollama"}))
+    proc = run_wave("-p", "hi", cwd=project, server=model_server, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert ("POST", "/api/show") in model_server.hits
+    assert "unknown key" not in proc.stderr

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from wave_tui.cli.main import build_parser, main
-from wave_tui.config.settings import EffectiveSettings
+from wave_tui.config.settings import ENV_DISABLE_AUTO_MEMORY, EffectiveSettings
 from wave_tui.llm import local_server
 from wave_tui.llm.local_server import (
     LocalModelError,
@@ -192,3 +192,17 @@ def test_the_demo_model_is_labelled_as_such() -> None:
     assert default.banner is not None and len(default.banner.splitlines()) == 1
     assert "WAVE_BASE_URL" in default.banner and "demo" in default.banner
     assert asked.banner is not None and "demo" in asked.banner
+    assert "memory extraction" not in default.banner  # auto memory was not turned off here
+
+
+def test_the_demo_models_banner_says_auto_memory_is_off_on_it() -> None:
+    """The demo model runs no extraction by default (its plan sets WAVE_DISABLE_AUTO_MEMORY),
+    and the one line printed for it says so."""
+    server = LocalModelServer(Path("gemma.gguf"), model_name="gemma-3-270m")
+    off = {ENV_DISABLE_AUTO_MEMORY: "1"}
+    for reason in ("default", "asked"):
+        endpoint = local.LocalEndpoint(server, reason, bundled=True, environ=off)
+        assert endpoint.banner is not None and len(endpoint.banner.splitlines()) == 1
+        assert "no memory extraction on it" in endpoint.banner
+    own = local.LocalEndpoint(server, "asked", bundled=False, environ=off)
+    assert own.banner is None  # the user's own model: nothing to say

@@ -378,6 +378,41 @@ def test_r3_trie_matching_agrees_with_plain_pathspec(paths: WavePaths, warnings:
         assert got == want, rel
 
 
+@pytest.mark.req("R4")
+def test_r4_a_pattern_is_compiled_only_once_it_could_match(
+    paths: WavePaths, warnings: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """10k conditional rules cost nothing at a Read that no rule's folder holds: the matcher
+    files patterns by their literal folders and compiles one the first time it is a candidate."""
+    from wave_tui.memory import rule_match
+
+    for n in range(50):
+        write(rules_dir(paths) / f"r{n:02}.md", f"---\npaths: pkg{n}/**/*.ts\n---\nR{n}.\n")
+    write(rules_dir(paths) / "any.md", "---\npaths: '**/*.md'\n---\nMD.\n")
+    compiled: list[str] = []
+    real = rule_match.gitignore_pattern
+    monkeypatch.setattr(rule_match, "gitignore_pattern", lambda p: compiled.append(p) or real(p))
+    rules = discover(paths, warnings)
+    assert rules.match(paths.project_root / "notes.txt") == []
+    assert compiled == ["**/*.md"]
+    assert [r.id for r, _ in rules.match(paths.project_root / "pkg7/src/a.ts")] == ["r07.md"]
+    assert compiled == ["**/*.md", "pkg7/**/*.ts"]
+
+
+@pytest.mark.req("R4")
+def test_r4_a_pattern_that_cannot_compile_matches_nothing(
+    paths: WavePaths, warnings: list[str]
+) -> None:
+    """A trailing backslash is no gitignore pattern: its rule never matches, the others do (the
+    first Read used to fail on it)."""
+    write(rules_dir(paths) / "bad.md", '---\npaths: ["a\\\\", "b/**"]\n---\nBad.\n')
+    rules = discover(paths, warnings)
+    bad = rules.get("bad.md")
+    assert bad is not None and bad.patterns == ("a\\", "b/**")
+    assert rules.match(paths.project_root / "a") == []
+    assert [r.id for r, _ in rules.match(paths.project_root / "b/x")] == ["bad.md"]
+
+
 @pytest.mark.req("MX4")
 def test_mx4_unquoted_star_value_loads(paths: WavePaths, warnings: list[str]) -> None:
     write(rules_dir(paths) / "tests.md", "---\npaths: **/*.test.ts\n---\nTest rule.\n")

@@ -135,7 +135,7 @@ def test_ux2_a_grant_outside_the_project_covers_only_that_file(
 @pytest.mark.req("UX2")
 def test_ux2_top_level_file_and_bash_labels(project: Path) -> None:
     assert grant_label(AnalysedUse.of("Write", {"file_path": "a.md"}, project), project) == (
-        "Always allow Write in . this session"
+        "Always allow Write in the project this session"
     )
     assert grant_label(AnalysedUse.of("Bash", {"command": "npm test"}, project), project) == (
         "Always allow Bash(npm test) this session"

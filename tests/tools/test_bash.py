@@ -129,12 +129,16 @@ async def test_blank_description_falls_back_to_the_command(
 ) -> None:
     # Bug: `"description": " "` raised IndexError ("".splitlines()[0]).
     result = await bash(ctx, "echo hi", description=description)
-    assert (result.is_error, result.content, result.summary) == (False, "hi", "echo hi")
+    assert (result.is_error, result.content, result.summary) == (False, "hi", "1 line of output")
 
 
 async def test_description_label_is_its_first_non_blank_line(ctx: ToolContext) -> None:
     result = await bash(ctx, "echo hi", description="\n  List files  \nmore")
     assert result.summary == "List files"
+    assert (await bash(ctx, "true")).summary == "no output"
+    assert (await bash(ctx, "printf 'a\\nb\\n'; exit 3")).summary == (
+        "2 lines of output (Exit code: 3)"
+    )
     background = await bash(ctx, "true", description=" ", run_in_background=True)
     assert background.summary.startswith("true (background")
 

@@ -82,6 +82,13 @@ async def test_cv8_bang_command_streams_esc_kills_its_process_group_and_typing_g
         assert alive(sleeper)
         await pilot.press(*"typed meanwhile")
         assert prompt(app).text == "typed meanwhile"
+        # Other screens open meanwhile: F2 shows the memory browser, F1 comes back.
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: app.screen is not app.chat_screen)
+        assert app.screen is not app.chat_screen and alive(sleeper)
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: app.screen is app.chat_screen)
+        assert app.screen is app.chat_screen
         await pilot.press("escape")
         await wait_until(pilot, lambda: not alive(sleeper) and not app.session.status().busy)
         assert not alive(sleeper)  # the whole group: the backgrounded sleep too

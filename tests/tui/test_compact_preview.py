@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -103,3 +104,47 @@ def test_the_compaction_preview_snapshot(
     assert snap_compare(
         build_app(server_env(model_server)), terminal_size=SIZE, run_before=run_before
     )
+
+
+@pytest.mark.req("CV14")
+async def test_after_compact_in_the_app_context_adds_up_to_its_rows(
+    build_app: BuildApp, model_server: ModelServer
+) -> None:
+    """`/compact` applied from its preview, then `/context`: the total it shows is the sum of
+    the rows it shows (it was the pre-compaction request's)."""
+    from wave_tui.tui.screens.context_view import ContextView
+
+    _script(model_server)
+    app = build_app(server_env(model_server))
+    async with app.run_test(size=SIZE) as pilot:
+        app = await _chat_then_compact(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.session.messages()[0].kind == "compress"
+        app.chat_screen.query_one("#prompt").insert("/context")  # type: ignore[attr-defined]
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ContextView)
+        report = _static(app, "#context-report")
+    total = int(re.search(r"Next request: ~?([\d,]+) tokens", report)[1].replace(",", ""))
+    rows = [
+        int(line.split()[-2].replace(",", ""))
+        for line in report.splitlines()
+        if line.startswith("  ") and line.split()[0] in KINDS
+    ]
+    assert rows and sum(rows) == total
+    assert re.search(r"conversation +\d+ messages", report)
+
+
+KINDS = {
+    "system_static",
+    "system_dynamic",
+    "memory_index",
+    "agents_md",
+    "user_agents_md",
+    "rule",
+    "nested",
+    "tools",
+    "conversation",
+    "team_memory",
+}

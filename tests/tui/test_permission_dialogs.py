@@ -216,3 +216,38 @@ async def test_cv10_a_subagents_permission_dialog_names_the_agent(
         await pilot.press("y")
         await settle(pilot)
     assert (project / "made.txt").exists()
+
+
+@pytest.mark.req("CV1", "CV10")
+async def test_keys_typed_as_a_dialog_opens_go_on_into_the_message_not_the_dialog(
+    build_app: BuildApp,
+    model_server: ModelServer,
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A user still typing when a permission dialog opens: "and also" pressed `a` (Always
+    allow, for a command never read) and the rest was lost. The keys go on into the input
+    until the user pauses; then the dialog takes its keys."""
+    from wave_tui.tui import typed_ahead
+    from wave_tui.tui.widgets.history_input import HistoryInput
+
+    # Real pauses, generous for a loaded machine; the test ends them itself (below).
+    monkeypatch.setattr(typed_ahead, "TYPING_PAUSE_S", 30.0)
+    monkeypatch.setattr(typed_ahead, "READING_S", 30.0)
+    model_server.enqueue(tool_call("Bash", {"command": "touch made.txt"}), text("done"))
+    app = build_app(server_env(model_server))
+    async with app.run_test(size=(100, 32)) as pilot:
+        prompt = app.chat_screen.query_one("#prompt", HistoryInput)
+        await pilot.press(*"make it", "enter")
+        dialog = await wait_for_screen(pilot, PermissionDialog)
+        await pilot.press(*"and alsx", "backspace", "o", "enter")  # typing on, as it opened
+        assert app.screen is dialog  # no key answered it
+        assert app.session.status().queue == ("and also",)  # the message, as typed, queued
+        await pilot.press(*"then")
+        assert prompt.text == "then"
+        prompt.last_key_at = float("-inf")  # the user stopped typing (a pause) ...
+        dialog.asked_at = float("-inf")  # ... and has read the dialog
+        await pilot.press("n")
+        await settle(pilot)
+    assert not (project / "made.txt").exists()  # denied by the key meant for it, not run
+    assert prompt.text == "then"

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from tests.model_server import ModelServer, RecordedRequest, text
+from tests.extraction_helpers import is_fork
+from tests.model_server import ModelServer, RecordedRequest, text, tool_call
 from tests.tui.test_tmux import Tmux, start_wave
 
 # The real terminal is part of what is tested: without tmux these fail (CI installs it).
@@ -60,6 +61,17 @@ def _last_note(record: RecordedRequest) -> str | None:
 
 def _prompts(server: ModelServer) -> list[str]:
     return [note for r in list(server.requests) if (note := _last_note(r)) is not None]
+
+
+def _typed_prompts(server: ModelServer, count: int) -> list[RecordedRequest]:
+    """The first `count` main-loop requests (not the extraction fork's)."""
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        mains = [r for r in list(server.requests) if not is_fork(r.body)]
+        if len(mains) >= count:
+            return mains[:count]
+        time.sleep(0.05)
+    raise AssertionError(f"expected {count} prompts, got {_prompts(server)}")
 
 
 @pytest.mark.req("CV1")
@@ -109,9 +121,34 @@ def test_cv2_bursts_of_keys_keep_their_order_in_tmux(
     model_server.default_reply = text("two lines received")
     start_wave(tmux, model_server.base_url, tmp_path, (80, 24))
     tmux.wait_for_text("Message wave")
-    tmux.run("send-keys", "-t", tmux.session, "/help", "Enter")
+    # One burst: the command, its Enter, and a message typed straight after it.
+    tmux.run("send-keys", "-t", tmux.session, "/help", "Enter", "plain words", "Enter")
     tmux.wait_for_text("Keys:")
-    tmux.run("send-keys", "-t", tmux.session, "alpha", "C-j", "beta", "Enter")
     tmux.wait_for_text("two lines received")
-    first = model_server.requests[0].body["messages"]  # (the extraction fork's come after)
-    assert _content(first[-1]) == "alpha\nbeta"
+    tmux.run("send-keys", "-t", tmux.session, "alpha", "C-j", "beta", "Enter")
+    mains = _typed_prompts(model_server, 2)
+    assert _content(mains[0].body["messages"][-1]) == "plain words"
+    assert _content(mains[1].body["messages"][-1]) == "alpha\nbeta"
+
+
+@pytest.mark.req("CV1", "CV10")
+def test_typing_on_as_a_permission_dialog_opens_answers_nothing_in_tmux(
+    tmux: Tmux, model_server: ModelServer, tmp_path: Path
+) -> None:
+    """The real terminal, at a typist's pace: words typed on while a permission dialog opens go
+    into the message (the `a` of "and" once granted "Always allow"); after a pause, `n` denies."""
+    model_server.enqueue(tool_call("Bash", {"command": "touch made.txt"}), text("refused, fine"))
+    start_wave(tmux, model_server.base_url, tmp_path, (100, 30))
+    tmux.wait_for_text("Message wave")
+    tmux.run("send-keys", "-t", tmux.session, "run it", "Enter")
+    for word in ("and ", "also ", "explain"):
+        time.sleep(0.15)
+        tmux.run("send-keys", "-t", tmux.session, word)
+    tmux.wait_for_text("Allow Bash?")
+    tmux.wait_for(lambda: "and also explain" in tmux.screen(), "the typed words in the input")
+    assert not (tmp_path / "project" / "made.txt").exists()
+    time.sleep(1.5)  # the user stops typing and reads the dialog
+    tmux.run("send-keys", "-t", tmux.session, "n")
+    tmux.wait_for_text("refused, fine")
+    assert not (tmp_path / "project" / "made.txt").exists()
+    assert "and also explain" in tmux.screen()  # still the draft, nothing lost

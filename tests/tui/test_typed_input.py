@@ -209,8 +209,39 @@ async def test_ctrl_r_shows_the_query_it_searches_for(
         assert "search history: pars" in str(prompt.border_title)
         await pilot.press("ctrl+r")
         assert "pars" in str(prompt.border_title) and "no earlier match" in str(prompt.border_title)
-        await pilot.press("x")
+        await pilot.press("right")
         assert prompt.border_title is None
+        assert prompt.text == "fix the parser"
+
+
+@pytest.mark.req("UX19")
+async def test_ctrl_r_then_typing_searches_as_a_shell_does(
+    build_app: BuildApp, model_server: ModelServer
+) -> None:
+    """Ctrl+R first, then the query: what is typed goes to the query (shown in the border),
+    never glued to the match; Backspace edits it, Esc puts the draft back, Enter sends the
+    match."""
+    app = build_app(server_env(model_server))
+    async with app.run_test(size=(100, 32)) as pilot:
+        for sent in ("fix the parser", "run the tests", "say hello"):
+            await pilot.press(*typed(sent))
+            await settle(pilot)
+        prompt = prompt_of(pilot)
+        await pilot.press(*"draft", "ctrl+r")
+        assert "search history: draft" in str(prompt.border_title)
+        await pilot.press(*["backspace"] * 5)
+        assert prompt.text == "say hello"
+        await pilot.press(*"pars")
+        assert prompt.text == "fix the parser"
+        assert "search history: pars" in str(prompt.border_title)
+        await pilot.press("backspace", "backspace", "backspace", "backspace", *"tes")
+        assert prompt.text == "run the tests"
+        await pilot.press("escape")
+        assert (prompt.text, prompt.border_title) == ("draft", None)
+        await pilot.press(*["backspace"] * 5, "ctrl+r", *"fix", "enter")
+        await settle(pilot)
+        assert prompt.text == ""
+    assert user_prompts(model_server)[-1] == "fix the parser"
 
 
 def _write(root: Path, *names: str) -> None:

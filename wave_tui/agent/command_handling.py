@@ -31,17 +31,17 @@ KEYS = (
     ("F1 / F2 / F3", "chat, memory browser, settings"),
     ("/", "commands: Tab completes, Enter runs, Esc closes"),
     ("Enter", "send; Shift+Enter or Ctrl+J: a new line"),
-    ("↑ / ↓, Ctrl+R", "input history; search it"),
+    ("↑ / ↓, Ctrl+R", "input history; search it (type, Ctrl+R again: older)"),
     ("Shift+Tab", "cycle the mode: default, accept edits, plan"),
     ("Esc", "stop the turn or !cmd; queued messages come back to the input"),
     ("Ctrl+O", "open or close the newest Thinking or output"),
     ("Tab", "walk the chat's blocks; Enter or Space opens"),
     ("Ctrl+C", "stop the turn; idle: clear, twice if empty: quit"),
     ("PgUp / PgDn", "scroll the chat (Home / End: on an empty input)"),
-    ("ctrl+l", "focus the prompt"),
+    ("Ctrl+L", "focus the prompt"),
     ("!cmd, @path", "run a shell command; attach a file (Tab completes)"),
     ("# text", "save a memory to AGENTS.md"),
-    ("ctrl+q", "quit (waits for a memory extraction in flight)"),
+    ("Ctrl+Q", "quit (waits for a memory extraction in flight)"),
 )
 # Commands whose feature registers the real one when configured: (description, answer).
 NOT_YET = {

@@ -51,6 +51,7 @@ class ModelGateway:
             settings.api_key,
             tuple(sorted(settings.custom_headers.items())),
             settings.first_byte_timeout,
+            settings.provider,
         )
         if self._target is None or self._target.key != key:
             old = self._target
@@ -58,6 +59,7 @@ class ModelGateway:
                 base_url=settings.base_url,
                 api_key=settings.api_key,
                 headers=dict(settings.custom_headers),
+                provider=settings.provider,
             )
             if settings.first_byte_timeout is not None:
                 config = replace(config, first_byte_timeout_s=settings.first_byte_timeout)

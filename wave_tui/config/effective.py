@@ -54,6 +54,7 @@ class EffectiveSettings:
     auto_memory_review: bool = False
     notifications: bool = True
     first_byte_timeout: float | None = None
+    provider: str | None = None  # "ollama" | "openai": what serves the endpoint, if said
     # Merged across files like any object; features that run every file's hooks use layers().
     hooks: dict[str, Any] = field(default_factory=dict)
     mcp_servers: dict[str, Any] = field(default_factory=dict)
@@ -138,6 +139,7 @@ def effective_settings(
         auto_memory_review=parsed.auto_memory_review,
         notifications=parsed.notifications,
         first_byte_timeout=parsed.first_byte_timeout,
+        provider=parsed.provider,
         hooks=dict(parsed.hooks),
         mcp_servers=dict(parsed.mcp_servers),
         sandbox=parsed.sandbox,

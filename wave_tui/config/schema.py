@@ -284,6 +284,12 @@ class SettingsSchema(BaseModel):
         default=True,
         description="Ring the terminal bell when a turn ends while the app is unfocused.",
     )
+    provider: Literal["ollama", "openai"] | None = Field(
+        default=None,
+        description="What serves the endpoint, when its address cannot tell: `ollama` has its "
+        "window read from Ollama's `/api/show` (as on port 11434); `openai` never probes.",
+        json_schema_extra=_env_and_file("WAVE_PROVIDER"),
+    )
     first_byte_timeout: Annotated[float, Field(gt=0.0, strict=True)] | None = Field(
         default=None,
         description="Seconds to wait for the model's first byte before the attempt fails.",

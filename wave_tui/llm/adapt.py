@@ -69,9 +69,10 @@ class WireAdapter:
             messages = self._images(model, messages)
         if self.strict_roles:
             messages = bridge_roles(messages)
-        out["messages"] = [
-            self._assistant(m) if m.get("role") == "assistant" else m for m in messages
-        ]
+        if self.reasoning_field != REASONING_FIELD or self._fill_reasoning:
+            # Otherwise every assistant message already says it the provider's way: no walk.
+            messages = [self._assistant(m) if m.get("role") == "assistant" else m for m in messages]
+        out["messages"] = messages
         return self._params.setdefault(model, LearnedParams()).apply(out)
 
     # req: IM4

@@ -13,6 +13,7 @@ from typing import Any
 
 from wave_tui.llm.adapt import WireAdapter
 from wave_tui.llm.assembly import ThinkSplitter, ToolCallAssembler, repair_arguments, split_think
+from wave_tui.llm.body_json import BodyEncoder
 from wave_tui.llm.errors import (
     ContextLengthExceeded,
     ModelConfigError,
@@ -127,9 +128,15 @@ class ModelClient:
         )
         self._url = chat_url(config.base_url) if self._problem is None else None
         self.adapter = WireAdapter()
+        self._encoder = BodyEncoder()
         # Only an endpoint known to be Ollama gets the /api/show probe (req: PV11): its port,
         # or a reply that says so. Azure, DeepSeek & co never see a request they did not ask for.
-        self.speaks_ollama = self._url is not None and self._url.port == OLLAMA_PORT
+        # The `provider` setting says it outright when the address cannot (a proxy, a port
+        # of the user's choosing); unsaid, Ollama's own port does.
+        self.speaks_ollama = self._url is not None and (
+            config.provider == "ollama"
+            or (config.provider is None and self._url.port == OLLAMA_PORT)
+        )
 
     @property
     def shown_url(self) -> str:
@@ -177,7 +184,8 @@ class ModelClient:
     # req: AC8
     async def _open(self, body: dict[str, Any]) -> httpx.Response:
         assert self._url is not None
-        request = self._http.build_request("POST", self._url, json=body)
+        # The bytes `json=body` would send, the big strings escaped once (llm/body_json.py).
+        request = self._http.build_request("POST", self._url, content=self._encoder.encode(body))
         limit = self.config.first_byte_timeout_s
         # Not `asyncio.wait_for`: on Python 3.11 it returns the result when the headers arrive
         # just as the turn is cancelled, and the abort (Esc) is lost — the reply then streams on.
@@ -326,7 +334,9 @@ class ModelClient:
                 if chunk.get("error"):
                     message = parse_error(data.encode()).message
                     raise StreamInterrupted(message, "".join(content))
-                self.speaks_ollama = self.speaks_ollama or says_ollama(chunk)
+                self.speaks_ollama = self.speaks_ollama or (
+                    self.config.provider is None and says_ollama(chunk)
+                )
                 reply.model = chunk.get("model") or reply.model
                 usage = parse_usage(chunk.get("usage"))
                 if usage is not None:
@@ -383,7 +393,9 @@ class ModelClient:
             message = choice.get("message") or {}
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
             raise ModelProtocolError(f"unexpected response: {raw[:200]!r}") from exc
-        self.speaks_ollama = self.speaks_ollama or says_ollama(data)
+        self.speaks_ollama = self.speaks_ollama or (
+            self.config.provider is None and says_ollama(data)
+        )
         calls = [
             ToolCall(
                 id=c.get("id") or f"call_{i}",

@@ -76,10 +76,12 @@ def _is_label(part: Any) -> bool:
 
 
 def has_images(messages: list[dict[str, Any]]) -> bool:
-    return any(
-        isinstance(m.get("content"), list) and any(_is_image(p) for p in m["content"])
-        for m in messages
-    )
+    # Asked of every request: a plain loop that looks into list contents only.
+    for m in messages:
+        content = m.get("content")
+        if isinstance(content, list) and any(_is_image(p) for p in content):
+            return True
+    return False
 
 
 def _placeholders(content: list[Any]) -> list[Any]:

@@ -40,6 +40,7 @@ class ClientConfig:
     # req: X14
     first_byte_timeout_s: float = field(default_factory=_first_byte_timeout_from_env)
     max_retry_time_s: float = MAX_RETRY_TIME_S
+    provider: str | None = None  # the `provider` setting: "ollama" | "openai" | None (unsaid)
 
 
 @record

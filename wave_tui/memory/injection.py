@@ -290,6 +290,8 @@ class MemoryInjector:
             for rule, pattern in rules.match(path):
                 if rule.id not in self.loaded_rule_ids and rule.id not in fresh:
                     fresh[rule.id] = (rule, trigger, pattern)
+        if not fresh:  # the usual Read: no walk over every active rule
+            return []
         messages: list[Message] = []
         for rule in rules.active:  # rule order, not discovery order
             if rule.id not in fresh:

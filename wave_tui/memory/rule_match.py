@@ -154,32 +154,60 @@ class _Node:
     children: dict[str, _Node] = field(default_factory=dict)
 
 
+def _negates(pattern: str) -> bool:
+    """Whether a gitignore pattern is a negation (`!`), without compiling it."""
+    return pattern.startswith("!")
+
+
+def _is_null(pattern: str) -> bool:
+    """A blank or comment pattern: it includes and excludes nothing (as pathspec reads it)."""
+    body = pattern if pattern.endswith("\\ ") else pattern.rstrip()
+    return not body or body.startswith("#")
+
+
+_NEVER = re.compile(r"(?!)")  # a pattern that cannot compile matches no path
+
+
+def _compiled(pattern: str) -> re.Pattern[str]:
+    try:
+        regex = gitignore_pattern(pattern).regex
+    except ValueError:  # pathspec's invalid-pattern error (a trailing backslash)
+        return _NEVER
+    return regex if regex is not None else _NEVER
+
+
 class _Matcher:
-    """Each distinct pattern is compiled once and filed in a trie under its literal leading
-    folders, so a path is only tested against patterns that could match it."""
+    """Each distinct pattern is filed in a trie under its literal leading folders, so a path is
+    only tested against patterns that could match it; a pattern is compiled the first time it
+    is such a candidate (10k conditional rules: none compiled for a file that no rule names)."""
 
     def __init__(self, rules: list[Rule]) -> None:
         self._rules = rules
-        self._regex: dict[str, re.Pattern[str]] = {}
+        self._regex: dict[str, re.Pattern[str] | None] = {}  # None: not compiled yet
         self._negating: dict[int, pathspec.PathSpec[pathspec.RegexPattern]] = {}
         self._trie = _Node()
         self._rules_of: dict[str, list[int]] = {}
         for index, rule in enumerate(rules):
-            compiled = [gitignore_pattern(p) for p in rule.patterns]
-            if any(c.include is False for c in compiled):
+            if any(_negates(p) for p in rule.patterns):
                 # Gitignore negation needs ordered evaluation: keep a per-rule spec for these.
-                self._negating[index] = ordered_spec(compiled)
+                self._negating[index] = ordered_spec([gitignore_pattern(p) for p in rule.patterns])
                 continue
-            for pattern, c in zip(rule.patterns, compiled, strict=True):
-                if not c.include or c.regex is None:
+            for pattern in rule.patterns:
+                if _is_null(pattern):
                     continue
                 if pattern not in self._regex:
-                    self._regex[pattern] = c.regex
+                    self._regex[pattern] = None
                     node = self._trie
                     for segment in literal_prefix(pattern):
                         node = node.children.setdefault(segment, _Node())
                     node.patterns.append(pattern)
                 self._rules_of.setdefault(pattern, []).append(index)
+
+    def _regex_of(self, pattern: str) -> re.Pattern[str]:
+        regex = self._regex[pattern]
+        if regex is None:
+            regex = self._regex[pattern] = _compiled(pattern)
+        return regex
 
     def _candidates(self, rel: str) -> list[str]:
         node = self._trie
@@ -193,7 +221,7 @@ class _Matcher:
         return found
 
     def match(self, rel: str) -> list[tuple[Rule, str]]:
-        matched = {p for p in self._candidates(rel) if self._regex[p].match(rel)}
+        matched = {p for p in self._candidates(rel) if self._regex_of(p).match(rel)}
         hit = {i for p in matched for i in self._rules_of[p]}
         first = {i: next(p for p in self._rules[i].patterns if p in matched) for i in hit}
         for index, spec in self._negating.items():

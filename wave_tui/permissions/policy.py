@@ -296,7 +296,10 @@ def grant_label(call: AnalysedCall, root: Path) -> str:
     if scope is not None:
         place, is_folder = scope
         where = "in" if is_folder else "to"
-        return f"Always allow {call.name} {where} {display_path(place, root)} this session"
+        shown = display_path(place, root)
+        # The project root reads as words: "in ." looked like a typo.
+        target = "the project" if shown == "." else shown
+        return f"Always allow {call.name} {where} {target} this session"
     rule = session_rule(call, root)
     if call.name == WEB_FETCH and rule.pattern:
         return f"Always allow WebFetch from {rule.pattern.removeprefix('domain:')} this session"

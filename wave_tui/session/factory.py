@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import copy
-
 from wave_tui.agent.service import AgentOptions, AgentService, Approver
 from wave_tui.config.settings import SettingsStore
 from wave_tui.features.commands.extensibility import Extensibility, install_extensibility
@@ -130,12 +128,16 @@ def fork_host(service: AgentService) -> ForkHost:
 # req: F3
 # req: F10
 def fork_snapshot(service: AgentService) -> ForkSnapshot | None:
-    """The main loop's last request and reply, and a clone of its read state (F10, F11)."""
+    """The main loop's last request and reply, and a clone of its read state (F10, F11).
+
+    The body's message list is copied, not its messages: a request's wire messages are never
+    changed once built (each step that alters one — the cache mark, a fold, the adapter — makes
+    a new dict), so the fork shares them with the main request at no cost per turn held."""
     body, reply = service.last_request, service.last_reply
     if body is None or reply is None:
         return None
     return ForkSnapshot(
-        body=copy.deepcopy(body),
+        body={**body, "messages": list(body["messages"])},
         final_reply=reply,
         read_state=service.read_state.clone(),
         session_id=service.session_id,

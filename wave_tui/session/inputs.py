@@ -5,6 +5,7 @@ runner runs it (`agent.local_shell.LocalShell`)."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wave_tui.agent.commands import CommandOutput, CommandResult, parse_command
@@ -28,14 +29,20 @@ class InputAccess:
         if "@" not in text or parse_command(text) is not None or shell_command(text) is not None:
             return text
         service = self._core.agent()
-        attached, _paths = attach_files(text, self._core.paths.project_root, service.read_state)
+        attached, _paths = attach_files(text, service.workdir, service.read_state)
         return attached
+
+    def _workdir(self) -> Path:
+        """Where `@path` points: the session's working directory (a worktree it entered), else
+        the project."""
+        service = self._core.service
+        return service.workdir if service is not None else self._core.paths.project_root
 
     def pasted_image(self, text: str) -> str | None:
         """A pasted image file's path as the `@path` that attaches it (None: not one)."""
         from wave_tui.features.images.clipboard import pasted_image_reference
 
-        return pasted_image_reference(text, self._core.paths.project_root)
+        return pasted_image_reference(text, self._workdir())
 
     async def paste_clipboard_image(self) -> ClipboardPaste:
         """Ctrl+V: the clipboard's image saved and referenced as `@path`, else why not."""
@@ -47,7 +54,7 @@ class InputAccess:
 
     def complete_path(self, text: str) -> tuple[str, tuple[str, ...]] | None:
         """Tab on a trailing `@partial` (fuzzy), for the input: files, and MCP resources."""
-        files = complete_path(text, self._core.paths.project_root)
+        files = complete_path(text, self._workdir())
         service = self._core.service
         if files is None or service is None:
             return files

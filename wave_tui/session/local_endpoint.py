@@ -40,6 +40,9 @@ ENV_LOCAL = "WAVE_LOCAL"
 LOCAL_API_KEY = "local"
 EXIT_NOT_INSTALLED = 2
 DEMO_NOTE = "a tiny base model without chat training: replies are echoes, for wiring demos only"
+DEMO_MEMORY_NOTE = (
+    "no memory extraction on it (autoMemoryEnabled: true in ~/.wave/settings.json turns it on)"
+)
 
 Reason = Literal["asked", "default"]
 
@@ -91,10 +94,18 @@ class LocalEndpoint:
             return (
                 f"wave: no model endpoint is configured, so this runs offline on {which}; "
                 "to use a real one set WAVE_BASE_URL, WAVE_API_KEY and WAVE_MODEL"
+                + self._memory_note
             )
         if self.bundled:
-            return f"wave: local model {self.model_name}: {DEMO_NOTE}"
+            return f"wave: local model {self.model_name}: {DEMO_NOTE}" + self._memory_note
         return None
+
+    @property
+    def _memory_note(self) -> str:
+        """Said, not left to be found: the demo model runs no memory extraction by default."""
+        if self.bundled and self.environ.get(ENV_DISABLE_AUTO_MEMORY):
+            return f"; {DEMO_MEMORY_NOTE}"
+        return ""
 
     def close(self) -> None:
         if self.server.url is not None:

@@ -99,6 +99,16 @@ def _label(description: str | None, command: str, fallback: str) -> str:
     return fallback
 
 
+def _outcome(description: str | None, output: str) -> str:
+    """A finished command's summary: its description, else how much it printed. Never the
+    command again: the chat's row already shows it beside the summary, and a long command
+    repeated there filled the screen."""
+    if description and description.strip():
+        return _label(description, "", "Bash")
+    lines = output.rstrip("\n").count("\n") + 1 if output.strip() else 0
+    return "no output" if lines == 0 else f"{lines} line{'s' if lines != 1 else ''} of output"
+
+
 @tool_arguments
 class BashArgs:
     command: Annotated[str, Arg("The command to run.")]
@@ -183,8 +193,9 @@ class BashTool(TypedTool[BashArgs]):
             body += f"\n\n{_status_line(code)}"
         if code in (-signal.SIGXFSZ, 128 + signal.SIGXFSZ) and ctx.output_limit_bytes is not None:
             body += f" (output stopped at the {ctx.output_limit_bytes}-byte limit)"
+        outcome = _outcome(args.description, output)
         return ToolResult(
             content=body,
             is_error=code != 0,
-            summary=label if code == 0 else f"{label} ({_status_line(code)})",
+            summary=outcome if code == 0 else f"{outcome} ({_status_line(code)})",
         )

@@ -17,6 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import ModalScreen, Screen
@@ -183,6 +184,22 @@ class WaveApp(App[None]):
     @property
     def session_ready(self) -> bool:
         return self._session is not None
+
+    # req: CV1
+    async def on_event(self, event: events.Event) -> None:
+        # Before Textual routes a key to the dialog on top: a key the user typed for the
+        # message goes on into the input (typed_ahead).
+        if isinstance(event, events.Key) and not event.is_forwarded and self._typed_through(event):
+            return
+        await super().on_event(event)
+
+    def _typed_through(self, event: events.Key) -> bool:
+        from wave_tui.tui.typed_ahead import type_through
+        from wave_tui.tui.widgets.history_input import HistoryInput
+
+        prompts = self.chat_screen.query("#prompt") if self.chat_screen.is_mounted else ()
+        prompt = next((p for p in prompts if isinstance(p, HistoryInput)), None)
+        return prompt is not None and type_through(self.screen, prompt, event)
 
     async def on_mount(self) -> None:
         self.screen_change_signal.subscribe(self, self._show_background)

@@ -49,3 +49,37 @@ async def test_the_status_line_shows_the_worktree_and_drops_it_on_exit(
         await wait_until(pilot, lambda: "⎇" not in status() and len(model_server.requests) == 3)
         await settle(pilot)
     assert (project / ".wave" / "worktrees" / "ui").is_dir()
+
+
+@pytest.mark.req("WT1")
+async def test_an_at_path_after_entering_a_worktree_attaches_the_worktrees_file(
+    model_server: ModelServer, project: Path
+) -> None:
+    """`@path` names a file where the session works: once in a worktree, the worktree's copy,
+    not the main checkout's (completion lists the worktree's files too)."""
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=project, check=True)
+    (project / "notes.txt").write_text("the main checkout's notes\n")
+    subprocess.run(["git", "add", "notes.txt"], cwd=project, check=True)
+    subprocess.run(
+        ["git", "-c", "user.email=a@b", "-c", "user.name=n", "commit", "-q", "-m", "init"],
+        cwd=project, check=True,
+    )  # fmt: skip
+    env = {**server_env(model_server), "WAVE_DISABLE_AUTO_MEMORY": "1"}
+    service = create_service(
+        AgentOptions(
+            workdir=project, environ=env, worktree="ui", permission_mode="bypassPermissions"
+        )
+    )
+    app = make_app(service.store, service)
+    app.animation_level = "none"
+    async with app.run_test(size=(120, 32)) as pilot:
+        await pilot.press(*"hi", "enter")
+        await settle(pilot)
+        tree = project / ".wave" / "worktrees" / "ui"
+        (tree / "notes.txt").write_text("the worktree's notes\n")
+        (tree / "only_here.txt").write_text("x\n")
+        assert app.session.input.complete_path("see @only_h") is not None
+        await pilot.press(*"read @notes.txt", "enter")
+        await settle(pilot)
+    sent = str(model_server.requests[-1].body["messages"][-1]["content"])
+    assert "the worktree's notes" in sent and "the main checkout's notes" not in sent

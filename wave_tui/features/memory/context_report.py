@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from wave_tui.agent.compaction import estimate_tokens
+from wave_tui.config.paths import display_path
 from wave_tui.config.records import record
 from wave_tui.features.memory.auto_memory_hook import AutoMemoryHook
 from wave_tui.features.memory.extraction import ExtractionHook
@@ -66,6 +68,7 @@ class ContextReport:
     main_cache_hit: float | None  # cache-hit ratio of the last main request, if any
     fork_cache_hit: float | None  # … and of the last extraction fork request
     warning: str | None
+    root: Path  # the project: the text shows paths as everywhere else (JSON keeps them whole)
 
     @property
     def memory_tokens(self) -> int:
@@ -92,10 +95,11 @@ class ContextReport:
             f"window ({self.share(self.total_tokens):.1%})"
             + (" — estimated" if self.estimated else ""),
         ]
-        width = max((len(s.name) for s in self.sources), default=0)
-        for s in self.sources:
+        names = [self._shown(s) for s in self.sources]
+        width = max(map(len, names), default=0)
+        for s, name in zip(self.sources, names, strict=True):
             lines.append(
-                f"  {s.kind:<15} {s.name:<{width}}  {s.tokens:>8,}  {self.share(s.tokens):6.1%}"
+                f"  {s.kind:<15} {name:<{width}}  {s.tokens:>8,}  {self.share(s.tokens):6.1%}"
             )
         lines.append(
             f"  memory total: {self.memory_tokens:,} tokens ({self.share(self.memory_tokens):.1%})"
@@ -107,6 +111,11 @@ class ContextReport:
         if self.warning:
             lines.append(f"warning: {self.warning}")
         return "\n".join(lines)
+
+    def _shown(self, source: SourceCost) -> str:
+        if source.kind in MEMORY_KINDS and source.name.startswith("/"):
+            return display_path(source.name, self.root)
+        return source.name
 
 
 def _ratio(value: float | None) -> str:
@@ -222,4 +231,5 @@ def build_context_report(service: AgentService) -> ContextReport:
         main_cache_hit=usage.cache_hit_ratio if usage is not None else None,
         fork_cache_hit=_fork_cache_hit(service),
         warning=warning,
+        root=service.paths.project_root,
     )

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 import json
 import time
 from collections.abc import AsyncIterator, Callable
@@ -169,9 +168,10 @@ class ExtractionFork:
 
     def _body(self, tail: list[dict[str, Any]], caching: bool) -> dict[str, Any]:
         base = self.snapshot.body
-        # The shared prefix is copied as sent; only the fork's own tail gets the moving mark.
+        # The shared prefix is sent as the main request sent it (its wire messages are never
+        # changed in place); only the fork's own tail gets the moving mark.
         added = mark_last_message(tail) if caching else tail
-        return {**base, "messages": [*copy.deepcopy(base["messages"]), *added]}
+        return {**base, "messages": [*base["messages"], *added]}
 
     # req: PV2
     async def run(self, record: ExtractionRecord) -> ExtractionRecord:

@@ -36,10 +36,14 @@ def is_task_reminder(message: Message) -> bool:
     )
 
 
-def replies_since_task_activity(messages: Sequence[Message]) -> int:
-    """Assistant replies since the last task-tool call or task reminder, newest first."""
+def replies_since_task_activity(messages: Sequence[Message], up_to: int | None = None) -> int:
+    """Assistant replies since the last task-tool call or task reminder, newest first; counting
+    stops at `up_to` (each request asks whether a reminder is due: without a bound, a session
+    that never used the task tools was walked to its first message every time)."""
     count = 0
     for message in reversed(messages):
+        if up_to is not None and count >= up_to:
+            break
         if is_task_reminder(message):
             break
         if message.role == "assistant":
@@ -70,7 +74,7 @@ class TaskReminderSource(ContextSourceBase):
     # req: TK4
     # req: TK5
     def before_request(self) -> list[Message]:
-        if replies_since_task_activity(self._messages()) < self.interval:
+        if replies_since_task_activity(self._messages(), self.interval) < self.interval:
             return []
         # Only read when due: a small file, atomically replaced by writers, so no lock is needed.
         open_tasks = [t for t in self.store.read_now() if t.is_open]

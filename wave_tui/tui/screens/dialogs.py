@@ -16,6 +16,7 @@ from textual.widgets.button import ButtonVariant
 from wave_tui.agent.events import AskingAgent, PermissionAnswer
 from wave_tui.session.types import GrantOption, MemoryScope, PermissionPreview
 from wave_tui.tui.screens.confirm_action import YesNoDialog
+from wave_tui.tui.typed_ahead import AnswersByKey
 from wave_tui.tui.widgets.footer import Footer
 
 
@@ -60,7 +61,7 @@ GRANT_KEYS = ("a", "e")  # the first "always" option (a prefix rule for Bash), t
 
 
 # req: CV10
-class PermissionDialog(ModalScreen[PermissionAnswer]):
+class PermissionDialog(AnswersByKey, ModalScreen[PermissionAnswer]):
     """The agent wants to run a tool that needs approval: who asks, what it will do (the diff of
     an Edit/Write, the full Bash command with its description and background flag, an MCP tool's
     arguments) and what each "always" would allow (UX2, UX18). The body scrolls; the choices
@@ -116,7 +117,7 @@ class PermissionDialog(ModalScreen[PermissionAnswer]):
                 yield choice_button("n", "Deny", "deny", variant="error")
                 yield choice_button("w", "No, and say why…", "deny_why")
             yield Input(
-                placeholder="Why not? What should the agent do instead? (Enter sends, Esc back)",
+                placeholder="What should it do instead? Enter sends, Esc goes back",
                 id="deny-reason",
                 classes="-hidden",
             )
@@ -267,7 +268,7 @@ def _preview_text(preview: PermissionPreview) -> Content:
     return Content("\n").join(parts)
 
 
-class MemoryTargetDialog(ModalScreen[MemoryScope | None]):
+class MemoryTargetDialog(AnswersByKey, ModalScreen[MemoryScope | None]):
     """`# text` in the chat: save it to the project or the user AGENTS.md."""
 
     BINDINGS = [

@@ -192,7 +192,8 @@ class MemoryScreen(Screen[None]):
             self._preview(None)
         stale = sum(1 for e in self.entries if e.stale or e.missing_refs)
         total = len(self.entries)
-        summary = f"{len(filtered)} of {total} entries" if needle.strip() else f"{total} entries"
+        noun = "entry" if total == 1 else "entries"
+        summary = f"{len(filtered)} of {total} {noun}" if needle.strip() else f"{total} {noun}"
         self.query_one("#memory-summary", Static).update(
             Content.assemble(summary, (f"  ·  {stale} stale", "$warning") if stale else "")
         )

@@ -11,6 +11,7 @@ from textual.widgets import Button, Input, Markdown, Static
 
 from wave_tui.session.types import PlanDecision, Question, QuestionAnswer
 from wave_tui.tui.screens.dialogs import choice_button, fit_body
+from wave_tui.tui.typed_ahead import AnswersByKey
 from wave_tui.tui.widgets.chat_items import plain_html_parser
 from wave_tui.tui.widgets.footer import Footer
 from wave_tui.tui.widgets.question_choices import QuestionChoices
@@ -23,7 +24,7 @@ KEYS_HINT = (
 
 
 # req: PL2
-class PlanDialog(ModalScreen[PlanDecision]):
+class PlanDialog(AnswersByKey, ModalScreen[PlanDecision]):
     """The plan rendered as Markdown (HTML-like text in it stays text), and three ways on:
     approve with auto-accept edits / approve / keep planning (Escape keeps planning: nothing is
     approved by accident). The plan scrolls; the choices stay on screen."""
@@ -84,7 +85,7 @@ class PlanDialog(ModalScreen[PlanDecision]):
 
 
 # req: AQ1
-class QuestionDialog(ModalScreen[tuple[QuestionAnswer, ...] | None]):
+class QuestionDialog(AnswersByKey, ModalScreen[tuple[QuestionAnswer, ...] | None]):
     """Every question as a list the keys answer at once, with "Other…" (its own text field) and
     "Skip this question"; Enter moves on and sends after the last one, Ctrl+S sends, Escape
     dismisses (the model is told). Nothing is sent while a question is neither answered nor

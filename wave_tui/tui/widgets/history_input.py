@@ -14,6 +14,7 @@ already inserted.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
@@ -88,7 +89,10 @@ class HistoryInput(TextArea):
         self.past: list[str] = []
         self._position: int | None = None
         self._draft = ""
-        self._search: str | None = None
+        self._search: str | None = None  # the Ctrl+R query while a search is on
+        self._search_draft = ""  # what the input held when the search began
+        # When a key last reached the input (a dialog opening under fast typing reads it).
+        self.last_key_at = float("-inf")
         self._quit_armed = False
         self.completer: Completer | None = None
         # Up on an empty input recalls this (the last queued message) before the history.
@@ -174,9 +178,14 @@ class HistoryInput(TextArea):
         if self._hold(event):
             return
         key = event.key
+        self.last_key_at = time.monotonic()
         if key != "ctrl+c":
             self._quit_armed = False
-        if key != "ctrl+r":
+        if self._search is not None and key != "ctrl+r":
+            if self._edit_search(key, event.character if event.is_printable else None):
+                event.stop()
+                event.prevent_default()
+                return
             self._end_search()
         if self._take(key) or await self._run_binding(key):
             event.stop()
@@ -202,6 +211,18 @@ class HistoryInput(TextArea):
             if not binding.priority and await self.app.run_action(binding.action, self):
                 return True
         return False
+
+    # req: CV1
+    def take_typed_ahead(self, key: str, character: str | None) -> None:
+        """A key typed for the message while a dialog opened over the input: it lands as if
+        the input had had the focus (Enter sends, as ever)."""
+        self.last_key_at = time.monotonic()
+        if key == "enter":
+            self.submit()
+        elif key == "backspace":
+            self.action_delete_left()
+        elif character is not None:
+            self.insert(character)
 
     # req: CV1
     def submit(self) -> None:
@@ -315,22 +336,52 @@ class HistoryInput(TextArea):
 
     # req: UX19
     def action_search_history(self) -> None:
-        """Ctrl+R: the newest entry containing what is typed; again: the one before it. The
-        query shows in the input's border until another key ends the search."""
-        needle = self._search if self._search is not None else self.text
-        self._search = needle
+        """Ctrl+R: search the history for what is typed (before or after Ctrl+R, as in a
+        shell); the input shows the newest entry containing it, Ctrl+R again the one before.
+        The query shows in the input's border; Esc puts the draft back, any other key ends
+        the search on the match and acts on it (Enter sends it)."""
+        if self._search is None:
+            self._search = self.text
+            self._search_draft = self.text
+            self._position = None
+            self._find(len(self.past))
+            return
+        self._find(self._position if self._position is not None else len(self.past))
+
+    def _edit_search(self, key: str, character: str | None) -> bool:
+        """A key typed while searching: it edits the query (True), or Esc cancels (True), or
+        it ends the search (False: the key then acts as usual)."""
+        assert self._search is not None
+        if key == "escape":
+            draft = self._search_draft
+            self._end_search()
+            self._position = None
+            self._show(draft)
+            return True
+        if key == "backspace":
+            self._search = self._search[:-1]
+        elif character is not None and key not in ("enter", "tab"):
+            self._search += character
+        else:
+            return False
+        self._find(len(self.past))
+        return True
+
+    def _find(self, before: int) -> None:
+        """Show the newest entry older than `before` that contains the query."""
+        needle = self._search or ""
         # Plain text (no markup: the query is whatever was typed), on one line.
         title = SEARCH_TITLE.format(query=" ".join(needle.split()))
-        start = self._position if self._position is not None else len(self.past)
-        for index in range(start - 1, -1, -1):
+        for index in range(before - 1, -1, -1):
             if needle in self.past[index]:
                 if self._position is None:
-                    self._draft = self.text
+                    self._draft = self._search_draft
                 self._position = index
                 self._show(self.past[index])
                 self.border_title = Content(title)
                 return
-        self.border_title = Content(f"{title}  (no earlier match)")
+        earlier = " earlier" if before < len(self.past) else ""
+        self.border_title = Content(f"{title}  (no{earlier} match)")
 
     def _end_search(self) -> None:
         if self._search is not None:

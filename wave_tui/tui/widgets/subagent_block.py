@@ -49,7 +49,7 @@ class SubagentBlock(Static, can_focus=True):
             (f"{arrow} Agent ", "bold"),
             (self.description, "bold"),
             (f"  {self.kind}" if self.kind else "", "$text-muted"),
-            (f"  · {len(self.steps)} steps · {state}", "$text-muted"),
+            (f"  · {_steps(len(self.steps))} · {state}", "$text-muted"),
         ]
         if not self.expanded:
             if self.steps:
@@ -67,3 +67,7 @@ class SubagentBlock(Static, can_focus=True):
 def _step(phase: str, text: str) -> str:
     first = " ".join(text.split())[:100]
     return f"⚙ {first}" if phase == "tool" else first
+
+
+def _steps(count: int) -> str:
+    return f"{count} step" if count == 1 else f"{count} steps"
