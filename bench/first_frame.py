@@ -2,7 +2,8 @@
 
 Usage: python bench/first_frame.py wave|bare|engine WORKDIR
 
-- wave: `wave`'s app on WORKDIR, built as `wave` builds it (settings, memory, the chat screen);
+- wave: the `wave` command itself (`cli/main.py` `main` with no arguments) in WORKDIR: parsing,
+  the launch and the app up to its first frame;
 - bare: a Textual app with an Input and a Footer, the floor;
 - engine: the bare app after pydantic-settings built one small settings class — what any app
   that shows its settings on the first frame through that engine pays first.
@@ -33,6 +34,15 @@ def _exit_at_first_frame(self: App[Any], screen: Any, renderable: Any) -> None:
 
 
 App._display = _exit_at_first_frame  # type: ignore[method-assign]
+_run = App.run
+
+
+def _run_headless(self: App[Any], *args: Any, **kwargs: Any) -> Any:
+    kwargs.update(headless=True, size=(100, 32))
+    return _run(self, *args, **kwargs)
+
+
+App.run = _run_headless  # type: ignore[method-assign]
 
 
 def bare_app() -> App[None]:
@@ -61,18 +71,18 @@ def engine_app() -> App[None]:
     return bare_app()
 
 
-def wave_app(workdir: Path) -> App[None]:
-    from wave_tui.session.facade import AgentOptions, create_session
-    from wave_tui.tui.app import make_app
+def run_wave(workdir: Path) -> None:
+    """`wave` as typed in WORKDIR (its `App.run` made headless above)."""
+    os.chdir(workdir)
+    from wave_tui.cli.main import main
 
-    session = create_session(AgentOptions(workdir=workdir))
-    app = make_app(None, session, watch_settings=True)
-    app.animation_level = "none"
-    return app
+    main([])
 
 
 if __name__ == "__main__":
     kind, workdir = sys.argv[1], Path(sys.argv[2])
-    builders = {"bare": bare_app, "engine": engine_app, "wave": lambda: wave_app(workdir)}
-    builders[kind]().run(headless=True, size=(100, 32))
+    if kind == "wave":
+        run_wave(workdir)
+    else:
+        {"bare": bare_app, "engine": engine_app}[kind]().run()
     sys.exit("the app ended before its first frame")

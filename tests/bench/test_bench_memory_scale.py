@@ -28,9 +28,9 @@ from pathlib import Path
 
 import pytest
 
+from wave_tui.config import dir_watch as watch
 from wave_tui.config.paths import WavePaths
 from wave_tui.files.read_state import ReadState
-from wave_tui.memory import watch
 from wave_tui.memory.changes import ChangeDetector
 from wave_tui.memory.injection import MemoryInjector
 

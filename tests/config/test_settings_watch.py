@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import threading
 from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import Any
@@ -75,3 +76,37 @@ async def test_watch_creates_no_folders(paths: WavePaths) -> None:
 
     assert not paths.wave_home.exists()
     assert not (paths.project_root / ".wave").exists()
+
+
+async def test_the_polling_watch_still_reports_a_change(paths: WavePaths) -> None:
+    """Where inotify is not at hand (or `force_polling`), watchfiles watches the folders."""
+    paths.project_settings.parent.mkdir(parents=True)
+    store = SettingsStore(paths, environ={})
+    stream = store.watch(debounce_ms=50, force_polling=True)
+    pending = asyncio.ensure_future(anext(stream))
+    await asyncio.sleep(0.3)
+    try:
+        for _ in range(40):
+            paths.project_settings.write_text(json.dumps({"language": "de"}), encoding="utf-8")
+            bump_mtime(paths.project_settings)
+            done, _ = await asyncio.wait({pending}, timeout=0.25)
+            if done:
+                break
+        assert pending.result().language == "de"
+    finally:
+        await _stop(pending, stream)
+
+
+async def test_an_idle_watch_runs_no_thread(paths: WavePaths) -> None:
+    """The inotify watch waits in the event loop: nothing wakes up while nothing changes (the
+    polling watch's thread woke every 50 ms, the app's main idle cost)."""
+    store = SettingsStore(paths, environ={})
+    before = threading.active_count()
+    stream = store.watch(debounce_ms=50)
+    pending = asyncio.ensure_future(anext(stream))
+    await asyncio.sleep(0.3)
+    try:
+        assert threading.active_count() == before
+        assert not pending.done()
+    finally:
+        await _stop(pending, stream)

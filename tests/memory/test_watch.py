@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from wave_tui.config import dir_watch as watch
+from wave_tui.config.dir_watch import DirWatch
 from wave_tui.config.paths import WavePaths
-from wave_tui.memory import watch
 from wave_tui.memory.injection import MemoryInjector
-from wave_tui.memory.watch import DirWatch
 
 
 def _injector(project: Path) -> MemoryInjector:

@@ -4,17 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from wave_tui.agent.status import cache_hit_percent, context_tokens
 from wave_tui.config.paths import WavePaths
 from wave_tui.llm.types import Usage
 from wave_tui.memory.catalog import MemoryEntry
-from wave_tui.tui.format import (
-    auto_memory_label,
-    cache_hit_percent,
-    clip_output,
-    context_tokens,
-    short_tokens,
-    show_key_arg,
-)
+from wave_tui.tui.format import auto_memory_label, clip_output, short_tokens, show_key_arg
 from wave_tui.tui.memory_view import entry_location, grouped, matches, stale_reminder
 
 

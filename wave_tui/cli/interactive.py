@@ -1,42 +1,51 @@
 """`wave` with no -p: the full-screen Textual app (on a local model when asked or nothing else is
-configured). The local model starts after the first frame, with progress shown (UX14)."""
+configured). The chat shows at once; the settings, then the agent, come after the first frame,
+and a local model starts after that with progress shown (UX14)."""
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from wave_tui.cli.process import startup_finished
+
 if TYPE_CHECKING:
     from wave_tui.session.types import AgentService, LocalEndpoint, LocalPlan
-    from wave_tui.tui.app import PendingAgent, Progress
+    from wave_tui.tui.app import Opened, PendingAgent, Progress
 
 
 def run_interactive(args: argparse.Namespace, workdir: Path) -> int:
-    from wave_tui.session.facade import plan_local_endpoint
-    from wave_tui.session.types import LocalModelError, LocalUnavailable
     from wave_tui.tui.launch import launch
+
+    started: list[LocalEndpoint] = []
+    try:
+        return launch(args, workdir, lambda: _open(args, workdir, started), ready=startup_finished)
+    finally:
+        for endpoint in started:
+            endpoint.close()
+
+
+# req: UX14
+def _open(args: argparse.Namespace, workdir: Path, started: list[LocalEndpoint]) -> Opened:
+    """In a thread, after the first frame: the settings say whether a local model is wanted;
+    without one, the agent; with one, a session without an agent until the model is up."""
+    from wave_tui.config.paths import WavePaths
+    from wave_tui.session.facade import AgentSession, plan_local_endpoint
+    from wave_tui.session.types import LocalModelError, LocalUnavailable
+    from wave_tui.tui.app import Opened, StartupFailed
+    from wave_tui.tui.launch import open_agent
 
     try:
         plan = plan_local_endpoint(args, workdir)
     except LocalModelError as exc:
-        print(f"wave: {exc}", file=sys.stderr, flush=True)
-        return exc.exit_code if isinstance(exc, LocalUnavailable) else 1
+        code = exc.exit_code if isinstance(exc, LocalUnavailable) else 1
+        raise StartupFailed(f"wave: {exc}", code) from exc
     if plan is None:
-        return launch(args, workdir)
-    started: list[LocalEndpoint] = []
-    try:
-        return launch(
-            args,
-            workdir,
-            environ=plan.environ,
-            model_label=plan.status_label,
-            pending=_pending_local(args, workdir, plan, started),
-        )
-    finally:
-        for endpoint in started:
-            endpoint.close()
+        return open_agent(args, workdir)
+    offline = AgentSession.offline(WavePaths.for_workdir(workdir), environ=plan.environ)
+    pending = _pending_local(args, workdir, plan, started)
+    return Opened(offline, model_label=plan.status_label, pending=pending)
 
 
 # req: UX14

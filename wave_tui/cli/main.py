@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from wave_tui import __version__
-from wave_tui.cli.process import PipeParser, output_closed, startup_finished
+from wave_tui.cli.process import PipeParser, output_closed
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -197,16 +197,26 @@ def _run_paths_problem(workdir: Path) -> str | None:
     return run_path_problem(WavePaths.for_workdir(workdir))
 
 
-def _script_options(args: argparse.Namespace) -> str | None:
-    """Check and normalise the scripting flags in place; a usage problem as one line."""
-    from wave_tui.cli.output import OUTPUT_FORMATS
+def _rules(texts: list[str]) -> list[str]:
+    """`--allowedTools` / `--disallowedTools` values as rules; the facade (the agent) loads
+    only when there are some."""
+    if not texts:
+        return []
     from wave_tui.session.facade import parse_rule_list
 
-    if args.output_format not in OUTPUT_FORMATS:
-        return f"--output-format must be one of {', '.join(OUTPUT_FORMATS)} (got {args.output_format!r})"
+    return [rule for text in texts for rule in parse_rule_list(text)]
+
+
+def _script_options(args: argparse.Namespace) -> str | None:
+    """Check and normalise the scripting flags in place; a usage problem as one line."""
+    if args.output_format != "text":  # the default; the output module loads the agent's events
+        from wave_tui.cli.output import OUTPUT_FORMATS
+
+        if args.output_format not in OUTPUT_FORMATS:
+            return f"--output-format must be one of {', '.join(OUTPUT_FORMATS)} (got {args.output_format!r})"
     # req: HL4
-    args.allowed_tools = [r for text in args.allowed_rules for r in parse_rule_list(text)]
-    args.disallowed_tools = [r for text in args.disallowed_rules for r in parse_rule_list(text)]
+    args.allowed_tools = _rules(args.allowed_rules)
+    args.disallowed_tools = _rules(args.disallowed_rules)
     if args.max_turns is not None:
         try:
             args.max_turns = int(args.max_turns)
@@ -350,8 +360,7 @@ def _dispatch(argv: list[str]) -> int:
             return fail("interrupted", 130)
     from wave_tui.cli.interactive import run_interactive
 
-    startup_finished()
-    return run_interactive(args, workdir)
+    return run_interactive(args, workdir)  # start-up finishes once the app's session is up
 
 
 CONTEXT_HELP = "what the next request costs, per memory source and block"

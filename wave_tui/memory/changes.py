@@ -16,11 +16,11 @@ from dataclasses import field, replace
 from pathlib import Path
 from typing import Literal
 
+from wave_tui.config.dir_watch import DirWatch
 from wave_tui.config.records import record
 from wave_tui.files.read_state import ReadEntry, ReadState, content_hash
 from wave_tui.files.text_files import SNIFF_BYTES, split_lines
 from wave_tui.llm.types import Message
-from wave_tui.memory.watch import DirWatch
 
 MAX_SNIPPET_CHARS = 8192
 MAX_FILES_PER_TURN = 10

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Literal, NamedTuple, Protocol
 
+from wave_tui.config.dir_watch import DirWatch, nearest_existing
 from wave_tui.config.paths import MEMORY_INDEX_FILENAME, WavePaths
 from wave_tui.llm.types import Message
 from wave_tui.memory.agents_md import (
@@ -30,7 +31,6 @@ from wave_tui.memory.agents_md import (
 from wave_tui.memory.imports import expand_imports
 from wave_tui.memory.nested import nested_memory_chain
 from wave_tui.memory.rules import Rule, RuleCache, RuleSet, discover_rules, rule_roots
-from wave_tui.memory.watch import DirWatch, nearest_existing
 
 
 class ToolOutcome(Protocol):

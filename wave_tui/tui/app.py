@@ -2,7 +2,10 @@
 
 The app reaches the agent, memory and settings only through the session and its events
 (`StatusChanged`, `MemoryChanged`, `ExtractionFinished`, ...). `make_app` is the single
-factory used by `wave` and by every test.
+factory used by `wave` and by every test. `wave` paints the chat before the session exists
+(`SessionOpening`): settings, memory, tools and the agent are built after the first frame, so
+nothing of them is imported before it; the agent's events, the facade and the dialogs load
+with the session.
 """
 
 from __future__ import annotations
@@ -20,19 +23,10 @@ from textual.binding import Binding
 from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState
 
-from wave_tui.agent import events as ev
 from wave_tui.config.clock import system_clock
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
-from wave_tui.config.settings import SettingsStore
 from wave_tui.config.terminal_text import neutralise_value
-from wave_tui.session.facade import AgentSession
-from wave_tui.session.types import AddResult, AgentService, EntryError, MemoryScope
-from wave_tui.tui.asks_and_progress import (
-    ASK_OR_PROGRESS_EVENTS,
-    apply_ask_or_progress,
-    ask_permission,
-)
 from wave_tui.tui.command_screens import CommandScreens
 from wave_tui.tui.css_state import CssState, css_state
 from wave_tui.tui.format import one_line, show_path
@@ -43,6 +37,10 @@ from wave_tui.tui.widgets.background_indicator import BackgroundIndicator
 from wave_tui.tui.widgets.status_line import NARROW
 
 if TYPE_CHECKING:
+    from wave_tui.agent import events as ev
+    from wave_tui.config.settings import SettingsStore
+    from wave_tui.session.facade import AgentSession
+    from wave_tui.session.types import AddResult, AgentService, MemoryScope
     from wave_tui.tui.screens.memory import MemoryScreen
     from wave_tui.tui.screens.settings import SettingsScreen
 
@@ -71,6 +69,39 @@ class PendingAgent:
     start: Callable[[Progress], tuple[AgentService, str | None]]
 
 
+# req: UX14
+@record
+class Opened:
+    """The session `SessionOpening.open` made: with the agent, or without one (it could not
+    start: `startup_error` says why) and maybe a local model still to start (`pending`)."""
+
+    session: AgentSession
+    startup_error: str | None = None
+    model_label: str | None = None
+    pending: PendingAgent | None = None
+
+
+class StartupFailed(Exception):
+    """What `SessionOpening.open` raises when `wave` cannot run at all: the app ends with
+    this message (on stderr) and `exit_code`."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+# req: UX14
+@record
+class SessionOpening:
+    """How `wave` opens its session after the first frame: `open` runs in a thread (settings,
+    memory, tools, the agent) while the chat is shown and takes typing; `ready` runs on the
+    loop once the session is up (the end of start-up)."""
+
+    paths: WavePaths
+    open: Callable[[], Opened]
+    ready: Callable[[], None]
+
+
 # req: U1
 class WaveApp(App[None]):
     # The first frame shows the chat: its sheets parse before it, the other screens' sheets
@@ -96,8 +127,9 @@ class WaveApp(App[None]):
 
     def __init__(
         self,
-        session: AgentSession,
+        session: AgentSession | None,
         *,
+        opening: SessionOpening | None = None,
         watch_settings: bool = False,
         startup_error: str | None = None,
         startup_notice: str | None = None,
@@ -111,11 +143,19 @@ class WaveApp(App[None]):
         self._pending = pending
         self.model_label = model_label  # e.g. "local: gemma-3-270m (demo quality)"
         self._startup_notice = startup_notice
-        self.session = session
-        self.paths: WavePaths = session.paths
-        self.clock: Callable[[], datetime] = session.clock
+        self._session = session
+        self._opening = opening
+        self._mode_after_opening: str | None = None  # F2 / F3 pressed while it opened
+        if session is not None:
+            self.paths: WavePaths = session.paths
+            self.clock: Callable[[], datetime] = session.clock
+        elif opening is not None:
+            self.paths = opening.paths
+            self.clock = system_clock
+        else:
+            raise ValueError("the app needs a session or a way to open one")
         self.chat_screen = ChatScreen()
-        self.add_mode("chat", lambda: self.chat_screen)
+        self.add_mode("chat", self._first_screen)
         self.add_mode("memory", _memory_screen)  # the other screens load when first shown
         self.add_mode("settings", _settings_screen)
         self._watch_settings = watch_settings
@@ -126,7 +166,25 @@ class WaveApp(App[None]):
         self.review = ReviewCount(self)  # memory proposals waiting in the review inbox
         self.sub_title = self.paths.project_root.name
 
+    def _first_screen(self) -> ChatScreen:
+        # Textual restyles the whole app when a mode's screen is made (a full reparse of every
+        # sheet) unless the screen is marked current. The chat has no sheet of its own and
+        # nothing is styled yet: each of its widgets is styled from the sheets as it mounts.
+        self.chat_screen._css_update_count = self._css_update_count
+        return self.chat_screen
+
     # -- lifecycle -----------------------------------------------------------------------------
+    @property
+    def session(self) -> AgentSession:
+        """The session; RuntimeError while it is still opening (`session_ready`)."""
+        if self._session is None:
+            raise RuntimeError("the session is still opening")
+        return self._session
+
+    @property
+    def session_ready(self) -> bool:
+        return self._session is not None
+
     # req: CV1
     async def on_event(self, event: events.Event) -> None:
         # Before Textual routes a key to the dialog on top: a key the user typed for the
@@ -144,9 +202,53 @@ class WaveApp(App[None]):
         return prompt is not None and type_through(self.screen, prompt, event)
 
     async def on_mount(self) -> None:
-        self._unsubscribe.append(self.session.subscribe(self._forward))
         self.screen_change_signal.subscribe(self, self._show_background)
         self.screen_change_signal.subscribe(self, self.review.screen_changed)
+        self.call_after_refresh(self._load_later_css)
+        if self._opening is not None:
+            # After the first frame, which shows the chat and takes typing meanwhile.
+            self.call_after_refresh(self._start_opening, self._opening)
+            return
+        await self._session_up()
+
+    def _start_opening(self, opening: SessionOpening) -> None:
+        self.run_worker(self._open_session(opening), group="startup", name="opening the session")
+
+    # req: UX14
+    async def _open_session(self, opening: SessionOpening) -> None:
+        try:
+            opened = await asyncio.to_thread(opening.open)
+        except StartupFailed as exc:
+            self.exit(return_code=exc.exit_code, message=str(exc))
+            return
+        self._session = opened.session
+        self._opening = None
+        self._startup_error = opened.startup_error
+        self.model_label = opened.model_label or self.model_label
+        self._pending = opened.pending
+        if self.chat_screen.is_mounted:
+            self.chat_screen.session_ready()
+        await self._session_up()
+        opening.ready()
+        if self._mode_after_opening is not None:
+            self.switch_mode(self._mode_after_opening)
+        if self.chat_screen.is_mounted:
+            await self.chat_screen.send_waiting()
+
+    async def action_switch_mode(self, mode: str) -> None:
+        self._show_mode(mode)
+
+    def _show_mode(self, mode: str) -> None:
+        """F1-F3. The memory browser and the settings need the session: asked for while it
+        opens, they show once it is up."""
+        if self.session_ready or mode == "chat":
+            self._mode_after_opening = None
+            self.switch_mode(mode)
+        else:
+            self._mode_after_opening = mode
+
+    async def _session_up(self) -> None:
+        self._unsubscribe.append(self.session.subscribe(self._forward))
         if self._pending is not None:
             self.chat_screen.show_starting(self._pending.first_line)
             self.run_worker(self._start_pending(self._pending), group="startup")
@@ -164,7 +266,6 @@ class WaveApp(App[None]):
         self.command_screens.ask_trust()
         if self._pick_session:
             self.command_screens.pick_session()
-        self.call_after_refresh(self._load_later_css)
         self.call_after_refresh(self._warm_memory_catalog)
         self.call_after_refresh(self.review.count)
         if self._watch_settings:
@@ -204,7 +305,8 @@ class WaveApp(App[None]):
 
     @property
     def agent_starting(self) -> bool:
-        return self._pending is not None
+        """The session is still opening, or its agent (a local model) still starting."""
+        return self._session is None or self._pending is not None
 
     async def _start_pending(self, pending: PendingAgent) -> None:
         started = time.monotonic()
@@ -229,6 +331,7 @@ class WaveApp(App[None]):
             self._pending = None
             self.chat_screen.show_starting(None)
             await self.chat_screen.show_error(f"The agent could not start: {exc}")
+            await self.chat_screen.send_waiting()  # back in the input: nothing typed is lost
             return
         ticker.stop()
         self._pending = None
@@ -242,11 +345,12 @@ class WaveApp(App[None]):
         await self.chat_screen.show_restored()
         if notice:
             self.notify(notice, markup=False, timeout=20)
+        await self.chat_screen.send_waiting()
 
     # req: UX9
     async def action_quit(self) -> None:
         """Quit; an extraction in flight finishes its writes first, and the user sees why (C4)."""
-        if not self.session.status().background_busy:
+        if not self.session_ready or not self.session.status().background_busy:
             self.exit()
             return
         if self._quitting:
@@ -269,7 +373,8 @@ class WaveApp(App[None]):
     async def on_unmount(self) -> None:
         for unsubscribe in self._unsubscribe:
             unsubscribe()
-        await self.session.close()
+        if self._session is not None:
+            await self._session.close()
 
     def _forward(self, event: ev.AgentEvent) -> None:
         # Every text an event carries came from the model, a tool, a server or a file: shown
@@ -282,6 +387,13 @@ class WaveApp(App[None]):
 
     # -- service events ------------------------------------------------------------------------
     async def on_agent_event_posted(self, message: AgentEventPosted) -> None:
+        from wave_tui.agent import events as ev  # loaded by then: the session sent the event
+        from wave_tui.tui.asks_and_progress import (
+            ASK_OR_PROGRESS_EVENTS,
+            apply_ask_or_progress,
+            ask_permission,
+        )
+
         event = message.event
         if isinstance(event, ev.PermissionRequested):
             await ask_permission(self, self.session, self.paths, event)
@@ -319,7 +431,7 @@ class WaveApp(App[None]):
         indicator = found.first() if found else BackgroundIndicator()
         if not found:
             screen.mount(indicator)
-        background = self.session.status().background
+        background = self.session.status().background if self.session_ready else None
         if screen is self.chat_screen and self.size.width >= NARROW:
             background = None
         indicator.show(background)
@@ -368,6 +480,8 @@ class WaveApp(App[None]):
         self.push_screen(MemoryTargetDialog(text, project, user), chosen)
 
     async def _add_memory(self, target: MemoryScope, text: str) -> None:
+        from wave_tui.session.types import EntryError
+
         try:
             result = await self.session.memory.add(target, text)
         except EntryError as exc:
@@ -412,6 +526,9 @@ class WaveApp(App[None]):
         """The `/context` report in a view (MX2)."""
         from wave_tui.tui.screens.context_view import ContextView
 
+        if not self.session_ready:
+            self.notify("The session is still starting: no context to report yet.")
+            return
         report = self.session.context_report()
         if report is None:
             self.notify("The agent could not start: no context to report.", severity="warning")
@@ -419,15 +536,15 @@ class WaveApp(App[None]):
         self.push_screen(ContextView(report.render()))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        yield SystemCommand("Chat", "Talk to the agent", lambda: self.switch_mode("chat"))
+        yield SystemCommand("Chat", "Talk to the agent", lambda: self._show_mode("chat"))
         yield SystemCommand(
-            "Memory", "Browse, filter, edit and delete memories", lambda: self.switch_mode("memory")
+            "Memory", "Browse, filter, edit and delete memories", lambda: self._show_mode("memory")
         )
         yield SystemCommand("Context", "What the next request costs, per source", self.show_context)
         yield SystemCommand(
             "Settings",
             "Auto memory, frequency, language, model",
-            lambda: self.switch_mode("settings"),
+            lambda: self._show_mode("settings"),
         )
         yield from super().get_system_commands(screen)
 
@@ -437,6 +554,7 @@ def make_app(
     service: AgentService | AgentSession | None,
     clock: Callable[[], datetime] | None = None,
     *,
+    opening: SessionOpening | None = None,
     watch_settings: bool = False,
     startup_error: str | None = None,
     startup_notice: str | None = None,
@@ -444,13 +562,19 @@ def make_app(
     pick_session: bool = False,
     pending: PendingAgent | None = None,
 ) -> WaveApp:
-    """The one factory for `wave` and the tests. `settings` defaults to the service's store."""
-    if isinstance(service, AgentSession):
-        session = service
-    else:
-        session = AgentSession(service, store=settings, clock=clock or system_clock)
+    """The one factory for `wave` and the tests. `settings` defaults to the service's store;
+    with `opening` (and no service) the session is opened after the first frame."""
+    session: AgentSession | None = None
+    if opening is None:
+        from wave_tui.session.facade import AgentSession
+
+        if isinstance(service, AgentSession):
+            session = service
+        else:
+            session = AgentSession(service, store=settings, clock=clock or system_clock)
     return WaveApp(
         session,
+        opening=opening,
         watch_settings=watch_settings,
         startup_error=startup_error,
         startup_notice=startup_notice,

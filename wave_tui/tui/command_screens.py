@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from wave_tui.session.types import NOT_TRUSTED_YET
 from wave_tui.tui.format import show_path
 
 if TYPE_CHECKING:
@@ -126,6 +125,7 @@ class CommandScreens:
     def _show_trusted(self, requests: list[TrustRequested]) -> None:
         """The chat's "not trusted yet" notices would now mislead: the first says what runs
         from now on, the others go."""
+        from wave_tui.session.types import NOT_TRUSTED_YET
         from wave_tui.tui.screens.trust import trusted_notice
         from wave_tui.tui.widgets.chat_items import NoticeLine
 

@@ -5,18 +5,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from wave_tui.agent.status import cache_hit_percent, context_tokens
-from wave_tui.config.paths import WavePaths
-from wave_tui.config.settings import display_path
-from wave_tui.session.types import PATH_LISTING_TOOLS
+from wave_tui.config.paths import WavePaths, display_path
 
 __all__ = [
     "age_label",
     "auto_memory_label",
     "background_finished",
-    "cache_hit_percent",
     "clip_output",
-    "context_tokens",
     "one_line",
     "shell_ending_label",
     "short_tokens",
@@ -56,6 +51,8 @@ def shown_tool_output(tool: str, output: str, paths: WavePaths) -> str:
     """A tool's output as the chat shows it: Grep's and Glob's absolute paths relative to the
     project (`~/…` under home), as `show_path` shows every path. The model got them as they
     are."""
+    from wave_tui.session.types import PATH_LISTING_TOOLS  # with the first tool output
+
     if tool not in PATH_LISTING_TOOLS:
         return output
     return "\n".join(

@@ -1,20 +1,24 @@
-"""`wave` (no -p): build the service and the app, run it, return the exit code."""
+"""`wave` (no -p): the app at once, its session opened after the first frame; the exit code."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wave_tui.config.paths import WavePaths
-from wave_tui.session.facade import AgentSession, create_session
-from wave_tui.session.types import AgentOptions
-from wave_tui.tui.app import PendingAgent, make_app
+from wave_tui.tui.app import Opened, SessionOpening, make_app
+
+if TYPE_CHECKING:
+    from wave_tui.session.types import AgentOptions
 
 
 def agent_options(
     args: argparse.Namespace, workdir: Path, environ: Mapping[str, str] | None
 ) -> AgentOptions:
+    from wave_tui.session.types import AgentOptions
+
     return AgentOptions(
         environ=environ,
         workdir=workdir,
@@ -26,37 +30,37 @@ def agent_options(
     )
 
 
+# req: UX14
 def launch(
     args: argparse.Namespace,
     workdir: Path,
+    open_session: Callable[[], Opened],
     *,
-    environ: Mapping[str, str] | None = None,
-    model_label: str | None = None,
-    notice: str | None = None,
-    pending: PendingAgent | None = None,
+    ready: Callable[[], None],
 ) -> int:
-    """Run the app. `environ` overrides the process environment (e.g. a local model endpoint);
-    with `pending` the app opens at once and the agent joins when it has started (UX14)."""
-    pick_session = getattr(args, "resume", None) == ""  # `wave --resume` without an id
-    session: AgentSession
-    startup_error = None
-    try:
-        if pending is not None:
-            session = AgentSession.offline(WavePaths.for_workdir(workdir), environ=environ)
-        else:
-            session = create_session(agent_options(args, workdir, environ))
-    except Exception as exc:  # the memory browser and settings still work without an agent
-        startup_error = f"The agent could not start: {exc}"
-        session = AgentSession.offline(WavePaths.for_workdir(workdir), environ=environ)
+    """Run the app. Its first frame shows the chat; `open_session` then runs in a thread
+    (settings, memory, tools, the agent: see `open_agent`) and `ready` once it is up."""
     app = make_app(
         None,
-        session,
+        None,
+        opening=SessionOpening(WavePaths.for_workdir(workdir), open_session, ready),
         watch_settings=True,
-        startup_error=startup_error,
-        startup_notice=notice,
-        model_label=model_label,
-        pick_session=pick_session,
-        pending=pending,
+        pick_session=getattr(args, "resume", None) == "",  # `wave --resume` without an id
     )
     app.run()
     return app.return_code or 0
+
+
+def open_agent(
+    args: argparse.Namespace, workdir: Path, environ: Mapping[str, str] | None = None
+) -> Opened:
+    """The agent for `args` behind a session. `environ` overrides the process environment
+    (e.g. a local model endpoint). An agent that cannot start leaves a session without one:
+    the memory browser and settings still work."""
+    from wave_tui.session.facade import AgentSession, create_session
+
+    try:
+        return Opened(create_session(agent_options(args, workdir, environ)))
+    except Exception as exc:
+        offline = AgentSession.offline(WavePaths.for_workdir(workdir), environ=environ)
+        return Opened(offline, startup_error=f"The agent could not start: {exc}")

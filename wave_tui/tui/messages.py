@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.message import Message
 
-from wave_tui.agent.events import AgentEvent
+if TYPE_CHECKING:
+    from wave_tui.agent.events import AgentEvent
 
 
 class AgentEventPosted(Message):

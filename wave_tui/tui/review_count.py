@@ -25,6 +25,8 @@ class ReviewCount:
 
     def count(self) -> None:
         """Count the inbox again and show the count (after a change that may have emptied it)."""
+        if not self.app.session_ready:
+            return  # counted once the session is up
         self.app.run_worker(
             self._count(), group=WORKER_GROUP, exit_on_error=False, name="counting memory proposals"
         )

@@ -12,10 +12,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static, TextArea
 
-from wave_tui.agent import events as ev
 from wave_tui.config.terminal_text import neutralise_value
-from wave_tui.session.facade import parse_command, shell_run_of, shown_text
-from wave_tui.session.types import AgentStatus, Message
 from wave_tui.tui.format import background_finished, one_line, show_key_arg, shown_tool_output
 from wave_tui.tui.widgets.chat_items import (
     AssistantMessage,
@@ -30,13 +27,14 @@ from wave_tui.tui.widgets.chat_log import ChatLog, NewOutputMarker
 from wave_tui.tui.widgets.command_popup import CommandPopup
 from wave_tui.tui.widgets.footer import Footer
 from wave_tui.tui.widgets.history_input import Completion, HistoryInput
-from wave_tui.tui.widgets.restored import show_messages
 from wave_tui.tui.widgets.shell_block import ShellBlocks
 from wave_tui.tui.widgets.start_panel import StartPanel
-from wave_tui.tui.widgets.status_line import StatusLine
+from wave_tui.tui.widgets.status_line import STARTING, StatusLine
 from wave_tui.tui.widgets.task_panel import TaskPanel
 
 if TYPE_CHECKING:
+    from wave_tui.agent import events as ev
+    from wave_tui.session.types import AgentStatus, Message
     from wave_tui.tui.app import WaveApp
 
 FIRST_RUN_HELP = """\
@@ -92,6 +90,8 @@ class ChatScreen(Screen[None]):
         self._tools: dict[str, ToolBlock] = {}
         self._shells = ShellBlocks()
         self._last_escape = 0.0
+        # Sent while the session was still opening: sent, in order, once it is up.
+        self._waiting: list[str] = []
 
     @property
     def wave(self) -> WaveApp:
@@ -112,20 +112,52 @@ class ChatScreen(Screen[None]):
     async def on_mount(self) -> None:
         self.query_one("#queue").display = False
         prompt = self.query_one("#prompt", HistoryInput)
-        prompt.recall = self.wave.session.unqueue_last
-        prompt.completer = self._complete
-        prompt.save = self.wave.session.input.remember
-        prompt.image_paste = self.wave.session.input.pasted_image
-        prompt.clipboard_image = self._clipboard_image
-        popup = self.query_one("#command-popup", CommandPopup)
-        popup.choices = self.wave.session.input.command_choices
-        prompt.popup = popup
+        prompt.popup = self.query_one("#command-popup", CommandPopup)
         prompt.interrupt = self._interrupt
         prompt.scroll_chat = self._scroll_chat
-        self.query_one("#chat-log", ChatLog).watch_output(self.wave.session.subscribe)
-        self.refresh_status()
+        if self.wave.session_ready:
+            self.session_ready()
+        else:
+            prompt.hold_keys()  # until the session is up, what needs it waits (UX14)
+            self.refresh_status()  # "starting…": the input takes what is typed meanwhile
         prompt.focus()
+
+    # req: UX14
+    def session_ready(self) -> None:
+        """The session is up (at mount, or after the first frame): the input completes,
+        recalls and saves through it, the log hears its events, the status shows it."""
+        session = self.wave.session
+        prompt = self.query_one("#prompt", HistoryInput)
+        prompt.recall = session.unqueue_last
+        prompt.completer = self._complete
+        prompt.save_to(session.input.remember)
+        prompt.image_paste = session.input.pasted_image
+        prompt.clipboard_image = self._clipboard_image
+        popup = self.query_one("#command-popup", CommandPopup)
+        popup.choices = session.input.command_choices
+        popup.follow(prompt.text)  # a `/command` typed while the session opened
+        self.query_one("#chat-log", ChatLog).watch_output(session.subscribe)
+        self.refresh_status()
+        prompt.release_keys()
         self.call_after_refresh(self._start_loading_history)  # not shown in the first frame
+
+    # req: UX14
+    async def send_waiting(self) -> None:
+        """What was sent while the session opened, handled now as if sent now, in order; an
+        agent still starting (a local model) gets it when it is up, one that could not start
+        leaves it in the input. Nothing typed is lost."""
+        if not self.wave.session_ready or self.wave.agent_starting or not self._waiting:
+            return
+        if not self.wave.session.available:
+            waiting, self._waiting = self._waiting, []
+            self._show_queue(())
+            self._return_to_input("\n".join(waiting))
+            await self._append(NoticeLine(PROMPT_RETURNED))
+            return
+        while self._waiting:
+            text = self._waiting.pop(0)
+            self._show_queue(tuple(self._waiting))
+            await self._submit(text)
 
     async def _clipboard_image(self) -> str | None:
         pasted = await self.wave.session.input.paste_clipboard_image()
@@ -142,7 +174,11 @@ class ChatScreen(Screen[None]):
 
     async def _load_history(self) -> None:
         prompt = self.query_one("#prompt", HistoryInput)
-        prompt.past[:0] = await self.wave.session.input.history()
+        past = await self.wave.session.input.history()
+        typed = list(prompt.past)  # sent already: maybe written to the file before this read
+        if typed and past[-len(typed) :] == typed:
+            past = past[: -len(typed)]
+        prompt.past[:0] = past
 
     # req: UX3
     async def show_restored(self) -> None:
@@ -206,6 +242,9 @@ class ChatScreen(Screen[None]):
     # -- status --------------------------------------------------------------------------------
     def refresh_status(self, status: AgentStatus | None = None) -> None:
         app = self.wave
+        if not app.session_ready:
+            self._show_opening()
+            return
         status = status or app.session.status()
         self._show_first_run(not status.configured and not app.agent_starting)
         for panel in self.query("#start-panel").results(StartPanel):  # until the first message
@@ -223,7 +262,18 @@ class ChatScreen(Screen[None]):
             context_window=status.context_window,
             mode=status.permission_mode,
             worktree=status.worktree,
+            starting=False,
         )
+        self.refresh_bindings()
+
+    # req: UX14
+    def _show_opening(self) -> None:
+        """Before the session is up, only what is known: the project and "starting" (the
+        model, the mode and the memory settings come with the settings)."""
+        app = self.wave
+        for panel in self.query("#start-panel").results(StartPanel):
+            panel.show_info(app.paths.project_root, app.paths.home, app.model_label or STARTING)
+        self.query_one("#status", StatusLine).update_info(starting=True)
         self.refresh_bindings()
 
     # req: UX14
@@ -234,6 +284,8 @@ class ChatScreen(Screen[None]):
         return (app.model_label or status.model) if status.configured else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("rewind_keys", "abort_turn") and not self.wave.session_ready:
+            return False  # nothing runs yet, nothing to rewind
         if action == "rewind_keys":
             session = self.wave.session
             if not session.available or self.query_one("#prompt", HistoryInput).text:
@@ -300,7 +352,7 @@ class ChatScreen(Screen[None]):
 
     # req: UX17
     def action_cycle_mode(self) -> None:
-        if self.wave.session.available:
+        if self.wave.session_ready and self.wave.session.available:
             self.wave.session.permissions.cycle_mode()
 
     def action_toggle_output(self) -> None:
@@ -326,6 +378,15 @@ class ChatScreen(Screen[None]):
         text = event.value
         self.query("#start-panel").remove()
         self.query_one("#chat-log", ChatLog).follow()
+        if not self.wave.session_ready or self._waiting:
+            self._waiting.append(text)  # the session is opening: sent once it is up (UX14)
+            self._show_queue(tuple(self._waiting))
+            return
+        await self._submit(text)
+
+    async def _submit(self, text: str) -> None:
+        from wave_tui.session.facade import parse_command  # loaded with the session
+
         if text.startswith("#") and text.lstrip("#").strip() and not text.startswith("##"):
             self.wave.quick_add(text[1:].strip())
             return
@@ -361,6 +422,9 @@ class ChatScreen(Screen[None]):
     # req: UX8
     async def apply(self, event: ev.AgentEvent) -> None:
         """Show one service event. Called in order, from the app's message loop."""
+        from wave_tui.agent import events as ev  # loaded by then: the session sent the event
+        from wave_tui.session.facade import shell_run_of, shown_text
+
         match event:
             case ev.UserMessageAdded(message=message) if not message.is_meta:
                 if shell_run_of(message) is None:  # a `!cmd` run has its own block
@@ -432,4 +496,6 @@ class ChatScreen(Screen[None]):
 
     async def _restore(self, messages: list[Message]) -> None:
         """Show a resumed session (--continue / --resume) as the live run showed it."""
+        from wave_tui.tui.widgets.restored import show_messages  # with the session
+
         await show_messages(messages, self._append, self.wave.paths)

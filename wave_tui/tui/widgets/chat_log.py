@@ -6,13 +6,15 @@ again (CV9).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from wave_tui.agent import events as ev
+if TYPE_CHECKING:
+    from wave_tui.agent import events as ev
 
 NEW_OUTPUT = "↓ new output  ·  PageDown to follow"
 
@@ -20,23 +22,29 @@ NEW_OUTPUT = "↓ new output  ·  PageDown to follow"
 # field; on an empty input there is no cursor to move, and they go to the chat's top and end.
 PAGE_KEYS = frozenset({"pageup", "pagedown"})
 EDGE_KEYS = frozenset({"home", "end"})
-# The events that show in the chat as they come. A streamed word that lengthens a line below
-# the view adds no height, so growth alone would not tell.
-CHAT_OUTPUT = (
-    ev.UserMessageAdded,
-    ev.AssistantStarted,
-    ev.TextDelta,
-    ev.ReasoningDelta,
-    ev.AssistantFinished,
-    ev.ToolStarted,
-    ev.ToolFinished,
-    ev.Notice,
-    ev.ErrorOccurred,
-    ev.TurnEnded,
-    ev.CommandAnswered,
-    ev.SubagentProgress,
-)
-Subscribe = Callable[[Callable[[ev.AgentEvent], None]], Callable[[], None]]
+Subscribe = Callable[[Callable[["ev.AgentEvent"], None]], Callable[[], None]]
+
+
+def chat_output() -> tuple[type, ...]:
+    """The events that show in the chat as they come. A streamed word that lengthens a line
+    below the view adds no height, so growth alone would not tell. (The agent's events load
+    with the session, after the app's first frame.)"""
+    from wave_tui.agent import events as ev
+
+    return (
+        ev.UserMessageAdded,
+        ev.AssistantStarted,
+        ev.TextDelta,
+        ev.ReasoningDelta,
+        ev.AssistantFinished,
+        ev.ToolStarted,
+        ev.ToolFinished,
+        ev.Notice,
+        ev.ErrorOccurred,
+        ev.TurnEnded,
+        ev.CommandAnswered,
+        ev.SubagentProgress,
+    )
 
 
 class ChatLog(VerticalScroll):
@@ -50,12 +58,14 @@ class ChatLog(VerticalScroll):
         # line short of the end for a frame.
         self._away = False
         self._check_due = False
+        self._output_kinds: tuple[type, ...] = ()
 
     def on_mount(self) -> None:
         self.anchor()
 
     def watch_output(self, subscribe: Subscribe) -> None:
         """Hear the session's events: output while scrolled up raises `behind`."""
+        self._output_kinds = chat_output()
         self._unsubscribe = subscribe(self._saw)
 
     def on_unmount(self) -> None:
@@ -81,7 +91,7 @@ class ChatLog(VerticalScroll):
             self._output_came()
 
     def _saw(self, event: ev.AgentEvent) -> None:
-        if isinstance(event, CHAT_OUTPUT):
+        if isinstance(event, self._output_kinds):
             self._output_came()
 
     def _output_came(self) -> None:

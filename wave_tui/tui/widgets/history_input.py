@@ -51,6 +51,9 @@ class Popup(Protocol):
 
 
 SEARCH_TITLE = "search history: {query}"
+# Keys whose answer comes from the session (`@path` completion, the clipboard's image): typed
+# while it opens, they and every key after them wait for it, then run in the order typed (CV2).
+WAITS_FOR_SESSION = frozenset({"tab", "ctrl+v"})
 
 
 class HistoryInput(TextArea):
@@ -106,6 +109,33 @@ class HistoryInput(TextArea):
         self.image_paste: Callable[[str], str | None] | None = None
         # Ctrl+V: the clipboard's image, as the `@path` to insert (the screen says why not).
         self.clipboard_image: Callable[[], Awaitable[str | None]] | None = None
+        # While the session opens (`hold_keys`): the keys and pastes waiting for it.
+        self._held: list[events.Key | events.Paste] | None = None
+
+    # req: UX14
+    def hold_keys(self) -> None:
+        """The session is opening: from a key that needs it (and every paste: an image path
+        becomes an `@path` through it), what is typed waits for `release_keys`."""
+        self._held = []
+
+    def release_keys(self) -> None:
+        """The session is up: what waited runs now, in the order it was typed."""
+        held, self._held = self._held or [], None
+        for event in held:
+            if isinstance(event, events.Paste):
+                self.post_message(events.Paste(event.text))
+            else:
+                self.post_message(events.Key(event.key, event.character))
+
+    def _hold(self, event: events.Key | events.Paste) -> bool:
+        if self._held is None:
+            return False
+        if not (self._held or isinstance(event, events.Paste) or event.key in WAITS_FOR_SESSION):
+            return False
+        self._held.append(event)
+        event.stop()
+        event.prevent_default()
+        return True
 
     # -- the value ---------------------------------------------------------------------------
     @property
@@ -125,6 +155,8 @@ class HistoryInput(TextArea):
     async def _on_paste(self, event: events.Paste) -> None:
         # Textual calls TextArea's own handler after this one (it walks the classes), unless
         # the default is prevented: only an image path is taken here.
+        if self._hold(event):
+            return
         reference = self.image_paste(event.text) if self.image_paste is not None else None
         if reference is not None:
             event.stop()
@@ -143,6 +175,8 @@ class HistoryInput(TextArea):
     # -- keys --------------------------------------------------------------------------------
     # req: CV2
     async def _on_key(self, event: events.Key) -> None:
+        if self._hold(event):
+            return
         key = event.key
         self.last_key_at = time.monotonic()
         if key != "ctrl+c":
@@ -235,11 +269,16 @@ class HistoryInput(TextArea):
     # -- history -----------------------------------------------------------------------------
     def _save(self, text: str) -> None:
         """The persistent history gets each sent message once, in the order sent: one writer at
-        a time (writes started side by side, each in its own thread, may land in either order)."""
-        if self.save is None:
-            return
+        a time (writes started side by side, each in its own thread, may land in either order).
+        Sent before a writer is installed (the session still opening), it waits for `save_to`."""
         self._unsaved.append(text)
-        if len(self._unsaved) == 1:
+        if self.save is not None and len(self._unsaved) == 1:
+            self.run_worker(self._write_unsaved(), group="history", exit_on_error=False)
+
+    def save_to(self, save: Callable[[str], Awaitable[None]]) -> None:
+        """Write the sent messages to `save` from now on, those sent before it first."""
+        self.save = save
+        if self._unsaved:
             self.run_worker(self._write_unsaved(), group="history", exit_on_error=False)
 
     async def _write_unsaved(self) -> None:

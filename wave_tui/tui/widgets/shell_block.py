@@ -8,6 +8,7 @@ binding). The exit code shows when it is not 0, or that the command was killed.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -15,10 +16,12 @@ from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Static
 
-from wave_tui.agent import events as ev
-from wave_tui.session.types import ShellRun
 from wave_tui.tui.format import clip_output, shell_ending_label
 from wave_tui.tui.widgets.status_line import SPINNER_FRAMES
+
+if TYPE_CHECKING:
+    from wave_tui.agent import events as ev
+    from wave_tui.session.types import ShellRun
 
 LIVE_TAIL_LINES = 12  # of the output while the command runs: the newest ones
 
@@ -135,6 +138,9 @@ class ShellBlocks:
         event: ev.ShellStarted | ev.ShellOutput | ev.ShellFinished,
         append: Callable[[ShellBlock], Awaitable[None]],
     ) -> None:
+        from wave_tui.agent import events as ev  # loaded by then: the session sent the event
+        from wave_tui.session.types import ShellRun
+
         if isinstance(event, ev.ShellStarted):
             self.running[event.run_id] = ShellBlock(event.command)
             await append(self.running[event.run_id])

@@ -14,6 +14,7 @@ from wave_tui.config.records import record
 from wave_tui.tui.format import auto_memory_label, short_tokens
 
 SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+STARTING = "starting…"
 
 
 @record
@@ -30,6 +31,7 @@ class StatusInfo:
     mode: str = "default"  # the permission mode, always shown (UX17)
     review_pending: int = 0  # memory proposals waiting in the review inbox
     worktree: str | None = None  # the git worktree the session works in
+    starting: bool = False  # the session is still opening: nothing else is known yet (UX14)
 
 
 NARROW = 90  # below this width the status line drops words, never the mode or background work
@@ -95,6 +97,9 @@ class StatusLine(Static):
     # req: UX13
     def _redraw(self) -> None:
         info = self.info
+        if info.starting:
+            self.update(Content.styled(STARTING, "$text-muted"))
+            return
         narrow = 0 < self.size.width < NARROW
         sep = (" │ " if narrow else "  │  ", "$text-muted")
         parts: list[str | tuple[str, str]] = []

@@ -4,11 +4,13 @@ form while a task is in progress. Hidden while the list is empty."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.widgets import Static
 
-from wave_tui.session.types import Task
+if TYPE_CHECKING:
+    from wave_tui.session.types import Task
 
 MARKS = {
     "pending": ("○", "$text-muted"),

@@ -1,5 +1,6 @@
-"""Change invalidation for memory inputs without polling (a stat of every input before
-each request costs too much at 10k rule files).
+"""Change invalidation without polling: memory inputs (a stat of every input before each
+request costs too much at 10k rule files) and the settings files (the app's live reload waits
+on the instance's descriptor in the event loop, nothing wakes up while nothing changes).
 
 `DirWatch` is a Linux inotify instance over a set of directories, read without blocking at the
 moment a request is built. The kernel queues an event inside the write/rename/unlink/utime
@@ -82,6 +83,10 @@ class DirWatch:
     @property
     def available(self) -> bool:
         return self._fd is not None and not self._lost
+
+    def fileno(self) -> int | None:
+        """The instance's descriptor (readable when an event is queued); None without one."""
+        return self._fd
 
     def watch(self, directory: str | os.PathLike[str]) -> bool:
         """Watch `directory` (not its subfolders); True when it was not watched before."""
