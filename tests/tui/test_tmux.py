@@ -98,9 +98,11 @@ def tmux() -> Iterator[Tmux]:
         session.run("kill-server", check=False)
 
 
-def start_wave(tmux: Tmux, base_url: str, tmp_path: Path, size: tuple[int, int]) -> Path:
+def start_wave(
+    tmux: Tmux, base_url: str, tmp_path: Path, size: tuple[int, int], after: str = ""
+) -> Path:
     """`wave` in a fresh HOME and project (one AGENTS.md item) inside tmux at `size`; returns
-    the file its exit code lands in."""
+    the file its exit code lands in. `after`: shell commands run in the pane once it ended."""
     home = tmp_path / "home"
     project = tmp_path / "project"
     home.mkdir()
@@ -120,7 +122,7 @@ def start_wave(tmux: Tmux, base_url: str, tmp_path: Path, size: tuple[int, int])
     assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
     command = (
         f"env -i {assignments} {shlex.quote(sys.executable)} -m wave_tui "
-        f"--workdir {shlex.quote(str(project))}; echo $? > {shlex.quote(str(exit_file))}; "
+        f"--workdir {shlex.quote(str(project))}; echo $? > {shlex.quote(str(exit_file))}; {after}"
         "exec sleep 600"  # the pane stays: a failure shows what the app printed when it ended
     )
     width, height = size

@@ -152,3 +152,28 @@ def test_typing_on_as_a_permission_dialog_opens_answers_nothing_in_tmux(
     tmux.wait_for_text("refused, fine")
     assert not (tmp_path / "project" / "made.txt").exists()
     assert "and also explain" in tmux.screen()  # still the draft, nothing lost
+
+
+@pytest.mark.req("CV1")
+def test_keys_typed_straight_after_wave_enter_are_sent_and_the_shell_gets_its_terminal_back(
+    tmux: Tmux, model_server: ModelServer, tmp_path: Path
+) -> None:
+    """`wave` Enter, then typing at once, before the app has painted: the terminal was still in
+    its cooked mode, Enter arrived as a line feed, and every key was lost. They are sent as
+    typed; after the app quits, the shell's terminal has echo and line editing again."""
+    model_server.default_reply = text("got it")
+    modes = tmp_path / "modes"
+    start_wave(tmux, model_server.base_url, tmp_path, (100, 30), after=f"stty -a > {modes}; ")
+    tmux.run("send-keys", "-t", tmux.session, "typed at once", "Enter", "then more")
+    tmux.wait_for_text("got it")
+    assert _prompts_typed(model_server) == ["typed at once"]
+    tmux.wait_for_text("then more")
+    tmux.run("send-keys", "-t", tmux.session, "C-q")
+    tmux.wait_for(modes.exists, "the shell after the app")
+    tmux.wait_for(lambda: "icanon" in modes.read_text(), "stty's report")
+    flags = modes.read_text().split()
+    assert "icanon" in flags and "echo" in flags and "icrnl" in flags
+
+
+def _prompts_typed(server: ModelServer) -> list[str]:
+    return [_content(r.body["messages"][-1]) for r in list(server.requests) if not is_fork(r.body)]

@@ -232,6 +232,10 @@ def main(argv: list[str] | None = None) -> int:
     # Start-up builds ~100k objects and frees almost none: cyclic collections there are pure
     # cost. Collection resumes once the session is up (`startup_finished`) or here at the end.
     gc.disable()
+    if argv is None and _is_app(sys.argv[1:]):
+        from wave_tui.tui.early_keys import hold_early_keys
+
+        hold_early_keys()  # keys typed while the app starts wait for it
     try:
         code = _run_quietly(argv)
     finally:
@@ -259,6 +263,16 @@ def _run_quietly(argv: list[str] | None) -> int:
                 sys.stdout.flush()
     except BrokenPipeError:
         return output_closed()
+
+
+def _is_app(argv: list[str]) -> bool:
+    """`wave` will run the full-screen app (not -p, a subcommand, --version, --help, --acp)."""
+    if _is_headless(argv) or (argv and argv[0] in _SUBCOMMANDS):
+        return False
+    return not any(a in ("--version", "-h", "--help", "--acp") for a in argv)
+
+
+_SUBCOMMANDS = frozenset({"memory", "context", "sessions", "mcp", "plugin"})
 
 
 def _is_headless(argv: list[str]) -> bool:

@@ -146,6 +146,7 @@ class WaveApp(App[None]):
         self._session = session
         self._opening = opening
         self._mode_after_opening: str | None = None  # F2 / F3 pressed while it opened
+        self._early_keys: list[events.Key] | None = []  # keys read before the first frame
         if session is not None:
             self.paths: WavePaths = session.paths
             self.clock: Callable[[], datetime] = session.clock
@@ -187,11 +188,27 @@ class WaveApp(App[None]):
 
     # req: CV1
     async def on_event(self, event: events.Event) -> None:
-        # Before Textual routes a key to the dialog on top: a key the user typed for the
-        # message goes on into the input (typed_ahead).
-        if isinstance(event, events.Key) and not event.is_forwarded and self._typed_through(event):
-            return
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            if self._early_keys is not None:
+                # Typed before the chat's input was there to take it (straight after
+                # `wave` Enter): kept, and replayed once it is, in order.
+                self._early_keys.append(event)
+                return
+            # Before Textual routes a key to the dialog on top: a key the user typed for
+            # the message goes on into the input (typed_ahead).
+            if self._typed_through(event):
+                return
         await super().on_event(event)
+
+    def _replay_early_keys(self) -> None:
+        keys, self._early_keys = self._early_keys or [], None
+        for key in keys:
+            if key.key == "ctrl+j":
+                # Typed while the terminal was still in its cooked mode (before `wave` had
+                # started at all): Enter arrived as a line feed, which reads as Ctrl+J.
+                self.post_message(events.Key("enter", "\r"))
+            else:
+                self.post_message(events.Key(key.key, key.character))
 
     def _typed_through(self, event: events.Key) -> bool:
         from wave_tui.tui.typed_ahead import type_through
@@ -202,6 +219,10 @@ class WaveApp(App[None]):
         return prompt is not None and type_through(self.screen, prompt, event)
 
     async def on_mount(self) -> None:
+        self.call_after_refresh(self._replay_early_keys)  # the chat and its input are up
+        from wave_tui.tui.early_keys import hand_over
+
+        hand_over(self._driver)
         self.screen_change_signal.subscribe(self, self._show_background)
         self.screen_change_signal.subscribe(self, self.review.screen_changed)
         self.call_after_refresh(self._load_later_css)
