@@ -102,6 +102,9 @@ class SessionOpening:
     ready: Callable[[], None]
 
 
+EARLY_KEY_WAITS = 100  # 50 ms each: how long keys typed at start wait for the input's focus
+
+
 # req: U1
 class WaveApp(App[None]):
     # The first frame shows the chat: its sheets parse before it, the other screens' sheets
@@ -147,6 +150,7 @@ class WaveApp(App[None]):
         self._opening = opening
         self._mode_after_opening: str | None = None  # F2 / F3 pressed while it opened
         self._early_keys: list[events.Key] | None = []  # keys read before the first frame
+        self._early_waits = 0
         if session is not None:
             self.paths: WavePaths = session.paths
             self.clock: Callable[[], datetime] = session.clock
@@ -190,25 +194,49 @@ class WaveApp(App[None]):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded:
             if self._early_keys is not None:
-                # Typed before the chat's input was there to take it (straight after
-                # `wave` Enter): kept, and replayed once it is, in order.
-                self._early_keys.append(event)
-                return
+                if not self._input_up():
+                    # Typed before the chat's input was there to take it (straight after
+                    # `wave` Enter): kept, and replayed in order ahead of any later key.
+                    self._early_keys.append(event)
+                    return
+                await self._replay_early_keys()
             # Before Textual routes a key to the dialog on top: a key the user typed for
             # the message goes on into the input (typed_ahead).
             if self._typed_through(event):
                 return
         await super().on_event(event)
 
-    def _replay_early_keys(self) -> None:
+    def _input_up(self) -> bool:
+        """The chat's input has the focus, or a picker over the chat does (at start the chat
+        log has it for a moment, and a key there was lost)."""
+        if not self.chat_screen.is_mounted or self.focused is None:
+            return False
+        return self.screen is not self.chat_screen or self.focused.id == "prompt"
+
+    async def _flush_early_keys(self) -> None:
+        """Keys kept before the input was up, once it is (no later key may come to flush
+        them: "hello" Enter, then nothing)."""
+        if self._early_keys is None:
+            return
+        self._early_waits += 1
+        # Bounded: keys never wait longer than a few seconds, and an idle app never polls.
+        if not self._input_up() and self._early_waits < EARLY_KEY_WAITS:
+            self.set_timer(0.05, self._flush_early_keys)
+            return
+        await self._replay_early_keys()
+
+    async def _replay_early_keys(self) -> None:
+        from wave_tui.tui.early_keys import held_from_the_start
+
         keys, self._early_keys = self._early_keys or [], None
+        cooked = held_from_the_start()
         for key in keys:
-            if key.key == "ctrl+j":
+            if cooked and key.key == "ctrl+j":
                 # Typed while the terminal was still in its cooked mode (before `wave` had
                 # started at all): Enter arrived as a line feed, which reads as Ctrl+J.
-                self.post_message(events.Key("enter", "\r"))
+                await self.on_event(events.Key("enter", "\r"))
             else:
-                self.post_message(events.Key(key.key, key.character))
+                await self.on_event(events.Key(key.key, key.character))
 
     def _typed_through(self, event: events.Key) -> bool:
         from wave_tui.tui.typed_ahead import type_through
@@ -219,7 +247,7 @@ class WaveApp(App[None]):
         return prompt is not None and type_through(self.screen, prompt, event)
 
     async def on_mount(self) -> None:
-        self.call_after_refresh(self._replay_early_keys)  # the chat and its input are up
+        self.call_after_refresh(self._flush_early_keys)  # once the chat and its input are up
         from wave_tui.tui.early_keys import hand_over
 
         hand_over(self._driver)

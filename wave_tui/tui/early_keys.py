@@ -49,3 +49,9 @@ def hand_over(driver: object) -> None:
     as "before"): a suspended or ended app leaves the shell with echo and line editing."""
     if _before is not None and hasattr(driver, "attrs_before"):
         driver.attrs_before = _before
+
+
+def held_from_the_start() -> bool:
+    """Whether this process held the terminal itself (the `wave` command): then a line feed
+    among the keys read before the app was up is an Enter typed while it was still cooked."""
+    return _before is not None
