@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from textual.pilot import Pilot
@@ -12,8 +12,17 @@ from textual.widgets import Static
 from tests.model_server import ModelServer, text
 from tests.tui.conftest import SIZE, BuildApp, server_env
 from tests.tui.helpers import settle
+from wave_tui.features.memory.context_report import SourceKind
 from wave_tui.tui.app import WaveApp
 from wave_tui.tui.screens.compact_preview import CompactPreview
+
+
+async def _compacted(pilot: Pilot[None]) -> WaveApp:
+    """Chat, `/compact`, and Enter on its preview: applied."""
+    app = await _chat_then_compact(pilot)
+    await pilot.press("enter")
+    await settle(pilot)
+    return app
 
 
 async def _chat_then_compact(pilot: Pilot[None]) -> WaveApp:
@@ -64,9 +73,7 @@ async def test_enter_applies_and_the_record_lists_what_was_dropped(
     _script(model_server)
     app = build_app(server_env(model_server))
     async with app.run_test(size=SIZE) as pilot:
-        app = await _chat_then_compact(pilot)
-        await pilot.press("enter")
-        await settle(pilot)
+        app = await _compacted(pilot)
         messages = app.session.messages()
     summary = messages[0]
     assert summary.kind == "compress" and summary.content.startswith("DRAFT: the user said")
@@ -117,9 +124,7 @@ async def test_after_compact_in_the_app_context_adds_up_to_its_rows(
     _script(model_server)
     app = build_app(server_env(model_server))
     async with app.run_test(size=SIZE) as pilot:
-        app = await _chat_then_compact(pilot)
-        await pilot.press("enter")
-        await settle(pilot)
+        app = await _compacted(pilot)
         assert app.session.messages()[0].kind == "compress"
         app.chat_screen.query_one("#prompt").insert("/context")  # type: ignore[attr-defined]
         await pilot.press("enter")
@@ -130,21 +135,7 @@ async def test_after_compact_in_the_app_context_adds_up_to_its_rows(
     rows = [
         int(line.split()[-2].replace(",", ""))
         for line in report.splitlines()
-        if line.startswith("  ") and line.split()[0] in KINDS
+        if line.startswith("  ") and line.split()[0] in get_args(SourceKind)
     ]
     assert rows and sum(rows) == total
     assert re.search(r"conversation +\d+ messages", report)
-
-
-KINDS = {
-    "system_static",
-    "system_dynamic",
-    "memory_index",
-    "agents_md",
-    "user_agents_md",
-    "rule",
-    "nested",
-    "tools",
-    "conversation",
-    "team_memory",
-}

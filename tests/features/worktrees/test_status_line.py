@@ -12,15 +12,15 @@ from tests.tui.conftest import server_env
 from tests.tui.helpers import settle, wait_until
 from wave_tui.session.factory import create_service
 from wave_tui.session.types import AgentOptions
-from wave_tui.tui.app import make_app
+from wave_tui.tui.app import WaveApp, make_app
 from wave_tui.tui.widgets.status_line import StatusLine
 
 
-@pytest.mark.req("WT1")
-async def test_the_status_line_shows_the_worktree_and_drops_it_on_exit(
-    model_server: ModelServer, project: Path
-) -> None:
+def _repo_and_app(project: Path, model_server: ModelServer, *files: str) -> WaveApp:
+    """`project` as a git repository with one commit (holding `files`), and the app over a
+    session that starts in worktree `ui`."""
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=project, check=True)
+    subprocess.run(["git", "add", *files], cwd=project, check=True)
     subprocess.run(
         ["git", "-c", "user.email=a@b", "-c", "user.name=n", "commit", "-q", "--allow-empty",
          "-m", "init"],
@@ -34,6 +34,14 @@ async def test_the_status_line_shows_the_worktree_and_drops_it_on_exit(
     )
     app = make_app(service.store, service)
     app.animation_level = "none"
+    return app
+
+
+@pytest.mark.req("WT1")
+async def test_the_status_line_shows_the_worktree_and_drops_it_on_exit(
+    model_server: ModelServer, project: Path
+) -> None:
+    app = _repo_and_app(project, model_server)
     model_server.enqueue(text("in it"))
     model_server.enqueue(tool_call("ExitWorktree", {"action": "keep"}), text("out"))
 
@@ -57,21 +65,8 @@ async def test_an_at_path_after_entering_a_worktree_attaches_the_worktrees_file(
 ) -> None:
     """`@path` names a file where the session works: once in a worktree, the worktree's copy,
     not the main checkout's (completion lists the worktree's files too)."""
-    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=project, check=True)
     (project / "notes.txt").write_text("the main checkout's notes\n")
-    subprocess.run(["git", "add", "notes.txt"], cwd=project, check=True)
-    subprocess.run(
-        ["git", "-c", "user.email=a@b", "-c", "user.name=n", "commit", "-q", "-m", "init"],
-        cwd=project, check=True,
-    )  # fmt: skip
-    env = {**server_env(model_server), "WAVE_DISABLE_AUTO_MEMORY": "1"}
-    service = create_service(
-        AgentOptions(
-            workdir=project, environ=env, worktree="ui", permission_mode="bypassPermissions"
-        )
-    )
-    app = make_app(service.store, service)
-    app.animation_level = "none"
+    app = _repo_and_app(project, model_server, "notes.txt")
     async with app.run_test(size=(120, 32)) as pilot:
         await pilot.press(*"hi", "enter")
         await settle(pilot)
