@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import resource
 import statistics
 import time
@@ -42,3 +43,9 @@ def show(label: str, cost: Cost, floor: Cost | None = None) -> None:
     if floor is not None:
         line += f"  ratio wall {cost.wall / floor.wall:5.2f}  cpu {cost.cpu / floor.cpu:5.2f}"
     print(line)
+
+
+def rounds(default: int) -> int:
+    """How many rounds a bench runs: `WAVE_BENCH_ROUNDS` when set (CI's one pass sets 1: the
+    benches must run, their figures are read from a run with rounds), else `default`."""
+    return int(os.environ.get("WAVE_BENCH_ROUNDS", str(default)))

@@ -9,6 +9,7 @@ import statistics
 import time
 from pathlib import Path
 
+from tests.bench.costs import rounds
 from tests.model_server import ModelServer, text, tool_calls
 from wave_tui.agent.service import AgentOptions, AgentService
 from wave_tui.features.rewind.hook import CheckpointHook
@@ -16,7 +17,7 @@ from wave_tui.session.factory import create_service
 
 FILES = 100
 SIZE = 10 * 1024
-ROUNDS = 5
+ROUNDS = rounds(5)
 
 
 def _without_checkpoints(service: AgentService) -> None:

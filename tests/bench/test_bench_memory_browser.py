@@ -28,14 +28,14 @@ from textual.app import App, ComposeResult
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
-from tests.bench.costs import Cost, alternate, clock, show, since
+from tests.bench.costs import Cost, alternate, clock, rounds, show, since
 from wave_tui.agent.service import AgentOptions, AgentService
 from wave_tui.session.facade import AgentSession
 from wave_tui.tui.app import WaveApp, make_app
 from wave_tui.tui.widgets.row_list import RowList
 
 ENTRIES = 10_000
-RUNS = 5
+RUNS = rounds(5)
 ROWS = [(f"Memory entry number {i}", "—", "project", "today", "") for i in range(ENTRIES)]
 ENVIRON = {"WAVE_BASE_URL": "http://127.0.0.1:9/v1", "WAVE_MODEL": "m", "WAVE_LOCAL": "0"}
 

@@ -39,14 +39,14 @@ from typing import Any
 import pytest
 
 from tests.bench import instructions
-from tests.bench.costs import Cost, alternate
+from tests.bench.costs import Cost, alternate, rounds
 from tests.model_server import ModelServer, text, tool_call
 
 ROOT = Path(__file__).resolve().parents[2]
 FLOOR_BODY = ROOT / "bench" / "floor_body.py"
 SCALE = int(os.environ.get("WAVE_BENCH_SCALE", "1000"))
 # CI runs each bench once for its shape: one round there (eight processes), three by default.
-ROUNDS = int(os.environ.get("WAVE_BENCH_ROUNDS", "1" if os.environ.get("CI") else "3"))
+ROUNDS = rounds(3)
 LONG, SHORT = 21, 1  # Reads in the long and the short turn: 22 and 2 requests
 
 

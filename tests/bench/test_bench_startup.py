@@ -22,13 +22,14 @@ from pathlib import Path
 import pytest
 
 from tests.bench import instructions
+from tests.bench.costs import rounds
 from tests.model_server import ModelServer
 from wave_tui.config.records import record
 
 ROOT = Path(__file__).resolve().parents[2]
 FLOOR = ROOT / "bench" / "floor_request.py"
 ENGINE_FLOOR = ROOT / "bench" / "floor_request_settings.py"
-ROUNDS = int(os.environ.get("WAVE_BENCH_ROUNDS", "3"))
+ROUNDS = rounds(3)
 
 
 def _env(server: ModelServer) -> dict[str, str]:

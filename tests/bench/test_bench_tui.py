@@ -23,13 +23,13 @@ from textual.app import App, ComposeResult
 from textual.widgets import DataTable, Footer, Input
 
 from tests.bench import instructions
-from tests.bench.costs import Cost, alternate, clock, show, since
+from tests.bench.costs import Cost, alternate, clock, rounds, show, since
 from wave_tui.agent.service import AgentOptions, AgentService
 from wave_tui.tui.app import WaveApp, make_app
 from wave_tui.tui.widgets.row_list import RowList
 
 ENTRIES = 10_000
-RUNS = 7
+RUNS = rounds(7)
 # What `wave` imports before its first frame, and what the bare app needs.
 WAVE_IMPORTS = "import wave_tui.tui.launch"
 BARE_IMPORTS = "from textual.app import App; from textual.widgets import Footer, Input"

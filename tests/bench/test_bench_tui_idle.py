@@ -22,11 +22,13 @@ import uuid
 from pathlib import Path
 from typing import NamedTuple
 
+from tests.bench.costs import rounds
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BARE_APP = REPO_ROOT / "bench" / "bare_app.py"
 SIZE = (120, 40)
 IDLE_S = float(os.environ.get("WAVE_BENCH_IDLE_S", "2"))
-ROUNDS = int(os.environ.get("WAVE_BENCH_ROUNDS", "3"))
+ROUNDS = rounds(3)
 SETTLE_S = 1.5  # after the prompt shows: wave's session opens, its after-frame work runs
 PROMPTS = {"wave": "Message wave", "bare": "Message"}
 
