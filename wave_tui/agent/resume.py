@@ -10,13 +10,15 @@ cleaned up in the background, never the chain of the conversation in use (F8).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
+from pathlib import Path
 
 from wave_tui.agent.compaction_flow import CompactionFlow
 from wave_tui.agent.conversation import Conversation
 from wave_tui.agent.extensions import Extensions
 from wave_tui.agent.request import RequestBuilder
-from wave_tui.agent.sessions import cleanup_old_sessions, session_chain
+from wave_tui.agent.sessions import CleanupReport, cleanup_old_sessions, session_chain
 from wave_tui.agent.transcript import transcript_for
 from wave_tui.agent.turn_runner import TurnRunner
 from wave_tui.config.paths import WavePaths
@@ -75,20 +77,46 @@ class ConversationSwitch:
             extension.on_messages_restored(self._conversation.messages)
 
 
+# Start-up is CPU-bound and single-threaded: a cleanup thread running beside it takes the GIL
+# from it (tens of ms of wall on a `wave -p` turn, for no file deleted). It starts once the
+# session has been idle this long (a model streaming its answer leaves the CPU idle), or at
+# once when the session closes first — before the process ends, as ever.
+CLEANUP_DELAY_S = 2.0
+
+
+class DeferredCleanup:
+    """The expiry of old transcripts, run in a thread once start-up is over (F8)."""
+
+    def __init__(self, args: tuple[WavePaths, int, float, frozenset[Path]]) -> None:
+        self._now = asyncio.Event()
+        self.task: asyncio.Task[CleanupReport] = asyncio.get_running_loop().create_task(
+            self._run(args)
+        )
+
+    async def _run(self, args: tuple[WavePaths, int, float, frozenset[Path]]) -> CleanupReport:
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(CLEANUP_DELAY_S):
+                await self._now.wait()
+        return await asyncio.to_thread(cleanup_old_sessions, *args)
+
+    async def finish(self) -> CleanupReport:
+        """Start it now if it has not started, and wait for it."""
+        self._now.set()
+        return await self.task
+
+
 # req: F8
-def start_cleanup(
-    paths: WavePaths, period_days: int, session_id: str
-) -> asyncio.Task[object] | None:
+def start_cleanup(paths: WavePaths, period_days: int, session_id: str) -> DeferredCleanup | None:
     """Delete transcripts older than cleanupPeriodDays in the background (never memory/).
-    A `to_thread` task when a loop runs (the caller owns it and awaits it on close); else
+    A deferred task when a loop runs (the caller owns it and finishes it on close); else
     done inline."""
     if period_days <= 0:
         return None
     keep = frozenset(transcript_for(paths, sid).path for sid in session_chain(paths, session_id))
     args = (paths, period_days, time.time(), keep)
     try:
-        loop = asyncio.get_running_loop()
+        asyncio.get_running_loop()
     except RuntimeError:
         cleanup_old_sessions(*args)
         return None
-    return loop.create_task(asyncio.to_thread(cleanup_old_sessions, *args))
+    return DeferredCleanup(args)

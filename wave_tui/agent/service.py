@@ -41,7 +41,7 @@ from wave_tui.agent.model_gateway import (
     default_client_factory,
 )
 from wave_tui.agent.request import AppendedSystemPrompt, RequestBuilder, SystemPrompt
-from wave_tui.agent.resume import ConversationSwitch, start_cleanup
+from wave_tui.agent.resume import ConversationSwitch, DeferredCleanup, start_cleanup
 from wave_tui.agent.settings_apply import SettingsApplication
 from wave_tui.agent.tool_executor import (
     Ask,
@@ -113,7 +113,7 @@ class AgentService:
         self.settings: EffectiveSettings = self.store.current()
         self._approver = approver
         self._listeners: list[Listener] = []
-        self._cleanup_task: asyncio.Task[object] | None = None
+        self._cleanup: DeferredCleanup | None = None
         self._started = False
         self._model_override: str | None = None
         self.conversation = Conversation(self.paths, self._emit)
@@ -272,7 +272,7 @@ class AgentService:
         self._started = True
         self.switch.restore_at_start(self.options.resume, self.options.continue_last)
         self._apply_settings(self.store.current())
-        self._cleanup_task = start_cleanup(
+        self._cleanup = start_cleanup(
             self.paths, self.settings.cleanup_period_days, self.session_id
         )
 
@@ -285,9 +285,9 @@ class AgentService:
         if self.turns.closed:
             return
         await self.turns.close()
-        if self._cleanup_task is not None:
+        if self._cleanup is not None:
             with contextlib.suppress(BaseException):
-                await self._cleanup_task
+                await self._cleanup.finish()
         for extension in self.extensions.session_observers:
             await extension.aclose()
         await self.background.aclose()

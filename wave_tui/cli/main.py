@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from wave_tui import __version__
-from wave_tui.cli.process import PipeParser, output_closed
+from wave_tui.cli.process import PipeParser, output_closed, without_pydantic_plugins
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -232,6 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     # Start-up builds ~100k objects and frees almost none: cyclic collections there are pure
     # cost. Collection resumes once the session is up (`startup_finished`) or here at the end.
     gc.disable()
+    without_pydantic_plugins()
     if argv is None and _is_app(sys.argv[1:]):
         from wave_tui.tui.early_keys import hold_early_keys
 

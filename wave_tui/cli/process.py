@@ -42,6 +42,26 @@ def output_closed() -> int:
     return EXIT_CLOSED_PIPE
 
 
+def without_pydantic_plugins() -> None:
+    """Tell pydantic that this process has no plugins, before its first model is built.
+
+    pydantic looks for third-party plugins (the `pydantic` entry point group) when it builds its
+    first model: it imports `importlib.metadata` (and `email`, `zipfile`, `csv` with it) and
+    reads every installed distribution's entry points, ~0.05 G instructions, 3 % of a `wave -p`
+    run, to find none. wave's own settings and messages are not meant for a plugin to watch
+    (one that logs validated data would log settings and conversations), so in a process the
+    command owns the loader is the empty one pydantic itself uses when plugins are disabled.
+    Not for the SDK: a program that imports wave may have plugins for its own models.
+    """
+    import types
+
+    if "pydantic.plugin._loader" in sys.modules:  # pydantic is already running its own
+        return
+    loader = types.ModuleType("pydantic.plugin._loader")
+    loader.get_plugins = tuple  # type: ignore[attr-defined]  # `get_plugins()` -> ()
+    sys.modules["pydantic.plugin._loader"] = loader
+
+
 def startup_finished() -> None:
     """Collect cycles again (the run's own garbage is worth collecting). What start-up built —
     modules, classes, settings, the session's memory — lives as long as the process: it is
