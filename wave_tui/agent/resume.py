@@ -77,23 +77,25 @@ class ConversationSwitch:
             extension.on_messages_restored(self._conversation.messages)
 
 
-# Start-up is CPU-bound and single-threaded: a cleanup thread running beside it takes the GIL
-# from it (tens of ms of wall on a `wave -p` turn, for no file deleted). It starts once the
-# session has been idle this long (a model streaming its answer leaves the CPU idle), or at
-# once when the session closes first — before the process ends, as ever.
+# Start-up is CPU-bound and single-threaded: a cleanup thread running beside it fights it for
+# the GIL (~300 context switches a `wave -p` run, for no file deleted). It starts this long
+# after the session does (by then a model is usually streaming and the CPU idle), or at once
+# when the session closes first — before the process ends, as ever.
 CLEANUP_DELAY_S = 2.0
+
+CleanupArgs = tuple[WavePaths, int, float, frozenset[Path]]  # cleanup_old_sessions' arguments
 
 
 class DeferredCleanup:
     """The expiry of old transcripts, run in a thread once start-up is over (F8)."""
 
-    def __init__(self, args: tuple[WavePaths, int, float, frozenset[Path]]) -> None:
+    def __init__(self, args: CleanupArgs) -> None:
         self._now = asyncio.Event()
         self.task: asyncio.Task[CleanupReport] = asyncio.get_running_loop().create_task(
             self._run(args)
         )
 
-    async def _run(self, args: tuple[WavePaths, int, float, frozenset[Path]]) -> CleanupReport:
+    async def _run(self, args: CleanupArgs) -> CleanupReport:
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(CLEANUP_DELAY_S):
                 await self._now.wait()
@@ -113,7 +115,7 @@ def start_cleanup(paths: WavePaths, period_days: int, session_id: str) -> Deferr
     if period_days <= 0:
         return None
     keep = frozenset(transcript_for(paths, sid).path for sid in session_chain(paths, session_id))
-    args = (paths, period_days, time.time(), keep)
+    args: CleanupArgs = (paths, period_days, time.time(), keep)
     try:
         asyncio.get_running_loop()
     except RuntimeError:
