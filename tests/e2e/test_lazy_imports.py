@@ -41,6 +41,9 @@ NOT_ON_A_PLAIN_TURN = (
     "PIL",  # images: only when one is read or attached
     "wave_tui.tools.image_read",
     "wave_tui.net.web_search",  # no WebSearch backend configured
+    "pydantic_settings",  # the settings are merged by wave and validated by its pydantic schema
+    "cachetools",  # WebFetch's page cache, made with the first fetch
+    "xml.sax",  # background-task notices escape with html.escape
 )
 
 

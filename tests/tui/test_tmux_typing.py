@@ -123,7 +123,9 @@ def test_cv2_bursts_of_keys_keep_their_order_in_tmux(
     tmux.wait_for_text("Message wave")
     # One burst: the command, its Enter, and a message typed straight after it.
     tmux.run("send-keys", "-t", tmux.session, "/help", "Enter", "plain words", "Enter")
-    tmux.wait_for_text("Keys:")
+    # The help's top may scroll away at 80×24 once the reply is in: either end of it will do.
+    help_ends = ("Keys:", "quit (waits for a memory extraction")
+    tmux.wait_for(lambda: any(end in tmux.screen() for end in help_ends), "the /help text")
     tmux.wait_for_text("two lines received")
     tmux.run("send-keys", "-t", tmux.session, "alpha", "C-j", "beta", "Enter")
     mains = _typed_prompts(model_server, 2)

@@ -381,6 +381,41 @@ class SessionObserverBase:
         return None
 
 
+def _protocol_members(protocol: type) -> tuple[str, ...]:
+    """The members a runtime check of `protocol` looks for (all of them methods here)."""
+    return tuple(
+        name
+        for name, value in vars(protocol).items()
+        if not name.startswith("_") and callable(value)
+    )
+
+
+# Each slot of `Extensions`, with the protocol whose implementers it holds.
+_SLOT_MEMBERS: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
+    (attribute, _protocol_members(protocol))
+    for attribute, protocol in (
+        ("context_sources", ContextSource),
+        ("tool_providers", ToolProvider),
+        ("guards", ToolGuard),
+        ("locks", ToolLock),
+        ("preparers", ToolPreparer),
+        ("tool_observers", ToolObserver),
+        ("turn_observers", TurnObserver),
+        ("session_observers", SessionObserver),
+        ("status_sources", StatusSource),
+        ("compaction_hooks", CompactionHooks),
+        ("permission_hooks", PermissionRequestHooks),
+        ("skill_sources", InvokedSkills),
+        ("running_work_sources", RunningWork),
+        ("request_watchers", RequestWatcher),
+        ("tool_watchers", ToolWatcher),
+        ("event_observers", EventObserver),
+        ("prompt_attachments", PromptAttachments),
+        ("workdir_observers", WorkdirObserver),
+    )
+)
+
+
 class Extensions:
     """The loop's registry: each slot holds, in the order added, the extensions implementing
     one protocol. The loop's parts read the slots; only `add` writes them."""
@@ -408,37 +443,17 @@ class Extensions:
 
     def add(self, extension: Extension) -> None:
         filed = False
-        for protocol, slot in self._slots():
-            if isinstance(extension, protocol):
-                slot.append(extension)
+        for attribute, members in _SLOT_MEMBERS:
+            # What `isinstance` on a runtime protocol checks, without its per-call walk of the
+            # protocol's MRO (≈ 0.3 ms per extension, every session start).
+            if all(getattr(extension, name, None) is not None for name in members):
+                getattr(self, attribute).append(extension)
                 filed = True
         if not filed:
             raise TypeError(
                 f"{type(extension).__name__} implements no extension protocol of agent.extensions"
             )
         self.all.append(extension)
-
-    def _slots(self) -> tuple[tuple[type, list[Any]], ...]:
-        return (
-            (ContextSource, self.context_sources),
-            (ToolProvider, self.tool_providers),
-            (ToolGuard, self.guards),
-            (ToolLock, self.locks),
-            (ToolPreparer, self.preparers),
-            (ToolObserver, self.tool_observers),
-            (TurnObserver, self.turn_observers),
-            (SessionObserver, self.session_observers),
-            (StatusSource, self.status_sources),
-            (CompactionHooks, self.compaction_hooks),
-            (PermissionRequestHooks, self.permission_hooks),
-            (InvokedSkills, self.skill_sources),
-            (RunningWork, self.running_work_sources),
-            (RequestWatcher, self.request_watchers),
-            (ToolWatcher, self.tool_watchers),
-            (EventObserver, self.event_observers),
-            (PromptAttachments, self.prompt_attachments),
-            (WorkdirObserver, self.workdir_observers),
-        )
 
     @contextmanager
     def watching_request(self, model: str) -> Iterator[RequestWatch]:

@@ -22,7 +22,9 @@ from typing import BinaryIO
 from wave_tui.agent import events as ev
 from wave_tui.cli.output import OutputFormat, ScriptOutput
 from wave_tui.cli.process import EXIT_CLOSED_PIPE, output_closed, startup_finished
+from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
+from wave_tui.config.settings import SettingsStore
 from wave_tui.session.facade import create_session, prepare_local_endpoint
 from wave_tui.session.types import AgentOptions, LocalModelError, LocalUnavailable, RunReport
 
@@ -111,15 +113,20 @@ async def run_headless(
     """One headless turn on `prompt`; `piped` (standard input, when it is a pipe or a file) is
     read meanwhile and follows the prompt in the user message."""
     reader = PipedReader(piped) if piped is not None else None
+    # One read of the settings serves the local-model decision and, when no local model
+    # changes the environment, the agent too.
+    store = SettingsStore(WavePaths.for_workdir(workdir))
     try:
-        local = prepare_local_endpoint(args, workdir)
+        local = prepare_local_endpoint(args, workdir, settings=store.current())
     except LocalModelError as exc:
         _stderr(f"wave: {exc}")
         return exc.exit_code if isinstance(exc, LocalUnavailable) else 1
     with local or contextlib.nullcontext():
         if local is not None and local.banner:
             _stderr(local.banner)
-        return await _run_turn(args, workdir, prompt, local.environ if local else None, reader)
+        if local is not None:
+            return await _run_turn(args, workdir, prompt, local.environ, None, reader)
+        return await _run_turn(args, workdir, prompt, None, store, reader)
 
 
 # req: MC2
@@ -130,6 +137,7 @@ async def _run_turn(
     workdir: Path,
     prompt: str,
     environ: dict[str, str] | None,
+    store: SettingsStore | None,
     reader: PipedReader | None,
 ) -> int:
     options = AgentOptions(
@@ -149,7 +157,7 @@ async def _run_turn(
     fmt: OutputFormat = getattr(args, "output_format", "text") or "text"
     started = time.monotonic()
     try:
-        session = create_session(options)
+        session = create_session(options, store=store)
     except (FileNotFoundError, ValueError) as exc:
         _stderr(f"wave: {exc}")
         return EXIT_USAGE

@@ -9,13 +9,17 @@ as usual — whose `__repr__`, `__eq__`, `__hash__` and, when frozen, `__setattr
 class. They behave as the generated ones do (`test_records.py` compares them): the fields in
 order, a field's `repr`/`compare`/`hash` flags honoured, equality only between instances of one
 class, a field assigned once by `__init__` and never again, and what a class body defines itself
-left alone.
+left alone. The generated `__init__` itself is compiled on the class's first instantiation, not
+when the class is defined (most record classes a `wave -p` imports are never instantiated).
+One difference: a class without a docstring gets its name as `__doc__`, not the signature text
+dataclass computes for it (`inspect.signature`, ~40 µs a class).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import reprlib
+import sys
 from collections.abc import Callable
 from typing import Any, TypeVar, cast, dataclass_transform, overload
 
@@ -25,6 +29,7 @@ _REPR = "__record_repr_fields__"
 _COMPARE = "__record_compare_fields__"
 _HASH = "__record_hash_fields__"
 _FROZEN = "__record_frozen_fields__"  # on each frozen record class itself, not inherited
+_DEFERRED = "__record_deferred_init__"  # marks the placeholder `__init__` until the first call
 
 
 def _values(obj: object, names: tuple[str, ...]) -> tuple[Any, ...]:
@@ -100,6 +105,81 @@ def _finish(cls: _T, own: dict[str, Any], frozen: bool, *, shared_setattr: bool)
     return cls
 
 
+# The generated `__init__` is the one method a record still compiles (≈ 90 µs: dataclass writes
+# its source and execs it), and most record classes a process imports are never instantiated.
+# So it is compiled on the class's first instantiation and replaces the placeholder for good.
+def _deferred_init(
+    cls: type[Any], own: dict[str, Any], frozen: bool, slots: bool
+) -> Callable[..., None]:
+    def __init__(self: object, *args: Any, **kwargs: Any) -> None:
+        _compiled_init(cls, own, frozen, slots)(self, *args, **kwargs)
+
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    setattr(__init__, _DEFERRED, True)
+    return __init__
+
+
+# CPython 3.11 and 3.12 make `__init__` with `dataclasses._init_fn` from the fields the class
+# already holds; elsewhere (its signature changed in 3.13) a stand-in class with the same body
+# is put through dataclass, which costs a second pass over the fields.
+_INIT_FROM_FIELDS = sys.version_info[:2] in ((3, 11), (3, 12))
+
+
+def _compiled_init(
+    cls: type[Any], own: dict[str, Any], frozen: bool, slots: bool
+) -> Callable[..., None]:
+    current = cls.__dict__["__init__"]
+    if not getattr(current, _DEFERRED, False):
+        return cast(Callable[..., None], current)  # another thread compiled it meanwhile
+    if _INIT_FROM_FIELDS:
+        compiled = _init_from_fields(cls, frozen, slots)
+    else:
+        compiled = _init_of_stand_in(cls, own, frozen, slots)
+    setattr(cls, "__init__", compiled)  # noqa: B010 - mypy refuses assigning to a method
+    return compiled
+
+
+def _init_from_fields(cls: type[Any], frozen: bool, slots: bool) -> Callable[..., None]:
+    """What `dataclasses._process_class` does for `init=True`, with the fields it recorded."""
+    fields: dict[str, Any] = getattr(cls, "__dataclass_fields__")  # noqa: B009
+    kinds = (getattr(dataclasses, "_FIELD"), getattr(dataclasses, "_FIELD_INITVAR"))  # noqa: B009
+    in_init = [f for f in fields.values() if f._field_type in kinds]
+    std, kw_only = getattr(dataclasses, "_fields_in_init_order")(in_init)  # noqa: B009
+    module = sys.modules.get(cls.__module__)
+    compiled: Callable[..., None] = getattr(dataclasses, "_init_fn")(  # noqa: B009
+        in_init,
+        std,
+        kw_only,
+        frozen,
+        hasattr(cls, "__post_init__"),
+        "__dataclass_self__" if "self" in fields else "self",
+        module.__dict__ if module is not None else {},
+        slots,
+    )
+    compiled.__qualname__ = f"{cls.__qualname__}.{compiled.__name__}"
+    return compiled
+
+
+def _init_of_stand_in(
+    cls: type[Any], own: dict[str, Any], frozen: bool, slots: bool
+) -> Callable[..., None]:
+    annotations = own.get("__annotations__", {})
+    body = {name: own[name] for name in annotations if name in own}
+    if "__post_init__" in own:
+        body["__post_init__"] = own["__post_init__"]
+    body.update(
+        __annotations__=annotations,
+        __module__=cls.__module__,
+        __qualname__=cls.__qualname__,
+        __doc__=cls.__name__,
+    )
+    stand_in: type[Any] = dataclasses.dataclass(frozen=frozen, repr=False, eq=False, slots=slots)(
+        type(cls.__name__, cls.__bases__, body)
+    )
+    compiled: Callable[..., None] = stand_in.__init__
+    return compiled
+
+
 @overload
 def record(cls: _T, /) -> _T: ...
 @overload
@@ -126,10 +206,16 @@ def record(
         for name in ("__setattr__", "__delattr__"):
             if shared_setattr and name in own:  # as dataclass(frozen=True) refuses it
                 raise TypeError(f"Cannot overwrite attribute {name} in class {target.__name__}")
+        if not own.get("__doc__"):
+            # Without a docstring, dataclass writes one from inspect.signature: ≈ 40 µs a class,
+            # and `wave -p` defines more than a hundred of them before its first request.
+            target.__doc__ = target.__name__
         # Frozen by the shared methods above, or (bulk) by the dataclass's own generated ones.
         made: type[Any] = dataclasses.dataclass(
-            frozen=frozen and bulk, repr=False, eq=False, slots=slots
+            init=False, frozen=frozen and bulk, repr=False, eq=False, slots=slots
         )(target)
+        if "__init__" not in own:  # a body's own __init__ is left alone, as dataclass does
+            setattr(made, "__init__", _deferred_init(made, own, frozen and bulk, slots))  # noqa: B010
         return _finish(cast(_T, made), own, frozen, shared_setattr=shared_setattr)
 
     return wrap if cls is None else wrap(cls)

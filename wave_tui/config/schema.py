@@ -1,7 +1,7 @@
 """The one settings schema: every settings-file key and WAVE_* variable, with its description.
 
-`SettingsSchema` is the schema; `WaveSettings` is what pydantic-settings fills from it (the
-sources are in `sources.py`, wired in `settings.py`); `settings_fields()` exports it for the settings form and the README table (`settings_doc.py`).
+`SettingsSchema` is the schema (its sources are in `sources.py`, merged and validated in
+`settings.py`); `settings_fields()` exports it for the settings form and the README table (`settings_doc.py`).
 A field with an `env` entry in its `json_schema_extra` is read from that WAVE_* variable (see
 `_env` and `_env_and_file`); every field not marked `envOnly` is a settings-file key (camelCase in JSON).
 """
@@ -16,7 +16,6 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 from pydantic.types import StrictBool, StrictInt, StrictStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # Re-exported: the schema is where settings code has always found the modes.
 from wave_tui.config.modes import PERMISSION_MODES as PERMISSION_MODES
@@ -374,20 +373,6 @@ class SettingsSchema(BaseModel):
             except ValueError as exc:
                 raise ValueError(FREQUENCY_RULE) from exc
         return value
-
-
-class WaveSettings(BaseSettings, SettingsSchema):
-    """The schema as pydantic-settings fills it; `SettingsStore` supplies the sources (in a
-    subclass), so this class itself is never built: `defer_build` keeps it off start-up."""
-
-    model_config = SettingsConfigDict(
-        alias_generator=to_camel,
-        validate_by_name=True,
-        validate_by_alias=True,
-        extra="ignore",
-        frozen=True,
-        defer_build=True,
-    )
 
 
 def _extra(name: str, key: str) -> Any:

@@ -1,7 +1,7 @@
 """Settings: the three settings files, the WAVE_* environment, and the merged result.
 
-pydantic-settings is the engine: `SettingsStore` hands `WaveSettings` (the one schema, in
-`schema.py`) its sources through `settings_customise_sources`, highest precedence first:
+`SettingsStore` merges the sources (`sources.py`) and validates the result against
+`SettingsSchema` (the one schema, in `schema.py`), highest precedence first:
 the real environment, the three files (user < project < local, later wins; objects merged
 deeply, `permissions.allow/deny` concatenated), then the files' `env` entries. So for `model`:
 real WAVE_MODEL > settings `model` > settings `env` WAVE_MODEL. Auto memory (S6) is the
@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import ValidationError
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
 from wave_tui.config.effective import (
     EffectivePermissions,
@@ -53,13 +52,13 @@ from wave_tui.config.schema import (
     PermissionsConfig,
     SettingsField,
     SettingsSchema,
-    WaveSettings,
     settings_fields,
 )
 from wave_tui.config.sources import (
     SCOPES,
     SettingsLayer,
     SettingsScope,
+    by_precedence,
     env_source,
     file_contributions,
     files_source,
@@ -96,27 +95,6 @@ __all__ = [
     "save_user_settings",
     "settings_fields",
 ]
-
-SourcesFactory = Callable[[], tuple[PydanticBaseSettingsSource, ...]]
-
-
-def _bound_settings_class(sources: SourcesFactory) -> type[WaveSettings]:
-    """`WaveSettings` reading from `sources` (one small subclass per store, built once)."""
-
-    class StoreSettings(WaveSettings):
-        @classmethod
-        def settings_customise_sources(
-            cls,
-            settings_cls: type[BaseSettings],
-            init_settings: PydanticBaseSettingsSource,
-            env_settings: PydanticBaseSettingsSource,
-            dotenv_settings: PydanticBaseSettingsSource,
-            file_secret_settings: PydanticBaseSettingsSource,
-        ) -> tuple[PydanticBaseSettingsSource, ...]:
-            return sources()
-
-    return StoreSettings
-
 
 # -- the store --------------------------------------------------------------------------------
 
@@ -162,8 +140,6 @@ class SettingsStore:
         self._last_failure: str | None = None
         self._effective = EffectiveSettings()
         self._version = 0
-        self._sources: tuple[PydanticBaseSettingsSource, ...] = ()
-        self._settings_cls = _bound_settings_class(lambda: self._sources)
         self.refresh()
 
     @property
@@ -295,20 +271,20 @@ class SettingsStore:
         user = next((layer.data for layer in layers if layer.scope == "user"), {})
         environ = self._environ
         block = {k: v for k, v in settings_env_block(merged, user).items() if not environ.get(k)}
-        self._sources = (
-            env_source(environ, lambda name: name, problems),
-            files_source(merged),
-            env_source(block, lambda name: f"settings env {name}", problems),
+        values = by_precedence(
+            [
+                env_source(environ, lambda name: name, problems),
+                files_source(merged),
+                env_source(block, lambda name: f"settings env {name}", problems),
+            ]
         )
         try:
-            parsed: SettingsSchema = self._settings_cls()
+            parsed = SettingsSchema.model_validate(values)
         except ValidationError as exc:  # each value was valid alone, so this should not happen
             problems.append(
                 f"settings: could not merge ({exc.error_count()} errors); using defaults"
             )
             parsed = SettingsSchema()
-        finally:
-            self._sources = ()
         extras = {k: v for k, v in merged.items() if k not in FILE_KEYS}
         return effective_settings(parsed, extras, problems)
 

@@ -1,5 +1,5 @@
-"""Where settings values come from, as pydantic-settings sources: the three JSON files and the
-environment (the real one, and the settings files' `env` blocks).
+"""Where settings values come from: the three JSON files and the environment (the real one, and
+the settings files' `env` blocks), each as a dict of field values, merged by precedence.
 
 Every value is validated against the schema key by key before it reaches a source, so one bad
 value is one problem line (file, key, problem) and never discards its siblings.
@@ -13,8 +13,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import ValidationError
-from pydantic.fields import FieldInfo
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
 from wave_tui.config.paths import WavePaths, display_path
 from wave_tui.config.records import record
@@ -26,7 +24,6 @@ from wave_tui.config.schema import (
     FILE_KEYS,
     FREQUENCY_RULE,
     SettingsSchema,
-    WaveSettings,
 )
 
 SettingsScope = Literal["user", "project", "local"]
@@ -268,32 +265,27 @@ def file_contributions(
     return merge_raw(contents)
 
 
-# -- the sources pydantic-settings reads ------------------------------------------------------
+# -- the sources, highest precedence first -----------------------------------------------------
 
 
-class ValuesSource(PydanticBaseSettingsSource):
-    """Values that were validated beforehand, keyed by field name."""
-
-    def __init__(self, settings_cls: type[BaseSettings], values: Mapping[str, Any]) -> None:
-        super().__init__(settings_cls)
-        self.values = dict(values)
-
-    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
-        return self.values.get(field_name), field_name, False
-
-    def __call__(self) -> dict[str, Any]:
-        return dict(self.values)
+def by_precedence(sources: list[dict[str, Any]]) -> dict[str, Any]:
+    """One dict of field values from `sources`, highest precedence first: a higher source's value
+    wins, objects merge key by key (what pydantic-settings did with its sources, minus the
+    import and a second schema)."""
+    merged: dict[str, Any] = {}
+    for values in reversed(sources):
+        merged = _deep_merge(merged, values)
+    return merged
 
 
-def files_source(merged: Mapping[str, Any]) -> ValuesSource:
+def files_source(merged: Mapping[str, Any]) -> dict[str, Any]:
     """The settings-file keys of the merged files (unknown keys stay out of the schema)."""
-    values = {FILE_KEYS[key]: value for key, value in merged.items() if key in FILE_KEYS}
-    return ValuesSource(WaveSettings, values)
+    return {FILE_KEYS[key]: value for key, value in merged.items() if key in FILE_KEYS}
 
 
 def env_source(
     environ: Mapping[str, str], label: Callable[[str], str], problems: list[str]
-) -> ValuesSource:
+) -> dict[str, Any]:
     """The WAVE_* variables of `environ`, each validated alone; a bad one is reported, skipped."""
     values: dict[str, Any] = {}
     for name, field_name in ENV_FIELDS.items():
@@ -308,7 +300,7 @@ def env_source(
             problems.append(f"{label(name)}: {rule} (got {show_value(raw)})")
             continue
         values[field_name] = raw
-    return ValuesSource(WaveSettings, values)
+    return values
 
 
 # req: S6

@@ -18,10 +18,10 @@ from wave_tui.llm.images import (
 )
 from wave_tui.llm.options import TOKEN_PARAMS, LearnedParams
 from wave_tui.llm.quirks import (
-    MISSING_REASONING,
     ErrorInfo,
     completion_room,
     is_role_order,
+    misses_reasoning,
     stated_window,
     unsupported_param,
 )
@@ -116,7 +116,7 @@ class WireAdapter:
 
     def learn(self, info: ErrorInfo, body: dict[str, Any]) -> bool:
         """Adjust for a 4xx answer that says how; True when the request is worth sending again."""
-        if MISSING_REASONING.search(info.message) and not self._fill_reasoning:
+        if misses_reasoning(info.message) and not self._fill_reasoning:
             # Assistant messages of another model (or the fork) have no reasoning to send back.
             self._fill_reasoning = True
             self.reasoning_field = "reasoning_content"

@@ -22,25 +22,20 @@ NO_VISION = "this model cannot see images"
 FALLBACK_IMAGE_TOKENS = 1500  # an image whose header does not say its size
 
 # A provider that refuses images outright (IM4: learned as non-vision for the session).
-NO_IMAGES_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
-    re.compile(p, re.IGNORECASE)
-    for p in (
-        r"does not support (?:image|vision|multimodal)",  # Ollama, DeepSeek, llama.cpp
-        r"(?:image|vision|multimodal)(?: input)?s? (?:is|are) not supported",  # vLLM, LM Studio
-        r"unknown variant [`']?image_url",  # DeepSeek's deserializer
-        r"image input is not (?:supported|enabled)",
-        r"no (?:image|vision) support",
-        r"mmproj",  # llama.cpp started without a multimodal projector
-    )
+# Pattern texts, compiled (and cached) by `re` when a request first fails, not at start-up.
+NO_IMAGES_PATTERNS: tuple[str, ...] = (
+    r"does not support (?:image|vision|multimodal)",  # Ollama, DeepSeek, llama.cpp
+    r"(?:image|vision|multimodal)(?: input)?s? (?:is|are) not supported",  # vLLM, LM Studio
+    r"unknown variant [`']?image_url",  # DeepSeek's deserializer
+    r"image input is not (?:supported|enabled)",
+    r"no (?:image|vision) support",
+    r"mmproj",  # llama.cpp started without a multimodal projector
 )
 # A provider that takes images, but only in user messages (OpenAI itself).
-TOOL_IMAGE_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
-    re.compile(p, re.IGNORECASE)
-    for p in (
-        r"image.{0,40}only (?:allowed|supported) .{0,40}role '?user",  # OpenAI
-        r"tool messages? (?:may|can|must) (?:only|not) .{0,40}(?:text|image)",
-        r"role '?tool'?.{0,60}image",
-    )
+TOOL_IMAGE_PATTERNS: tuple[str, ...] = (
+    r"image.{0,40}only (?:allowed|supported) .{0,40}role '?user",  # OpenAI
+    r"tool messages? (?:may|can|must) (?:only|not) .{0,40}(?:text|image)",
+    r"role '?tool'?.{0,60}image",
 )
 
 
@@ -142,11 +137,11 @@ def images_after_tools(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def refuses_images(text: str) -> bool:
-    return any(p.search(text) for p in NO_IMAGES_PATTERNS)
+    return any(re.search(p, text, re.IGNORECASE) for p in NO_IMAGES_PATTERNS)
 
 
 def refuses_tool_images(text: str) -> bool:
-    return any(p.search(text) for p in TOOL_IMAGE_PATTERNS)
+    return any(re.search(p, text, re.IGNORECASE) for p in TOOL_IMAGE_PATTERNS)
 
 
 # -- token estimates ----------------------------------------------------------------------------

@@ -9,6 +9,7 @@ The other way round, `TemplateTokenFilter`: what a local model leaks of its temp
 
 from __future__ import annotations
 
+import functools
 import re
 
 CHATML_TEMPLATE = """\
@@ -58,7 +59,9 @@ _MARKERS = (
 )
 
 
+@functools.cache
 def _template_pattern() -> re.Pattern[str]:
+    """Built on first use: only a local engine's replies are filtered, and the pattern is long."""
     roles = "|".join(_ROLES)
     header = f"{re.escape(_HEADER_OPEN)}(?:{roles}){re.escape(_HEADER_CLOSE)}\n*"
     openers = "|".join(map(re.escape, _TURN_OPENERS))
@@ -74,7 +77,6 @@ def _template_spellings() -> tuple[str, ...]:
     return tuple(found)
 
 
-_TEMPLATE_RE = _template_pattern()
 _SPELLINGS = _template_spellings()
 _LONGEST = max(map(len, _SPELLINGS))
 
@@ -107,7 +109,7 @@ class TemplateTokenFilter:
     def _take(self, text: str) -> str:
         out: list[str] = []
         at = 0
-        for token in _TEMPLATE_RE.finditer(text):
+        for token in _template_pattern().finditer(text):
             out.append(self._answer(text[at : token.start()]))
             if self._started:
                 self.ended = True

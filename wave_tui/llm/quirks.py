@@ -11,101 +11,92 @@ from typing import Any
 
 from wave_tui.config.records import record
 
+# The tables are pattern texts, not compiled patterns: they are read only when a request fails,
+# and `re` compiles (and caches) each on that first use instead of at every start-up.
+
 # req: PV11
-CONTEXT_LENGTH_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
-    re.compile(p, re.IGNORECASE)
-    for p in (
-        r"context_length_exceeded",  # OpenAI / Azure error code
-        r"maximum context length",  # OpenAI, vLLM, DeepSeek, Kimi
-        r"prompt is too long",  # Anthropic-compatible gateways
-        r"exceeds the available context size",  # llama.cpp server
-        r"exceed_context_size_error",  # llama.cpp error type
-        r"context window",  # "input exceeds the context window" (several gateways)
-        r"too many tokens",  # Mistral
-        r"too large for model with \d+ maximum context length",  # Mistral
-        r"exceeds (?:the )?context length",  # Ollama, LM Studio
-        r"context length of only",  # LM Studio
-        r"longer than the maximum model length",  # vLLM
-        r"input tokens exceed the configured limit",  # OpenAI Responses-style
-        r"must be <= \d+\. given: \d+ `inputs` tokens",  # Hugging Face TGI
-    )
+CONTEXT_LENGTH_PATTERNS: tuple[str, ...] = (
+    r"context_length_exceeded",  # OpenAI / Azure error code
+    r"maximum context length",  # OpenAI, vLLM, DeepSeek, Kimi
+    r"prompt is too long",  # Anthropic-compatible gateways
+    r"exceeds the available context size",  # llama.cpp server
+    r"exceed_context_size_error",  # llama.cpp error type
+    r"context window",  # "input exceeds the context window" (several gateways)
+    r"too many tokens",  # Mistral
+    r"too large for model with \d+ maximum context length",  # Mistral
+    r"exceeds (?:the )?context length",  # Ollama, LM Studio
+    r"context length of only",  # LM Studio
+    r"longer than the maximum model length",  # vLLM
+    r"input tokens exceed the configured limit",  # OpenAI Responses-style
+    r"must be <= \d+\. given: \d+ `inputs` tokens",  # Hugging Face TGI
 )
 
 # req: PV12
-MISCONFIGURED: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(p, re.IGNORECASE), fix)
-    for p, fix in (
-        (
-            r"tool choice requires --enable-auto-tool-choice",
-            "vLLM has tool calling off: restart it with --enable-auto-tool-choice "
-            "--tool-call-parser <parser for this model>",
-        ),
-        (
-            r"requires --jinja",
-            "llama.cpp serves tools only with its Jinja templates: restart llama-server with --jinja",
-        ),
-        (
-            r"does not support tools",
-            "this model has no tool support on the server: pick a tool-capable model "
-            "(e.g. `ollama show <model>` lists 'tools' under Capabilities)",
-        ),
-        (
-            r"tools? (?:is|are) not supported",
-            "the endpoint does not accept tools: pick a tool-capable model or server",
-        ),
-    )
+MISCONFIGURED: tuple[tuple[str, str], ...] = (
+    (
+        r"tool choice requires --enable-auto-tool-choice",
+        "vLLM has tool calling off: restart it with --enable-auto-tool-choice "
+        "--tool-call-parser <parser for this model>",
+    ),
+    (
+        r"requires --jinja",
+        "llama.cpp serves tools only with its Jinja templates: restart llama-server with --jinja",
+    ),
+    (
+        r"does not support tools",
+        "this model has no tool support on the server: pick a tool-capable model "
+        "(e.g. `ollama show <model>` lists 'tools' under Capabilities)",
+    ),
+    (
+        r"tools? (?:is|are) not supported",
+        "the endpoint does not accept tools: pick a tool-capable model or server",
+    ),
 )
 
 # req: CV5
 # A chat template that wants user and assistant to alternate: a user message after a tool result
 # (Mistral's API) or after another user message (Gemma / Mistral templates under vLLM, llama.cpp).
-ROLE_ORDER_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
-    re.compile(p, re.IGNORECASE)
-    for p in (
-        r"unexpected role '?user'? after role '?tool'?",  # Mistral API
-        r"invalid_request_message_order",  # Mistral API error type
-        r"roles must alternate",  # Jinja chat templates (Gemma, Mistral, Llama 2)
-    )
+ROLE_ORDER_PATTERNS: tuple[str, ...] = (
+    r"unexpected role '?user'? after role '?tool'?",  # Mistral API
+    r"invalid_request_message_order",  # Mistral API error type
+    r"roles must alternate",  # Jinja chat templates (Gemma, Mistral, Llama 2)
 )
 
-MISSING_REASONING = re.compile(r"missing .?reasoning_content.? field", re.IGNORECASE)  # req: PV2
+MISSING_REASONING = r"missing .?reasoning_content.? field"  # req: PV2
 
 # What a context-length refusal says about the window, one wording per server; each pattern
 # names `window` and/or `prompt` (the tokens the refused request held, as the server counted).
-CONTEXT_NUMBERS: tuple[re.Pattern[str], ...] = tuple(
-    re.compile(p, re.IGNORECASE)
-    for p in (
-        # OpenAI, vLLM, DeepSeek, Groq, Kimi: "This model's maximum context length is 8192 tokens.
-        # However, you requested 9000 tokens (8000 in the messages, 1000 in the completion)" /
-        # "However, your messages resulted in 9000 tokens" / "and your request has 2778 input
-        # tokens (8000 > 4096 - 2778)"
-        r"maximum context length is (?P<window>\d+)",
-        r"\b(?P<prompt>\d+) in the messages",
-        r"your messages resulted in (?P<prompt>\d+) tokens",
-        r"your request has (?P<prompt>\d+) input tokens",
-        # vLLM: "The decoder prompt (length 9641) is longer than the maximum model length of 9000"
-        r"prompt \(length (?P<prompt>\d+)\) is longer than the maximum model length of "
-        r"(?P<window>\d+)",
-        # llama.cpp server: "request (9641 tokens) exceeds the available context size (9000
-        # tokens), try increasing it" (older servers: no numbers, `n_ctx` in the error object)
-        r"request \((?P<prompt>\d+) tokens\) exceeds the available context size",
-        r"available context size \((?P<window>\d+) tokens\)",
-        # LM Studio: "Input length 9641 exceeds context length 9000" / "the model is loaded with
-        # context length of only 9000 tokens"
-        r"input length (?P<prompt>\d+) exceeds (?:the )?context length (?P<window>\d+)",
-        r"context length of only (?P<window>\d+)",
-        # Anthropic-compatible gateways: "prompt is too long: 9641 tokens > 9000 maximum"
-        r"prompt is too long: (?P<prompt>\d+) tokens > (?P<window>\d+) maximum",
-        # Mistral: "Prompt contains 9641 tokens and 0 draft tokens, too large for model with
-        # 9000 maximum context length"
-        r"prompt contains (?P<prompt>\d+) tokens",
-        r"too large for model with (?P<window>\d+) maximum context length",
-        # OpenAI Responses-style: "Input tokens exceed the configured limit of 9000 tokens"
-        r"configured limit of (?P<window>\d+) tokens",
-        # Hugging Face TGI: "`inputs` tokens + `max_new_tokens` must be <= 9000. Given: 9641
-        # `inputs` tokens and 512 `max_new_tokens`"
-        r"must be <= (?P<window>\d+)\. given: (?P<prompt>\d+) `inputs` tokens",
-    )
+CONTEXT_NUMBERS: tuple[str, ...] = (
+    # OpenAI, vLLM, DeepSeek, Groq, Kimi: "This model's maximum context length is 8192 tokens.
+    # However, you requested 9000 tokens (8000 in the messages, 1000 in the completion)" /
+    # "However, your messages resulted in 9000 tokens" / "and your request has 2778 input
+    # tokens (8000 > 4096 - 2778)"
+    r"maximum context length is (?P<window>\d+)",
+    r"\b(?P<prompt>\d+) in the messages",
+    r"your messages resulted in (?P<prompt>\d+) tokens",
+    r"your request has (?P<prompt>\d+) input tokens",
+    # vLLM: "The decoder prompt (length 9641) is longer than the maximum model length of 9000"
+    r"prompt \(length (?P<prompt>\d+)\) is longer than the maximum model length of "
+    r"(?P<window>\d+)",
+    # llama.cpp server: "request (9641 tokens) exceeds the available context size (9000
+    # tokens), try increasing it" (older servers: no numbers, `n_ctx` in the error object)
+    r"request \((?P<prompt>\d+) tokens\) exceeds the available context size",
+    r"available context size \((?P<window>\d+) tokens\)",
+    # LM Studio: "Input length 9641 exceeds context length 9000" / "the model is loaded with
+    # context length of only 9000 tokens"
+    r"input length (?P<prompt>\d+) exceeds (?:the )?context length (?P<window>\d+)",
+    r"context length of only (?P<window>\d+)",
+    # Anthropic-compatible gateways: "prompt is too long: 9641 tokens > 9000 maximum"
+    r"prompt is too long: (?P<prompt>\d+) tokens > (?P<window>\d+) maximum",
+    # Mistral: "Prompt contains 9641 tokens and 0 draft tokens, too large for model with
+    # 9000 maximum context length"
+    r"prompt contains (?P<prompt>\d+) tokens",
+    r"too large for model with (?P<window>\d+) maximum context length",
+    # OpenAI Responses-style: "Input tokens exceed the configured limit of 9000 tokens"
+    r"configured limit of (?P<window>\d+) tokens",
+    # Hugging Face TGI: "`inputs` tokens + `max_new_tokens` must be <= 9000. Given: 9641
+    # `inputs` tokens and 512 `max_new_tokens`"
+    r"must be <= (?P<window>\d+)\. given: (?P<prompt>\d+) `inputs` tokens",
 )
 # The same numbers as fields of the error object (llama.cpp's `exceed_context_size_error`).
 WINDOW_FIELDS = ("n_ctx", "max_model_len", "context_length")
@@ -167,7 +158,7 @@ def _context_numbers(
     """(window, prompt tokens) as an error states them: message wording, then object fields."""
     found: dict[str, int] = {}
     for pattern in CONTEXT_NUMBERS:
-        match = pattern.search(message)
+        match = re.search(pattern, message, re.IGNORECASE)
         if match is None:
             continue
         for name, value in match.groupdict().items():
@@ -184,17 +175,22 @@ def _haystack(info: ErrorInfo) -> str:
 
 def is_context_length(info: ErrorInfo) -> bool:
     text = _haystack(info)
-    return any(p.search(text) for p in CONTEXT_LENGTH_PATTERNS)
+    return any(re.search(p, text, re.IGNORECASE) for p in CONTEXT_LENGTH_PATTERNS)
+
+
+def misses_reasoning(message: str) -> bool:
+    """The server wants `reasoning_content` echoed on assistant messages (PV2)."""
+    return re.search(MISSING_REASONING, message, re.IGNORECASE) is not None
 
 
 def is_role_order(info: ErrorInfo) -> bool:
     text = _haystack(info)
-    return any(p.search(text) for p in ROLE_ORDER_PATTERNS)
+    return any(re.search(p, text, re.IGNORECASE) for p in ROLE_ORDER_PATTERNS)
 
 
 def misconfiguration_fix(info: ErrorInfo) -> str | None:
     for pattern, fix in MISCONFIGURED:
-        if pattern.search(info.message):
+        if re.search(pattern, info.message, re.IGNORECASE):
             return fix
     return None
 

@@ -21,8 +21,6 @@ import ipaddress
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
-from cachetools import TTLCache
-
 from wave_tui.config.records import record
 from wave_tui.net.addresses import (
     IP,
@@ -35,6 +33,7 @@ from wave_tui.net.addresses import (
 
 if TYPE_CHECKING:
     import httpx
+    from cachetools import TTLCache
 
 CACHE_TTL_S = 15 * 60
 CACHE_MAX_CHARS = 50_000_000  # the cache holds at most this many characters of Markdown
@@ -174,10 +173,16 @@ class WebFetcher:
         self._given = client
         self._deadline = deadline
         self._clients: dict[bool, httpx.AsyncClient] = {}  # trust_env -> client
-        # req: WF2
-        self._cache: TTLCache[str, FetchedPage] = TTLCache(
-            maxsize=CACHE_MAX_CHARS, ttl=CACHE_TTL_S, getsizeof=_page_size
-        )
+        self._pages: TTLCache[str, FetchedPage] | None = None  # made with the first fetch
+
+    # req: WF2
+    @property
+    def _cache(self) -> TTLCache[str, FetchedPage]:
+        if self._pages is None:
+            from cachetools import TTLCache
+
+            self._pages = TTLCache(maxsize=CACHE_MAX_CHARS, ttl=CACHE_TTL_S, getsizeof=_page_size)
+        return self._pages
 
     async def fetch(self, url: str) -> FetchOutcome:
         from wave_tui.net.http import (

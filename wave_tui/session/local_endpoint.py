@@ -214,12 +214,15 @@ def plan_local_endpoint(
     args: argparse.Namespace,
     workdir: Path,
     environ: Mapping[str, str] | None = None,
+    settings: EffectiveSettings | None = None,
 ) -> LocalPlan | None:
     """Whether a local model is wanted and which (quick: nothing starts). Raises
-    LocalUnavailable when it was asked for but is not installed."""
+    LocalUnavailable when it was asked for but is not installed. `settings`, when given, are
+    the ones in force for `workdir` and `environ` (a caller that has a store already)."""
     env = dict(os.environ if environ is None else environ)
     paths = WavePaths.for_workdir(workdir)
-    settings = SettingsStore(paths, env).current()
+    if settings is None:
+        settings = SettingsStore(paths, env).current()
     reason = local_reason(args, settings, env, paths.settings_files)
     if reason is None:
         return None
@@ -251,6 +254,7 @@ def prepare_local_endpoint(
     args: argparse.Namespace,
     workdir: Path,
     environ: Mapping[str, str] | None = None,
+    settings: EffectiveSettings | None = None,
 ) -> LocalEndpoint | None:
     """Start the local model if one is wanted (blocks a few seconds), else return None.
 
@@ -258,5 +262,5 @@ def prepare_local_endpoint(
     when it fails to start. Close the result (it is a context manager) to stop the server;
     it also stops at interpreter exit, and dies with this process in any case.
     """
-    plan = plan_local_endpoint(args, workdir, environ)
+    plan = plan_local_endpoint(args, workdir, environ, settings)
     return plan.start() if plan is not None else None

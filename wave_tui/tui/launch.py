@@ -11,6 +11,7 @@ from wave_tui.config.paths import WavePaths
 from wave_tui.tui.app import Opened, SessionOpening, make_app
 
 if TYPE_CHECKING:
+    from wave_tui.config.settings import SettingsStore
     from wave_tui.session.types import AgentOptions
 
 
@@ -52,15 +53,19 @@ def launch(
 
 
 def open_agent(
-    args: argparse.Namespace, workdir: Path, environ: Mapping[str, str] | None = None
+    args: argparse.Namespace,
+    workdir: Path,
+    environ: Mapping[str, str] | None = None,
+    store: SettingsStore | None = None,
 ) -> Opened:
     """The agent for `args` behind a session. `environ` overrides the process environment
-    (e.g. a local model endpoint). An agent that cannot start leaves a session without one:
-    the memory browser and settings still work."""
+    (e.g. a local model endpoint); `store`, the settings already read for `workdir` and that
+    environment. An agent that cannot start leaves a session without one: the memory browser
+    and settings still work."""
     from wave_tui.session.facade import AgentSession, create_session
 
     try:
-        return Opened(create_session(agent_options(args, workdir, environ)))
+        return Opened(create_session(agent_options(args, workdir, environ), store=store))
     except Exception as exc:
         offline = AgentSession.offline(WavePaths.for_workdir(workdir), environ=environ)
         return Opened(offline, startup_error=f"The agent could not start: {exc}")
