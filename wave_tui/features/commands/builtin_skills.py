@@ -74,20 +74,23 @@ def settings_keys() -> str:
 
 # req: SK3
 def fill_builtin(name: str, body: str, paths: WavePaths) -> str:
-    """A built-in skill's body with what only the session knows filled in (at load)."""
+    """A built-in skill's body with what only the session knows filled in (at load); the
+    settings key table waits for the skill's run (`builtin_arguments`): building it reads the
+    whole schema, and most sessions never run /settings."""
     if name != SETTINGS:
         return body
     return (
         body.replace("{{USER_SETTINGS}}", str(paths.user_settings))
         .replace("{{PROJECT_SETTINGS}}", str(paths.project_settings))
         .replace("{{LOCAL_SETTINGS}}", str(paths.local_settings))
-        .replace("{{SETTINGS_KEYS}}", settings_keys())
     )
 
 
 def builtin_arguments(name: str, body: str, args: str) -> tuple[str, str]:
     """(body, arguments) for a built-in skill's run: `/code-review`'s effort becomes its block
-    (and is no longer an argument)."""
+    (and is no longer an argument); `/settings` gets the table of settings keys."""
     if name == CODE_REVIEW and EFFORT in body:
         return body.replace(EFFORT, effort_block(args)), ""
+    if name == SETTINGS:
+        return body.replace("{{SETTINGS_KEYS}}", settings_keys()), args
     return body, args
