@@ -28,11 +28,9 @@ ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable  # the interpreter wave is installed in
 
 
-def commands(url: str) -> dict[str, list[str]]:
-    found = {
-        "floor": [PYTHON, str(ROOT / "bench" / "floor_request.py"), url],
-        "wave": [PYTHON, "-m", "wave_tui", "-p", "hi"],
-    }
+def peer_commands(url: str) -> dict[str, list[str]]:
+    """The installed peers' commands for one turn against `url`."""
+    found: dict[str, list[str]] = {}
     codex = os.environ.get("CODEX") or shutil.which("codex")
     if codex:
         provider = (
@@ -43,6 +41,14 @@ def commands(url: str) -> dict[str, list[str]]:
             "-c", "model_provider=bench", "-c", f"model_providers.bench={provider}", "hi",
         ]  # fmt: skip
     return found
+
+
+def commands(url: str) -> dict[str, list[str]]:
+    return {
+        "floor": [PYTHON, str(ROOT / "bench" / "floor_request.py"), url],
+        "wave": [PYTHON, "-m", "wave_tui", "-p", "hi"],
+        **peer_commands(url),
+    }
 
 
 def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
@@ -70,7 +76,7 @@ def isolated(rounds: int) -> None:
 
 
 def main(rounds: int) -> None:
-    if len(commands("http://127.0.0.1:1/v1")) > 2 and not loopback_only():
+    if peer_commands("http://127.0.0.1:1/v1") and not loopback_only():
         isolated(rounds)
     with tempfile.TemporaryDirectory() as tmp:
         home, project = Path(tmp) / "home", Path(tmp) / "project"
