@@ -46,7 +46,7 @@ def _open(args: argparse.Namespace, workdir: Path, started: list[LocalEndpoint])
         raise StartupFailed(f"wave: {exc}", code) from exc
     if plan is None:
         return open_agent(args, workdir, store=store)
-    offline = AgentSession.offline(WavePaths.for_workdir(workdir), environ=plan.environ)
+    offline = AgentSession.offline(store.paths, environ=plan.environ)
     pending = _pending_local(args, workdir, plan, started)
     return Opened(offline, model_label=plan.status_label, pending=pending)
 

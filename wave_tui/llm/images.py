@@ -14,6 +14,7 @@ import re
 import struct
 from typing import Any
 
+from wave_tui.llm.quirks import matches_any
 from wave_tui.llm.types import ImagePart
 
 IMAGE_PART_TYPES = ("image_url", "image", "input_image")
@@ -137,11 +138,11 @@ def images_after_tools(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def refuses_images(text: str) -> bool:
-    return any(re.search(p, text, re.IGNORECASE) for p in NO_IMAGES_PATTERNS)
+    return matches_any(NO_IMAGES_PATTERNS, text)
 
 
 def refuses_tool_images(text: str) -> bool:
-    return any(re.search(p, text, re.IGNORECASE) for p in TOOL_IMAGE_PATTERNS)
+    return matches_any(TOOL_IMAGE_PATTERNS, text)
 
 
 # -- token estimates ----------------------------------------------------------------------------

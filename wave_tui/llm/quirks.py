@@ -169,23 +169,28 @@ def _context_numbers(
     return window, prompt
 
 
+def matches_any(patterns: tuple[str, ...], text: str) -> bool:
+    """Any of `patterns` (one of the tables above) found in `text`, case-insensitively."""
+    return any(re.search(p, text, re.IGNORECASE) for p in patterns)
+
+
 def _haystack(info: ErrorInfo) -> str:
     return f"{info.code or ''} {info.message}"
 
 
 def is_context_length(info: ErrorInfo) -> bool:
     text = _haystack(info)
-    return any(re.search(p, text, re.IGNORECASE) for p in CONTEXT_LENGTH_PATTERNS)
+    return matches_any(CONTEXT_LENGTH_PATTERNS, text)
 
 
 def misses_reasoning(message: str) -> bool:
     """The server wants `reasoning_content` echoed on assistant messages (PV2)."""
-    return re.search(MISSING_REASONING, message, re.IGNORECASE) is not None
+    return matches_any((MISSING_REASONING,), message)
 
 
 def is_role_order(info: ErrorInfo) -> bool:
     text = _haystack(info)
-    return any(re.search(p, text, re.IGNORECASE) for p in ROLE_ORDER_PATTERNS)
+    return matches_any(ROLE_ORDER_PATTERNS, text)
 
 
 def misconfiguration_fix(info: ErrorInfo) -> str | None:
