@@ -134,6 +134,25 @@ COMMANDS = [
 ]
 
 
+# The commands whose own error handling took the closed pipe for a failed write (exit 1).
+LISTINGS = [
+    ["sessions", "list"],
+    ["sessions", "list", "--json"],
+    ["plugin", "list"],
+    ["plugin", "list", "--json"],
+    ["mcp", "list"],
+]
+
+
+@pytest.mark.req("CV12")
+@pytest.mark.req("FH10")
+@pytest.mark.parametrize("argv", LISTINGS, ids=" ".join)
+def test_fh10_listings_into_a_closed_pipe_end_quietly(
+    argv: list[str], model_server: ModelServer, project: Path
+) -> None:
+    test_cv12_a_closed_stdout_ends_the_command_quietly(argv, model_server, project)
+
+
 @pytest.mark.req("CV12")
 @pytest.mark.parametrize("argv", COMMANDS, ids=" ".join)
 def test_cv12_a_closed_stdout_ends_the_command_quietly(

@@ -76,6 +76,9 @@ def run_plugin_command(argv: list[str]) -> int:
         return asyncio.run(_run(access, args, workdir.resolve()))
     except PluginError as exc:
         return _fail(str(exc), 1)
+    except BrokenPipeError:
+        # The reader went away (`| head`): main ends the command quietly with 141.
+        raise
     except OSError as exc:  # a cache or settings folder that cannot be written
         return _fail(str(exc), 1)
     except KeyboardInterrupt:

@@ -102,6 +102,9 @@ def run_sessions_command(argv: list[str], paths: WavePaths, out: TextIO, err: Te
     except (UnknownSession, RewindError) as exc:
         print(f"wave sessions: {exc}", file=err)
         return EXIT_USAGE
+    except BrokenPipeError:
+        # The reader went away (`| head`): main ends the command quietly with 141.
+        raise
     except (SessionInUse, OSError) as exc:
         print(f"wave sessions: {exc}", file=err)
         return EXIT_FAILED
