@@ -61,8 +61,18 @@ class HttpDemo:
 
 @pytest.fixture
 def http_demo() -> Iterator[HttpDemo]:
+    yield from serve_http_demo("--http")
+
+
+@pytest.fixture
+def stateless_http_demo() -> Iterator[HttpDemo]:
+    """The demo server over streamable HTTP without sessions (FastMCP's `stateless_http`)."""
+    yield from serve_http_demo("--http", "--stateless")
+
+
+def serve_http_demo(*flags: str) -> Iterator[HttpDemo]:
     proc = subprocess.Popen(
-        [sys.executable, str(DEMO), "--http"],
+        [sys.executable, str(DEMO), *flags],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,

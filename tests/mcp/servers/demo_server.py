@@ -4,6 +4,8 @@
     python demo_server.py --http          streamable HTTP on 127.0.0.1, a free port; prints
                                           `PORT <n>` once listening
     python demo_server.py --sse           the older HTTP+SSE transport (`/sse`), likewise
+    python demo_server.py --http --stateless   streamable HTTP without sessions (no session id,
+                                          no GET stream), as serverless deployments run it
 It publishes resources (`demo://readme`, `demo://big` of `DEMO_BIG_BYTES`, `demo://logo` binary)
 and prompts (`review(file, focus="bugs")`, `greet()`).
 `DEMO_PID_FILE` (if set) receives the server's pid and its parent's, so tests can check they
@@ -131,6 +133,8 @@ if __name__ == "__main__":
     if pid_file:
         with open(pid_file, "a") as f:
             f.write(f"{os.getpid()} {os.getppid()}\n")  # the server and its guard
+    if "--stateless" in sys.argv:
+        server.settings.stateless_http = True
     if "--http" in sys.argv or "--sse" in sys.argv:
         _serve_http(sse="--sse" in sys.argv)
     else:
