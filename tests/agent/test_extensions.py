@@ -17,6 +17,7 @@ SLOTS: dict[str, type] = {
     "context_sources": ext.ContextSource,
     "tool_providers": ext.ToolProvider,
     "guards": ext.ToolGuard,
+    "deciders": ext.ToolDecider,
     "locks": ext.ToolLock,
     "preparers": ext.ToolPreparer,
     "tool_observers": ext.ToolObserver,

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_check
 from wave_tui.config.records import record
 from wave_tui.llm.types import Message, Usage
 from wave_tui.permissions.call_facts import CallFacts
+from wave_tui.permissions.hook_verdict import HookVerdict
 from wave_tui.permissions.tool_table import CallOnRow, ToolInfo, key_argument, tool_info
 from wave_tui.tools.base import Tool, ToolResult
 
@@ -87,6 +88,8 @@ class ToolOutcome:
     call: ToolCallInfo
     result: ToolResult
     follow_ups: list[Message] = field(default_factory=list)
+    # An observer (a hook's `continue: false`) ends the turn after this round: the reason shown.
+    stop_turn: str | None = None
 
 
 @runtime_checkable
@@ -122,6 +125,14 @@ class ToolGuard(Protocol):
     async def check(self, call: ToolCallInfo) -> str | None:
         """A refusal sent back to the model, or None to go on."""
         ...
+
+
+@runtime_checkable
+class ToolDecider(Protocol):
+    """Has its say on a call before the guards and the policy (PreToolUse hooks): deny, allow
+    (sparing the question, never a deny rule), ask, or the call's input replaced."""
+
+    async def decide(self, call: ToolCallInfo) -> HookVerdict: ...
 
 
 @runtime_checkable
@@ -303,6 +314,7 @@ Extension = (
     ContextSource
     | ToolProvider
     | ToolGuard
+    | ToolDecider
     | ToolLock
     | ToolPreparer
     | ToolObserver
@@ -397,6 +409,7 @@ _SLOT_MEMBERS: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
         ("context_sources", ContextSource),
         ("tool_providers", ToolProvider),
         ("guards", ToolGuard),
+        ("deciders", ToolDecider),
         ("locks", ToolLock),
         ("preparers", ToolPreparer),
         ("tool_observers", ToolObserver),
@@ -425,6 +438,7 @@ class Extensions:
         self.context_sources: list[ContextSource] = []
         self.tool_providers: list[ToolProvider] = []
         self.guards: list[ToolGuard] = []
+        self.deciders: list[ToolDecider] = []
         self.locks: list[ToolLock] = []
         self.preparers: list[ToolPreparer] = []
         self.tool_observers: list[ToolObserver] = []

@@ -37,6 +37,7 @@ from wave_tui.agent.extensions import (
 from wave_tui.config.records import record
 from wave_tui.llm.types import Message, ToolCall
 from wave_tui.permissions.call_facts import AnalysedUse
+from wave_tui.permissions.hook_verdict import NO_VERDICT, HookVerdict, merge_verdicts
 from wave_tui.permissions.policy import Ask, PermissionAnswer, Resolution, with_shown_rules
 from wave_tui.permissions.tool_table import AGENT, ToolUse
 from wave_tui.tools.base import Tool, ToolContexts, ToolResult, ValidatesFirst, error_result
@@ -59,7 +60,9 @@ class Resolver(Protocol):
     """Who answers whether a call may run: the permission policy (main agent, subagents) or
     the extraction fork's gate."""
 
-    async def resolve(self, call: ToolCallInfo, ask: Ask | None) -> Resolution: ...
+    async def resolve(
+        self, call: ToolCallInfo, ask: Ask | None, hook: HookVerdict = NO_VERDICT
+    ) -> Resolution: ...
 
 
 def concurrent_batches(calls: Sequence[ToolCall]) -> list[list[ToolCall]]:
@@ -156,6 +159,13 @@ class ToolPipeline:
             names = ", ".join(tools)
             unknown = ToolResult(f"Unknown tool {call.name!r}. Available: {names}.", is_error=True)
             return ToolOutcome(call, unknown)
+        hook = await self._decide(call)
+        if hook.updated_input is not None:
+            # Everything after (guards, rules, the question, the tool) sees the new input.
+            call = ToolCallInfo.of(call.call_id, call.name, dict(hook.updated_input), self.workdir)
+        if hook.behavior == "deny" or hook.stop is not None:
+            result = ToolResult(hook_refusal(hook), is_error=True, summary="refused")
+            return ToolOutcome(call, result, stop_turn=hook.stop)
         refusal = await self._guard(call)
         if refusal is None and isinstance(tool, ValidatesFirst):
             # A call the tool would refuse is answered before anyone is asked about it.
@@ -164,7 +174,7 @@ class ToolPipeline:
                 return ToolOutcome(call, error_result(would_refuse))
         if refusal is not None:
             return ToolOutcome(call, ToolResult(refusal, is_error=True, summary="refused"))
-        answer = await self.policy.resolve(call, self._asker())
+        answer = await self.policy.resolve(call, self._asker(), hook)
         if answer.refusal is not None:
             return ToolOutcome(call, ToolResult(answer.refusal, is_error=True, summary="refused"))
         extensions = self._extensions
@@ -195,12 +205,25 @@ class ToolPipeline:
             await observer.after_tool(outcome)
         return outcome
 
+    # req: PH1
+    async def _decide(self, call: ToolCallInfo) -> HookVerdict:
+        if not self._extensions.deciders:
+            return NO_VERDICT
+        return merge_verdicts([await d.decide(call) for d in self._extensions.deciders])
+
     async def _guard(self, call: ToolCallInfo) -> str | None:
         for extension in self._extensions.guards:
             refusal = await extension.check(call)
             if refusal is not None:
                 return refusal
         return None
+
+
+def hook_refusal(hook: HookVerdict) -> str:
+    """What the model is told of a call the PreToolUse hooks refused or stopped."""
+    if hook.behavior == "deny":
+        return f"PreToolUse hook refused the call: {hook.reason or 'no reason given'}"
+    return f"PreToolUse hook stopped the turn: {hook.stop or 'no reason given'}"
 
 
 class ToolExecutor:
@@ -213,14 +236,19 @@ class ToolExecutor:
 
     async def run_round(
         self, calls: list[ToolCall], tools: dict[str, Tool], abort: asyncio.Event
-    ) -> None:
+    ) -> str | None:
+        """The round's calls; returns why the turn must stop after it (a hook's `continue:
+        false`), None to go on."""
         follow_ups: list[Message] = []
+        stop: str | None = None
         for batch in concurrent_batches(calls):
             outcomes = await asyncio.gather(*(self._run(call, tools, abort) for call in batch))
             for call, outcome in zip(batch, outcomes, strict=True):
                 follow_ups.extend(self._record(call, outcome))
+                stop = stop if stop is not None else outcome.stop_turn
         for message in follow_ups:
             self.conversation.add(message)
+        return stop
 
     def _record(self, call: ToolCall, outcome: ToolOutcome) -> list[Message]:
         """The call's result into the history; its follow-ups are returned for after the round."""

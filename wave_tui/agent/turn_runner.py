@@ -42,6 +42,7 @@ from wave_tui.tools.base import Tool, spec_of
 MAX_ROUNDS_PER_TURN = 200  # model requests of one turn before it stops (AgentOptions overrides)
 MAX_CONTINUATIONS = 3  # Stop observers asking to go on, per turn
 STOP_FEEDBACK = "Stop hook feedback: "
+HOOK_STOPPED = "turn stopped by a hook: "
 REPLY_CUT = "reply cut at the output limit"  # req: PV12
 SMALL_WINDOW = (
     "{model}'s context window is {window} tokens (Ollama num_ctx) and the first request "
@@ -299,7 +300,10 @@ class TurnRunner:
             reply = await self._request(tools)
             if not reply.tool_calls:
                 break
-            await self.executor.run_round(reply.tool_calls, tools, abort)
+            stopped = await self.executor.run_round(reply.tool_calls, tools, abort)
+            if stopped is not None:  # a hook's `continue: false`: said, and no next request
+                self._emit(ev.Notice("warning", f"{HOOK_STOPPED}{stopped}"))
+                break
         else:
             # The model still wanted tools after the last request a turn may make: said, never
             # a silent end (`wave -p` exits 1 with `error_max_turns`).

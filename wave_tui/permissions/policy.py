@@ -33,6 +33,7 @@ from wave_tui.config.records import record
 from wave_tui.files.real_paths import is_inside, real_path
 from wave_tui.permissions.call_facts import AnalysedCall, AnalysedUse, CommandFacts
 from wave_tui.permissions.git_guard import HARDENED_GIT_ENV
+from wave_tui.permissions.hook_verdict import NO_VERDICT, HookVerdict
 from wave_tui.permissions.rules import PermissionRule, RuleSet, prefix_rule
 from wave_tui.permissions.sandboxing import SANDBOX_OFF, CommandSandbox, SandboxChoice
 from wave_tui.permissions.tool_table import BASH, WEB_FETCH, is_mcp_tool
@@ -178,11 +179,14 @@ class PermissionPolicy:
 
     # req: PM4
     # req: CV15
-    async def resolve(self, call: AnalysedCall, ask: Ask | None) -> Resolution:
+    async def resolve(
+        self, call: AnalysedCall, ask: Ask | None, hook: HookVerdict = NO_VERDICT
+    ) -> Resolution:
         """The whole answer for one call: deny, allow, or ask (`ask` None: nobody can answer,
         a refusal) and apply the reply: allow once, grant what the chosen option showed for the
-        session, deny (the model is told the user's own words when they gave any)."""
-        decision = self.verdict(call)
+        session, deny (the model is told the user's own words when they gave any). `hook` is
+        what the PreToolUse hooks said (`with_hook`)."""
+        decision = with_hook(self.verdict(call), hook)
         if decision.behavior == "allow":
             return Resolution(None, decision.profile)
         if decision.behavior == "deny":
@@ -197,7 +201,8 @@ class PermissionPolicy:
             return Resolution(refusal.format(tool=call.name, feedback=feedback))
         if answer.choice == "allow_session":
             self.rules.grant(answer.rules)  # what the chosen option showed (`with_shown_rules`)
-        return Resolution(None)
+        # A call the policy would have allowed keeps how it would have run (read-only, sandbox).
+        return Resolution(None, decision.profile)
 
     def verdict(self, call: AnalysedCall) -> Decision:
         """deny / allow / ask for `call`, before anyone is asked; a Bash command the sandbox
@@ -258,6 +263,20 @@ class PermissionPolicy:
         rules = grant_rules(AnalysedUse.of(tool, args, self.workdir), self.workdir, kind)
         self.rules.grant(rules)
         return rules
+
+
+# req: PH1
+def with_hook(decision: Decision, hook: HookVerdict) -> Decision:
+    """The policy's decision with the PreToolUse hooks' word: their deny refuses in every mode,
+    their allow spares only the question (never a deny rule or plan mode), their ask asks."""
+    said = f": {hook.reason}" if hook.reason else ""
+    if hook.behavior == "deny":
+        return Decision("deny", f"denied by a PreToolUse hook{said}")
+    if hook.behavior == "allow" and decision.behavior == "ask":
+        return Decision("allow", f"allowed by a PreToolUse hook{said}", decision.profile)
+    if hook.behavior == "ask" and decision.behavior == "allow":
+        return Decision("ask", f"a PreToolUse hook asks{said}", decision.profile)
+    return decision
 
 
 def _grant_place(call: AnalysedCall, root: Path) -> tuple[Path, bool] | None:

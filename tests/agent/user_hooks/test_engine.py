@@ -102,11 +102,11 @@ async def test_hk1_live_reload_a_new_hook_runs_from_the_next_event(
 ) -> None:
     hooks, _ = make_hooks(project, isolated_home, mode="invoker")
     call = ToolCallInfo.of("c1", "Bash", {"command": "ls"}, project)
-    assert await hooks.check(call) is None
+    assert (await hooks.decide(call)).behavior is None
     guard = script(project, "guard.sh", "echo 'no bash' >&2\nexit 2\n")
     configure(project / ".wave" / "settings.json", "PreToolUse", str(guard), matcher="Bash")
-    refusal = await hooks.check(call)
-    assert refusal is not None and "no bash" in refusal
+    verdict = await hooks.decide(call)
+    assert verdict.behavior == "deny" and "no bash" in verdict.reason
 
 
 @pytest.mark.req("HK5")
@@ -118,7 +118,8 @@ async def test_hk5_async_hooks_do_not_block_and_are_awaited_on_close(
     hook = script(project, "slow.sh", f"while [ ! -e {gate} ]; do sleep 0.05; done\ntouch {done}\n")
     configure(project / ".wave" / "settings.json", "PreToolUse", str(hook), **{"async": True})
     hooks, _ = make_hooks(project, isolated_home, mode="invoker")
-    assert await hooks.check(ToolCallInfo.of("c1", "Read", {"file_path": "x"}, project)) is None
+    verdict = await hooks.decide(ToolCallInfo.of("c1", "Read", {"file_path": "x"}, project))
+    assert verdict.behavior is None
     assert not done.exists()  # check returned while the hook still waits for the gate
     gate.touch()
     await hooks.aclose()

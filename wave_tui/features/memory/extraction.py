@@ -59,6 +59,7 @@ from wave_tui.memory.prompts import (
 )
 from wave_tui.memory.runs import ChangeRecorder, run_id_for
 from wave_tui.permissions.fork_gate import GateDecision
+from wave_tui.permissions.hook_verdict import NO_VERDICT, HookVerdict
 from wave_tui.permissions.policy import Ask, Resolution
 from wave_tui.permissions.tool_table import writes_paths
 from wave_tui.tools.base import Tool, ToolContext, ToolContexts, ToolResult
@@ -282,7 +283,9 @@ class _ForkRoad:
         self._allowed[call.call_id] = decision
         return None
 
-    async def resolve(self, call: ToolCallInfo, ask: Ask | None) -> Resolution:
+    async def resolve(
+        self, call: ToolCallInfo, ask: Ask | None, hook: HookVerdict = NO_VERDICT
+    ) -> Resolution:
         profile = self._allowed.pop(call.call_id).profile
         if call.facts.command is not None:  # Bash: in the sandbox where there is one (SB6)
             profile = fork_bash_profile(profile, self.fork.gate.memory_dir)

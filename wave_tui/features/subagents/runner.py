@@ -25,6 +25,7 @@ from wave_tui.agent.extensions import (
     ContextSource,
     Extensions,
     ToolCallInfo,
+    ToolDecider,
     ToolGuard,
     ToolLock,
     ToolPreparer,
@@ -46,6 +47,7 @@ from wave_tui.features.subagents.definitions import (
     tools_for,
 )
 from wave_tui.llm.types import Message, Usage
+from wave_tui.permissions.hook_verdict import HookVerdict
 from wave_tui.permissions.policy import PermissionMode, PermissionPolicy
 from wave_tui.tools.base import ToolContexts
 
@@ -118,6 +120,14 @@ class _Guard:
         return await self._guard.check(call)
 
 
+class _Decider:
+    def __init__(self, decider: ToolDecider) -> None:
+        self._decider = decider
+
+    async def decide(self, call: ToolCallInfo) -> HookVerdict:
+        return await self._decider.decide(call)
+
+
 class _Lock:
     def __init__(self, lock: ToolLock) -> None:
         self._lock = lock
@@ -170,6 +180,8 @@ class SubagentLoopRunner:
             out.add(_MemoryContext(injection))
         for guard in parent.guards:
             out.add(_Guard(guard))
+        for decider in parent.deciders:  # PreToolUse hooks hold in a subagent too
+            out.add(_Decider(decider))
         for lock in parent.locks:
             out.add(_Lock(lock))
         # Telemetry: the child's requests and calls are watched too, nested under its call.

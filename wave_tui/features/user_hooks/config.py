@@ -8,13 +8,14 @@ that has `layers()`, and reads the three files itself (cached by stat) for one t
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, get_args
 
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
+from wave_tui.features.user_hooks.matching import matcher_problem, matcher_selects
+from wave_tui.permissions.rules import PermissionRule
 
 HookEvent = Literal[
     "PreToolUse",
@@ -57,6 +58,7 @@ class HookSpec:
     source: Path
     scope: Scope
     env: tuple[tuple[str, str], ...] = ()
+    condition: str = ""  # `if`: a permission-rule pattern the call must match ("" = every call)
 
     @property
     def from_project(self) -> bool:
@@ -64,12 +66,7 @@ class HookSpec:
 
     # req: HK2
     def matches(self, tool_name: str | None) -> bool:
-        if not self.matcher or tool_name is None:
-            return True
-        try:
-            return re.fullmatch(self.matcher, tool_name) is not None
-        except re.error:
-            return self.matcher == tool_name
+        return tool_name is None or matcher_selects(self.matcher, tool_name)
 
 
 @record
@@ -118,11 +115,9 @@ def _group(
     if not isinstance(matcher, str):
         problems.append(f"{where}.matcher: must be a string")
         return []
-    if matcher and event in TOOL_EVENTS:
-        try:
-            re.compile(matcher)
-        except re.error as exc:
-            problems.append(f"{where}.matcher: invalid regex ({exc}); matched literally")
+    problem = matcher_problem(matcher) if event in TOOL_EVENTS else None
+    if problem is not None:
+        problems.append(f"{where}.matcher: {problem}")
     entries = group.get("hooks")
     if not isinstance(entries, list):
         problems.append(f"{where}.hooks: must be a list")
@@ -142,6 +137,9 @@ def _group(
             problems.append(f"{spot}.timeout: must be a positive number of seconds; using 600")
             timeout = DEFAULT_TIMEOUT_S
         run_async = entry.get("async", False) is True
+        condition = _condition(entry.get("if"), event, f"{spot}.if", problems)
+        if condition is None:
+            continue
         out.append(
             HookSpec(
                 event,
@@ -152,9 +150,24 @@ def _group(
                 layer.path,
                 layer.scope,
                 layer.env,
+                condition,
             )
         )
     return out
+
+
+# req: PH2
+def _condition(raw: Any, event: HookEvent, where: str, problems: list[str]) -> str | None:
+    """A hook's `if`: "" when absent, None (the hook is left out, said once) when unusable."""
+    if raw is None or raw == "":
+        return ""
+    if not isinstance(raw, str) or PermissionRule.parse(raw) is None:
+        problems.append(f"{where}: must be a permission rule such as `Bash(git commit:*)`")
+        return None
+    if event not in TOOL_EVENTS:
+        problems.append(f"{where}: only tool events filter on `if`; the hook is left out")
+        return None
+    return raw.strip()
 
 
 _Signature = tuple[int, int] | None

@@ -1,6 +1,6 @@
 """User hooks as loop extensions: the events of the `hooks` settings key, run as commands.
 
-`UserHooks` is a `ToolGuard` (PreToolUse), `ToolObserver` (PostToolUse), `TurnObserver`
+`UserHooks` is a `ToolDecider` (PreToolUse), `ToolObserver` (PostToolUse), `TurnObserver`
 (UserPromptSubmit, SessionStart before the first prompt, Stop) and `SessionObserver` (SessionEnd, source of the next SessionStart). Events the loop
 has no protocol for are plain async methods: `run_session_start`, `run_pre_compact`,
 `run_post_compact`, `run_permission_request`, `run_subagent_stop`, `run_session_end`.
@@ -28,8 +28,11 @@ from wave_tui.agent.extensions import (
 from wave_tui.config.records import record
 from wave_tui.config.trust import NOT_TRUSTED_YET, TrustRequested, TrustStore
 from wave_tui.features.user_hooks.config import HookConfig, HookEvent, HookSpec, Layer, parse_layers
+from wave_tui.features.user_hooks.matching import condition_selects
 from wave_tui.features.user_hooks.runner import HookRun, run_hook
 from wave_tui.llm.types import Message
+from wave_tui.permissions.call_facts import AnalysedCall, AnalysedUse
+from wave_tui.permissions.hook_verdict import HookVerdict, merge_verdicts
 from wave_tui.permissions.tool_table import CallOnRow
 
 if TYPE_CHECKING:
@@ -86,7 +89,9 @@ class UserHooks:
             self._warn_once(problem)
         return config
 
-    def active(self, event: HookEvent, tool_name: str | None = None) -> list[HookSpec]:
+    def active(
+        self, event: HookEvent, tool_name: str | None = None, call: AnalysedCall | None = None
+    ) -> list[HookSpec]:
         """The hooks that run for an event now: project hooks only once their set is trusted."""
         config = self.config()
         project = [h for h in config.hooks if h.from_project]
@@ -98,6 +103,8 @@ class UserHooks:
                 f"({len(project)} configured; /hooks lists them)"
             )
         specs = config.for_event(event, tool_name)
+        if call is not None:
+            specs = [h for h in specs if condition_selects(h.condition, call)]
         return [h for h in specs if request is None or not h.from_project]
 
     def trust_needed(self) -> TrustRequested | None:
@@ -137,11 +144,13 @@ class UserHooks:
         return env
 
     async def _run(
-        self, event: HookEvent, subject: str | None = None, /, **fields: Any
+        self, event: HookEvent, subject: AnalysedCall | None = None, /, **fields: Any
     ) -> list[HookRun]:
-        """Run the event's hooks (sync ones together, awaited; async ones in the background).
-        `subject` is the tool name the matchers are tested against."""
-        specs = self.active(event, subject)
+        """Run the event's hooks (sync ones together, awaited; async ones in the background,
+        their output never deciding anything). `subject` is the tool call the matchers and
+        `if` filters are tested against."""
+        name = subject.name if subject is not None else None
+        specs = self.active(event, name, subject)
         if not specs:
             return []
         payload = self._payload(event, **fields)
@@ -158,39 +167,56 @@ class UserHooks:
                 waited.append(run_hook(spec, payload, self.project_root, env))
         runs = list(await asyncio.gather(*waited))
         for run in runs:
-            line = run.warning_line()
-            if line:
-                self._notify(line)
+            self._tell(run)
         return runs
+
+    def _tell(self, run: HookRun) -> None:
+        """What the user sees of a finished hook: its failure, its `systemMessage`."""
+        line = run.warning_line()
+        if line:
+            self._notify(line)
+        if run.output is not None and run.output.system_message:
+            self._notify(f"{run.spec.event} hook: {run.output.system_message}")
 
     def _async_done(self, task: asyncio.Task[HookRun]) -> None:
         self._tasks.discard(task)
         if task.cancelled() or task.exception() is not None:
             return
-        line = task.result().warning_line()
-        if line:
-            self._notify(line)
+        self._tell(task.result())
 
     @staticmethod
     def _blocked(runs: list[HookRun]) -> str | None:
-        reasons = [
-            r.stderr.strip() or f"blocked by `{r.spec.command}`"
-            for r in runs
-            if r.outcome == "blocked"
-        ]
-        return "\n".join(reasons) if reasons else None
+        """Why the hooks block: each exit 2's stderr and each JSON `decision: "block"`'s
+        reason; None when none blocks."""
+        reasons = [block_reason(r) for r in runs]
+        said = [reason for reason in reasons if reason is not None]
+        return "\n".join(said) if said else None
 
     @staticmethod
     def _stdout(runs: list[HookRun]) -> list[str]:
-        return [r.stdout.strip() for r in runs if r.outcome == "ok" and r.stdout.strip()]
+        """For the model's context: plain stdout as it always was, and each JSON output's
+        `additionalContext` (JSON itself is never pasted)."""
+        out = []
+        for run in runs:
+            text = run.plain_stdout or (run.output.additional_context if run.output else "")
+            if text:
+                out.append(text)
+        return out
+
+    @staticmethod
+    def _stopped(runs: list[HookRun]) -> str | None:
+        """The first `continue: false` among the runs: its `stopReason`, else a default line."""
+        for run in runs:
+            if run.output is not None and not run.output.go_on:
+                return run.output.stop_reason or f"`{run.spec.command}` said not to continue"
+        return None
 
     def _note_ignored_blocks(self, runs: list[HookRun]) -> None:
         for run in runs:
-            if run.outcome == "blocked":
-                self._notify(
-                    f"{run.spec.event} hook `{run.spec.command}` exited with 2: "
-                    f"{run.stderr.strip() or 'no reason given'}"
-                )
+            reason = block_reason(run)
+            if reason is not None:
+                how = "exited with 2" if run.outcome == "blocked" else "blocked"
+                self._notify(f"{run.spec.event} hook `{run.spec.command}` {how}: {reason}")
 
     # -- events without a loop protocol (the integrator calls these) ---------------------------
     # req: HK6
@@ -217,8 +243,9 @@ class UserHooks:
 
     async def run_permission_request(self, call: CallOnRow) -> str | None:
         """PermissionRequest (before the user is asked): exit 2 denies with stderr as reason."""
+        subject = AnalysedUse.of(call.name, call.args, self.project_root)  # for `if`
         runs = await self._run(
-            "PermissionRequest", call.name, tool_name=call.name, tool_input=call.args
+            "PermissionRequest", subject, tool_name=call.name, tool_input=call.args
         )
         return self._blocked(runs)
 
@@ -227,7 +254,7 @@ class UserHooks:
         runs = await self._run(
             "SubagentStop", agent_type=agent_type, last_message=text, stop_hook_active=False
         )
-        return self._blocked(runs)
+        return None if self._stopped(runs) is not None else self._blocked(runs)
 
     # req: WT3
     async def run_worktree_create(self, name: str, base_ref: str, repo_root: Path) -> str | None:
@@ -256,16 +283,22 @@ class UserHooks:
         self._note_ignored_blocks(runs)
 
     # -- ToolGuard / ToolObserver --------------------------------------------------------------
-    async def check(self, call: ToolCallInfo) -> str | None:
-        runs = await self._run("PreToolUse", call.name, tool_name=call.name, tool_input=call.args)
-        reason = self._blocked(runs)
-        return None if reason is None else f"PreToolUse hook refused the call: {reason}"
+    # req: PH1
+    async def decide(self, call: ToolCallInfo) -> HookVerdict:
+        """PreToolUse: exit 2 denies with stderr; JSON output allows, denies, asks, replaces
+        the input or stops the turn (`HookOutput.verdict`). A deny is said to the user too."""
+        runs = await self._run("PreToolUse", call, tool_name=call.name, tool_input=call.args)
+        verdict = merge_verdicts(pre_tool_verdict(run) for run in runs)
+        if verdict.behavior == "deny":
+            self._notify(f"PreToolUse hook denied {call.name}: {verdict.reason}")
+        return verdict
 
+    # req: PH1
     async def after_tool(self, outcome: ToolOutcome) -> None:
         call = outcome.call
         runs = await self._run(
             "PostToolUse",
-            call.name,
+            call,
             tool_name=call.name,
             tool_input=call.args,
             tool_response={"content": outcome.result.content, "is_error": outcome.result.is_error},
@@ -279,6 +312,11 @@ class UserHooks:
                     userHook="PostToolUse",
                 )
             )
+        for context in self._stdout([r for r in runs if r.output is not None]):
+            outcome.follow_ups.append(Message.user(context, is_meta=True, userHook="PostToolUse"))
+        stop = self._stopped(runs)
+        if stop is not None and outcome.stop_turn is None:
+            outcome.stop_turn = stop
 
     # -- TurnObserver --------------------------------------------------------------------------
     # req: HK6
@@ -288,7 +326,7 @@ class UserHooks:
         if self._next_source is not None:
             context.extend(await self.run_session_start(self._next_source))
         runs = await self._run("UserPromptSubmit", prompt=prompt)
-        reason = self._blocked(runs)
+        reason = self._stopped(runs) or self._blocked(runs)
         if reason is not None:
             return TurnStart(blocked=reason)
         context.extend(self._stdout(runs))
@@ -301,6 +339,8 @@ class UserHooks:
         active = self._stop_continuations > 0
         runs = await self._run("Stop", stop_hook_active=active, last_message=end.text)
         reason = self._blocked(runs)
+        if self._stopped(runs) is not None:
+            return None  # `continue: false` wins over a block: the agent stops
         if reason is None or self._stop_continuations >= MAX_STOP_CONTINUATIONS:
             return None
         self._stop_continuations += 1
@@ -325,3 +365,22 @@ class UserHooks:
             for task in pending:
                 with contextlib.suppress(BaseException):
                     await task
+
+
+def block_reason(run: HookRun) -> str | None:
+    """Why one run blocks: exit 2 (its stderr) or JSON `decision: "block"` (its reason)."""
+    if run.outcome == "blocked":
+        return run.stderr.strip() or f"blocked by `{run.spec.command}`"
+    if run.output is not None and run.output.blocks:
+        return run.output.reason or f"blocked by `{run.spec.command}`"
+    return None
+
+
+# req: PH1
+def pre_tool_verdict(run: HookRun) -> HookVerdict:
+    """One PreToolUse run's word: exit 2 denies with stderr; JSON output says its own."""
+    if run.outcome == "blocked":
+        return HookVerdict("deny", run.stderr.strip() or f"blocked by `{run.spec.command}`")
+    if run.output is not None:
+        return run.output.verdict()
+    return HookVerdict()

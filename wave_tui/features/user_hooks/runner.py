@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from wave_tui.config.records import record
 from wave_tui.features.user_hooks.config import HookSpec
+from wave_tui.features.user_hooks.output import HookOutput, parse_output
 
 HookOutcome = Literal["ok", "blocked", "warning", "timeout", "not_found"]
 EXIT_BLOCK = 2
@@ -34,6 +35,12 @@ class HookRun:
     exit_code: int | None
     stdout: str
     stderr: str
+    output: HookOutput | None = None  # stdout as JSON hook output (exit 0 only), else None
+
+    @property
+    def plain_stdout(self) -> str:
+        """Stdout that is not JSON hook output, of a hook that exited 0 ("" otherwise)."""
+        return self.stdout.strip() if self.outcome == "ok" and self.output is None else ""
 
     def warning_line(self) -> str | None:
         """The one line shown for a hook that did not succeed (None when it did or blocked)."""
@@ -94,7 +101,9 @@ async def run_hook(
     code = proc.returncode if proc.returncode is not None else -1
     stdout = out.decode("utf-8", "replace")
     stderr = err.decode("utf-8", "replace")
-    return HookRun(spec, _outcome(code), code, stdout, stderr)
+    outcome = _outcome(code)
+    output = parse_output(stdout) if outcome == "ok" else None
+    return HookRun(spec, outcome, code, stdout, stderr, output)
 
 
 # req: HK4
