@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.wave_cli import run_wave
 from wave_tui.config.paths import WavePaths
 from wave_tui.memory.auto_memory import AutoMemoryDir
 from wave_tui.memory.entries import EntryError, add_entry
@@ -65,3 +66,51 @@ def test_the_fork_may_not_write_a_secret_into_memory(project: Path) -> None:
     assert gate.check(
         AnalysedUse.of("Write", {"file_path": target, "content": "clean"}, project)
     ).allowed
+
+
+# An assignment to a name that says what it holds is a secret wherever it stands in the line.
+MID_LINE = [
+    "prod DB_PASSWORD=Xk9mPq2Lw7Rt4Vz8",
+    "for deploys use AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY today",
+    "the bot (GITHUB_TOKEN: 'q8Zr2mXv7Lp4Tn9Wk3') posts",
+    "stagingCredential=Rf7Kq2Zm9Wx4Lp8T",
+]
+NOT_SECRET_ASSIGNMENTS = [
+    "sort_key=created_at_desc",
+    "the TOKEN=${DEPLOY_TOKEN} in CI",
+    "primary key: user_id_column",
+    "token: see docs/auth.md for the v2 flows",
+    "API_KEY=<your-key-here-please>",
+]
+
+
+@pytest.mark.parametrize("text", MID_LINE)
+def test_a_named_high_entropy_assignment_is_found_mid_line(text: str) -> None:
+    refusal = secret_refusal(text)
+    assert refusal is not None and "secret" in refusal
+
+
+@pytest.mark.parametrize("text", NOT_SECRET_ASSIGNMENTS)
+def test_a_named_assignment_of_a_word_or_reference_passes(text: str) -> None:
+    assert secret_refusal(text) is None
+
+
+def test_wave_memory_add_refuses_a_password_after_other_words(project: Path) -> None:
+    proc = run_wave(
+        "memory", "add", "--scope", "project", "prod DB_PASSWORD=Xk9mPq2Lw7Rt4Vz8", cwd=project
+    )
+    assert proc.returncode == 1 and "secret" in proc.stderr, proc.stderr
+    saved = [p for p in project.rglob("*.md") if "Xk9mPq2Lw7Rt4Vz8" in p.read_text()]
+    assert saved == []
+
+
+def test_the_fork_may_not_write_an_aws_secret_after_other_text(project: Path) -> None:
+    memory = AutoMemoryDir(WavePaths.for_workdir(project))
+    memory.ensure()
+    gate = memory_fork_gate(memory)
+    content = (
+        "# Deploys\nThe CI role: AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"
+    )
+    args = {"file_path": str(memory.path / "deploys.md"), "content": content}
+    refused = gate.check(AnalysedUse.of("Write", args, project))
+    assert not refused.allowed and "secret" in refused.reason

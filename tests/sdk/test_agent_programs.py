@@ -302,3 +302,42 @@ def test_mcp_servers_plugins_continue_abort_and_images(
     last_user = [m for m in model_server.requests[-1].body["messages"] if m["role"] == "user"][-1]
     assert "shot.png" in json.dumps(last_user)
     assert sys.executable  # the demo server ran under this interpreter
+
+
+CONTRADICTIONS = """
+import asyncio
+from wave_tui import Agent, ToolResult
+
+ANSWERS = {
+    "a.txt": {"behavior": "deny", "allowed": True},
+    "b.txt": {"behavior": "allow", "allowed": False},
+    "c.txt": {"behavior": "allow", "allowed": "yes"},
+    "d.txt": {"behavior": "allow", "allowed": True},
+}
+
+
+def answer(tool_name, input):
+    return ANSWERS[input["file_path"]]
+
+
+async def main() -> None:
+    async with await Agent.create(can_use_tool=answer) as agent:
+        async for event in agent.stream("go"):
+            if isinstance(event, ToolResult):
+                print(event.is_error)
+
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.req("HR10")
+def test_an_answer_that_contradicts_itself_denies(project: Path, model_server: ModelServer) -> None:
+    names = ["a.txt", "b.txt", "c.txt", "d.txt"]
+    model_server.enqueue(
+        *(tool_call("Write", {"file_path": n, "content": n}) for n in names), text("done")
+    )
+    done = run_program(CONTRADICTIONS, cwd=project, server=model_server, env=QUIET)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["True", "True", "True", "False"]
+    assert [n for n in names if (project / n).exists()] == ["d.txt"]

@@ -44,6 +44,7 @@ from wave_tui.memory.imports import expand_imports
 from wave_tui.memory.references import missing_references
 from wave_tui.memory.rule_parse import parse_paths_value
 from wave_tui.memory.rules import Rule, RuleSet, discover_rules
+from wave_tui.memory.team_files import inside_team_folder, team_folder
 
 EntryScope = Literal["project", "team", "user", "auto", "rule"]
 TopicScope = Literal["team", "auto"]
@@ -451,10 +452,13 @@ def build_catalog(
     for memory_file in project_memory_files(paths):
         label = _label(memory_file, paths.project_root)
         entries += _file_entries("project", label, memory_file, paths, now, build)
-    team = paths.team_memory_dir  # after the project AGENTS.md, as it loads (MM4)
-    entries += [
-        _topic_entry(rel, full, team, now, build, "team") for rel, full in _topic_files(team)
-    ]
+    team = team_folder(paths)  # after the project AGENTS.md, as it loads (MM4)
+    if team is not None:
+        entries += [
+            _topic_entry(rel, full, team, now, build, "team")
+            for rel, full in _topic_files(team)
+            if inside_team_folder(full, team)
+        ]
     user_file = user_memory_file(paths)
     entries += _file_entries("user", user_file.name, user_file, paths, now, build)
     memory_dir = paths.memory_dir

@@ -31,6 +31,7 @@ from wave_tui.memory.agents_md import (
 from wave_tui.memory.imports import expand_imports
 from wave_tui.memory.nested import nested_memory_chain
 from wave_tui.memory.rules import Rule, RuleCache, RuleSet, discover_rules, rule_roots
+from wave_tui.memory.team_files import inside_team_folder, team_folder
 
 
 class ToolOutcome(Protocol):
@@ -126,7 +127,7 @@ def _iter_reminder_parts(
         if text:
             yield ReminderPart(PROJECT_LABEL.format(path=shown), text, "agents_md", shown)
     # req: MM4
-    team = read_memory_text(paths.team_memory_dir / MEMORY_INDEX_FILENAME, warn)
+    team = _team_index(paths, warn)
     if team:  # after the project AGENTS.md, before the user's own memory
         yield ReminderPart(TEAM_LABEL, team, "team_memory", ".wave/memory/MEMORY.md")
     user_text = _expanded(user_memory_file(paths), "~/.wave/AGENTS.md", paths, warn, imported)
@@ -135,6 +136,18 @@ def _iter_reminder_parts(
     for rule in rules.unconditional():
         label = ALWAYS_RULE_LABEL.format(rule_id=rule.id, scope=rule.scope)
         yield ReminderPart(label, rule.body, "rule", rule.id)
+
+
+def _team_index(paths: WavePaths, warn: Warn) -> str | None:
+    """The team MEMORY.md's text, unless a link takes it out of the team folder."""
+    folder = team_folder(paths)
+    if folder is None:
+        return None
+    index = folder / MEMORY_INDEX_FILENAME
+    if not inside_team_folder(index, folder):
+        warn(f"{index} links outside the team memory folder; skipped")
+        return None
+    return read_memory_text(index, warn)
 
 
 def _expanded(

@@ -23,6 +23,7 @@ from wave_tui.memory.decoding import decode_memory_bytes
 from wave_tui.memory.frontmatter import split_frontmatter
 from wave_tui.memory.rule_match import Rule, RuleSet
 from wave_tui.memory.rule_parse import parse_paths_value
+from wave_tui.memory.team_files import inside_team_folder
 
 MemoryScope = Literal["auto", "team"]
 MEMORY_MARKER = "<!-- memory: {memory_id} -->"
@@ -126,6 +127,8 @@ class PathMemoryScan:
         kept = self._folders.get(folder)
         if kept is not None and kept[0] == signature:
             candidates = [(full[len(folder) + 1 :], full) for full in kept[1]]
+        elif scope == "team":  # committed by anyone: a link never brings in an outside file
+            candidates = [(r, f) for r, f in files if inside_team_folder(f, Path(folder))]
         else:
             candidates = files
         found: list[PathMemory] = []

@@ -8,7 +8,9 @@ a key assembled over two Edits is caught; `wave memory add` / `# text`; inbox it
 from __future__ import annotations
 
 import functools
+import math
 import re
+from collections import Counter
 from pathlib import Path
 
 from wave_tui.config.paths import WavePaths
@@ -42,10 +44,36 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
 )
 
 
+# An assignment anywhere in a line (`prod DB_PASSWORD=…`, `note AWS_SECRET_ACCESS_KEY: …`) to a
+# name that says what it holds; its value is judged by `_high_entropy`, so `sort_key=name` and
+# `primary key: id` pass. A reference (`${VAR}`, `$VAR`, `<placeholder>`) is no secret.
+_ASSIGNMENT = (
+    r"(?i)(?<![A-Za-z0-9])[A-Za-z0-9_.-]*(?:password|passwd|secret|token|key|credentials?)"
+    r"[A-Za-z0-9_.-]*[\"']?[ \t]*[:=][ \t]*[\"']?(?![$<{])(?P<value>[^\s\"'<>`]{12,})"
+)
+ASSIGNMENT_KIND = "secret assignment"
+MIN_SECRET_ENTROPY = 3.2  # bits a character: random keys are ~4 and more, words and dates less
+
+
 @functools.cache
 def _compiled() -> tuple[tuple[str, re.Pattern[str]], ...]:
     """Compiled at the first memory write, not at every start."""
     return tuple((kind, re.compile(pattern)) for kind, pattern in _PATTERNS)
+
+
+@functools.cache
+def _assignment() -> re.Pattern[str]:
+    return re.compile(_ASSIGNMENT)
+
+
+def _high_entropy(value: str) -> bool:
+    """Whether a value looks generated: letters and digits, many distinct characters."""
+    if not any(c.isdigit() for c in value) or not any(c.isalpha() for c in value):
+        return False
+    counts = Counter(value)
+    size = len(value)
+    bits = -sum(n / size * math.log2(n / size) for n in counts.values())
+    return bits >= MIN_SECRET_ENTROPY
 
 
 REFUSAL = (
@@ -67,6 +95,10 @@ def find_secrets(text: str) -> list[SecretFinding]:
         for match in pattern.finditer(text):
             value = match.group(0)
             findings.append(SecretFinding(kind, f"{value[:4]}…{value[-2:]}"))
+    for match in _assignment().finditer(text):
+        value = match.group("value")
+        if _high_entropy(value):
+            findings.append(SecretFinding(ASSIGNMENT_KIND, f"{value[:4]}…{value[-2:]}"))
     return findings
 
 

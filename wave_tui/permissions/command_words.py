@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 import shlex
 
+from wave_tui.permissions.destructive import is_destructive
+
 _DENY_SPLIT = re.compile(r"\$\(|[;&|()`{}\n\r]")
 _LEADING_WORDS = frozenset(
     {"then", "do", "else", "elif", "if", "while", "until", "!", "time", "exec", "command",
@@ -128,6 +130,8 @@ def command_prefix(words: list[str]) -> list[str] | None:
     (`git -C x status`), an assignment or a wrapper leads (`FOO=1 make`, `sudo …`, `bash -c`)."""
     if not words or _ASSIGNMENT.match(words[0]):
         return None
+    if is_destructive(words):
+        return None  # granted exactly as shown, never by prefix
     program = words[0]
     name = _program(program)
     if name in _WRAPPERS or name in _SHELLS or name in _NO_PREFIX:

@@ -64,13 +64,27 @@ def _plugin_dirs(workdir: Path, plugins: Sequence[Mapping[str, Any]]) -> tuple[P
     return tuple((workdir / Path(p["path"]).expanduser()).resolve() for p in plugins)
 
 
+_BEHAVIORS = {"allow": True, "deny": False}
+
+
+# req: HR10
 def _answer(result: object) -> PermissionAnswer:
-    """`{"behavior": "allow"|"deny", "message"?}` or 004's `{"allowed": bool}`."""
+    """`{"behavior": "allow"|"deny", "message"?}` or 004's `{"allowed": bool}`. Both may be
+    given; the call is allowed only when every one given says so: an answer that contradicts
+    itself denies (a program's bug must never open a door)."""
     if isinstance(result, dict):
-        if result.get("behavior") == "allow" or result.get("allowed") is True:
-            return PermissionAnswer("allow_once")
-        if result.get("behavior") == "deny" or result.get("allowed") is False:
+        votes: list[bool | None] = []
+        if "behavior" in result:
+            votes.append(
+                _BEHAVIORS.get(result["behavior"]) if isinstance(result["behavior"], str) else None
+            )
+        if "allowed" in result:
+            allowed = result["allowed"]
+            votes.append(allowed if isinstance(allowed, bool) else None)
+        if False in votes:
             return PermissionAnswer("deny", feedback=str(result.get("message") or ""))
+        if votes and None not in votes:
+            return PermissionAnswer("allow_once")
     raise ValueError(f"can_use_tool must return {{'behavior': 'allow'|'deny'}}, not {result!r}")
 
 

@@ -28,12 +28,18 @@ def otlp_env(receiver: OtlpReceiver) -> dict[str, str]:
     return {"OTEL_ENABLED": "true", "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint}
 
 
+# The error's own text only with both content switches on: it may echo the prompt.
+CONTENT_ON = {"OTEL_LOG_USER_PROMPTS": "1", "OTEL_LOG_TOOL_CONTENT": "1"}
+
+
 @pytest.mark.req("OT5")
+@pytest.mark.req("HR7")
 def test_a_failed_request_is_an_error_event_and_a_failed_span(
     model_server: ModelServer, project: Path, receiver: OtlpReceiver
 ) -> None:
     model_server.enqueue(error(400, "the model refused the body"))
-    proc = run_wave("-p", "hi", cwd=project, server=model_server, env=otlp_env(receiver))
+    env = {**otlp_env(receiver), **CONTENT_ON}
+    proc = run_wave("-p", "hi", cwd=project, server=model_server, env=env)
     assert proc.returncode == 1, proc.stderr
     got = receiver.received
     request = got.span("wave.llm_request")
@@ -42,7 +48,8 @@ def test_a_failed_request_is_an_error_event_and_a_failed_span(
     assert got.span("wave.interaction").attributes["interaction.status"] == "error"
     (failure,) = got.named("error")
     assert failure.attributes["error_type"] and "refused the body" in failure.attributes["message"]
-    assert failure.attributes["stack"]
+    assert "refused the body" in failure.attributes["stack"]
+    assert failure.attributes["error_class"] == "http_4xx"
     assert failure.span_id == request.span_id
 
 

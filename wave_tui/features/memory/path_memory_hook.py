@@ -12,6 +12,7 @@ from wave_tui.config.paths import WavePaths
 from wave_tui.llm.types import Message
 from wave_tui.memory.loads import record_loads
 from wave_tui.memory.path_memories import MemoryScope, PathMemoryLoader
+from wave_tui.memory.team_files import team_folder
 
 Notify = Callable[[str, str], None]
 
@@ -33,7 +34,9 @@ class PathMemoryHook(SessionObserverBase):
         folders: list[tuple[Path, MemoryScope]] = []
         if self.auto_enabled():
             folders.append((self.paths.memory_dir, "auto"))
-        folders.append((self.paths.team_memory_dir, "team"))
+        team = team_folder(self.paths)
+        if team is not None:
+            folders.append((team, "team"))
         return folders
 
     # req: MM3

@@ -32,8 +32,7 @@ from wave_tui.features.plugins.state import (
     record_install,
     set_enabled,
 )
-
-COPY_IGNORE = shutil.ignore_patterns(".git")
+from wave_tui.features.plugins.tree_copy import copy_plugin_tree
 
 
 @record
@@ -111,8 +110,11 @@ async def _stage(
     commit: str | None = None
     try:
         if entry.source.kind == "git":
-            commit = await shallow_clone(entry.source.location, target, f"plugin {entry.name}")
-            await asyncio.to_thread(shutil.rmtree, target / ".git", True)
+            clone = staging / "clone"
+            commit = await shallow_clone(entry.source.location, clone, f"plugin {entry.name}")
+            # A clone checks links out as links: the cache gets its regular files only.
+            await asyncio.to_thread(copy_plugin_tree, clone, target)
+            await asyncio.to_thread(shutil.rmtree, clone, True)
         else:
             source = (market.folder / entry.source.location).resolve()
             if not source.is_relative_to(market.folder.resolve()):
@@ -121,9 +123,7 @@ async def _stage(
                 raise PluginError(
                     f"plugin {entry.name}: source folder {entry.source.location} is missing"
                 )
-            await asyncio.to_thread(
-                shutil.copytree, source, target, symlinks=True, ignore=COPY_IGNORE
-            )
+            await asyncio.to_thread(copy_plugin_tree, source, target)
         try:
             plugin = await asyncio.to_thread(load_plugin, target, entry.name)
         except ManifestError as exc:

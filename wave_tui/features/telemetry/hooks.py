@@ -30,6 +30,7 @@ from wave_tui.agent.extensions import (
 )
 from wave_tui.config.effective import EffectiveSettings
 from wave_tui.config.records import record
+from wave_tui.features.telemetry.error_class import extraction_error_text
 from wave_tui.features.telemetry.recorder import Recorder, clipped
 from wave_tui.features.telemetry.runtime import TOO_SLOW
 
@@ -228,5 +229,5 @@ class TelemetryHook(TurnObserverBase, SessionObserverBase):
                 }
             )
             if event.error is not None:
-                span.set_attribute("error", event.error[:200])
+                span.set_attribute("error", extraction_error_text(event.error, recorder.config))
             recorder.spans.end(span)

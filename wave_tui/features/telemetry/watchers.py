@@ -6,10 +6,8 @@ Tool input and output go into a span only with `OTEL_LOG_TOOL_CONTENT=1`.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
-import traceback
 from contextlib import AbstractContextManager, nullcontext
 from types import TracebackType
 
@@ -17,11 +15,16 @@ from opentelemetry import trace
 from opentelemetry.trace import Status, StatusCode
 
 from wave_tui.agent.extensions import ToolCallInfo, ToolOutcome
+from wave_tui.features.telemetry.error_class import (
+    REFUSED_SUMMARY,
+    exception_class,
+    exception_stack,
+    exception_text,
+    request_content_allowed,
+    tool_error_text,
+)
 from wave_tui.features.telemetry.recorder import Recorder, clipped
 from wave_tui.llm.types import Usage
-
-STACK_LIMIT = 2000  # characters of a stack kept in an `error` event
-REFUSED = "refused"  # the summary of a call the guards or the policy refused
 
 
 def _ms(start_ns: int, end_ns: int) -> int:
@@ -75,15 +78,20 @@ class _RequestSpan:
         first = self._first if self._first is not None else end
         span.set_attributes({"ttft_ms": _ms(self._start, first), "ttlt_ms": _ms(self._start, end)})
         if error is not None:
-            aborted = isinstance(error, asyncio.CancelledError)
-            message = "aborted" if aborted else str(error) or type(error).__name__
+            allowed = request_content_allowed(self._recorder.config)
+            error_class = exception_class(error)
+            message = exception_text(error, allowed)
             span.set_attributes({"success": False, "error": message})
             span.set_status(Status(StatusCode.ERROR, message))
-            if not aborted:
-                stack = "".join(traceback.format_exception(error))[-STACK_LIMIT:]
+            if error_class != "aborted":
                 self._recorder.event(
                     "error",
-                    {"error_type": type(error).__name__, "message": message, "stack": stack},
+                    {
+                        "error_type": type(error).__name__,
+                        "error_class": error_class,
+                        "message": message,
+                        "stack": exception_stack(error, allowed),
+                    },
                     span,
                 )
         self._recorder.spans.end(span)
@@ -127,11 +135,10 @@ class _ToolSpan:
             return
         span.set_attribute("success", not result.is_error)
         if result.is_error:
-            lines = result.content.strip().splitlines()
-            span.set_attribute("error", (lines[0] if lines else "error")[:200])
+            span.set_attribute("error", tool_error_text(result, recorder.config))
         if recorder.config.log_tool_content:
             span.set_attribute("tool_output", clipped(result.content))
-        refused = result.is_error and result.summary == REFUSED
+        refused = result.is_error and result.summary == REFUSED_SUMMARY
         decision = "reject" if refused else "accept"
         source = "user" if id(span) in recorder.asked else "config"
         name = self._call.name
@@ -157,8 +164,7 @@ class _ToolSpan:
         self._recorder.asked.discard(id(span))
         span.set_attribute("duration_ms", _ms(self._start, time.monotonic_ns()))
         if error is not None:
-            aborted = isinstance(error, asyncio.CancelledError)
-            message = "aborted" if aborted else str(error) or type(error).__name__
+            message = exception_text(error, self._recorder.config.log_tool_content)
             span.set_attributes({"success": False, "error": message})
         self._recorder.spans.end(span)
 
