@@ -12,6 +12,7 @@ import subprocess
 from functools import cache, cached_property
 from pathlib import Path
 
+from wave_tui.config.git_command import run_hardened_git
 from wave_tui.config.git_layout import read_git_layout
 from wave_tui.config.records import record
 
@@ -44,14 +45,7 @@ def encode_project_id(path: str) -> str:
 def _git_lines(workdir: Path, *args: str) -> list[str]:
     """git's output lines, also those printed before it failed; [] when git cannot run."""
     try:
-        out = subprocess.run(
-            ["git", *args],
-            cwd=workdir,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
+        out = run_hardened_git(workdir, *args, timeout=10)
     except (OSError, subprocess.SubprocessError):
         return []
     return [line.strip() for line in out.stdout.splitlines()]

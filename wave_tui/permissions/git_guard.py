@@ -15,19 +15,17 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from wave_tui.config.git_command import NO_CREDENTIAL_HELPER, PROGRAM_OVERRIDES
 from wave_tui.config.git_layout import is_git_dir
 from wave_tui.files.real_paths import is_inside, real_path, resolve_tool_path
 from wave_tui.permissions.shell import git_directories
 
 # Command-line-level config (GIT_CONFIG_COUNT, git >= 2.31): wins over repository config.
+# The program settings are wave's own git's list (one home); read-only git adds no transport.
 _OVERRIDES: tuple[tuple[str, str], ...] = (
-    ("core.fsmonitor", "false"),
-    ("core.hooksPath", "/dev/null"),
+    *PROGRAM_OVERRIDES,
+    NO_CREDENTIAL_HELPER,
     ("core.sshCommand", "false"),
-    ("core.pager", "cat"),
-    ("core.askPass", ""),
-    ("credential.helper", ""),
-    ("log.showSignature", "false"),
     ("protocol.allow", "never"),
     ("core.attributesFile", "/dev/null"),
 )

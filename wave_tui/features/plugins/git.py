@@ -2,7 +2,8 @@
 
 Every call is bounded by `WAVE_PLUGIN_GIT_TIMEOUT_MS` (default 120000): past it the whole process
 group is killed and the call fails with one line. Clones are shallow; nothing asks for a
-password (a URL that needs one fails at once).
+password (a URL that needs one fails at once); no hook or other program a repository's config
+names runs (`config/git_command.py`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,12 @@ import signal
 from collections.abc import Mapping
 from pathlib import Path
 
+from wave_tui.config.git_command import (
+    GIT_PROGRAM,
+    UPLOAD_PACK_OPTION,
+    UnsafeRepositoryError,
+    network_git_env,
+)
 from wave_tui.features.plugins.state import PluginError
 
 GIT_TIMEOUT_ENV = "WAVE_PLUGIN_GIT_TIMEOUT_MS"
@@ -30,26 +37,23 @@ def git_timeout_s(environ: Mapping[str, str] | None = None) -> float:
     return (value if value > 0 else DEFAULT_GIT_TIMEOUT_MS) / 1000
 
 
-def _environment() -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(GIT_TERMINAL_PROMPT="0", GIT_ASKPASS="true", SSH_ASKPASS="true")
-    env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
-    return env
-
-
 # req: PG7
 async def run_git(*args: str, cwd: Path | None = None, what: str = "git") -> str:
     """git's standard output; PluginError with one line when it fails or runs out of time."""
     timeout = git_timeout_s()
     try:
+        env = network_git_env(repository=None if cwd is None else cwd / ".git")
+    except UnsafeRepositoryError as exc:
+        raise PluginError(f"{what}: {exc}") from exc
+    try:
         proc = await asyncio.create_subprocess_exec(
-            "git",
+            GIT_PROGRAM,
             *args,
             cwd=cwd,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
-            env=_environment(),
+            env=env,  # no program a repository's config names (HR2)
             start_new_session=True,  # the group is killed on time-out, helpers included
         )
     except OSError as exc:
@@ -90,7 +94,9 @@ async def shallow_clone(url: str, target: Path, what: str) -> str:
 
 async def fetch_latest(checkout: Path, what: str) -> str:
     """Fetch the remote's default branch at depth 1 and move the checkout to it."""
-    await run_git("fetch", "--depth", "1", "--quiet", "origin", cwd=checkout, what=what)
+    await run_git(
+        "fetch", UPLOAD_PACK_OPTION, "--depth", "1", "--quiet", "origin", cwd=checkout, what=what
+    )
     await run_git("reset", "--hard", "--quiet", "FETCH_HEAD", cwd=checkout, what=what)
     return await head_commit(checkout, what)
 

@@ -7,6 +7,7 @@ Plain blocking functions over `git` (the caller runs them in a thread); every fa
 
 from __future__ import annotations
 
+import os
 import re
 import secrets
 import subprocess
@@ -14,7 +15,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from wave_tui.config.fileio import atomic_write_text
+from wave_tui.config.git_command import (
+    UPLOAD_PACK_OPTION,
+    UnsafeRepositoryError,
+    run_hardened_git,
+)
+from wave_tui.files.no_follow import LinkOnPathError, open_folder_no_follow, write_text_no_follow
 
 WorktreeBaseRef = Literal["fresh", "head"]
 DEFAULT_BASE_REF: WorktreeBaseRef = "fresh"
@@ -33,17 +39,23 @@ class WorktreeError(RuntimeError):
     """A worktree could not be made, found or removed: one clear line."""
 
 
+def _git_dir(cwd: Path) -> Path | None:
+    """The git dir of the checkout at `cwd` (a `.git` folder, or where a `.git` file points)."""
+    dot = cwd / ".git"
+    if dot.is_dir():
+        return dot
+    try:
+        text = dot.read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    return cwd / text[len("gitdir:") :].strip() if text.startswith("gitdir:") else None
+
+
 def _git(cwd: Path, *args: str, timeout: float = GIT_TIMEOUT_S) -> subprocess.CompletedProcess[str]:
     try:
-        return subprocess.run(
-            ["git", *args],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        )
+        return run_hardened_git(cwd, *args, timeout=timeout, repository=_git_dir(cwd))
+    except UnsafeRepositoryError as exc:
+        raise WorktreeError(str(exc)) from exc
     except (OSError, subprocess.SubprocessError) as exc:
         raise WorktreeError(f"git could not run: {exc}") from exc
 
@@ -92,10 +104,52 @@ def worktree_path(repo_root: Path, name: str) -> Path:
     return repo_root / WORKTREES_DIR / name
 
 
+# req: HR4
+def _real_worktree_folder(repo_root: Path, name: str) -> Path | None:
+    """`.wave/worktrees/<name>` of the real `repo_root` when it is there; None when it is not.
+    A link on the way (`.wave`, `.wave/worktrees`, the worktree itself) or a path that leaves
+    the project is refused: a committed link would move the session, or git's checkout, out."""
+    root = repo_root.resolve()
+    path = root
+    for part in (*WORKTREES_DIR.parts, name):
+        path = path / part
+        if path.is_symlink():
+            raise WorktreeError(
+                f"{path.relative_to(root)} is a symbolic link; a worktree folder must be a real "
+                "folder inside the project"
+            )
+        if not path.exists():
+            return None
+        if not path.is_dir():
+            raise WorktreeError(f"{path.relative_to(root)} is not a folder")
+    if not path.resolve().is_relative_to(root):
+        raise WorktreeError(f"{path} is outside the project")
+    return path
+
+
 def existing_worktree(repo_root: Path, name: str) -> Path | None:
-    """The worktree folder of `name` when it is there already."""
-    path = worktree_path(repo_root, name)
-    return path.resolve() if path.is_dir() else None
+    """The worktree folder of `name` when it is there already (a real folder in the project)."""
+    return _real_worktree_folder(repo_root, name)
+
+
+# req: HR4
+def _make_worktrees_folder(repo_root: Path) -> Path:
+    """`.wave/worktrees` made without following a link (it ignores itself, so the main
+    checkout's `git status` stays clean)."""
+    folder = repo_root.resolve() / WORKTREES_DIR
+    try:
+        os.close(open_folder_no_follow(folder, create=True))
+        ignore = folder / ".gitignore"
+        if not ignore.is_file() or ignore.is_symlink():
+            write_text_no_follow(ignore, _IGNORE_ALL)
+    except LinkOnPathError as exc:
+        raise WorktreeError(
+            f"{WORKTREES_DIR} leads through a symbolic link; a worktree folder must be a real "
+            "folder inside the project"
+        ) from exc
+    except OSError as exc:
+        raise WorktreeError(f"cannot make {folder}: {exc.strerror or exc}") from exc
+    return folder
 
 
 def hook_worktree_path(raw: str) -> Path:
@@ -138,33 +192,42 @@ def resolve_base(repo_root: Path, base_ref: WorktreeBaseRef) -> str:
         remote = _git(repo_root, "remote", "get-url", "origin")
         if remote.returncode != 0:
             return "HEAD"
-        shown = _git(repo_root, "ls-remote", "--symref", "origin", "HEAD", timeout=FETCH_TIMEOUT_S)
+        shown = _git(
+            repo_root,
+            "ls-remote",
+            UPLOAD_PACK_OPTION,
+            "--symref",
+            "origin",
+            "HEAD",
+            timeout=FETCH_TIMEOUT_S,
+        )
         match = re.search(r"ref: refs/heads/(\S+)\s+HEAD", shown.stdout)
         if match is None:
             return "HEAD"
         branch = match.group(1)
     # A failed fetch (offline) leaves the last known origin branch, if there is one.
-    _git(repo_root, "fetch", "--quiet", "origin", branch, timeout=FETCH_TIMEOUT_S)
+    _git(
+        repo_root, "fetch", UPLOAD_PACK_OPTION, "--quiet", "origin", branch, timeout=FETCH_TIMEOUT_S
+    )
     known = _git(repo_root, "rev-parse", "--verify", "--quiet", f"refs/remotes/origin/{branch}")
     return f"origin/{branch}" if known.returncode == 0 else "HEAD"
 
 
 def add_worktree(repo_root: Path, name: str, base: str) -> Path:
     """`git worktree add .wave/worktrees/<name> -b wave/<name> <base>`; its path."""
-    path = worktree_path(repo_root, name)
-    if path.exists():
+    path = worktree_path(repo_root.resolve(), name)
+    if _real_worktree_folder(repo_root, name) is not None:
         raise WorktreeError(f"worktree {name!r} already exists: {path}")
     if _git(repo_root, "rev-parse", "--verify", "--quiet", f"{base}^{{commit}}").returncode != 0:
         raise WorktreeError(f"no commit to start a worktree from ({base}): commit something first")
-    folder = repo_root / WORKTREES_DIR
-    folder.mkdir(parents=True, exist_ok=True)
-    ignore = folder / ".gitignore"
-    if not ignore.exists():
-        atomic_write_text(ignore, _IGNORE_ALL)
+    _make_worktrees_folder(repo_root)
     out = _git(repo_root, "worktree", "add", str(path), "-b", branch_name(name), base)
     if out.returncode != 0:
         raise WorktreeError(f"git worktree add failed: {_first_line(out.stderr)}")
-    return path.resolve()
+    made = _real_worktree_folder(repo_root, name)  # a link swapped in meanwhile is refused
+    if made is None:
+        raise WorktreeError(f"git worktree add made no folder at {path}")
+    return made
 
 
 # req: WT5
