@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 from wave_tui.agent.commands import Command, CommandOutput, CommandResult
 from wave_tui.agent.extensions import ToolOutcome, TurnObserverBase, TurnStart
 from wave_tui.features.sandbox.bwrap import bwrap_path, sandbox_argv
-from wave_tui.files.real_paths import is_inside, real_path
+from wave_tui.features.sandbox.protected import home_args, protected_args
+from wave_tui.features.sandbox.writable import writable_paths
 from wave_tui.permissions.call_facts import CommandFacts
 from wave_tui.permissions.sandboxing import SANDBOX_OFF, SandboxChoice
 from wave_tui.permissions.tool_table import BASH
@@ -68,26 +69,33 @@ class BashSandbox(TurnObserverBase):
         self._service = service
         self._blocked: set[str] = set()  # command texts the sandbox blocked once
         self._warned = False
+        self._refused: set[str] = set()  # writablePaths entries already warned about
 
     def _config(self) -> SandboxConfig:
         return self._service.current_settings().sandbox
 
     def _writable(self, config: SandboxConfig) -> list[Path]:
-        """The project and `writablePaths` (absolute or `~/…`). An entry that would open the
-        root or the whole home folder (or a folder above it) is left out: with it, a command
-        run without asking could rewrite `~/.bashrc`, and the sandbox would bound nothing."""
-        home = self._service.paths.home
-        extra = [
-            Path(p.replace("~", str(home), 1) if p.startswith("~") else p)
-            for p in config.writable_paths
-        ]
-        kept = []
-        for path in extra:
-            real = real_path(path) if path.is_absolute() else None
-            if real is None or real == Path("/") or is_inside(home, real):
-                continue
-            kept.append(real)
-        return [self._service.paths.project_root, *kept]
+        """The project and the `writablePaths` the guard lets open (`writable.py`); each
+        refused entry is said once."""
+        choice = writable_paths(config.writable_paths, self._service.paths.home)
+        for refused in choice.refused:
+            if refused not in self._refused:
+                self._refused.add(refused)
+                self._service.notify("warning", f"sandbox.writablePaths: {refused}: not opened")
+        return [self._service.paths.project_root, *choice.kept]
+
+    def _prefix(self, bwrap: str, config: SandboxConfig) -> tuple[str, ...]:
+        writable = self._writable(config)
+        project, others = writable[0], writable[1:]
+        protect = protected_args(project, others)
+        protect += home_args(self._service.paths.home, writable)
+        return sandbox_argv(
+            bwrap,
+            writable,
+            network=config.network == "allow",
+            protect=protect,
+            allowed_sockets=config.allow_unix_sockets,
+        )
 
     # -- CommandSandbox ------------------------------------------------------------------------
     # req: SB2
@@ -102,8 +110,7 @@ class BashSandbox(TurnObserverBase):
             return SandboxChoice("outside", reason=f"{excluded} is in sandbox.excludedCommands")
         if command.text in self._blocked:
             return SandboxChoice("outside", reason="the sandbox blocked this command before")
-        prefix = sandbox_argv(bwrap, self._writable(config), network=config.network == "allow")
-        return SandboxChoice("sandboxed", prefix)
+        return SandboxChoice("sandboxed", self._prefix(bwrap, config))
 
     # -- the retry of a blocked command ----------------------------------------------------------
     async def after_tool(self, outcome: ToolOutcome) -> None:
@@ -140,6 +147,8 @@ class BashSandbox(TurnObserverBase):
             head,
             f"  writable: {', '.join(str(p) for p in self._writable(config))}, a private /tmp",
             f"  network: {config.network}",
+            "  read-only inside: .wave/, .claude/, .mcp.json, .git/hooks, .git/config",
+            f"  Unix sockets: {', '.join(config.allow_unix_sockets) or 'none'}",
             f"  excluded commands: {', '.join(config.excluded_commands) or '(none)'}",
         ]
         if bwrap is not None:
