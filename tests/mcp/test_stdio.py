@@ -64,7 +64,8 @@ async def test_mc4_call_text_error_structured_image_and_cap(
     weather = await run_tool(manager, "mcp__demo__weather", {"city": "Paris"}, project)
     assert weather.content == '{\n  "city": "Paris",\n  "celsius": 21\n}'  # type: ignore[attr-defined]
     picture = await run_tool(manager, "mcp__demo__picture", {}, project)
-    assert picture.content.startswith("[image result (image/png, 108 bytes)")  # type: ignore[attr-defined]
+    # Not a decodable PNG: named with the reason, never sent as an image nor as base64.
+    assert picture.content.startswith("[image result (image/png) — not shown to the model")  # type: ignore[attr-defined]
     big = await run_tool(manager, "mcp__demo__big", {"chars": MCP_RESULT_MAX_CHARS + 500}, project)
     content = big.content  # type: ignore[attr-defined]
     assert content.startswith("x" * MCP_RESULT_MAX_CHARS)
@@ -141,7 +142,7 @@ async def test_mc7_a_crash_is_one_line_a_clean_error_and_restart_works(
     ]
     restarted = await registry.dispatch("/mcp restart demo")
     assert isinstance(restarted, CommandOutput) and not restarted.is_error
-    assert restarted.text.startswith("demo (stdio): ready, 9 tools\n  mcp__demo__echo")
+    assert restarted.text.startswith("demo (stdio): ready, 10 tools\n  mcp__demo__echo")
     echo = await run_tool(manager, "mcp__demo__echo", {"text": "back"}, project)
     assert echo.content == "echo: back"  # type: ignore[attr-defined]
 
@@ -199,7 +200,7 @@ async def test_mc2_start_returns_at_once_and_tools_appear_when_ready(
         assert [s.state for s in m.statuses()] == ["starting"]
         assert m.tools() == []
         await m.wait_started()
-        assert changed.is_set() and len(m.tools()) == 9
+        assert changed.is_set() and len(m.tools()) == 10
     finally:
         await m.aclose()
     assert [s.state for s in m.statuses()] == ["stopped"] and m.tools() == []

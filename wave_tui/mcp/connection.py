@@ -314,7 +314,9 @@ class ServerConnection:
         if not self._fresh.is_set():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._fresh.wait(), REFRESH_WAIT_S)
-        return convert_result(result.content, result.structuredContent, result.isError, label)
+        return await asyncio.to_thread(
+            convert_result, result.content, result.structuredContent, result.isError, label
+        )
 
     def session(self) -> ClientSession | None:
         """The live session when the server is ready (resources and prompts ask through it)."""

@@ -1,4 +1,5 @@
-"""An MCP `tools/call` result as a wave tool result (text, structured content, notes, caps)."""
+"""An MCP `tools/call` result as a wave tool result (text, images, structured content, notes,
+caps)."""
 
 from __future__ import annotations
 
@@ -6,13 +7,19 @@ import base64
 import binascii
 import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
+from wave_tui.files.images import ImageError, encode_image
+from wave_tui.llm.types import ImagePart
 from wave_tui.tools.base import ToolResult
 
 # A result longer than this is cut, with a note; about the size of a large file read.
 MCP_RESULT_MAX_CHARS = 40_000
 INSTRUCTIONS_MAX_BYTES = 2048
+# Images of one result sent to the model; more are named, not sent.
+MCP_RESULT_MAX_IMAGES = 4
+MEDIA_KINDS = ("image", "audio")
 
 
 def _blob_bytes(data: str) -> int:
@@ -26,7 +33,7 @@ def _block_text(block: Any) -> str | None:  # req: MC4
     kind = getattr(block, "type", None)
     if kind == "text":
         return str(block.text)
-    if kind in ("image", "audio"):
+    if kind in MEDIA_KINDS:
         size = _blob_bytes(str(getattr(block, "data", "")))
         return f"[{kind} result ({block.mimeType}, {size:,} bytes) — not shown to the model]"
     if kind == "resource":
@@ -39,6 +46,30 @@ def _block_text(block: Any) -> str | None:  # req: MC4
     if kind == "resource_link":
         return f"[resource link: {block.uri}]"
     return None
+
+
+# req: MA7
+def _image(block: Any, label: str, index: int) -> ImagePart | str:
+    """An image block as the part the model sees (decoded, checked, fitted like a Read of an
+    image file), or the line that says why it is not one."""
+    mime = str(getattr(block, "mimeType", "") or "image")
+    try:
+        raw = base64.b64decode(str(getattr(block, "data", "")), validate=True)
+        name = f"{label.replace('/', '-')}-{index}.{mime.rsplit('/', 1)[-1]}"
+        encoded = encode_image(Path(name), raw)
+    except (binascii.Error, ValueError, ImageError) as exc:
+        why = str(exc).split(": ", 1)[-1] if isinstance(exc, ImageError) else "not valid base64"
+        return f"[image result ({mime}) — not shown to the model: {why}]"
+    return ImagePart(
+        name=encoded.name,
+        media_type=encoded.media_type,
+        data=encoded.data,
+        width=encoded.width,
+        height=encoded.height,
+        original_width=encoded.original_width,
+        original_height=encoded.original_height,
+        byte_size=encoded.byte_size,
+    )
 
 
 def cap_text(text: str, limit: int = MCP_RESULT_MAX_CHARS) -> str:  # req: MC4
@@ -54,17 +85,34 @@ def cap_text(text: str, limit: int = MCP_RESULT_MAX_CHARS) -> str:  # req: MC4
 def convert_result(  # req: MC4
     content: Sequence[Any], structured: dict[str, Any] | None, is_error: bool, label: str
 ) -> ToolResult:
-    """`label` names the tool in the one-line summary (`server/tool`)."""
-    parts = [t for t in (_block_text(b) for b in content) if t is not None]
+    """`label` names the tool in the one-line summary (`server/tool`). Runs image decoding:
+    call it off the event loop."""
+    parts: list[str] = []
+    images: list[ImagePart] = []
+    for block in content:
+        kind = getattr(block, "type", None)
+        if kind == "image" and len(images) < MCP_RESULT_MAX_IMAGES:
+            image = _image(block, label, len(images) + 1)
+            if isinstance(image, str):
+                parts.append(image)
+            else:
+                images.append(image)
+                parts.append(f"[image result {len(images)}: {image.width}×{image.height}]")
+            continue
+        line = _block_text(block)
+        if line is not None:
+            parts.append(line)
     # Servers send structured content with its serialisation as text (the spec asks them to);
-    # the JSON is added only when there is no text, so it is never there twice.
-    if structured is not None and not any(getattr(b, "type", None) == "text" for b in content):
+    # the JSON is added only when there is neither text nor media, so it is never there twice
+    # (nor an image's base64 sent again as text).
+    kinds = {getattr(b, "type", None) for b in content}
+    if structured is not None and not kinds & {"text", *MEDIA_KINDS}:
         parts.append(json.dumps(structured, ensure_ascii=False, indent=2))
     text = cap_text("\n\n".join(parts)) if parts else "(no output)"
     if is_error:
         first = text.splitlines()[0] if text.strip() else "error"
         return ToolResult(content=text, is_error=True, summary=f"{label}: {first[:120]}")
-    return ToolResult(content=text, summary=f"{label}: {len(text):,} characters")
+    return ToolResult(content=text, summary=f"{label}: {len(text):,} characters", images=images)
 
 
 def cap_instructions(text: str, limit: int = INSTRUCTIONS_MAX_BYTES) -> str:

@@ -20,7 +20,7 @@ import sys
 
 import anyio
 from mcp.server.fastmcp import Context, FastMCP, Image
-from mcp.types import CallToolResult
+from mcp.types import CallToolResult, ImageContent
 
 server = FastMCP("demo", instructions="Demo server: call echo to test the connection.")
 
@@ -53,6 +53,21 @@ def weather(city: str) -> CallToolResult:
 def picture() -> Image:
     """An image result."""
     return Image(data=b"\x89PNG\r\n\x1a\n" + b"0" * 100, format="png")
+
+
+@server.tool()
+def photo() -> CallToolResult:
+    """A real 64×48 PNG, with its base64 repeated in structured content (as some servers do)."""
+    import base64
+    import io
+
+    from PIL import Image as Pillow
+
+    buffer = io.BytesIO()
+    Pillow.new("RGB", (64, 48), (30, 160, 90)).save(buffer, format="PNG")
+    data = base64.b64encode(buffer.getvalue()).decode()
+    image = ImageContent(type="image", data=data, mimeType="image/png")
+    return CallToolResult(content=[image], structuredContent={"image": data})
 
 
 @server.tool()
