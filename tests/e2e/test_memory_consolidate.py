@@ -93,3 +93,27 @@ def test_in_review_mode_consolidation_waits_in_the_inbox(
     assert deletion["after"] is None
     assert run_wave("memory", "accept", deletion["id"], cwd=project).returncode == 0
     assert not (memory / "cfg.md").exists()
+
+
+@pytest.mark.req("HR9")
+def test_consolidation_never_writes_through_a_link_out_of_the_memory_folder(
+    model_server: ModelServer, project: Path, tmp_path: Path
+) -> None:
+    """A duplicate pair whose files are links to files outside the memory folder: neither the
+    merge nor the removal reaches the targets."""
+    memory = seed(project)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for name, body in (("build.md", OLD), ("build2.md", NEW)):
+        (outside / name).write_text(body)
+        (memory / name).unlink()
+        (memory / name).symlink_to(outside / name)
+    model_server.enqueue(text(json.dumps({"merged": [{"group": 1, "content": MERGED}]})))
+
+    proc = run_wave("memory", "consolidate", cwd=project, server=model_server)
+
+    assert proc.returncode == 0, proc.stderr
+    assert (outside / "build.md").read_text() == OLD
+    assert (outside / "build2.md").read_text() == NEW
+    assert (memory / "build.md").is_symlink() and (memory / "build2.md").is_symlink()
+    assert "merged into it" not in proc.stdout

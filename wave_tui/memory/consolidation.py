@@ -10,6 +10,7 @@ recorded run (its diff, `wave memory revert`), or stages it in the review inbox.
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from collections.abc import Sequence
@@ -19,6 +20,7 @@ from typing import Any
 from wave_tui.config.fileio import atomic_write_text, file_lock
 from wave_tui.config.paths import MEMORY_INDEX_FILENAME, WavePaths
 from wave_tui.config.records import record
+from wave_tui.files.real_paths import is_strictly_inside
 from wave_tui.memory.catalog import MemoryEntry
 from wave_tui.memory.conflicts import ChatClient
 from wave_tui.memory.duplicates import near_duplicates
@@ -165,6 +167,8 @@ async def plan_consolidation(
 ) -> ConsolidationPlan:
     """What one pass would change. `entries` come with their missing and changed citations."""
     folder = paths.memory_dir
+    # A file that is a link, or leads out of the memory folder, is never written through.
+    entries = [e for e in entries if _stays_inside(e.path, folder)]
     groups = duplicate_groups(entries)
     merged_away = {gone.id for _kept, gone in groups}
     outdated = [
@@ -174,7 +178,7 @@ async def plan_consolidation(
     ]
     removed = {_relative(gone) for _k, gone in groups} | {_relative(e) for e in outdated}
     index_path = folder / MEMORY_INDEX_FILENAME
-    index_before = read_or_none(index_path)
+    index_before = read_or_none(index_path) if _stays_inside(index_path, folder) else None
     index = _clean_index(index_before, removed, folder) if index_before is not None else None
     ask_index = index if index is not None and over_caps(index) else None
     merged: dict[int, str] = {}
@@ -197,6 +201,14 @@ async def plan_consolidation(
         if new_index != index_before:
             steps.append(Step(index_path, new_index, "rewritten under its caps"))
     return ConsolidationPlan(steps)
+
+
+# req: HR9
+def _stays_inside(path: Path, folder: Path) -> bool:
+    """`path` is no link and really lies inside `folder` (itself reached through no link out)."""
+    return not path.is_symlink() and is_strictly_inside(
+        os.path.realpath(path), os.path.realpath(folder)
+    )
 
 
 # req: MM5
