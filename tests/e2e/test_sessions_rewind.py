@@ -104,6 +104,7 @@ def test_rewind_code_puts_back_each_file_as_it_was_before_that_message(
 
 
 @pytest.mark.req("RW2")
+@pytest.mark.req("FH9")
 def test_rewind_conversation_continues_from_just_before_that_message(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -112,6 +113,11 @@ def test_rewind_conversation_continues_from_just_before_that_message(
     assert back.returncode == 0, back.stderr
     assert "second prompt" in back.stdout
     assert (project / "a.txt").read_text() == "three\n"  # the files stay
+    kept = back.stdout.split("kept as session ", 1)[1].split()[0]
+    listed = json.loads(sessions(project, "list", "--json").stdout)
+    assert [r["parent"] for r in listed if r["id"] == kept] == [sid]
+    shown = json.loads(sessions(project, "show", kept, "--json").stdout)["messages"]
+    assert [m["text"] for m in shown] == ["first prompt", "second prompt"]  # undoable
     model_server.enqueue(text("ok"))
     turn(project, model_server, "instead", "--resume", sid)
     texts = user_texts(model_server.requests[-1].body)

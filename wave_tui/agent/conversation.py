@@ -62,12 +62,16 @@ class Conversation:
         return latest_descendant(self.paths, session)
 
     # req: AC6
+    # req: FH7
     def restore(self, session: str) -> None:
         """Load a session's messages, close its orphan tool calls, restore its read state."""
         self.session_id = session
         self.transcript = transcript_for(self.paths, session)
         self.messages = self.transcript.load(warn=lambda w: self._emit(ev.Notice("warning", w)))
         self.close_orphan_tool_calls(live=False)
+        # What was read before (another session, or the turns a rewind cut off) is not in these
+        # messages: left in, a Read would answer "unchanged" for content the model never saw.
+        self.read_state.clear()
         self._restore_read_state()
 
     def full_thread(self) -> list[Message]:

@@ -19,7 +19,13 @@ from typing import TextIO
 from wave_tui.cli.process import PipeParser
 from wave_tui.config.paths import WavePaths, display_path
 from wave_tui.session.facade import ProjectSessions
-from wave_tui.session.types import BASH_NOTE, RewindError, SessionInUse, UnknownSession
+from wave_tui.session.types import (
+    BASH_NOTE,
+    KEPT_NOTE,
+    RewindError,
+    SessionInUse,
+    UnknownSession,
+)
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 PREVIEW_WIDTH = 60
@@ -201,8 +207,9 @@ def _rewind(args: argparse.Namespace, store: ProjectSessions, out: TextIO, err: 
         print(BASH_NOTE, file=out)
     if conversation:
         runs = store.runs_since(args.id, target)
-        store.rewind_conversation(args.id, n)
+        kept = store.rewind_conversation(args.id, n)
         print(f"Conversation rewound to before message {n}: {_one_line(target.text)}", file=out)
+        print(KEPT_NOTE.format(id=kept.kept_as), file=out)
         if runs:
             _offer_reverts(args, store, [r.id for r in runs], out)
     return status

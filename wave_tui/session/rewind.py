@@ -28,6 +28,7 @@ from wave_tui.features.rewind.catalog import (
     session_detail,
     session_rows,
 )
+from wave_tui.features.rewind.keep import KEPT_NOTE, ConversationRewind, rewind_conversation_kept
 from wave_tui.features.rewind.rewind import (
     CodeRewind,
     FileRestore,
@@ -37,7 +38,6 @@ from wave_tui.features.rewind.rewind import (
     check_conversation,
     plan_code,
     point,
-    rewind_conversation,
     rewind_points,
 )
 from wave_tui.features.rewind.running import running_sessions
@@ -50,7 +50,9 @@ BASH_NOTE = "Changes made by Bash commands are not tracked and are not rewound."
 
 __all__ = [
     "BASH_NOTE",
+    "KEPT_NOTE",
     "CodeRewind",
+    "ConversationRewind",
     "FileRestore",
     "ProjectSessions",
     "RewindError",
@@ -69,6 +71,7 @@ __all__ = [
 class RewindOutcome:
     code: CodeRewind | None
     text: str | None  # the message's text, for the input (a conversation rewind)
+    kept_as: str | None = None  # the fork holding the conversation as it was before
 
 
 def find_session(paths: WavePaths, resume: str | None, continue_last: bool) -> str | None:
@@ -124,8 +127,8 @@ class ProjectSessions:
     def check_conversation(self, session_id: str, n: int) -> None:
         check_conversation(self.paths, session_id, n)
 
-    def rewind_conversation(self, session_id: str, n: int) -> str:
-        return rewind_conversation(self.paths, session_id, n)
+    def rewind_conversation(self, session_id: str, n: int) -> ConversationRewind:
+        return rewind_conversation_kept(self.paths, session_id, n)
 
     def runs_since(self, session_id: str, target: RewindPoint) -> list[Run]:
         return runs_since(self.paths, session_id, target)
@@ -169,7 +172,7 @@ class SessionRewind:
             raise RuntimeError("a turn is running: rewind when it has finished")
         paths, sid = self._core.paths, agent.session_id
         code: CodeRewind | None = None
-        text: str | None = None
+        kept: ConversationRewind | None = None
         if mode in ("both", "conversation"):
             await asyncio.to_thread(check_conversation, paths, sid, n)
         if mode in ("both", "code"):
@@ -180,10 +183,12 @@ class SessionRewind:
 
             code = await asyncio.to_thread(files)
         if mode in ("both", "conversation"):
-            text = await asyncio.to_thread(rewind_conversation, paths, sid, n)
+            kept = await asyncio.to_thread(rewind_conversation_kept, paths, sid, n)
             agent.resume(sid)
         self._core.status_changed()
-        return RewindOutcome(code, text)
+        if kept is None:
+            return RewindOutcome(code, None)
+        return RewindOutcome(code, kept.text, kept.kept_as)
 
     async def revert_runs(self, run_ids: list[str]) -> list[RevertResult]:
         access = MemoryAccess(self._core.paths, self._core.clock, self._core.emit)

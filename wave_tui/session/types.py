@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from wave_tui.session.plugins import MarketRow, OfferedPlugin, PluginError, PluginRow
     from wave_tui.session.rewind import (
         BASH_NOTE,
+        KEPT_NOTE,
         CodeRewind,
         FileRestore,
         RewindError,
@@ -120,6 +121,7 @@ _HOMES = {
     "PluginError": "wave_tui.session.plugins",
     "PluginRow": "wave_tui.session.plugins",
     "BASH_NOTE": "wave_tui.session.rewind",
+    "KEPT_NOTE": "wave_tui.session.rewind",
     "CodeRewind": "wave_tui.session.rewind",
     "FileRestore": "wave_tui.session.rewind",
     "RewindError": "wave_tui.session.rewind",
@@ -164,6 +166,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "BASH_NOTE",
+    "KEPT_NOTE",
     "NOT_TRUSTED_YET",
     "PATH_LISTING_TOOLS",
     "PERMISSION_MODES",

@@ -74,6 +74,9 @@ class ToolResult:
     read_paths: list[Path] = field(default_factory=list)
     # Files successfully written (Write/Edit).
     written_paths: list[Path] = field(default_factory=list)
+    # sha256 of the bytes the tool itself left in each written file: what the agent wrote,
+    # whatever an observer that runs later (a language server's wait, a hook) sees on disk.
+    written_hashes: dict[Path, str] = field(default_factory=dict)
     # The change written (Edit, Write over a file) as a unified diff: for the user, never sent.
     diff: str = ""
     # Images for the model beside `content` (a Read of an image), encoded once.

@@ -99,7 +99,7 @@ class EditTool(TypedTool[EditArgs]):
             mtime_ns = await asyncio.to_thread(write_text_and_stat, path, edited.text)
         except OSError as exc:
             raise ToolError(f"Cannot write {path}: {exc.strerror or exc}") from exc
-        ctx.read_state.record_text(path, edited.text, mtime_ns, written_by_agent=True)
+        written = ctx.read_state.record_text(path, edited.text, mtime_ns, written_by_agent=True)
 
         what = f"{edited.count} replacement{'s' if edited.count != 1 else ''}"
         diff = await asyncio.to_thread(change_diff, current.text, edited.text)
@@ -111,6 +111,7 @@ class EditTool(TypedTool[EditArgs]):
             summary=f"Edited file ({what})",
             context_paths=[path],
             written_paths=[path],
+            written_hashes={path: written.sha256},
             diff=diff,
         )
 

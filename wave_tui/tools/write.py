@@ -58,7 +58,7 @@ class WriteTool(TypedTool[WriteArgs]):
             mtime_ns = await asyncio.to_thread(write_text_and_stat, path, content)
         except OSError as exc:
             raise ToolError(f"Cannot write {path}: {exc.strerror or exc}") from exc
-        ctx.read_state.record_text(path, content, mtime_ns, written_by_agent=True)
+        written = ctx.read_state.record_text(path, content, mtime_ns, written_by_agent=True)
         count = len(split_lines(content))
         verb = "Updated" if existed else "Created"
         diff = await asyncio.to_thread(change_diff, before.text, content) if before else ""
@@ -68,5 +68,6 @@ class WriteTool(TypedTool[WriteArgs]):
             summary=f"{verb} file ({noun})",
             context_paths=[path],
             written_paths=[path],
+            written_hashes={path: written.sha256},
             diff=diff,
         )

@@ -26,6 +26,7 @@ from wave_tui.features.rewind.store import read_session_meta, write_session_meta
 from wave_tui.memory.runs import Run, list_runs
 
 FORKED_FROM = "forked_from"
+SHA_HEX_LEN = 64  # a blob's name: its sha256
 
 
 class UnknownSession(LookupError):
@@ -145,11 +146,14 @@ def fork_session(paths: WavePaths, session_id: str) -> str:
 
 
 def _link_or_copy(src: str, dst: str) -> None:
-    """Blobs are never changed in place: one on disk serves both sessions."""
-    try:
-        os.link(src, dst)
-    except OSError:
-        shutil.copy2(src, dst)
+    """Blobs are never changed in place: one on disk serves both sessions. The index is
+    appended to: a link would send each session's later checkpoints into the other's."""
+    name = os.path.basename(src)
+    if len(name) == SHA_HEX_LEN and all(c in "0123456789abcdef" for c in name):
+        with contextlib.suppress(OSError):
+            os.link(src, dst)
+            return
+    shutil.copy2(src, dst)
 
 
 # req: RW8

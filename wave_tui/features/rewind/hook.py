@@ -2,7 +2,9 @@
 
 A `ToolPreparer` (after the call's checks, answer and locks, right before the tool): the first
 write of a file in a user turn records its prior bytes (or its absence) for that turn; a
-`ToolObserver` notes what the tool left, so a rewind can tell a file changed elsewhere since.
+`ToolObserver` notes what the tool left (the hash of the bytes the tool wrote, never the disk
+after other observers ran: a language server's wait is time enough for the user to edit the file),
+so a rewind can tell a file changed elsewhere since.
 As a `SessionObserver` it keeps this process's running marker on the session in use, and notes
 the model each turn ran with (`wave sessions list`). Changes made by Bash are not tracked.
 """
@@ -46,8 +48,11 @@ def turn_of(messages: list[Message]) -> str:
     return ""
 
 
-def _note_after(store: CheckpointStore, path: Path) -> None:
-    store.record("after", path, read_state(path))
+def _note_after(store: CheckpointStore, path: Path, sha: str | None) -> None:
+    if sha is not None:
+        store.record_written(path, sha)
+    else:  # a tool that does not say what it wrote: the disk now is the best guess
+        store.record("after", path, read_state(path))
 
 
 # req: RW1
@@ -97,12 +102,14 @@ class CheckpointHook(TurnObserverBase, SessionObserverBase):
             self._cap_noted.add(session)
             self._notify("warning", CAP_NOTE.format(mib=store.cap_bytes // (1024 * 1024)))
 
+    # req: FH1
     async def after_tool(self, outcome: ToolOutcome) -> None:
         if outcome.result.is_error:
             return
         store = self.store(self._session_id())
+        written = outcome.result.written_hashes
         for path in outcome.result.written_paths:
-            await asyncio.to_thread(_note_after, store, path)
+            await asyncio.to_thread(_note_after, store, path, written.get(path))
 
     async def on_turn_start(self, prompt: str) -> TurnStart:
         session, model = self._session_id(), self._model()

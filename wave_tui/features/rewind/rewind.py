@@ -3,8 +3,9 @@
 Code: every file the agent wrote from that message's turn on goes back to what it was before the
 first of those writes (a file it created is removed). A file whose content is neither what the
 agent (or an earlier rewind) last left nor the state to restore was changed elsewhere: it is
-listed, and only put back when the caller says so. Each file is replaced atomically and its new
-state noted, so a rewind interrupted half-way, run again, skips what is done and ends the same.
+listed, and only put back when the caller says so. Each file is replaced atomically (a link
+there is replaced, never written through: `restore_io.py`) and its new state noted, so a rewind
+interrupted half-way, run again, skips what is done and ends the same.
 Conversation: the transcript is cut just before the message (one atomic replacement), done after
 the code, so an interruption before it leaves the message there to rewind to again.
 """
@@ -24,11 +25,11 @@ from wave_tui.agent.transcript import transcript_for
 from wave_tui.config.fileio import atomic_write_bytes
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
+from wave_tui.features.rewind.restore_io import current_sha, remove_no_follow, replace_no_follow
 from wave_tui.features.rewind.store import (
     CheckpointRecord,
     CheckpointStore,
     content_sha,
-    read_state,
 )
 from wave_tui.llm.types import Message
 
@@ -112,23 +113,30 @@ def plan_code(paths: WavePaths, session_id: str, n: int) -> list[FileRestore]:
     last: dict[Path, CheckpointRecord] = {r.path: r for r in records if r.path in targets}
     plan = []
     for path, target in targets.items():
-        current = read_state(path)
-        current_sha = None if current is None else content_sha(current)
+        current = current_sha(path)
         # The agent's last word on the file: what it (or a rewind) left. When the last record
         # is a checkpoint with no result after it, the write was cut short (a crash, or the tool
         # failed) and what is there now is taken as the agent's: the checkpoint wins.
         final = last[path]
-        if current_sha == target.blob:
+        if current == target.blob:
             action: FileAction = "unchanged"
         elif not target.kept:
             action = "lost"
         else:
             action = "remove" if target.blob is None else "restore"
-        elsewhere = (
-            action in ("restore", "remove") and final.kind == "after" and current_sha != final.blob
+        elsewhere = action in ("restore", "remove") and (
+            (final.kind == "after" and current != final.blob)
+            or not _in_project(path, paths.project_root)
         )
         plan.append(FileRestore(path, action, target.blob, elsewhere))
     return plan
+
+
+def _in_project(path: Path, root: Path) -> bool:
+    """Lexically under the project (the index is a file anyone with the user's rights can
+    edit): a restore outside it, though the agent may have written there with leave, is asked
+    about like a file changed elsewhere, never done unasked."""
+    return path.is_absolute() and os.path.normpath(path) == str(path) and root in path.parents
 
 
 @record
@@ -164,19 +172,22 @@ def apply_code(
         if item.changed_elsewhere and not overwrite(item.path):
             left.append(item.path)
             continue
-        if item.blob is None:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(item.path)
-            store.record("after", item.path, None)
-            removed.append(item.path)
-            continue
-        data = _blob(stores.values(), item.blob)
-        if data is None:
+        data = None if item.blob is None else _blob(stores.values(), item.blob)
+        if item.blob is not None and data is None:
             lost.append(item.path)
             continue
-        atomic_write_bytes(item.path, data)
+        try:
+            if data is None:
+                remove_no_follow(item.path)
+            else:
+                replace_no_follow(item.path, data)
+        except OSError:
+            # A folder on its path is a link now (or no folder at all): what is there was
+            # changed elsewhere, and is not reached through.
+            left.append(item.path)
+            continue
         store.record("after", item.path, data)
-        restored.append(item.path)
+        (removed if data is None else restored).append(item.path)
     return CodeRewind(tuple(restored), tuple(removed), tuple(left), tuple(lost))
 
 

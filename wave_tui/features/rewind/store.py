@@ -105,14 +105,25 @@ class CheckpointStore:
                 sha, kept = self._keep_blob(data)
             elif data is not None:  # what the file became: its hash is all a rewind compares
                 sha = content_sha(data)
-            line: dict[str, object] = {"kind": kind, "path": str(path), "blob": sha}
-            if turn:
-                line["turn"] = turn
-            if not kept:
-                line["kept"] = False
-            line["at"] = round(time.time(), 3)
-            self._append(json.dumps(line, ensure_ascii=False), kind)
+            self._append_record(kind, path, sha, turn, kept)
             return kept
+
+    def record_written(self, path: Path, sha: str) -> None:
+        """What the agent left the file as, by the hash of the bytes its tool wrote (read back
+        from the disk later, it could already hold someone else's edit)."""
+        with self._lock:
+            self._append_record("after", path, sha, "", True)
+
+    def _append_record(
+        self, kind: RecordKind, path: Path, sha: str | None, turn: str, kept: bool
+    ) -> None:
+        line: dict[str, object] = {"kind": kind, "path": str(path), "blob": sha}
+        if turn:
+            line["turn"] = turn
+        if not kept:
+            line["kept"] = False
+        line["at"] = round(time.time(), 3)
+        self._append(json.dumps(line, ensure_ascii=False), kind)
 
     def _append(self, line: str, kind: RecordKind) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)

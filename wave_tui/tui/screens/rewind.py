@@ -23,7 +23,14 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from wave_tui.session.types import BASH_NOTE, FileRestore, RewindError, RewindMode, RewindPoint
+from wave_tui.session.types import (
+    BASH_NOTE,
+    KEPT_NOTE,
+    FileRestore,
+    RewindError,
+    RewindMode,
+    RewindPoint,
+)
 from wave_tui.tui.format import show_path
 from wave_tui.tui.screens.pickers import PICKER_WIDTH, Picker
 from wave_tui.tui.widgets.footer import Footer
@@ -175,6 +182,8 @@ async def run_rewind(app: WaveApp) -> None:
     if outcome.text is not None:
         await app.chat_screen.reload_conversation()
         app.chat_screen.put_back(outcome.text)
+    if outcome.kept_as is not None:
+        app.notify(KEPT_NOTE.format(id=outcome.kept_as), markup=False)
     if outcome.code is not None:
         code = outcome.code
         kept = f"; kept {len(code.left_alone)} changed elsewhere" if code.left_alone else ""
