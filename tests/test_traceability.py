@@ -417,15 +417,12 @@ SHARED_IDS = (
 
 PENDING: frozenset[str] = frozenset(
     {
-        "FH1",
         "FH2",
         "FH3",
         "FH4",
         "FH5",
         "FH6",
-        "FH7",
         "FH8",
-        "FH9",
         "FH10",
         "FH11",
         "FH12",
@@ -479,7 +476,6 @@ PENDING: frozenset[str] = frozenset(
         "HR1",
         "HR3",
         "HR5",
-        "HR8",
         "HR11",
         "HR13",
         "HR12",
