@@ -164,6 +164,21 @@ def test_unknown_ids_and_numbers_out_of_range_exit_2_with_one_line(
         assert proc.stdout == ""
 
 
+@pytest.mark.req("FH10")
+def test_a_short_id_names_its_session_and_an_ambiguous_one_is_one_line(
+    model_server: ModelServer, project: Path
+) -> None:
+    sid = two_turns(project, model_server)
+    forked = sessions(project, "fork", sid[:8]).stdout.strip()
+    assert forked and forked != sid
+
+    shown = sessions(project, "show", sid[:8], "--json")
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout)["id"] == sid
+    too_short = sessions(project, "show", sid[:3])
+    assert too_short.returncode == 2 and len(too_short.stderr.splitlines()) == 1
+
+
 @pytest.mark.req("RW4")
 @pytest.mark.req("RW5")
 def test_fork_and_fork_session_leave_the_original_byte_identical(

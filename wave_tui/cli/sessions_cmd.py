@@ -117,6 +117,8 @@ def run_sessions_command(argv: list[str], paths: WavePaths, out: TextIO, err: Te
 
 
 def _dispatch(args: argparse.Namespace, store: ProjectSessions, out: TextIO, err: TextIO) -> int:
+    if getattr(args, "id", None):
+        args.id = store.resolve(args.id)
     if args.action == "list":
         rows = store.rows()
         if args.json:

@@ -86,6 +86,10 @@ def find_session(paths: WavePaths, resume: str | None, continue_last: bool) -> s
     return latest_descendant(paths, session)
 
 
+# A session id prefix shorter than this is never taken as naming one session.
+MIN_ID_PREFIX = 4
+
+
 class ProjectSessions:
     """`wave sessions …` on any session of the project: blocking file work, no agent."""
 
@@ -100,6 +104,22 @@ class ProjectSessions:
 
     def check(self, session_id: str) -> None:
         check_session(self.paths, session_id)
+
+    # req: FH10
+    def resolve(self, given: str) -> str:
+        """The session `given` names: its full id, or a prefix of one (the short ids lists
+        and pickers show); a prefix that fits none or several is one line of UnknownSession."""
+        ids = [row.id for row in self.rows()]
+        if given in ids:
+            return given
+        fits = [i for i in ids if i.startswith(given)] if len(given) >= MIN_ID_PREFIX else []
+        if len(fits) == 1:
+            return fits[0]
+        if len(fits) > 1:
+            shown = ", ".join(f[: len(given) + 4] for f in fits[:5])
+            raise UnknownSession(f"{given!r} names {len(fits)} sessions ({shown}): give more of it")
+        check_session(self.paths, given)  # the usual one-line refusal
+        return given
 
     def in_use(self, session_id: str) -> bool:
         return session_id in running_sessions(self.paths)
