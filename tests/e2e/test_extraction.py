@@ -153,6 +153,30 @@ def test_fork_stops_after_five_model_turns(model_server: ModelServer, project: P
     assert len([r for r in model_server.requests if is_fork(r.body)]) == 5
 
 
+@pytest.mark.req("F7")
+@pytest.mark.req("FH10")
+def test_a_declared_tool_the_fork_may_not_use_is_refused_to_it_and_recorded(
+    model_server: ModelServer, project: Path
+) -> None:
+    """The fork's request declares the main agent's tools (its cached prefix): a call of one
+    it may not use is refused as such, not answered as an unknown tool."""
+    mem = memory_dir(project)
+    model_server.enqueue(text("Done."), when=is_main)
+    model_server.enqueue(
+        tool_call("Agent", {"description": "x", "prompt": "y", "subagent_type": "general"}),
+        text("Saved."),
+        when=is_fork,
+    )
+    proc = run_wave("-p", "hi", cwd=project, server=model_server)
+    assert proc.returncode == 0, proc.stderr
+    forks = [r for r in model_server.requests if is_fork(r.body)]
+    answer = forks[1].body["messages"][-1]["content"]
+    assert answer.startswith("Refused: Agent is not available to the memory extraction.")
+    assert "Unknown tool" not in answer
+    (audit,) = (mem.parent / "extractions").glob("*.json")
+    assert [r.split()[0] for r in json.loads(audit.read_text())["refused"]] == ["Agent"]
+
+
 @pytest.mark.req("S1")
 def test_no_fork_when_auto_memory_is_off(
     model_server: ModelServer, project: Path, isolated_home: Path

@@ -211,11 +211,17 @@ class ExtractionFork:
     # req: X2
     # req: MX7
     # req: MX9
+    # req: FH10
     async def _run_tool(self, call: ToolCall, record: ExtractionRecord) -> ToolResult:
         parsed = parse_call(call, self.workdir)
         if isinstance(parsed, str):
             return ToolResult(parsed, is_error=True)
         road = _ForkRoad(self, record)
+        if parsed.name not in self.tools:
+            # A tool the main request declares (Agent, an MCP tool) is refused to the
+            # extraction by its gate, and recorded, not "unknown".
+            refusal = await road.check(parsed)
+            return ToolResult(refusal or f"Refused: {parsed.name}", is_error=True)
         extensions = Extensions()
         extensions.add(road)
         pipeline = ToolPipeline(
