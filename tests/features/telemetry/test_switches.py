@@ -117,3 +117,18 @@ def test_the_settings_keys_are_declared_and_a_wrong_value_is_named(
     paths.user_settings.write_text(json.dumps(bad))
     problems = SettingsStore(paths, environ={}).current().problems
     assert len(problems) == 1 and "monitoring" in problems[0]
+
+
+@pytest.mark.req("FH10")
+def test_one_exporter_named_takes_the_other_signals_along(
+    model_server: ModelServer, project: Path, isolated_home: Path
+) -> None:
+    """`OTEL_TRACES_EXPORTER=jsonl` alone: metrics and events go to the same file, not to an
+    OTLP endpoint nobody runs (which cost a wait and a warning at every exit)."""
+    model_server.enqueue(text("hello"), text("none"))
+    env = {"OTEL_TRACES_EXPORTER": "jsonl"}
+    proc = run_wave("-p", "hi", cwd=project, server=model_server, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    signals = {r["signal"] for r in records(isolated_home)}
+    assert {"span", "metric", "event"} <= signals

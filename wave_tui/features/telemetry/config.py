@@ -16,6 +16,7 @@ from wave_tui.config.schema import OtlpProtocol, TelemetryExporter
 from wave_tui.features.telemetry.switch import (
     ENV_EXPORTER,
     SETTINGS_EXPORTER_KEY,
+    SIGNALS,
     Signal,
     flag,
 )
@@ -106,17 +107,42 @@ def _int(environ: Mapping[str, str], name: str, default: int, problems: list[str
 
 
 def _exporter(
-    signal: Signal, environ: Mapping[str, str], settings: Mapping[str, Any], problems: list[str]
+    signal: Signal,
+    environ: Mapping[str, str],
+    settings: Mapping[str, Any],
+    problems: list[str],
+    unset: TelemetryExporter = DEFAULT_EXPORTER,
 ) -> TelemetryExporter:
     env_name = ENV_EXPORTER[signal]
-    raw = environ.get(env_name, "").strip().lower() or settings.get(SETTINGS_EXPORTER_KEY[signal])
-    if raw is None or raw == "":
-        return DEFAULT_EXPORTER
+    raw = _raw_exporter(signal, environ, settings)
+    if raw is None:
+        return unset
     for exporter in EXPORTERS:
         if raw == exporter:
             return exporter
     problems.append(f"{env_name}={raw!r} is none of {', '.join(EXPORTERS)}: {signal} not exported")
     return "none"
+
+
+def _raw_exporter(
+    signal: Signal, environ: Mapping[str, str], settings: Mapping[str, Any]
+) -> str | None:
+    raw = environ.get(ENV_EXPORTER[signal], "").strip().lower() or settings.get(
+        SETTINGS_EXPORTER_KEY[signal]
+    )
+    return str(raw) if raw else None
+
+
+# req: FH10
+def _unset_exporter(environ: Mapping[str, str], settings: Mapping[str, Any]) -> TelemetryExporter:
+    """Where a signal nobody named goes: where the first named one goes (`OTEL_TRACES_EXPORTER
+    =jsonl` alone sends metrics and events to the same file, not to an OTLP endpoint nobody
+    runs), or OTLP when none is named."""
+    for signal in SIGNALS:
+        raw = _raw_exporter(signal, environ, settings)
+        if raw is not None:
+            return next((e for e in EXPORTERS if e == raw), "none")
+    return DEFAULT_EXPORTER
 
 
 # req: OT3
@@ -139,12 +165,13 @@ def telemetry_config(
             problems.append(f"{ENV_HEADERS} is neither k=v,k2=v2 nor a JSON object: not sent")
         else:
             headers = parsed
+    unset = _unset_exporter(environ, settings)
     prompts = flag(environ.get(ENV_LOG_PROMPTS))
     content = flag(environ.get(ENV_LOG_TOOL_CONTENT))
     return TelemetryConfig(
-        traces=_exporter("traces", environ, settings, problems),
-        metrics=_exporter("metrics", environ, settings, problems),
-        logs=_exporter("logs", environ, settings, problems),
+        traces=_exporter("traces", environ, settings, problems, unset),
+        metrics=_exporter("metrics", environ, settings, problems, unset),
+        logs=_exporter("logs", environ, settings, problems, unset),
         endpoint=(endpoint if isinstance(endpoint, str) and endpoint else default_endpoint),
         protocol=protocol,
         jsonl_path=jsonl_path,
