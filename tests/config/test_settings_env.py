@@ -45,7 +45,8 @@ def test_default_environment_is_os_environ(
 def test_settings_env_supplies_wave_variables(
     paths: WavePaths, write_settings: WriteSettings
 ) -> None:
-    write_settings(paths.project_settings, {"env": {"WAVE_BASE_URL": "http://settings"}})
+    # The user's own file: a project's endpoint waits for trust (tests/config/test_project_guard.py).
+    write_settings(paths.user_settings, {"env": {"WAVE_BASE_URL": "http://settings"}})
 
     assert SettingsStore(paths, environ={}).current().base_url == "http://settings"
 

@@ -194,12 +194,18 @@ class SandboxConfig(BaseModel):
     )
     writable_paths: list[StrictStr] = Field(
         default_factory=list,
-        description="Folders writable in the sandbox besides the project and a private /tmp.",
+        description="Folders writable in the sandbox besides the project and a private /tmp "
+        "(never the home folder, its dotfiles, `~/.ssh`, `~/.wave`).",
     )
     excluded_commands: list[StrictStr] = Field(
         default_factory=list,
         description="Commands (names or word prefixes, e.g. `docker`, `git push`) that run "
         "outside the sandbox, after asking.",
+    )
+    allow_unix_sockets: list[StrictStr] = Field(
+        default_factory=list,
+        description="Unix socket paths reachable from the sandbox (none otherwise, e.g. "
+        "`/var/run/docker.sock`).",
     )
 
 
@@ -252,6 +258,12 @@ class SettingsSchema(BaseModel):
     )
     models: dict[str, ModelConfig] = Field(
         default_factory=dict, description="Per-model settings, keyed by model name."
+    )
+    model_aliases: dict[str, StrictStr] = Field(
+        default_factory=dict,
+        description="Model names for the aliases agents, commands and skills use "
+        '(`{"sonnet": "qwen3-coder"}`; unmapped: `haiku`/`fast` the fast model, the rest the '
+        "session's).",
     )
     permissions: PermissionsConfig = Field(
         default_factory=PermissionsConfig, description="Tool permission rules."

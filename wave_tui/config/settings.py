@@ -36,6 +36,7 @@ from wave_tui.config.effective import (
 from wave_tui.config.fileio import locked_update
 from wave_tui.config.modes import PERMISSION_MODES, PermissionMode
 from wave_tui.config.paths import WavePaths, display_path
+from wave_tui.config.project_guard import GuardedLayers, guard_layers
 from wave_tui.config.records import record
 from wave_tui.config.schema import (
     AUTO_MEMORY_FREQUENCY_MAX,
@@ -66,6 +67,7 @@ from wave_tui.config.sources import (
     parse_settings_file,
     settings_env_block,
 )
+from wave_tui.config.trust import TrustRequested
 
 __all__ = [
     "AUTO_MEMORY_FREQUENCY_MAX",
@@ -139,6 +141,10 @@ class SettingsStore:
         self._pending: list[str] = []
         self._last_failure: str | None = None
         self._effective = EffectiveSettings()
+        # The files as they apply: a project's guarded keys held back until trusted.
+        self._guarded = GuardedLayers((), (), None, None)
+        self._applied: list[SettingsLayer] = []
+        self._trust_signature: _Signature | Literal["unread"] = "unread"
         self._version = 0
         self.refresh()
 
@@ -167,10 +173,14 @@ class SettingsStore:
         self.refresh()
         with self._lock:
             return [
-                SettingsLayer(st.path, st.scope, dict(st.valid))
-                for st in self._states
-                if st.valid is not None
+                SettingsLayer(layer.path, layer.scope, dict(layer.data)) for layer in self._applied
             ]
+
+    def settings_trust_needed(self) -> TrustRequested | None:
+        """The project settings keys held back until the user trusts them (None: nothing is)."""
+        self.refresh()
+        with self._lock:
+            return self._guarded.request
 
     def save_user(self, **updates: Any) -> EffectiveSettings:
         """`save_user_settings`, then reload at once so subscribers hear of it now. Raises as
@@ -240,8 +250,13 @@ class SettingsStore:
     # req: X9
     def _reload_locked(self) -> list[str]:
         signatures = [_signature(path) for path in self._files]
-        if all(st.signature == sig for st, sig in zip(self._states, signatures, strict=True)):
+        # Trusting (or no longer trusting) the project's guarded keys changes what applies.
+        trust_signature = _signature(self.paths.trust_file)
+        if trust_signature == self._trust_signature and all(
+            st.signature == sig for st, sig in zip(self._states, signatures, strict=True)
+        ):
             return []
+        self._trust_signature = trust_signature
         for state, sig in zip(self._states, signatures, strict=True):
             if state.signature == sig:
                 continue
@@ -262,11 +277,19 @@ class SettingsStore:
 
     def _build(self) -> EffectiveSettings:
         problems = [line for state in self._states for line in state.problems]
+        read = [st for st in self._states if st.valid is not None]
+        self._guarded = guard_layers(
+            ((st.scope, st.valid or {}) for st in read),
+            self.paths.project_root,
+            self.paths.trust_file,
+        )
+        if self._guarded.problem is not None:
+            problems.append(self._guarded.problem)
         layers = [
-            SettingsLayer(st.path, st.scope, st.valid)
-            for st in self._states
-            if st.valid is not None
+            SettingsLayer(st.path, st.scope, data)
+            for st, data in zip(read, self._guarded.layers, strict=True)
         ]
+        self._applied = layers
         merged = file_contributions(layers, self.paths, problems)
         user = next((layer.data for layer in layers if layer.scope == "user"), {})
         environ = self._environ

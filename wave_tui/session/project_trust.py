@@ -1,15 +1,18 @@
-"""What of a project's own code waits for the user's trust: its hooks, MCP and language servers.
+"""What of a project waits for the user's trust: its guarded settings keys (endpoint, telemetry,
+variables that run code), its hooks, MCP and language servers.
 
-The app asks once per set (`config/trust.py`); `wave -p` never needs to (the invoker trusts).
+The app asks once per set (`config/trust.py`); `wave -p` runs the project's code (the invoker
+trusts it) but applies guarded settings keys only once trusted (`config/project_guard.py`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from typing import TYPE_CHECKING
 
 from wave_tui.agent.service import AgentService
-from wave_tui.config.trust import TrustRequested
+from wave_tui.config.trust import TrustRequested, TrustStore
 from wave_tui.features.mcp.wiring import mcp_of
 from wave_tui.features.user_hooks import UserHooks
 
@@ -31,9 +34,11 @@ def _lsp_of(service: AgentService) -> LspWiring | None:
 
 
 def trust_requests(service: AgentService) -> list[TrustRequested]:  # req: HK10
-    """Each set that needs trust before it runs: project hooks first, then MCP servers."""
+    """Each set that needs trust before it runs: the project's guarded settings keys, its
+    hooks, MCP servers and language servers."""
     hooks, mcp, lsp = _hooks_of(service), mcp_of(service), _lsp_of(service)
     requests = [
+        service.store.settings_trust_needed(),
         hooks.trust_needed() if hooks is not None else None,
         mcp.trust_needed() if mcp is not None else None,
         lsp.trust_needed() if lsp is not None else None,
@@ -43,7 +48,9 @@ def trust_requests(service: AgentService) -> list[TrustRequested]:  # req: HK10
 
 async def grant_trust(service: AgentService, request: TrustRequested) -> None:  # req: MC6
     """The user trusted `request`: remember it; the hooks run / the servers start from now."""
-    if request.kind == "hooks":
+    if request.kind == "settings":
+        await _trust_settings(service, request)
+    elif request.kind == "hooks":
         hooks = _hooks_of(service)
         if hooks is not None:
             await hooks.grant_trust(request)
@@ -55,3 +62,11 @@ async def grant_trust(service: AgentService, request: TrustRequested) -> None:  
         lsp = _lsp_of(service)
         if lsp is not None:
             await lsp.grant_trust(request)
+
+
+# req: HR12
+async def _trust_settings(service: AgentService, request: TrustRequested) -> None:
+    """The user trusted the project's guarded settings keys: they apply from the next read."""
+    trust = TrustStore(service.paths.trust_file)
+    await asyncio.to_thread(trust.record, request)
+    await asyncio.to_thread(service.store.refresh)

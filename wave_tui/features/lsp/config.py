@@ -20,9 +20,11 @@ DIAGNOSTICS_TIMEOUT_KEY = "lspDiagnosticsTimeout"
 DEFAULT_STARTUP_TIMEOUT_MS = 30_000
 DEFAULT_REQUEST_TIMEOUT_MS = 20_000
 DEFAULT_DIAGNOSTICS_TIMEOUT_S = 3.0
-# Settings layers committed with the project: their servers wait for the user's trust (as
-# project hooks and MCP servers do).
-TRUSTED_ONLY_AFTER_PROMPT_SCOPES = frozenset({"project"})
+# The one scope whose servers start without asking. Every other is the project's: a
+# `.wave/settings.local.json` can be committed like `.wave/settings.json`, and a plugin turned
+# on by either is the project's code too; their servers wait for the user's trust (as project
+# hooks and MCP servers do).
+UNASKED_SCOPE = "user"
 
 
 @record
@@ -40,9 +42,9 @@ class LspServerConfig:
     scope: str = "user"  # the settings layer's scope ("project", "local", "user", a plugin's)
 
     @property
-    def needs_trust(self) -> bool:
-        """A server from a file committed with the project runs only once the user trusts it."""
-        return self.scope in TRUSTED_ONLY_AFTER_PROMPT_SCOPES
+    def needs_trust(self) -> bool:  # req: HR3
+        """A server from any scope but the user's runs only once the user trusts it."""
+        return self.scope != UNASKED_SCOPE
 
     def language_of(self, path: Path) -> str | None:
         return self.extension_to_language.get(path.suffix) or self.extension_to_language.get(

@@ -20,6 +20,7 @@ KIND_TITLES = {
     "mcp": "MCP servers (started now)",
     "lsp": "Language servers (started on first use)",
     "commands": "Custom commands (their allowed-tools)",
+    "settings": "Settings (endpoint, credentials, telemetry, variables that run code)",
 }
 
 
@@ -28,6 +29,7 @@ TRUSTED_NAMES = {
     "mcp": "project MCP servers",
     "commands": "commands",
     "lsp": "project language servers",
+    "settings": "project settings",
 }
 
 
