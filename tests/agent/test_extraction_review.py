@@ -117,6 +117,27 @@ async def test_mx7_revert_leaves_a_file_edited_since_alone(
     assert "build.md" not in (mem / "MEMORY.md").read_text()
 
 
+@pytest.mark.req("MX7")
+@pytest.mark.req("FH10")
+async def test_a_revert_that_puts_nothing_back_is_not_recorded(
+    service_for, model_server: ModelServer, project: Path
+) -> None:
+    service = service_for()
+    mem = service.paths.memory_dir
+    script_fork_writes(model_server, mem)
+    await service.run_turn("we build with make dist")
+    await extraction(service).wait()
+    await service.destroy()
+    for written in mem.glob("*.md"):  # the user changed every file the run wrote
+        written.write_text(f"edited by the user: {written.name}\n")
+    (run,) = json.loads(cli(project, "runs", "--json").stdout)
+    proc = run_wave("memory", "revert", run["id"], cwd=project)
+    assert proc.returncode == 1
+    assert "nothing to put back" in proc.stderr and "changed since the run" in proc.stderr
+    runs = json.loads(cli(project, "runs", "--json").stdout)
+    assert [r["kind"] for r in runs] == ["extraction"] and runs[0]["reverted_by"] is None
+
+
 @pytest.mark.req("MX8")
 async def test_mx8_review_mode_writes_wait_in_the_inbox_until_accepted(
     service_for, model_server: ModelServer, project: Path, monkeypatch: pytest.MonkeyPatch

@@ -222,6 +222,7 @@ def record_problem(record: dict[str, Any], memory_dir: Path) -> str | None:
     return None
 
 
+# req: FH10
 def revert_run(project_dir: Path, run_id: str, session_id: str = "revert") -> RevertResult:
     """Put back what `run_id` changed; files edited since then are left alone and reported."""
     target = find_run(project_dir, run_id)
@@ -253,6 +254,11 @@ def revert_run(project_dir: Path, run_id: str, session_id: str = "revert") -> Re
             else:
                 atomic_write_text(change.path, change.before)
             restored.append(change.path)
+    if not restored:
+        # Nothing was put back: no revert happened, so none is recorded (and the run stays
+        # revertible once the files are as it left them).
+        left = "; ".join(skipped) or "it changed no file"
+        raise RunError(f"run {run_id} not reverted: nothing to put back ({left})")
     started = time.time()
     record = {
         "kind": "revert",
