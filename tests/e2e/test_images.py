@@ -296,5 +296,5 @@ def test_an_image_name_over_text_is_not_attached_and_says_so(
     body = json.dumps(model_server.requests[0].body)
     assert "plain text, not a picture" not in body and "data:image" not in body
     assert proc.stderr.strip() == (
-        "wave: warning: not attached: pic.gif is not a PNG, JPEG, GIF or WebP image its name says."
+        "wave: warning: not attached: pic.gif is not the PNG, JPEG, GIF or WebP image its name says it is."
     )

@@ -342,3 +342,18 @@ def test_after_a_compaction_code_rewinds_across_it_and_the_conversation_refuses_
     back = sessions(project, "rewind", child["id"], "--to", "1", "--code")
     assert back.returncode == 0, back.stderr
     assert (project / "a.txt").read_text() == "one\n" and not (project / "b.txt").exists()
+
+
+@pytest.mark.req("FH10")
+def test_the_rewind_list_shows_an_attached_file_as_one_line(
+    model_server: ModelServer, project: Path
+) -> None:
+    (project / "notes.txt").write_text("the secret is 42\n")
+    model_server.enqueue(text("read it"))
+    sid = turn(project, model_server, "look at @notes.txt")
+    shown = sessions(project, "show", sid, "--json")
+    assert shown.returncode == 0, shown.stderr
+    (message,) = json.loads(shown.stdout)["messages"]
+    assert "<attached-file" not in message["text"]
+    assert message["text"].startswith("look at @notes.txt")
+    assert "(attached: notes.txt)" in message["text"]

@@ -45,6 +45,15 @@ async def test_aq1_asker_gets_parsed_questions_and_answers_go_to_the_model(
     assert '"Which tests?" = "opt0, opt2, and fuzzing"' in result.content
 
 
+@pytest.mark.req("FH10")
+async def test_one_answer_is_said_in_the_singular(ctx: ToolContext) -> None:
+    async def asker(questions: Sequence[Question]) -> Sequence[QuestionAnswer]:
+        return [QuestionAnswer("Which database?", ("opt1",))]
+
+    result = await AskUserQuestionTool(asker).run({"questions": [_q()]}, ctx)
+    assert result.summary == "1 answer"
+
+
 @pytest.mark.req("AQ1")
 async def test_aq1_dismissed_dialog_is_reported(ctx: ToolContext) -> None:
     async def asker(questions: Sequence[Question]) -> None:

@@ -85,7 +85,7 @@ async def test_an_image_name_over_text_is_one_clear_image_error(ctx: ToolContext
     (ctx.workdir / "pic.png").write_text("not really a png", encoding="utf-8")
     result = await read(ctx, file_path="pic.png")
     assert result.is_error and not result.images
-    assert result.content == "pic.png is not a PNG, JPEG, GIF or WebP image its name says."
+    assert result.content == "pic.png is not the PNG, JPEG, GIF or WebP image its name says it is."
 
 
 async def test_invalid_utf8_reports_the_byte_offset(ctx: ToolContext) -> None:

@@ -106,7 +106,7 @@ def encode_image(path: Path, raw: bytes | None = None) -> EncodedImage:
         raise
     except UnidentifiedImageError as exc:
         raise ImageError(
-            f"{path.name} is not a PNG, JPEG, GIF or WebP image its name says."
+            f"{path.name} is not the PNG, JPEG, GIF or WebP image its name says it is."
         ) from exc
     except Image.DecompressionBombError as exc:
         raise ImageError(

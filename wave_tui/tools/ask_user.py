@@ -153,4 +153,7 @@ class AskUserQuestionTool(TypedTool[AskUserQuestionArgs]):
                 is_error=True,
                 summary="Questions dismissed",
             )
-        return ToolResult(content=format_answers(answers), summary=f"{len(answers)} answers")
+        return ToolResult(
+            content=format_answers(answers),
+            summary=f"{len(answers)} answer{'s' * (len(answers) != 1)}",
+        )

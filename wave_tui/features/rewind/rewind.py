@@ -20,6 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
+from wave_tui.agent.attachments import shown_text
 from wave_tui.agent.sessions import full_thread, session_chain
 from wave_tui.agent.transcript import transcript_for
 from wave_tui.config.fileio import atomic_write_bytes
@@ -75,6 +76,7 @@ def chain_records(
 
 
 # req: RW4
+# req: FH10
 def rewind_points(paths: WavePaths, session_id: str) -> list[RewindPoint]:
     """The session's user messages, oldest first, each with the files its turn wrote."""
     prompts = [m for m in full_thread(paths, session_id) if is_user_prompt(m)]
@@ -83,7 +85,7 @@ def rewind_points(paths: WavePaths, session_id: str) -> list[RewindPoint]:
         if rec.kind == "before" and rec.path not in files.setdefault(rec.turn, []):
             files[rec.turn].append(rec.path)
     return [
-        RewindPoint(n, m.id, m.content, m.timestamp, tuple(files.get(m.id, ())))
+        RewindPoint(n, m.id, shown_text(m), m.timestamp, tuple(files.get(m.id, ())))
         for n, m in enumerate(prompts, 1)
     ]
 
