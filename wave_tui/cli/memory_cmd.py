@@ -171,7 +171,7 @@ def run_memory_command(
     except SystemExit as exc:  # --help
         return int(exc.code or 0)
     try:
-        return _dispatch(args, MemoryAccess(paths, clock), out, err)
+        return _dispatch(args, MemoryAccess.for_command(paths, clock), out, err)
     except (EntryError, *ReviewError) as exc:
         print(f"wave memory: {exc}", file=err)
         return 1

@@ -60,6 +60,13 @@ class MemoryAccess:
         self.clock = clock
         self._emit = emit
 
+    @classmethod
+    def for_command(cls, paths: WavePaths, clock: Clock) -> MemoryAccess:
+        """For `wave memory …`, which runs no session: its writes still reach telemetry."""
+        from wave_tui.features.telemetry.oneshot import memory_write_emitter
+
+        return cls(paths, clock, memory_write_emitter(paths))
+
     def target(self, scope: MemoryScope) -> Path:
         """The AGENTS.md file a quick-add of this scope writes to."""
         return self.paths.project_agents_md if scope == "project" else self.paths.user_agents_md

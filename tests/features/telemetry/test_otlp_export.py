@@ -258,3 +258,29 @@ def test_a_refused_call_is_a_rejected_decision_and_a_failed_tool_span(
     assert decision.attributes["source"] == "config"
     assert got.total("wave.tool.decision", tool_name="Write", decision="reject") == 1
     assert got.total("wave.lines.changed") == 0
+
+
+@pytest.mark.req("FH10")
+def test_a_new_file_written_counts_its_lines_as_added(
+    model_server: ModelServer, project: Path, receiver: OtlpReceiver
+) -> None:
+    model_server.enqueue(
+        tool_call(
+            "Write", {"file_path": str(project / "new.py"), "content": "a = 1\nb = 2\nc = 3\n"}
+        ),
+        text("wrote it"),
+        text("none"),
+    )
+    proc = run_wave(
+        "-p",
+        "write",
+        "--allowedTools",
+        "Write",
+        cwd=project,
+        server=model_server,
+        env=otlp_env(receiver, WAVE_DISABLE_AUTO_MEMORY="1"),
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = receiver.received
+    assert got.total("wave.lines.changed", type="added") == 3
+    assert got.total("wave.lines.changed", type="removed") == 0

@@ -132,3 +132,21 @@ def test_one_exporter_named_takes_the_other_signals_along(
     assert proc.stderr == ""
     signals = {r["signal"] for r in records(isolated_home)}
     assert {"span", "metric", "event"} <= signals
+
+
+@pytest.mark.req("FH10")
+@pytest.mark.req("OT5")
+def test_wave_memory_add_is_a_memory_write_of_the_user(project: Path, isolated_home: Path) -> None:
+    proc = run_wave(
+        "memory",
+        "add",
+        "--scope",
+        "project",
+        "run the tests with make check",
+        cwd=project,
+        env={"OTEL_TRACES_EXPORTER": "jsonl"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    writes = [r for r in records(isolated_home) if r["name"] == "memory_write"]
+    assert len(writes) == 1
+    assert writes[0]["attributes"]["source"] == "user"  # type: ignore[index]

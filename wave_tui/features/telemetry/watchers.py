@@ -25,6 +25,8 @@ from wave_tui.features.telemetry.error_class import (
 )
 from wave_tui.features.telemetry.recorder import Recorder, clipped
 from wave_tui.llm.types import Usage
+from wave_tui.permissions.tool_table import WRITE
+from wave_tui.tools.base import ToolResult
 
 
 def _ms(start_ns: int, end_ns: int) -> int:
@@ -148,6 +150,8 @@ class _ToolSpan:
         recorder.counters.tool_decisions.add(1, {"tool_name": name, "decision": decision})
         if result.diff:
             recorder.lines_changed(result.diff)
+        elif created_lines(self._call, result):
+            recorder.counters.lines.add(created_lines(self._call, result), {"type": "added"})
         for path in result.written_paths:
             recorder.memory_write(path, "main", span)
 
@@ -177,3 +181,12 @@ class ToolTelemetry:
 
     def watch_tool(self, call: ToolCallInfo) -> _ToolSpan:
         return _ToolSpan(self._recorder, call)
+
+
+# req: FH10
+def created_lines(call: ToolCallInfo, result: ToolResult) -> int:
+    """The lines of a file a Write created (no diff: nothing was there before)."""
+    if call.name != WRITE or result.is_error or result.diff or not result.written_paths:
+        return 0
+    content = call.args.get("content") if isinstance(call.args, dict) else None
+    return len(content.splitlines()) if isinstance(content, str) else 0
