@@ -290,3 +290,17 @@ async def test_ux11_frequency_field_rejects_decimals_and_letters_with_a_word(
         await pilot.press("ctrl+s")
         await pilot.pause()
     assert not paths.user_settings.exists()
+
+
+@pytest.mark.req("FH10")
+async def test_the_fast_model_field_says_which_model_the_environment_sets(
+    build_app: BuildApp, model_server: ModelServer
+) -> None:
+    app = build_app(model_server.env(WAVE_FAST_MODEL="tiny-fast"))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("f3")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        field = app.screen.query_one("#fast-model", Input)
+        assert field.value == ""
+        assert field.placeholder == "in use: tiny-fast (WAVE_FAST_MODEL)"

@@ -133,6 +133,12 @@ class SettingsAccess:
         service = self._core.service
         return service.model if service is not None else self.current().model
 
+    # req: FH10
+    def fast_model_in_use(self) -> str | None:
+        """The fast model the agent uses (WAVE_FAST_MODEL wins over the settings file); None:
+        side jobs use the main model."""
+        return self.current().fast_model or None
+
     def model_choices(self) -> list[ModelChoice]:
         """The configured models (`model`, `fastModel`, `models.*`) for the `/model` picker."""
         return model_choices(self.model_in_use(), self.current())

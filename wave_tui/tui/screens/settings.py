@@ -159,7 +159,12 @@ class SettingsScreen(Screen[None]):
         )
         self.query_one("#base-url", Input).value = self._shown.base_url
         self.query_one("#api-key", Input).value = self._shown.api_key
-        self.query_one("#fast-model", Input).value = endpoint.fast_model
+        fast = self.query_one("#fast-model", Input)
+        fast.value = endpoint.fast_model
+        fast_in_use = self.wave.session.settings.fast_model_in_use()
+        if fast_in_use and fast_in_use != endpoint.fast_model:
+            # The field is what the file says; the model in use comes from the environment.
+            fast.placeholder = f"in use: {fast_in_use} (WAVE_FAST_MODEL)"
         self._show_origins(in_use)
         self._show_switch_state(values.auto_memory_enabled)
         self._show_frequency_error(None)
