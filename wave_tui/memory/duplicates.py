@@ -2,8 +2,9 @@
 memory, by normalised text or a close match (MX9).
 
 Auto memories are compared by their body (frontmatter and headings left out); AGENTS.md items by
-their text. A close match is a `difflib` ratio of at least `CLOSE_MATCH_RATIO` on normalised text,
-which catches reworded punctuation, case and small edits but not merely related topics.
+their text. A close match (`similarity.py`) is a `difflib` ratio of at least `CLOSE_MATCH_RATIO`
+on normalised text, which catches reworded punctuation, case and small edits but not merely
+related topics; long texts are compared by shingles so that the check stays bounded in time.
 """
 
 from __future__ import annotations
@@ -18,9 +19,8 @@ from wave_tui.memory.catalog import MemoryEntry, build_catalog
 from wave_tui.memory.entries import normalise
 from wave_tui.memory.frontmatter import parse_frontmatter
 from wave_tui.memory.rules import RuleSet
+from wave_tui.memory.similarity import Compared, close_ratio
 
-CLOSE_MATCH_RATIO = 0.85
-MIN_COMPARED_CHARS = 12  # shorter texts ("Tabs.") match too easily to be called duplicates
 _HEADING_LINE_RE = re.compile(r"^\s*#{1,6}\s.*$", re.MULTILINE)
 
 
@@ -50,16 +50,6 @@ def comparable_text(entry_or_text: MemoryEntry | str) -> str:
     return normalise(body)
 
 
-def similarity(a: str, b: str) -> float:
-    if a == b:
-        return 1.0
-    if min(len(a), len(b)) < MIN_COMPARED_CHARS:
-        return 0.0
-    import difflib  # only when something is compared: not on every start
-
-    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
-
-
 def find_duplicate(
     text: str,
     entries: list[MemoryEntry],
@@ -76,12 +66,13 @@ def find_duplicate(
     )
     if not key:
         return None
+    compared = Compared(key)
     best: Duplicate | None = None
     for entry in entries:
         if entry.scope == "rule" or (exclude_path is not None and _same(entry.path, exclude_path)):
             continue
-        ratio = similarity(key, comparable_text(entry))
-        if ratio >= CLOSE_MATCH_RATIO and (best is None or ratio > best.ratio):
+        ratio = close_ratio(compared, Compared(comparable_text(entry)))
+        if ratio is not None and (best is None or ratio > best.ratio):
             best = Duplicate(entry, ratio)
     return best
 
@@ -89,13 +80,15 @@ def find_duplicate(
 def near_duplicates(entries: list[MemoryEntry]) -> list[tuple[MemoryEntry, Duplicate]]:
     """Pairs of entries (later, earlier) whose texts match closely, for `--duplicates`."""
     pairs: list[tuple[MemoryEntry, Duplicate]] = []
-    texts = [(e, comparable_text(e)) for e in entries if e.scope != "rule"]
+    texts = [(e, Compared(comparable_text(e))) for e in entries if e.scope != "rule"]
     for i, (entry, key) in enumerate(texts):
+        if not key.text:
+            continue
         for other, other_key in texts[:i]:
             if _same(entry.path, other.path) and entry.scope == "auto":
                 continue
-            ratio = similarity(key, other_key)
-            if key and ratio >= CLOSE_MATCH_RATIO:
+            ratio = close_ratio(key, other_key)
+            if ratio is not None:
                 pairs.append((entry, Duplicate(other, ratio)))
     return pairs
 

@@ -124,6 +124,13 @@ def walk_files(root: Path) -> Iterator[Path]:
     yield from walk(root, ancestors)
 
 
+# req: SP6
+def vcs_excludes() -> list[str]:
+    """ripgrep's globs that keep VCS folders out. They go after the caller's globs: in ripgrep
+    the last matching glob wins, so a `*` or `**` given later would bring `.git/` back."""
+    return [f"--glob=!{d}" for d in sorted(VCS_DIRS)]
+
+
 def _split_absolute_pattern(pattern: str) -> tuple[Path | None, str]:
     """`/abs/dir/**/*.py` -> (/abs/dir, `**/*.py`): models often send absolute patterns."""
     if not pattern.startswith("/"):
@@ -137,9 +144,9 @@ def _split_absolute_pattern(pattern: str) -> tuple[Path | None, str]:
 
 def _rg_list(rg: str, root: Path, pattern: str) -> list[str]:
     cmd = [rg, "--files", "--hidden", "--no-require-git", "--no-config", "--no-messages"]
-    cmd += [f"--glob=!{d}" for d in sorted(VCS_DIRS)]
     for alternative in expand_braces(pattern):  # as in the fallback; rg rejects nested groups
         cmd += ["--glob", alternative]
+    cmd += vcs_excludes()
     try:
         proc = subprocess.run(
             cmd, cwd=root, capture_output=True, timeout=RG_TIMEOUT_S, stdin=subprocess.DEVNULL

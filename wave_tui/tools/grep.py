@@ -1,37 +1,30 @@
 """Grep: regex search over file contents, via ripgrep or an equivalent pure-Python fallback.
 
-Both backends produce the same structured hits; one formatter renders them, so the model sees the
-same text whichever backend ran.
+Both backends produce the same rows (`grep_output.py`); one formatter renders them, so the model
+sees the same text whichever backend ran. The ripgrep backend is in `grep_rg.py`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import bisect
-import json
 import re
 from collections.abc import Iterable
-from dataclasses import field
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated
 
-from wave_tui.config.records import record
-from wave_tui.files.text_files import split_lines
 from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
 from wave_tui.tools.base import ToolContext, ToolError, ToolResult, resolve_path
-from wave_tui.tools.glob_tool import (
-    VCS_DIRS,
-    compile_glob,
-    expand_braces,
-    find_ripgrep,
-    walk_files,
+from wave_tui.tools.glob_tool import compile_glob, find_ripgrep, walk_files
+from wave_tui.tools.grep_output import (
+    FileHits,
+    GrepQuery,
+    Listing,
+    OutputMode,
+    format_listing,
+    listing_of_hits,
 )
-
-OutputMode = Literal["files_with_matches", "content", "count"]
-MAX_OUTPUT_CHARS = 30_000
-MAX_LINE_CHARS = 1000
-RG_TIMEOUT_S = 60.0
+from wave_tui.tools.grep_rg import listing_of_rg, run_rg
 
 # A subset of ripgrep's built-in types, for the fallback backend.
 FILE_TYPES: dict[str, tuple[str, ...]] = {
@@ -67,118 +60,6 @@ or "count" (path:count of matching lines).
 - -i: case-insensitive. multiline: let the pattern span lines ("." matches newlines).
 - head_limit: keep only the first N lines/entries of the output.
 Prefer this tool over running grep or rg through Bash."""
-
-
-@record(frozen=False)
-class FileHits:
-    path: Path
-    lines: list[tuple[int, str, bool]] = field(default_factory=list)  # (number, text, is_match)
-    count: int = 0  # matching lines
-
-
-@record
-class GrepQuery:
-    pattern: str
-    root: Path  # a directory or a single file
-    mode: OutputMode
-    glob: str | None
-    file_type: str | None
-    ignore_case: bool
-    multiline: bool
-    before: int
-    after: int
-
-
-# ---- ripgrep backend ------------------------------------------------------------------------
-
-
-def _rg_command(rg: str, q: GrepQuery) -> tuple[list[str], Path]:
-    cmd = [rg, "--no-config", "--hidden", "--no-require-git", "--color=never"]
-    cmd += [f"--glob=!{d}" for d in sorted(VCS_DIRS)]
-    if q.ignore_case:
-        cmd.append("--ignore-case")
-    if q.multiline:
-        cmd += ["--multiline", "--multiline-dotall"]
-    if q.glob:
-        # Expanded here as in the fallback: rg rejects nested `{a,{b,c}}` groups.
-        for alternative in expand_braces(q.glob):
-            cmd += ["--glob", alternative]
-    if q.file_type:
-        cmd += ["--type", q.file_type]
-    if q.mode == "files_with_matches":
-        cmd += ["--files-with-matches", "--null"]
-    elif q.mode == "count":
-        cmd += ["--count", "--with-filename", "--null"]
-    else:
-        cmd += ["--json", f"--before-context={q.before}", f"--after-context={q.after}"]
-    cmd += ["-e", q.pattern]
-    # Globs are matched relative to rg's working directory: run it from the search root.
-    if q.root.is_dir():
-        return cmd, q.root
-    return [*cmd, "--", q.root.name], q.root.parent
-
-
-def _json_text(obj: dict[str, Any]) -> str:
-    if "text" in obj:
-        return str(obj["text"])
-    return base64.b64decode(obj.get("bytes", "")).decode("utf-8", "replace")
-
-
-def _parse_rg(output: bytes, q: GrepQuery, cwd: Path) -> list[FileHits]:
-    hits: dict[str, FileHits] = {}
-    if q.mode == "files_with_matches":
-        for raw in output.split(b"\0"):
-            name = raw.strip(b"\n").decode("utf-8", "surrogateescape")
-            if name:
-                hits[name] = FileHits(path=cwd / name)
-        return list(hits.values())
-    if q.mode == "count":
-        for counted in output.decode("utf-8", "surrogateescape").split("\n"):
-            name, _, count = counted.rpartition("\0")
-            if name:
-                hits[name] = FileHits(path=cwd / name, count=int(count))
-        return list(hits.values())
-    for line in output.split(b"\n"):
-        if not line.strip():
-            continue
-        event = json.loads(line)
-        if event["type"] not in ("match", "context"):
-            continue
-        data = event["data"]
-        name = _json_text(data["path"])
-        entry = hits.setdefault(name, FileHits(path=cwd / name))
-        is_match = event["type"] == "match"
-        # A multiline match arrives as one event spanning several lines, separated by "\n" only
-        # (str.splitlines would also split at \x0c, U+2028, ... and misnumber the lines).
-        for i, text in enumerate(split_lines(_json_text(data["lines"])) or [""]):
-            entry.lines.append((data["line_number"] + i, text, is_match))
-            entry.count += is_match
-    return list(hits.values())
-
-
-async def _run_rg(rg: str, q: GrepQuery) -> list[FileHits]:
-    cmd, cwd = _rg_command(rg, q)
-    proc = await asyncio.create_subprocess_exec(
-        *cmd,
-        cwd=cwd,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    try:
-        async with asyncio.timeout(RG_TIMEOUT_S):  # not wait_for: see llm/client.py _open
-            out, err = await proc.communicate()
-    except TimeoutError as exc:
-        proc.kill()
-        await proc.wait()
-        raise ToolError(
-            f"Grep timed out after {RG_TIMEOUT_S:.0f}s; narrow the path or glob."
-        ) from exc
-    # Exit 2 also covers "some files were unreadable"; only fail when nothing was found at all.
-    if proc.returncode == 2 and not out:
-        message = err.decode("utf-8", "replace").strip().splitlines()
-        raise ToolError(f"Grep failed: {message[-1] if message else 'ripgrep exit code 2'}")
-    return await asyncio.to_thread(_parse_rg, out, q, cwd)
 
 
 # ---- pure-Python backend ---------------------------------------------------------------------
@@ -252,87 +133,8 @@ def _run_python(q: GrepQuery) -> list[FileHits]:
     return [h for p in _candidate_files(q) if (h := _search_file(p, regex, q)) is not None]
 
 
-# ---- output ----------------------------------------------------------------------------------
-
-
-def _order(hits: list[FileHits], mode: OutputMode) -> list[FileHits]:
-    if mode != "files_with_matches":
-        return sorted(hits, key=lambda h: str(h.path))
-
-    def newest(h: FileHits) -> tuple[int, str]:
-        try:
-            return (-h.path.stat().st_mtime_ns, str(h.path))
-        except OSError:
-            return (0, str(h.path))
-
-    return sorted(hits, key=newest)
-
-
-def _clip(text: str) -> str:
-    if len(text) <= MAX_LINE_CHARS:
-        return text
-    return f"{text[:MAX_LINE_CHARS]}… [{len(text) - MAX_LINE_CHARS} more characters]"
-
-
-def _render(hits: list[FileHits], q: GrepQuery, numbers: bool) -> list[tuple[str, Path | None]]:
-    """Output lines paired with the file whose content they show (None for separators/names)."""
-    if q.mode == "files_with_matches":
-        return [(str(h.path), None) for h in hits]
-    if q.mode == "count":
-        return [(f"{h.path}:{h.count}", None) for h in hits]
-    with_context = q.before > 0 or q.after > 0
-    rows: list[tuple[str, Path | None]] = []
-    for h in hits:
-        previous: int | None = None
-        for number, text, is_match in h.lines:
-            if with_context and rows and (previous is None or number > previous + 1):
-                rows.append(("--", None))
-            sep = ":" if is_match else "-"
-            prefix = f"{h.path}{sep}{number}{sep}" if numbers else f"{h.path}{sep}"
-            rows.append((prefix + _clip(text), h.path))
-            previous = number
-    return rows
-
-
-def format_grep(
-    hits: list[FileHits], q: GrepQuery, numbers: bool, head_limit: int | None
-) -> ToolResult:
-    hits = _order(hits, q.mode)
-    rows = _render(hits, q, numbers)
-    if not rows:
-        return ToolResult(content="No matches found", summary="No matches")
-    total = len(rows)
-    notes: list[str] = []
-    if head_limit is not None and total > head_limit:
-        rows = rows[:head_limit]
-        while rows and rows[-1][0] == "--":
-            rows.pop()
-        notes.append(f"(Output limited to the first {head_limit} of {total} lines.)")
-    size, kept = 0, 0
-    for text, _ in rows:
-        size += len(text) + 1
-        if size > MAX_OUTPUT_CHARS:
-            break
-        kept += 1
-    if kept < len(rows):
-        rows = rows[:kept]
-        notes.append(
-            f"(Output truncated at {MAX_OUTPUT_CHARS} characters; use head_limit, a glob or a "
-            "narrower path to see the rest.)"
-        )
-    content = "\n".join(text for text, _ in rows)
-    if notes:
-        content += "\n\n" + "\n".join(notes)
-    context_paths = list(dict.fromkeys(p for _, p in rows if p is not None))
-    if q.mode == "files_with_matches":
-        summary = f"Found {len(hits)} file{'s' if len(hits) != 1 else ''}"
-    elif q.mode == "count":
-        n = sum(h.count for h in hits)
-        summary = f"Found {n} match{'es' if n != 1 else ''} in {len(hits)} files"
-    else:
-        n = sum(h.count for h in hits)
-        summary = f"Found {n} matching line{'s' if n != 1 else ''}"
-    return ToolResult(content=content, summary=summary, context_paths=context_paths)
+def _python_listing(q: GrepQuery, numbers: bool) -> Listing:
+    return listing_of_hits(_run_python(q), q, numbers)
 
 
 def _empty_is_absent(key: str, value: object) -> object:
@@ -404,7 +206,8 @@ class GrepTool(TypedTool[GrepArgs]):
             after=(after if after is not None else around or 0) if in_content else 0,
         )
         if self.rg_path:
-            hits = await _run_rg(self.rg_path, query)
+            out, cwd = await run_rg(self.rg_path, query)
+            listing = await asyncio.to_thread(listing_of_rg, out, query, cwd, args.line_numbers)
         else:
-            hits = await asyncio.to_thread(_run_python, query)
-        return format_grep(hits, query, args.line_numbers, args.head_limit)
+            listing = await asyncio.to_thread(_python_listing, query, args.line_numbers)
+        return await asyncio.to_thread(format_listing, listing, args.head_limit)

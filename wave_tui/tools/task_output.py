@@ -25,6 +25,7 @@ TASK_OUTPUT_WAIT_MAX_MS = 600_000
 READ_EDGE_BYTES = MAX_OUTPUT_CHARS * 4
 
 
+# req: SP7
 def read_from(path: Path, offset: int) -> tuple[str, int]:
     """The output written after `offset` (its two ends, past `READ_EDGE_BYTES` each), and the
     offset to read from next."""
