@@ -487,9 +487,6 @@ PENDING: frozenset[str] = frozenset(
         "SP3",
         "SP4",
         "SP5",
-        "SP6",
-        "SP7",
-        "SP8",
     }
 )
 
