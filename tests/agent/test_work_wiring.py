@@ -179,6 +179,24 @@ async def test_tk3_task_events_and_facade_list(make: Any, model_server: ModelSer
     await session.close()
 
 
+@pytest.mark.req("FH10")
+async def test_after_compact_tasks_names_the_session_the_user_is_in(
+    make: Any, model_server: ModelServer
+) -> None:
+    """Compaction continues the list under the session's new id: /tasks names that one."""
+    session = AgentSession(make())
+    assert session.service is not None
+    model_server.enqueue(text("hello"), text("the summary"))
+    await session.run_turn("hi")
+    before = session.service.session_id
+    assert await session.compact()
+    after = session.service.session_id
+    assert after != before
+    listing = getattr(await session.input.run_command("/tasks"), "text", "")
+    assert listing.splitlines()[0] == f"Task list of this session ({after[:8]}):"
+    await session.close()
+
+
 @pytest.mark.req("TK3")
 async def test_tk3_tasks_names_the_list_by_a_short_id_or_its_name(
     make: Any, model_server: ModelServer

@@ -12,11 +12,20 @@ from wave_tui.tools.tasks.store import TaskStore
 from wave_tui.tools.tasks.tools import format_task_line, task_list_label
 
 
-def tasks_command(store: TaskStore, background: BackgroundManager | None = None) -> Command:
+def tasks_command(
+    store: TaskStore,
+    background: BackgroundManager | None = None,
+    session_id: Callable[[], str] | None = None,
+) -> Command:
+    """`session_id` names the session the user is in now: the list keeps the id of the session
+    it began in (compaction continues it under a new id), which the user never sees."""
+
     # req: TK3
+    # req: FH10
     async def run(args: str) -> CommandResult:
         tasks = await store.all_tasks()
-        lines = [f"{task_list_label(store.list_id)}:"]
+        current = session_id() if session_id is not None else None
+        lines = [f"{task_list_label(store.list_id, current)}:"]
         lines += [f"  {format_task_line(t)}" for t in tasks] or ["  (no tasks)"]
         running = background.tasks() if background is not None else []
         commands = [t for t in running if t.kind == "bash"]

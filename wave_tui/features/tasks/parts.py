@@ -133,7 +133,7 @@ def build_task_features(
         notifier=BackgroundNotifier(background, bindings.aborting),
         fetcher=fetcher,
         commands=[
-            tasks_command(store, background),
+            tasks_command(store, background, session_id),
             agents_command(lambda: load_subagents(paths, extra_agents)),
         ],
         _tools=tools,

@@ -84,14 +84,15 @@ class TaskUpdateArgs:
     add_blocked_by: Annotated[tuple[str, ...], Arg(name="addBlockedBy", normalize=_id_list)] = ()
 
 
-def task_list_label(list_id: str) -> str:
-    """A task list as people name it: the session's own list by a short id (its id is the
-    session's uuid), a shared one (`WAVE_TASK_LIST_ID`) by its name."""
+def task_list_label(list_id: str, session_id: str | None = None) -> str:
+    """A task list as people name it: the session's own list by the session's short id (the
+    list's id is the uuid of the session it began in; `session_id`, when given, is the one the
+    user is in now), a shared one (`WAVE_TASK_LIST_ID`) by its name."""
     try:
         uuid.UUID(list_id)
     except ValueError:
         return f'Task list "{list_id}"'
-    return f"Task list of this session ({list_id[:SHORT_ID_LENGTH]})"
+    return f"Task list of this session ({(session_id or list_id)[:SHORT_ID_LENGTH]})"
 
 
 def format_task_line(task: Task) -> str:
