@@ -46,6 +46,7 @@ class EffectiveSettings:
     auto_memory_enabled: bool = DEFAULT_AUTO_MEMORY_ENABLED
     auto_memory_frequency: int = DEFAULT_AUTO_MEMORY_FREQUENCY
     models: dict[str, ModelConfig] = field(default_factory=dict)
+    model_aliases: dict[str, str] = field(default_factory=dict)
     permissions: EffectivePermissions = field(default_factory=EffectivePermissions)
     env: dict[str, str] = field(default_factory=dict)
     cleanup_period_days: int = DEFAULT_CLEANUP_PERIOD_DAYS
@@ -127,6 +128,7 @@ def effective_settings(
         auto_memory_enabled=enabled,
         auto_memory_frequency=frequency,
         models=dict(parsed.models),
+        model_aliases=dict(parsed.model_aliases),
         permissions=EffectivePermissions(
             allow=tuple(parsed.permissions.allow),
             deny=tuple(parsed.permissions.deny),

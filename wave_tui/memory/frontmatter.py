@@ -41,8 +41,9 @@ def value_text(value: Any) -> str:
     return " ".join(str(value).split()) if isinstance(value, str) else str(value)
 
 
-def _split(text: str) -> tuple[str, str] | None:
-    """Return (yaml_text, body) when text starts with a `---` fenced block."""
+def split_fence(text: str) -> tuple[str, str] | None:
+    """(the frontmatter's raw text, the body) when `text` starts with a `---` fenced block: for
+    readers that parse the raw text their own way when YAML refuses it (commands, agents)."""
     if text.startswith("---\n"):
         # The usual shape, found without splitting the file into lines: when no `---` comes
         # before the first "\n---\n", no earlier line can be the fence, however lines split.
@@ -52,6 +53,9 @@ def _split(text: str) -> tuple[str, str] | None:
     elif text[:1] not in ("-", "\ufeff") and not text[:1].isspace():
         return None  # the first line cannot strip to `---`
     return _split_lines(text)
+
+
+_split = split_fence
 
 
 def _split_lines(text: str) -> tuple[str, str] | None:

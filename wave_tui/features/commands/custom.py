@@ -1,10 +1,12 @@
 """Custom slash commands: Markdown files in `.wave/commands`, `.claude/commands` and the user's.
 
 `sub/name.md` is `/sub:name`; the body (frontmatter removed) is sent as the user message with
-`$ARGUMENTS` / `$1…` replaced. Frontmatter: `description`, `argument-hint`, `allowed-tools`
-(permission rules granted for that command's turn) and `model` (that turn's model). A project
-command's `allowed-tools` are granted only once the project's command set is trusted (the app
-asks; `wave -p` is the invoker's trust) — without trust the command still runs, ungranted.
+`$ARGUMENTS` / `$1…` replaced, a plugin's `${CLAUDE_PLUGIN_ROOT}` expanded, its `!` commands run
+and `@path` files attached (`command_body`). Frontmatter: `description`, `argument-hint`,
+`allowed-tools` (permission rules granted for that command's turn and its `!` commands) and
+`model` (that turn's model, aliases mapped). A project command's `allowed-tools` and `!` commands
+hold only once the project's command set is trusted (`wave -p` is the invoker's trust) — without
+trust the command still runs, ungranted, its commands not run.
 """
 
 from __future__ import annotations
@@ -16,10 +18,15 @@ from wave_tui.agent.commands import Command, CommandResult, PromptExpansion
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
 from wave_tui.config.trust import TrustStore
+from wave_tui.features.commands.command_body import (
+    BodyShell,
+    expand_root,
+    has_shell,
+    render_body,
+)
 from wave_tui.features.commands.markdown_files import (
     ExtraRoot,
     MarkdownCache,
-    expand_arguments,
     str_list,
     walk_markdown,
     walk_root,
@@ -36,6 +43,7 @@ class CustomCommand:
     argument_hint: str
     allowed_tools: tuple[str, ...]
     model: str | None
+    plugin_root: Path | None = None
 
 
 def command_name(relative: Path) -> str:
@@ -44,7 +52,9 @@ def command_name(relative: Path) -> str:
 
 
 def trust_items(commands: Sequence[CustomCommand]) -> list[str]:
-    return [f"/{c.name}: {','.join(c.allowed_tools)}" for c in commands if c.allowed_tools]
+    """What trusting a project's commands allows: their grants, and the commands they run."""
+    items = [f"/{c.name}: {','.join(c.allowed_tools)}" for c in commands if c.allowed_tools]
+    return items + [f"/{c.name}: runs ! commands" for c in commands if has_shell(c.body)]
 
 
 class CustomCommands:
@@ -57,29 +67,34 @@ class CustomCommands:
         trust: TrustStore,
         label: Callable[[Path], str] = str,
         extra_roots: Callable[[], Sequence[ExtraRoot]] = list,
+        shell: BodyShell | None = None,
+        model_of: Callable[[str | None], str | None] = lambda name: name,
     ) -> None:
         self.paths = paths
         self.trust = trust
         self._cache = MarkdownCache(warn, label)
         self._extra_roots = extra_roots  # plugins' commands, after the project's and the user's
+        self._shell = shell  # None: `!` commands and `@path` stay as written
+        self._model_of = model_of  # a frontmatter `model` (an alias too) -> the model to use
 
-    def _files(self) -> Iterator[tuple[str, Path, str, Path | None]]:
-        """(name, file, scope, the folder its real path must stay in) of every command file,
-        highest precedence first: a project's command or a plugin's that links out of the
-        project or the plugin is not served."""
+    def _files(self) -> Iterator[tuple[str, Path, str, Path | None, Path | None]]:
+        """(name, file, scope, the folder its real path must stay in, its plugin's root) of
+        every command file, highest precedence first: a project's command or a plugin's that
+        links out of the project or the plugin is not served."""
         for folder, scope in self.paths.command_dirs:
             inside = self.paths.project_root if scope == "project" else None
             for path in walk_markdown(folder):
-                yield command_name(path.relative_to(folder)), path, scope, inside
+                yield command_name(path.relative_to(folder)), path, scope, inside, None
         for root in self._extra_roots():
             for path, relative in walk_root(root):
-                yield f"{root.namespace}:{command_name(relative)}", path, root.scope, root.folder
+                name = f"{root.namespace}:{command_name(relative)}"
+                yield name, path, root.scope, root.folder, root.plugin_root
 
     def load(self) -> list[CustomCommand]:
         """Every command, the first folder (highest precedence) winning a name."""
         # req: CS1
         found: dict[str, CustomCommand] = {}
-        for name, path, scope, inside in self._files():
+        for name, path, scope, inside, plugin_root in self._files():
             if name in found:
                 continue
             fm = self._cache.load(path, inside)
@@ -90,14 +105,18 @@ class CustomCommands:
                 name=name,
                 path=path,
                 scope=scope,
-                body=fm.body,
+                body=expand_root(fm.body, plugin_root),
                 # /help and the `/` popup list every command with a description.
                 description=fm.get_str("description")
                 or _first_line(fm.body)
                 or f"Custom command in {path.name}",
                 argument_hint=fm.get_str("argument-hint"),
-                allowed_tools=str_list(fm.data.get("allowed-tools")),
+                allowed_tools=tuple(
+                    expand_root(rule, plugin_root)
+                    for rule in str_list(fm.data.get("allowed-tools"))
+                ),
                 model=model,
+                plugin_root=plugin_root,
             )
         return list(found.values())
 
@@ -107,7 +126,7 @@ class CustomCommands:
 
     def _command(self, custom: CustomCommand, loaded: list[CustomCommand]) -> Command:
         async def run(args: str) -> CommandResult:
-            return self.expand(custom, args, loaded)
+            return await self.expand(custom, args, loaded)
 
         return Command(
             name=custom.name,
@@ -117,16 +136,19 @@ class CustomCommands:
             source=custom.scope,
         )
 
-    def expand(
+    # req: CS2
+    # req: PH3
+    async def expand(
         self, custom: CustomCommand, args: str, loaded: list[CustomCommand]
     ) -> PromptExpansion:
-        # req: CS2
-        allowed = custom.allowed_tools
-        if allowed and custom.scope == "project":
-            project = [c for c in loaded if c.scope == "project"]
-            if not self.trust.is_trusted(self.paths.project_root, "commands", trust_items(project)):
-                allowed = ()
-        return PromptExpansion(expand_arguments(custom.body, args).strip(), allowed, custom.model)
+        trusted = custom.scope != "project" or self.trust.is_trusted(
+            self.paths.project_root,
+            "commands",
+            trust_items([c for c in loaded if c.scope == "project"]),
+        )
+        allowed = custom.allowed_tools if trusted else ()
+        text = await render_body(custom.body, args, allowed, trusted, self._shell)
+        return PromptExpansion(text, allowed, self._model_of(custom.model))
 
 
 def _first_line(body: str) -> str:

@@ -15,7 +15,9 @@ from wave_tui.agent.service import AgentService
 from wave_tui.config.records import record
 from wave_tui.config.settings import display_path
 from wave_tui.config.trust import TrustMode, TrustStore
+from wave_tui.features.commands.command_body import BodyShell
 from wave_tui.features.commands.custom import CustomCommands
+from wave_tui.features.commands.model_aliases import resolve_model
 from wave_tui.features.commands.skills import Skills
 from wave_tui.features.user_hooks import Layer, SessionInfo, SessionSource, UserHooks, live_layers
 from wave_tui.features.user_hooks.listing import hooks_command
@@ -68,12 +70,21 @@ def install_extensibility(
         env=lambda: service.settings.env,
         label=label,
     )
-    if plugins is None:
-        commands = CustomCommands(paths, warn, trust, label)
-        skills = Skills(paths, warn, label)
-    else:
-        commands = CustomCommands(paths, warn, trust, label, plugins.command_roots)
-        skills = Skills(paths, warn, label, plugins.skill_roots)
+    shell = BodyShell(
+        workdir=lambda: service.workdir,
+        env=lambda: service.settings.env,
+        policy=service.policy,
+        ask=service.permission_asker,
+        read_state=lambda: service.read_state,
+    )
+
+    def model_of(name: str | None) -> str | None:
+        return resolve_model(name, service.settings)
+
+    command_roots = list if plugins is None else plugins.command_roots
+    skill_roots = list if plugins is None else plugins.skill_roots
+    commands = CustomCommands(paths, warn, trust, label, command_roots, shell, model_of)
+    skills = Skills(paths, warn, label, skill_roots, model_of)
     service.add_extension(hooks)
     service.add_extension(skills)
     registry = registry or CommandRegistry()

@@ -13,8 +13,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from wave_tui.config.records import record
+from wave_tui.features.commands.lenient_frontmatter import parse_lenient
 from wave_tui.files.real_paths import is_inside
-from wave_tui.memory.frontmatter import Frontmatter, parse_frontmatter
+from wave_tui.memory.frontmatter import Frontmatter
 from wave_tui.permissions.rules import parse_rule_list
 
 MAX_FILE_BYTES = 256 * 1024
@@ -37,6 +38,7 @@ class ExtraRoot:
     folder: Path  # or one Markdown file
     scope: str
     namespace: str
+    plugin_root: Path | None = None  # what `${CLAUDE_PLUGIN_ROOT}` in its bodies means
 
 
 _Sig = tuple[int, int]
@@ -82,7 +84,7 @@ class MarkdownCache:
         except (OSError, UnicodeDecodeError) as exc:
             self._report(path, f"cannot read: {exc}")
             return None
-        parsed = parse_frontmatter(text)
+        parsed = parse_lenient(text)
         if parsed.error:
             self._report(path, parsed.error)
         self._parsed[path] = (sig, parsed)

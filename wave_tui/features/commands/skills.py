@@ -22,6 +22,7 @@ from wave_tui.features.commands.builtin_skills import (
     builtin_arguments,
     fill_builtin,
 )
+from wave_tui.features.commands.command_body import expand_root
 from wave_tui.features.commands.markdown_files import ExtraRoot, MarkdownCache, expand_arguments
 from wave_tui.llm.types import Message
 from wave_tui.permissions.tool_table import SKILL
@@ -51,6 +52,7 @@ class Skill:
     folder: Path
     scope: str
     model_invocable: bool
+    model: str | None = None  # frontmatter `model`: the model of a `/name` turn
 
     def render(self, args: str) -> str:
         """The body with `$ARGUMENTS` replaced, headed by the folder its bundled files are in.
@@ -69,26 +71,32 @@ class Skills:
         warn: Callable[[str], None],
         label: Callable[[Path], str] = str,
         extra_roots: Callable[[], Sequence[ExtraRoot]] = list,
+        model_of: Callable[[str | None], str | None] = lambda name: name,
     ) -> None:
         self.paths = paths
         self._cache = MarkdownCache(warn, label)
         self._tool = SkillTool(self)
         self._extra_roots = extra_roots  # plugins' skills, after the project's and the user's
+        self._model_of = model_of  # a frontmatter `model` (an alias too) -> the model to use
 
-    def _roots(self) -> list[tuple[Path, str, str]]:
-        """(root, scope, name prefix) of every skill root, highest precedence first."""
-        own = [(root, scope, "") for root, scope in self.paths.skill_dirs]
-        return own + [(r.folder, r.scope, f"{r.namespace}:") for r in self._extra_roots()]
+    def _roots(self) -> list[tuple[Path, str, str, Path | None]]:
+        """(root, scope, name prefix, plugin root) of every skill root, highest precedence
+        first. A plugin's root may be one skill's own folder (a market entry's `skills` list)."""
+        own = [(root, scope, "", None) for root, scope in self.paths.skill_dirs]
+        return own + [
+            (r.folder, r.scope, f"{r.namespace}:", r.plugin_root) for r in self._extra_roots()
+        ]
 
     # req: SK1
     def load(self) -> list[Skill]:
         """Every skill by name; the first root (project `.wave` first) wins a name, and the
         built-in skills come last (a user or project skill of the same name replaces one)."""
         found: dict[str, Skill] = {}
-        for root, scope, prefix in [*self._roots(), (BUILTIN_SKILLS_DIR, BUILTIN_SCOPE, "")]:
+        roots = [*self._roots(), (BUILTIN_SKILLS_DIR, BUILTIN_SCOPE, "", None)]
+        for root, scope, prefix, plugin_root in roots:
             if not root.is_dir():
                 continue
-            for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+            for folder in _skill_folders(root):
                 inside = self.paths.project_root if scope == "project" else None
                 fm = self._cache.load(folder / SKILL_FILE, inside)
                 if fm is None:
@@ -103,10 +111,18 @@ class Skills:
                     continue
                 disabled = fm.data.get("disable-model-invocation") is True
                 body = (
-                    fill_builtin(name, fm.body, self.paths) if scope == BUILTIN_SCOPE else fm.body
+                    fill_builtin(name, fm.body, self.paths)
+                    if scope == BUILTIN_SCOPE
+                    else expand_root(fm.body, plugin_root)
                 )
                 found[name] = Skill(
-                    name, fm.get_str("description"), body, folder, scope, not disabled
+                    name,
+                    fm.get_str("description"),
+                    body,
+                    folder,
+                    scope,
+                    not disabled,
+                    fm.get_str("model") or None,
                 )
         return list(found.values())
 
@@ -157,13 +173,21 @@ class Skills:
         # req: CS5
         async def run(args: str) -> CommandResult:
             try:
-                return PromptExpansion(skill.render(args))
+                return PromptExpansion(skill.render(args), model=self._model_of(skill.model))
             except SkillArgumentError as exc:
                 return CommandOutput(str(exc), is_error=True)
 
         # /help and the `/` popup list every command with a description.
         description = skill.description or f"Run the {skill.name} skill"
         return Command(skill.name, description, run, source="skill")
+
+
+def _skill_folders(root: Path) -> list[Path]:
+    """The skill folders of a root: its sub-folders, or the root itself when it holds the
+    SKILL.md (a market entry lists skills one folder each)."""
+    if (root / SKILL_FILE).is_file():
+        return [root]
+    return sorted(p for p in root.iterdir() if p.is_dir())
 
 
 @tool_arguments

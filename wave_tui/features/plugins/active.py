@@ -76,7 +76,8 @@ class ActivePlugins:
             self.generation += 1
         return self._active
 
-    def _tell(self, line: str) -> None:
+    def tell(self, line: str) -> None:
+        """Warn once about `line` (held until `release` while the session is being built)."""
         if line not in self._told:
             self._told.add(line)
             if self._held is None:
@@ -109,7 +110,7 @@ class ActivePlugins:
                 if r.plugin_id == plugin_id and (r.scope == "user" or r.project_path == project)
             ]
             if not mine:
-                self._tell(f"plugin {plugin_id} is enabled but not installed (wave plugin install)")
+                self.tell(f"plugin {plugin_id} is enabled but not installed (wave plugin install)")
                 continue
             wanted.append((plugin_id, scope, mine[-1].install_path, mine[-1].name))
         out: list[ActivePlugin] = []
@@ -118,13 +119,13 @@ class ActivePlugins:
             try:
                 plugin = load_plugin(root, name)
             except ManifestError as exc:
-                self._tell(f"plugin {plugin_id} not loaded: {exc}")
+                self.tell(f"plugin {plugin_id} not loaded: {exc}")
                 continue
             for problem in plugin.problems:
-                self._tell(f"plugin {plugin_id}: {problem}")
+                self.tell(f"plugin {plugin_id}: {problem}")
             if plugin.name in by_name:
                 # Its commands, skills and agents would take the other one's names.
-                self._tell(
+                self.tell(
                     f"plugin {plugin_id} not loaded: a plugin named {plugin.name!r} is already "
                     f"enabled ({by_name[plugin.name]})"
                 )
@@ -137,14 +138,14 @@ class ActivePlugins:
     # req: PG3
     def command_roots(self) -> list[ExtraRoot]:
         return [
-            ExtraRoot(d, _loader_scope(a.scope), a.plugin.name)
+            ExtraRoot(d, _loader_scope(a.scope), a.plugin.name, a.plugin.root)
             for a in self.plugins()
             for d in a.plugin.command_dirs
         ]
 
     def skill_roots(self) -> list[ExtraRoot]:
         return [
-            ExtraRoot(d, _loader_scope(a.scope), a.plugin.name)
+            ExtraRoot(d, _loader_scope(a.scope), a.plugin.name, a.plugin.root)
             for a in self.plugins()
             for d in a.plugin.skill_dirs
         ]

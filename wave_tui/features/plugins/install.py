@@ -17,7 +17,7 @@ from pathlib import Path
 from wave_tui.config.paths import WavePaths, safe_component
 from wave_tui.config.records import record
 from wave_tui.features.plugins.git import shallow_clone
-from wave_tui.features.plugins.manifest import ManifestError, load_plugin
+from wave_tui.features.plugins.manifest import ManifestError, load_plugin, write_market_entry
 from wave_tui.features.plugins.markets import Marketplace, MarketPlugin, market_named
 from wave_tui.features.plugins.state import (
     Installed,
@@ -124,6 +124,8 @@ async def _stage(
                     f"plugin {entry.name}: source folder {entry.source.location} is missing"
                 )
             await asyncio.to_thread(copy_plugin_tree, source, target)
+        if entry.manifest is not None:  # a `"strict": false` entry is the plugin's manifest
+            await asyncio.to_thread(write_market_entry, target, entry.manifest)
         try:
             plugin = await asyncio.to_thread(load_plugin, target, entry.name)
         except ManifestError as exc:

@@ -22,6 +22,8 @@ from wave_tui.config.records import record
 MANIFEST_DIRS = (".wave-plugin", ".claude-plugin")  # wave's own layout first
 MANIFEST_FILE = "plugin.json"
 MARKETPLACE_FILE = "marketplace.json"
+# A `"strict": false` market entry, kept in the installed copy: it is the plugin's manifest.
+MARKET_ENTRY_FILE = ".wave-plugin/market-entry.json"
 ROOT_VARIABLES = ("${WAVE_PLUGIN_ROOT}", "${CLAUDE_PLUGIN_ROOT}")
 PLUGIN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 MAX_MANIFEST_BYTES = 1_000_000
@@ -91,36 +93,56 @@ def expand_root(value: Any, root: Path) -> Any:
     return value
 
 
+def write_market_entry(root: Path, entry: Mapping[str, Any]) -> None:
+    """Keep a `"strict": false` market entry in the plugin's copy (blocking: call in a thread)."""
+    from wave_tui.config.fileio import atomic_write_text
+
+    path = root / MARKET_ENTRY_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, json.dumps(dict(entry), indent=2) + "\n")
+
+
 # req: PG1
+# req: PH6
 def load_plugin(root: Path, known_name: str | None = None) -> Plugin:
     """The plugin in `root`; ManifestError (one line) when its manifest is broken, or missing
     and no `known_name` is given (Claude Code's manifest is optional: a market entry or an
     install record names the plugin, and its components are found in the default places).
 
+    A kept `"strict": false` market entry is the manifest (over the folder's own, if any): its
+    `commands`, `agents` and `skills` lists are then all that loads of each, and its inline
+    `hooks`, `mcpServers` and `lspServers` are the plugin's.
     A component that is missing or malformed is a problem line of its own; the rest loads."""
     path = manifest_path(root)
-    if path is None and known_name is None:
+    entry_path = root / MARKET_ENTRY_FILE
+    entry = read_json_object(entry_path) if entry_path.is_file() else None
+    if path is None and known_name is None and entry is None:
         raise ManifestError(
             f"{root}: no plugin manifest (.wave-plugin/plugin.json or .claude-plugin/plugin.json)"
         )
     data = read_json_object(path) if path is not None else {"name": known_name}
+    origins = dict.fromkeys(data, path)
+    if entry is not None:
+        data = {**data, **entry}
+        origins.update(dict.fromkeys(entry, entry_path))
     name = data.get("name")
     if not isinstance(name, str) or not PLUGIN_NAME.match(name):
         raise ManifestError(f"{path}: `name` must be a name of letters, digits, '.', '-', '_'")
     problems: list[str] = []
     version = _text(data, "version")  # none: the market entry's, else the commit
     description = _text(data, "description")
+    only = entry is not None  # the entry's lists replace the default folders
     return Plugin(
         name=name,
         version=version,
         description=description,
         root=root,
-        command_dirs=_folders(root, data, "commands", problems),
-        agent_dirs=_folders(root, data, "agents", problems),
-        skill_dirs=_folders(root, data, "skills", problems),
-        **_config(root, data, "hooks", "hooks/hooks.json", problems),
-        **_config(root, data, "mcpServers", ".mcp.json", problems),
-        **_config(root, data, "lspServers", ".lsp.json", problems),
+        command_dirs=_folders(root, data, "commands", problems, only),
+        agent_dirs=_folders(root, data, "agents", problems, only),
+        skill_dirs=_folders(root, data, "skills", problems, only),
+        **_config(root, data, "hooks", "hooks/hooks.json", problems, origins.get("hooks")),
+        **_config(root, data, "mcpServers", ".mcp.json", problems, origins.get("mcpServers")),
+        **_config(root, data, "lspServers", ".lsp.json", problems, origins.get("lspServers")),
         problems=tuple(problems),
     )
 
@@ -140,11 +162,13 @@ def _inside(root: Path, relative: str, where: str, problems: list[str]) -> Path 
 
 
 def _folders(
-    root: Path, data: Mapping[str, Any], key: str, problems: list[str]
+    root: Path, data: Mapping[str, Any], key: str, problems: list[str], only: bool
 ) -> tuple[Path, ...]:
-    """The default folder (when it exists) and the manifest's extra ones (which must)."""
-    found = [root / key] if (root / key).is_dir() else []
+    """The default folder (when it exists) and the manifest's extra ones (which must); with
+    `only`, a listed key's paths alone (a `"strict": false` entry says all that loads)."""
     raw = data.get(key)
+    listed_only = only and raw is not None
+    found = [root / key] if (root / key).is_dir() and not listed_only else []
     if raw is None:
         return tuple(found)
     listed = [raw] if isinstance(raw, str) else raw
@@ -166,9 +190,15 @@ _CONFIG_FIELDS = {"hooks": "hooks", "mcpServers": "mcp", "lspServers": "lsp"}
 
 
 def _config(
-    root: Path, data: Mapping[str, Any], key: str, default: str, problems: list[str]
+    root: Path,
+    data: Mapping[str, Any],
+    key: str,
+    default: str,
+    problems: list[str],
+    origin: Path | None,
 ) -> dict[str, Any]:
-    """`{<kind>: the expanded object, <kind>_source: its file}` for hooks, MCP or LSP."""
+    """`{<kind>: the expanded object, <kind>_source: its file}` for hooks, MCP or LSP (an
+    inline object's file is the manifest, or market entry, `origin` it came from)."""
     kind = _CONFIG_FIELDS[key]
     field_name = "hooks" if kind == "hooks" else f"{kind}_servers"
     raw = data.get(key)
@@ -176,7 +206,7 @@ def _config(
     obj: dict[str, Any]
     if isinstance(raw, dict):
         obj = raw
-        source = manifest_path(root)
+        source = origin
     else:
         if raw is not None and not isinstance(raw, str):
             problems.append(f"{root.name}: `{key}` must be a path or an object")

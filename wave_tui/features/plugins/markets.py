@@ -48,6 +48,9 @@ class MarketPlugin:
     description: str
     version: str  # "" when the market does not say
     source: MarketSource  # "directory": a path relative to the market; "git": a URL
+    # A `"strict": false` entry is the plugin's manifest itself (its component lists and inline
+    # configs): kept with the installed copy, where `load_plugin` reads it.
+    manifest: Mapping[str, Any] | None = None
 
 
 @record
@@ -111,6 +114,7 @@ def _text(data: Mapping[str, Any], key: str) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
+# req: PH6
 def _plugin_entry(entry: object, plugin_root: str) -> MarketPlugin | None:
     """One `plugins` entry; a bare relative source is under `metadata.pluginRoot`."""
     if not isinstance(entry, dict):
@@ -124,7 +128,10 @@ def _plugin_entry(entry: object, plugin_root: str) -> MarketPlugin | None:
     source = MarketSource("directory", raw) if isinstance(raw, str) else source_of(raw)
     if source is None:
         return None
-    return MarketPlugin(name, _text(entry, "description"), _text(entry, "version"), source)
+    manifest = entry if entry.get("strict") is False else None
+    return MarketPlugin(
+        name, _text(entry, "description"), _text(entry, "version"), source, manifest
+    )
 
 
 # -- the known markets ----------------------------------------------------------------------

@@ -100,6 +100,9 @@ class PluginSync(TurnObserverBase):
         catalog = load_subagents(
             self._service.paths, self._extra_builtins, self._active.agent_roots()
         )
+        # An agent file that cannot be read costs one line, never a silent drop.
+        for warning in catalog.warnings:
+            self._active.tell(warning)
         features.catalog = catalog
         for tool in features.tools():
             if isinstance(tool, AgentTool):

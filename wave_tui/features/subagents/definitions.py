@@ -1,9 +1,11 @@
 """Subagent types: the four built-in ones and custom `.wave/agents/*.md` files (AG1, AG2).
 
 A custom agent is a Markdown file whose frontmatter names it (`name`, `description`, optional
-`tools` — a list or a comma-separated string — and `model`: `inherit`/`main`, `fast`, or a model
-id) and whose body is its system prompt. Project agents win over user agents, which win over the
-built-in ones of the same name. A file with bad frontmatter is skipped with one warning line.
+`tools` — a list or a comma-separated string — and `model`: `inherit`/`main`, `fast`, Claude
+Code's `sonnet`/`opus`/`haiku` (mapped through `modelAliases` when it runs), or a model id) and
+whose body is its system prompt. Project agents win over user agents, which win over the built-in
+ones of the same name. Frontmatter strict YAML refuses is read line by line (Claude Code's
+plugins' agents); a file that still cannot be read is skipped with one warning line.
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ from typing import Literal
 
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
+from wave_tui.features.commands.lenient_frontmatter import parse_lenient
 from wave_tui.features.commands.markdown_files import ExtraRoot
-from wave_tui.memory.frontmatter import parse_frontmatter
 from wave_tui.permissions.tool_table import (
     AGENT,
     ASK_USER_QUESTION,
@@ -163,7 +165,7 @@ def _tool_list(value: object) -> tuple[str, ...] | str | None:
 
 def parse_agent_file(path: Path, text: str, source: AgentSource) -> SubagentDefinition | str:
     """A definition, or one line saying what is wrong with the file."""
-    fm = parse_frontmatter(text)
+    fm = parse_lenient(text)
     if fm.error:
         return f"{path}: {fm.error}"
     if not fm.has_frontmatter:

@@ -37,9 +37,9 @@ from wave_tui.agent.transcript import Transcript
 from wave_tui.agent.turn_runner import TurnRunner
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.settings import EffectiveSettings
+from wave_tui.features.commands.model_aliases import resolve_model
 from wave_tui.features.memory.injection_hook import MemoryInjectionHook
 from wave_tui.features.subagents.definitions import (
-    FAST_MODEL,
     MAIN_MODEL,
     VISION_MODEL,
     SubagentDefinition,
@@ -158,16 +158,16 @@ class SubagentLoopRunner:
         self.service = service
 
     # req: AG1
+    # req: PH5
     def model_for(self, definition: SubagentDefinition) -> str:
         service = self.service
         main = service.model or ""
-        if definition.model == FAST_MODEL:
-            return service.settings.fast_model or main
         if definition.model == MAIN_MODEL:
             return main
         if definition.model == VISION_MODEL:
             return service.settings.vision_model or main
-        return definition.model
+        # `fast` and Claude Code's `sonnet`, `opus`, `haiku`: through settings `modelAliases`.
+        return resolve_model(definition.model, service.settings) or main
 
     # req: AG4
     def _extensions(self) -> Extensions:
