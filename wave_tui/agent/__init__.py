@@ -1,1 +1,1 @@
-"""The UI-free agent: the conversation loop's parts, its extensions, and the one facade (`session.py`) the front ends use."""
+"""The UI-free agent: the conversation loop's parts and its typed extension seams (the front ends' facade is `session/facade.py`)."""

@@ -1,1 +1,1 @@
-"""The command line: `wave`, `wave -p` (headless), `wave memory …`, `wave context`."""
+"""The command line: `wave`, `wave -p` (headless), `wave memory|sessions|mcp|plugin …`, `wave context`, `wave --acp`."""

@@ -8,7 +8,9 @@ loads). The names are listed once, in `_HOMES`; `__all__` and the type checker's
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from wave_tui.config.lazy_exports import lazy_getattr
 
 if TYPE_CHECKING:
     from wave_tui.agent.agent_options import AgentOptions
@@ -153,15 +155,7 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _HOMES, globals())
 
 
 __all__ = [
