@@ -24,7 +24,6 @@ import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from types import TracebackType
 from typing import IO, BinaryIO
 
 READY_PREFIX = "WAVE-LOCAL-READY "
@@ -194,12 +193,7 @@ class LocalModelServer:
         self.start()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *_exc: object) -> None:
         self.stop()
 
     def start(self) -> None:

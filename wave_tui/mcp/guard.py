@@ -142,7 +142,7 @@ class _Guard:
             time.sleep(PARENT_POLL_S)
         self.stop()
 
-    def on_signal(self, signum: int, frame: FrameType | None) -> None:
+    def on_signal(self, _signum: int, _frame: FrameType | None) -> None:
         threading.Thread(target=self.stop, daemon=True).start()
 
     def run(self) -> int:

@@ -13,7 +13,6 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import field
 from pathlib import Path
-from types import TracebackType
 from typing import Literal
 
 from wave_tui.config.paths import WavePaths
@@ -115,12 +114,7 @@ class LocalEndpoint:
     def __enter__(self) -> LocalEndpoint:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *_exc: object) -> None:
         self.close()
 
 
