@@ -54,6 +54,21 @@ class TurnQueue:
         if self._drain_task is None or self._drain_task.done():
             self._drain_task = asyncio.get_running_loop().create_task(self._drain())
 
+    # req: FH8
+    def wake(self) -> None:
+        """A turn without a prompt, when nothing runs or waits (otherwise the next request
+        carries what woke it anyway)."""
+        if self.closed or self.busy or self.waiting:
+            return
+        if self._drain_task is not None and not self._drain_task.done():
+            return
+        self._drain_task = asyncio.get_running_loop().create_task(self._woken())
+
+    async def _woken(self) -> None:
+        with contextlib.suppress(AgentDestroyed):
+            await self._run_one(self._runner.wake, "")
+        await self._drain()
+
     async def _drain(self) -> None:
         while self.waiting and not self.closed:
             text = self.waiting.pop(0)

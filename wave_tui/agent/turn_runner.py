@@ -187,6 +187,13 @@ class TurnRunner:
         self._typed, self._prompt, self._begun = "", [], False
         return await self._guarded(self._go_on(reason, abort))
 
+    # req: FH8
+    async def wake(self, _text: str, abort: asyncio.Event) -> TurnResult:
+        """No prompt: what waits for the model (a background agent's task-notification, added
+        by its context source before the request) starts a turn by itself."""
+        self._typed, self._prompt, self._begun = "", [], True
+        return await self._guarded(self._finish(abort))
+
     # req: CV3
     async def _guarded(self, work: Coroutine[Any, Any, TurnResult]) -> TurnResult:
         try:

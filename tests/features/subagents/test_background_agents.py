@@ -236,3 +236,44 @@ async def test_tasks_lists_a_running_background_agent_with_its_last_step(
     finally:
         hold.set()
         await service.destroy()
+
+
+@pytest.mark.req("FH8")
+async def test_an_idle_session_hears_a_background_agent_finish(
+    model_server: ModelServer, project: Path
+) -> None:
+    """The turn that started the agent has ended and nobody types: the agent's end starts a
+    turn by itself, whose request carries the task-notification."""
+    from wave_tui.agent.service import AgentOptions
+    from wave_tui.session.factory import create_service
+
+    env = {
+        "WAVE_BASE_URL": model_server.base_url,
+        "WAVE_API_KEY": "k",
+        "WAVE_MODEL": "test-model",
+        "WAVE_DISABLE_AUTO_MEMORY": "1",
+    }
+    service = create_service(
+        AgentOptions(workdir=project, environ=env, permission_mode="bypassPermissions")
+    )
+    hold = threading.Event()
+    try:
+        model_server.enqueue(Reply(content="BG-DONE", hold=hold), when=is_child)
+        model_server.enqueue(tool_calls([agent("slow-job")]), when=lambda b: not is_child(b))
+        model_server.enqueue(text("started it"), when=lambda b: not is_child(b))
+        model_server.enqueue(text("the job is done"), when=lambda b: not is_child(b))
+        first = await service.run_turn("delegate")
+        assert first.text == "started it"
+        assert len(main_chats(model_server)) == 2
+        hold.set()  # the agent finishes now, with the session idle
+        for _ in range(800):  # the wake-up turn runs on this loop: wait without blocking it
+            if len(main_chats(model_server)) >= 3 and not service.turns.busy:
+                break
+            await asyncio.sleep(0.025)
+        woken = main_chats(model_server)[2]
+        assert "<task-notification>" in json.dumps(woken["messages"][-1])
+        assert [m["content"] for m in woken["messages"] if m["role"] == "user"][-2] == "delegate"
+        assert service.messages[-1].content == "the job is done"
+    finally:
+        hold.set()
+        await service.destroy()

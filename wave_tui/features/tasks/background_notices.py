@@ -62,9 +62,13 @@ class BackgroundNotifier:
         self._aborting = aborting
         self._shown: set[str] = set()  # finished ids the user was told of
 
-    def show_finished(self, publish: Callable[[ev.AgentEvent], None]) -> None:
+    # req: FH8
+    def show_finished(
+        self, publish: Callable[[ev.AgentEvent], None], wake: Callable[[], None] | None = None
+    ) -> None:
         """Tell `publish` of every command that finishes by itself from now on (stopped ones
-        are the user's own doing: TaskStop's result says so)."""
+        are the user's own doing: TaskStop's result says so). A background agent's end also
+        `wake`s an idle session, so the model hears of it without the user typing."""
 
         def changed(tasks: list[BackgroundTask]) -> None:
             for task in tasks:
@@ -72,6 +76,8 @@ class BackgroundNotifier:
                     self._shown.add(task.id)
                     if task.kind == "agent":  # no exit code: its summary says how it ended
                         publish(ev.Notice("background", f"{task.summary} · {task.id}"))
+                        if wake is not None:
+                            wake()
                     else:
                         publish(ev.BackgroundCommandFinished(task.id, task.label, task.exit_code))
 

@@ -140,5 +140,6 @@ def install_work(service: AgentService) -> TaskFeatures:
     for command in features.commands:
         service.commands.register(command)  # replaces the placeholders
     features.store.subscribe(lambda tasks: service.publish(ev.TasksChanged(tuple(tasks))))
-    features.notifier.show_finished(service.publish)
+    # `-p` ends with its turn; an app, SDK or ACP session stays to hear the agent end.
+    features.notifier.show_finished(service.publish, service.turns.wake if interactive else None)
     return features
