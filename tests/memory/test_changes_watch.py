@@ -80,3 +80,24 @@ def test_n1_a_moved_folder_is_looked_at_again(tmp_path: Path) -> None:
     assert detector.detect(state).paths == [sub / "a.py"]
     (sub / "a.py").write_text("newer\n", encoding="utf-8")  # the new folder is watched
     assert detector.detect(state).paths == [sub / "a.py"]
+
+
+@pytest.mark.req("HR13")
+@pytest.mark.parametrize("count", [3_000, 20_000])
+def test_hr13_edit_amid_a_burst_of_new_files_is_told_next_request(
+    tmp_path: Path, count: int
+) -> None:
+    """3,000 files: more events than one drain reads, the edit past the part read; 20,000: the
+    kernel's own queue overflows. Either way the edit is told at the next request, once."""
+    state, detector = ReadState(), ChangeDetector()
+    tracked = tmp_path / "main.py"
+    _read(state, tracked, "a = 1\n")
+    assert not detector.detect(state)
+    for i in range(count):
+        if i == count // 2:
+            tracked.write_text("a = 2\n", encoding="utf-8")
+        (tmp_path / f"gen{i:06d}.txt").write_bytes(b"")
+    assert detector.detect(state).paths == [tracked]
+    assert not detector.detect(state)
+    tracked.write_text("a = 3\n", encoding="utf-8")
+    assert detector.detect(state).paths == [tracked]

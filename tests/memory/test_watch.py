@@ -127,3 +127,28 @@ def test_dir_watch_names_what_changed(tmp_path: Path) -> None:
     assert w.drain() == set()
     w.close()
     assert w.drain() is None
+
+
+def _burst(folder: Path, start: int, stop: int) -> None:
+    for i in range(start, stop):
+        (folder / f"gen{i:06d}.txt").write_bytes(b"")
+
+
+@pytest.mark.req("HR13")
+@pytest.mark.parametrize("count", [3_000, 20_000])
+def test_hr13_rule_and_agents_md_edits_amid_a_burst_are_in_the_next_request(
+    project: Path, count: int
+) -> None:
+    """3,000 files: more events than one drain reads, fewer than the kernel's queue holds (the
+    edits are past the part read); 20,000: the kernel's own queue overflows."""
+    injector = _injector(project)
+    half = count // 2
+    _burst(project, 0, half)  # the project root is watched (the AGENTS.md chain)
+    (project / ".wave" / "rules" / "style.md").write_text("Use spaces, amid the burst.\n")
+    _burst(project, half, count)
+    (project / "AGENTS.md").write_text("Project notes, last of the burst.\n")
+    text = _steady(injector)
+    assert "Use spaces, amid the burst." in text
+    assert "Project notes, last of the burst." in text
+    (project / ".wave" / "rules" / "style.md").write_text("Use tabs again.\n")
+    assert "Use tabs again." in _steady(injector)  # the watch serves the requests after it

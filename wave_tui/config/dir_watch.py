@@ -9,6 +9,10 @@ is drained: there is no window in which an edit is missed (unlike a watcher thre
 which would need its own barrier). Draining an empty queue is one failed `read`: per request the
 cost is O(changed files), not O(watched files).
 
+A drain is one `read` of at most `DRAIN_BYTES`, never a loop until the queue is empty: another
+process (a build, a file-syncing tool) can make events faster than they are read, and a request
+must not wait for it to stop. More than fits is treated like the kernel's own queue overflow.
+
 Where inotify is unavailable (not Linux, no free watches, a queue overflow) `drain()` returns None
 and callers fall back to their stat walk, with identical results. A file changed through a path
 the kernel does not see (a network file system written by another host) is also only found by
@@ -45,7 +49,11 @@ _IN_IGNORED = 0x00008000
 # The watched folder itself went away or moved: its watch no longer means its path.
 _SELF_GONE = 0x00000400 | 0x00000800 | _IN_IGNORED
 _EVENT = struct.Struct("iIII")
-_READ_BYTES = 64 * 1024
+# What one drain reads at most (~2,000 events at usual name lengths): a storm of events costs a
+# request one bounded read and the caller's full look, whatever the other process does.
+DRAIN_BYTES = 64 * 1024
+# The largest event the kernel writes: its header and a NAME_MAX name with the NUL.
+_MAX_EVENT_BYTES = _EVENT.size + 255 + 1
 
 
 @functools.cache
@@ -102,29 +110,39 @@ class DirWatch:
         self._wd_of[name] = wd
         return True
 
+    # req: HR13
     def drain(self) -> set[Path] | None:
         """Paths changed since the last drain (a directory's own path for its own events);
-        None when that cannot be known, and the caller must look at everything."""
+        None when that cannot be known, and the caller must look at everything.
+
+        One `read`: a queue that another process keeps filling does not keep it going."""
         if self._fd is None:
             return None
-        changed: set[Path] = set()
-        overflow = False
-        while True:
-            try:
-                data = os.read(self._fd, _READ_BYTES)
-            except BlockingIOError:
-                break
-            except OSError:
-                return None
-            if not data:
-                break
-            overflow |= self._parse(data, changed)
+        try:
+            data = os.read(self._fd, DRAIN_BYTES)
+        except BlockingIOError:
+            data = b""
+        except OSError:
+            return None
+        names, overflow = self._parse(data)
+        # The kernel fills a read with every queued event that fits: room left for the largest
+        # event means the queue was empty; otherwise more waits, which is an overflow to us (the
+        # rest stays queued and is read later, its changes already covered by the full look).
+        overflow |= len(data) > DRAIN_BYTES - _MAX_EVENT_BYTES
         if overflow or self._lost:
             self._lost = False  # the caller's full look re-adds what is missing
             return None
+        changed: set[Path] = set()
+        for wd, raw in names:
+            watched = self._dir_of.get(wd)
+            if watched is not None:
+                changed.add(watched[1] / os.fsdecode(raw) if raw else watched[1])
         return changed
 
-    def _parse(self, data: bytes, changed: set[Path]) -> bool:
+    def _parse(self, data: bytes) -> tuple[set[tuple[int, bytes]], bool]:
+        """The (watch, name) pairs the events name, coalesced before any Path is made (a storm
+        names the same few files over and over); True when the caller must look again."""
+        names: set[tuple[int, bytes]] = set()
         overflow = False
         offset = 0
         while offset + _EVENT.size <= len(data):
@@ -137,12 +155,12 @@ class DirWatch:
             watched = self._dir_of.get(wd)
             if watched is None:
                 continue
-            directory = watched[1]
-            changed.add(directory / os.fsdecode(raw) if raw else directory)
             if mask & _SELF_GONE:
                 self._forget(wd, watched[0])
                 overflow = True  # what was below it is unknown now: the caller looks again
-        return overflow
+            else:
+                names.add((wd, raw))
+        return names, overflow
 
     def _forget(self, wd: int, name: str) -> None:
         self._dir_of.pop(wd, None)

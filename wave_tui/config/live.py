@@ -89,7 +89,14 @@ async def _inotify_watch(
     wanted = {Path(p) for p in relevant_paths(files)}
     loop = asyncio.get_running_loop()
     woke = asyncio.Event()
-    loop.add_reader(fd, woke.set)
+
+    # req: HR13
+    def wake() -> None:
+        # The descriptor stays readable until drained: left registered while the batch settles,
+        # this would run on every turn of the loop (a busy loop on another process's events).
+        loop.remove_reader(fd)
+        woke.set()
+
     look = True
     try:
         while stop_event is None or not stop_event.is_set():
@@ -99,6 +106,7 @@ async def _inotify_watch(
                 # A change that landed while the watch was being (re)built is seen here.
                 if store.refresh():
                     yield store.current()
+            loop.add_reader(fd, wake)
             await woke.wait()
             # The batch of writes an editor makes (write, rename, chmod) settles first.
             await asyncio.sleep(debounce_ms / 1000)
