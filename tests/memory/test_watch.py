@@ -152,3 +152,27 @@ def test_hr13_rule_and_agents_md_edits_amid_a_burst_are_in_the_next_request(
     assert "Project notes, last of the burst." in text
     (project / ".wave" / "rules" / "style.md").write_text("Use tabs again.\n")
     assert "Use tabs again." in _steady(injector)  # the watch serves the requests after it
+
+
+@pytest.mark.req("HR13")
+def test_a_rule_file_another_process_keeps_growing_is_read_in_bounded_reads(
+    tmp_path: Path,
+) -> None:
+    """A writer that outpaces the reader: the read takes what is there plus a bounded tail."""
+    from wave_tui.memory import rule_parse
+
+    path = tmp_path / "growing.md"
+    path.write_text("---\npaths: ['*.py']\n---\nbody\n")
+    reads = 0
+    real_read = os.read
+
+    def endless(fd: int, n: int) -> bytes:
+        nonlocal reads
+        reads += 1
+        return real_read(fd, n) or b"x" * n  # as if appended faster than read, forever
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rule_parse.os, "read", endless)
+        data = rule_parse._read_all(path, path.stat().st_size)
+    assert data.startswith(b"---\npaths:")
+    assert reads <= 1 + rule_parse._GROWTH_READS

@@ -38,6 +38,8 @@ SCOPE_KEY_HINTS: dict[str, str] = {
 }
 MAX_BRACE_EXPANSIONS = 256
 _READ_BYTES = 64 * 1024
+# Reads past a rule file's stat'ed size before it is taken as it is.
+_GROWTH_READS = 16
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
 
 
@@ -180,11 +182,18 @@ def parse_rule_file(path: str | os.PathLike[str], size: int = 0) -> ParsedRuleFi
     return parsed._replace(problems=(*parsed.problems, decoded.problem))
 
 
+# req: HR13
 def _read_all(path: str | os.PathLike[str], size: int) -> bytes:
+    """The file as it is now: past its stat'ed size, a growing file is followed for at most
+    _GROWTH_READS more reads (a file another process keeps appending to never holds up the
+    request)."""
     fd = os.open(path, _OPEN_FLAGS)
     try:
         data = os.read(fd, size + 1)
-        while more := os.read(fd, _READ_BYTES):  # until the read that finds the end: it may grow
+        for _ in range(_GROWTH_READS):  # until the read that finds the end: it may grow
+            more = os.read(fd, _READ_BYTES)
+            if not more:
+                break
             data += more
     finally:
         os.close(fd)
