@@ -242,3 +242,15 @@ def test_strict_false_entries_are_the_manifest_their_lists_restrict_and_lsp_is_i
     assert "LSP" in tool_names(body)  # the entry's inline server started
     listed = run_wave("plugin", "list", "--json", cwd=project)
     assert {p["name"] for p in json.loads(listed.stdout)} == {"two-skills", "fake-lsp"}
+
+
+@pytest.mark.req("FH10")
+def test_agents_lists_the_plugin_agents_the_model_is_offered(
+    model_server: ModelServer, project: Path, tmp_path: Path
+) -> None:
+    market, plugin = one_plugin_market(tmp_path, "review")
+    write(plugin / "agents" / "quick.md", AGENT_ONE_LINE)
+    install(project, market, "review@m")
+    proc = run_wave("-p", "/agents", cwd=project, server=model_server)
+    assert proc.returncode == 0, proc.stderr
+    assert "review:quick" in proc.stdout

@@ -82,6 +82,7 @@ class PluginSync(TurnObserverBase):
             await self._sync_servers()
         return TurnStart()
 
+    # req: FH10
     def _sync_agents(self) -> None:
         from wave_tui.features.subagents.definitions import BUILTIN_AGENTS, load_subagents
         from wave_tui.features.subagents.tool import AgentTool
@@ -97,9 +98,9 @@ class PluginSync(TurnObserverBase):
                 for d in features.catalog.definitions
                 if d.source == "built-in" and d.name not in own
             )
-        catalog = load_subagents(
-            self._service.paths, self._extra_builtins, self._active.agent_roots()
-        )
+        roots = self._active.agent_roots()
+        features.agent_roots[:] = roots
+        catalog = load_subagents(self._service.paths, self._extra_builtins, roots)
         # An agent file that cannot be read costs one line, never a silent drop.
         for warning in catalog.warnings:
             self._active.tell(warning)

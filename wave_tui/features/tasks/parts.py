@@ -21,6 +21,7 @@ from wave_tui.agent.commands import Command
 from wave_tui.agent.extensions import Extension
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
+from wave_tui.features.commands.markdown_files import ExtraRoot
 from wave_tui.features.subagents.definitions import (
     SubagentCatalog,
     SubagentDefinition,
@@ -68,6 +69,9 @@ class TaskFeatures:
     fetcher: WebFetcher | None
     commands: list[Command]
     _tools: list[Tool] = field(default_factory=list)
+    # The enabled plugins' agent folders (the plugins feature keeps it current): /agents lists
+    # what the Agent tool offers.
+    agent_roots: list[ExtraRoot] = field(default_factory=list)
 
     def tools(self) -> Sequence[Tool]:
         """`ToolProvider`: task, background, question, plan, web and Agent tools (not Bash)."""
@@ -111,6 +115,7 @@ def build_task_features(
     store = TaskStore(paths, default_list_id(session_id()))
     background = background or BackgroundManager(paths.background_dir)
     catalog = load_subagents(paths, extra_agents)
+    agent_roots: list[ExtraRoot] = []
     fetcher = WebFetcher() if bindings.answer is not None else None
     tools: list[Tool] = [
         *task_tools(store),
@@ -134,7 +139,8 @@ def build_task_features(
         fetcher=fetcher,
         commands=[
             tasks_command(store, background, session_id),
-            agents_command(lambda: load_subagents(paths, extra_agents)),
+            agents_command(lambda: load_subagents(paths, extra_agents, agent_roots)),
         ],
         _tools=tools,
+        agent_roots=agent_roots,
     )
