@@ -107,6 +107,8 @@ async def _run(access: PluginAccess, args: argparse.Namespace, cwd: Path) -> int
             _say("No plugins installed.")
         for row in rows if not args.json else []:
             state = "enabled" if row.enabled else "disabled"
+            if row.shadowed_by is not None:
+                state = f"enabled, not loaded: {row.shadowed_by} has the same name"
             _say(f"{row.name}@{row.marketplace}  {row.version}  {row.scope}  {state}")
         return 0
     if action == "update":

@@ -315,3 +315,21 @@ def test_a_plugin_without_manifest_under_the_market_plugin_root_installs(
     assert proc.returncode == 0, proc.stderr
     assert "/bare:go" in proc.stdout
     assert "/bare:plugin-structure" in proc.stdout  # a display name with spaces: its folder
+
+
+@pytest.mark.req("FH10")
+def test_two_enabled_plugins_of_one_name_say_which_is_not_loaded(
+    project: Path, tmp_path: Path
+) -> None:
+    for market in ("first", "second"):
+        root = tmp_path / market
+        make_plugin(root / "plugins" / "alpha", "alpha")
+        make_market(root, market, [{"name": "alpha", "source": "./plugins/alpha"}])
+        ok(project, "marketplace", "add", str(root))
+        ok(project, "install", f"alpha@{market}")
+    rows = {r["marketplace"]: r for r in json.loads(ok(project, "list", "--json"))}
+    assert rows["first"]["enabled"] and rows["second"]["enabled"]
+    assert "shadowedBy" not in rows["first"]
+    assert rows["second"]["shadowedBy"] == "alpha@first"
+    listing = ok(project, "list")
+    assert "alpha@second" in listing and "not loaded: alpha@first has the same name" in listing

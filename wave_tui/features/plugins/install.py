@@ -45,15 +45,20 @@ class PluginRow:
     enabled: bool
     scope: Scope
     path: Path
+    # Enabled, but another enabled plugin of the same name loads instead (its id).
+    shadowed_by: str | None = None
 
     def to_json(self) -> dict[str, object]:
-        return {
+        row: dict[str, object] = {
             "name": self.name,
             "marketplace": self.marketplace,
             "version": self.version,
             "enabled": self.enabled,
             "scope": self.scope,
         }
+        if self.shadowed_by is not None:
+            row["shadowedBy"] = self.shadowed_by
+        return row
 
 
 def split_id(plugin_id: str) -> tuple[str, str]:
@@ -79,19 +84,24 @@ def _mine(paths: WavePaths, plugin_id: str | None = None) -> list[Installed]:
 
 
 # req: PG5
+# req: FH10
 def list_plugins(paths: WavePaths) -> list[PluginRow]:
+    """The installed plugins; an enabled one whose name an earlier enabled one already takes
+    says which (a session loads the first of them only, in the settings' order)."""
     enabled = enabled_map(file_layers(paths))
-    return [
-        PluginRow(
-            r.name,
-            r.market,
-            r.version,
-            enabled.get(r.plugin_id, (False, r.scope))[0],
-            r.scope,
-            r.install_path,
-        )
-        for r in _mine(paths)
-    ]
+    mine = _mine(paths)
+    first: dict[str, str] = {}
+    for plugin_id, (on, _scope) in enabled.items():
+        names = {r.name for r in mine if r.plugin_id == plugin_id}
+        for name in names if on else ():
+            first.setdefault(name, plugin_id)
+    rows = []
+    for r in mine:
+        on = enabled.get(r.plugin_id, (False, r.scope))[0]
+        winner = first.get(r.name)
+        shadowed = winner if on and winner is not None and winner != r.plugin_id else None
+        rows.append(PluginRow(r.name, r.market, r.version, on, r.scope, r.install_path, shadowed))
+    return rows
 
 
 async def _market(paths: WavePaths, name: str) -> Marketplace:
