@@ -62,3 +62,30 @@ def test_ux16_an_attachment_fires_matching_rules_and_loads_nested_memory_like_a_
     sent = str(model_server.last_request.body["messages"])
     assert "API-RULE" in sent
     assert "NESTED-API-MEMORY" in sent
+
+
+@pytest.mark.req("FH10")
+def test_a_long_file_attached_in_part_says_so_and_a_folder_is_listed(
+    model_server: ModelServer, project: Path
+) -> None:
+    (project / "big.log").write_text("".join(f"line {i:05d} of the log\n" for i in range(60_000)))
+    (project / "src").mkdir()
+    (project / "src" / "app.py").write_text("x = 1\n")
+    (project / "src" / "lib").mkdir()
+    model_server.enqueue(text("seen"))
+    done = run_wave(
+        "-p",
+        "look at @big.log and @src/",
+        cwd=project,
+        server=model_server,
+        env={"WAVE_DISABLE_AUTO_MEMORY": "1"},
+    )
+    assert done.returncode == 0, done.stderr
+    (user,) = [m for m in model_server.last_request.body["messages"] if m["role"] == "user"][-1:]
+    sent = str(user["content"])
+    assert "line 00000 of the log" in sent and "line 59999" not in sent
+    assert "… (cut: big.log: only its first 100,000 characters" in sent
+    assert "Read it with offset/limit for the rest)" in sent
+    assert "app.py\nlib/" in sent  # the folder's entries, sub-folders marked
+    warnings = [line for line in done.stderr.splitlines() if "big.log" in line]
+    assert len(warnings) == 1 and "only its first 100,000 characters" in warnings[0]

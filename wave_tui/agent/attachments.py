@@ -17,14 +17,19 @@ TYPED_META = "typed"  # a custom command's message: what the user typed (the bod
 ATTACHED_MARK = re.compile(r'^<attached-file path="([^"\n]+)">$', re.MULTILINE)
 
 
+# The line that ends an attachment shown in part (a long file, a big folder).
+CUT_MARK = "… (cut: "
+
+
 def attached_block(path: Path, shown: str) -> str:
     """One attached file as the message carries it."""
     return f'<attached-file path="{path}">\n{shown}\n</attached-file>'
 
 
 def attached_paths(message: str) -> list[Path]:
-    """The files `attach_files` appended to a message (for the observers a Read would reach)."""
-    return [Path(found) for found in ATTACHED_MARK.findall(message)]
+    """The files `attach_files` appended to a message (for the observers a Read would reach;
+    an attached folder's listing is not a Read)."""
+    return [Path(found) for found in ATTACHED_MARK.findall(message) if not Path(found).is_dir()]
 
 
 ATTACHED_BLOCK = re.compile(
@@ -34,10 +39,15 @@ ATTACHED_BLOCK = re.compile(
 
 
 def without_attachments(message: str) -> str:
-    """The message as the user typed it, each attached file as one line (for the chat view)."""
-    names = ATTACHED_BLOCK.findall(message)
-    typed = ATTACHED_BLOCK.sub("", message)
-    return typed + "".join(f"\n(attached: {Path(name).name})" for name in names)
+    """The message as the user typed it, each attached file as one line (for the chat view),
+    marked when only part of it was attached."""
+    lines = [
+        f"\n(attached: {Path(found.group(1)).name}"
+        + (", in part" if f"\n{CUT_MARK}" in found.group(0) else "")
+        + ")"
+        for found in ATTACHED_BLOCK.finditer(message)
+    ]
+    return ATTACHED_BLOCK.sub("", message) + "".join(lines)
 
 
 def prompt_message(text: str, typed: str) -> Message:

@@ -8,6 +8,7 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from wave_tui.agent import events as ev
 from wave_tui.agent.commands import CommandOutput, CommandResult, parse_command
 from wave_tui.agent.local_shell import shell_command
 from wave_tui.features.commands.inline_input import attach_files, complete_path
@@ -29,8 +30,10 @@ class InputAccess:
         if "@" not in text or parse_command(text) is not None or shell_command(text) is not None:
             return text
         service = self._core.agent()
-        attached, _paths = attach_files(text, service.workdir, service.read_state)
-        return attached
+        attached = attach_files(text, service.workdir, service.read_state)
+        for note in attached.notes:  # never cut silently: the user hears what was left out
+            self._core.emit(ev.Notice("warning", note))
+        return attached.text
 
     def _workdir(self) -> Path:
         """Where `@path` points: the session's working directory (a worktree it entered), else

@@ -73,7 +73,7 @@ async def render_body(
         return text
     text = await _run_commands(text, allowed, trusted, shell)
     if "@" in text:
-        text, _paths = attach_files(text, shell.workdir(), shell.read_state())
+        text = attach_files(text, shell.workdir(), shell.read_state()).text
     return text
 
 

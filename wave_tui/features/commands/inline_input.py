@@ -8,31 +8,52 @@ import os
 import re
 from pathlib import Path
 
-from wave_tui.agent.attachments import attached_block
+from wave_tui.agent.attachments import CUT_MARK, attached_block
+from wave_tui.config.records import record
 from wave_tui.files.images import is_image_path
 from wave_tui.files.read_state import ReadState
 
 ATTACH_MAX = 100_000  # characters of an attached file
+LISTING_MAX = 500  # entries of an attached folder
 ATTACHMENT = re.compile(r"(?<![\w@])@((?:\\ |[^\s])+)")
 
 
 def attachment_paths(text: str, root: Path) -> list[Path]:
-    """The files named `@path` in the message (relative to the root, or absolute) that exist."""
+    """The files and folders named `@path` in the message (relative to the root, or absolute)
+    that exist."""
     found: list[Path] = []
     for match in ATTACHMENT.finditer(text):
         name = match.group(1).replace("\\ ", " ").rstrip(".,;:!?)")
         path = (root / Path(name).expanduser()).resolve()
-        if path.is_file() and path not in found:
+        if (path.is_file() or path.is_dir()) and path not in found:
             found.append(path)
     return found
 
 
+@record
+class Attached:
+    """A message with its `@path` files attached: the text sent, the files attached (not the
+    folders), and one line for the user per attachment that is not whole."""
+
+    text: str
+    paths: list[Path]
+    notes: list[str]
+
+
 # req: UX16
-def attach_files(text: str, root: Path, read_state: ReadState) -> tuple[str, list[Path]]:
-    """The message with each `@path` file's text appended; the files are recorded as read."""
-    paths = attachment_paths(text, root)
+# req: FH10
+def attach_files(text: str, root: Path, read_state: ReadState) -> Attached:
+    """The message with each `@path` file's text appended, and each `@folder/`'s listing; the
+    files are recorded as read."""
     parts = [text]
-    for path in paths:
+    files: list[Path] = []
+    notes: list[str] = []
+    for path in attachment_paths(text, root):
+        if path.is_dir():
+            listing, note = _folder_listing(path)
+            parts.append(attached_block(path, listing))
+            notes += [note] if note else []
+            continue
         if is_image_path(path):
             continue  # attached as an image (features/images), never as text
         try:
@@ -41,16 +62,49 @@ def attach_files(text: str, root: Path, read_state: ReadState) -> tuple[str, lis
                 # log named with `@` costs no more memory than a small one.
                 raw = fh.read(ATTACH_MAX * 4 + 1)
                 whole = not fh.read(1)
-            mtime_ns = path.stat().st_mtime_ns
+            stat = path.stat()
             content = raw.decode("utf-8") if whole else raw.decode("utf-8", "ignore")
         except (OSError, UnicodeDecodeError):
             continue
+        files.append(path)
         if whole:  # only a file read whole counts as read (a later Edit checks against it)
-            read_state.record_text(path, content, mtime_ns)
+            read_state.record_text(path, content, stat.st_mtime_ns)
         cut = not whole or len(content) > ATTACH_MAX
-        shown = content[:ATTACH_MAX] + "\n… (cut)" if cut else content
+        if cut:
+            shown = content[:ATTACH_MAX]
+            lines = shown.count("\n")
+            said = (
+                f"{path.name}: only its first {ATTACH_MAX:,} characters ({lines:,} lines) of "
+                f"{stat.st_size:,} bytes are attached"
+            )
+            notes.append(said)
+            shown += f"\n{CUT_MARK}{said}; Read it with offset/limit for the rest)"
+        else:
+            shown = content
         parts.append(attached_block(path, shown))
-    return "\n\n".join(parts), paths
+    return Attached("\n\n".join(parts), files, notes)
+
+
+def _folder_listing(folder: Path) -> tuple[str, str | None]:
+    """A folder as its entries, sorted, sub-folders with a trailing `/` (the first
+    LISTING_MAX; a note when there were more)."""
+    try:
+        with os.scandir(folder) as entries:
+            names = sorted(
+                e.name + ("/" if e.is_dir(follow_symlinks=False) else "")
+                for e in entries
+                if e.name != ".git"
+            )
+    except OSError as exc:
+        return f"(the folder cannot be listed: {exc.strerror or exc})", None
+    if not names:
+        return "(an empty folder)", None
+    shown = names[:LISTING_MAX]
+    note = None
+    if len(names) > LISTING_MAX:
+        note = f"{folder.name}/: only its first {LISTING_MAX:,} of {len(names):,} entries listed"
+        shown.append(f"{CUT_MARK}{note})")
+    return "\n".join(shown), note
 
 
 def complete_path(text: str, root: Path, limit: int = 50) -> tuple[str, tuple[str, ...]] | None:
