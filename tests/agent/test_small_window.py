@@ -13,7 +13,7 @@ import pytest
 
 from tests.model_server import ModelServer, text
 from tests.providers import providers
-from tests.providers.emulator import Call, Emulator, call, running, say
+from tests.providers.emulator import Call, Emulator, Rejection, Seen, call, running, say
 from wave_tui.features.memory.context_report import build_context_report
 from wave_tui.session.facade import AgentSession, create_session
 from wave_tui.session.types import AgentOptions
@@ -141,3 +141,45 @@ async def test_cv14_after_compact_the_context_total_is_the_sum_of_its_rows(
     assert status.context_tokens == report.total_tokens
     assert status.cache_hit_ratio is None
     assert json.dumps(report.to_json())  # still serialisable
+
+
+@pytest.mark.req("FH10")
+async def test_a_larger_window_stated_later_lets_compaction_try_again(project: Path) -> None:
+    """A window too small stopped the compactions for the session; the server, restarted with
+    a larger context, states it in its next refusal: the session compacts again and the turn
+    goes through."""
+
+    def larger(seen: Seen) -> Rejection | None:
+        # Main requests that still carry the first prompt are refused, naming a larger window.
+        if seen.body.get("tools") and "first words" in json.dumps(seen.messages):
+            message = (
+                "This model's maximum context length is 128000 tokens. Please reduce the "
+                "length of the messages."
+            )
+            return 400, {
+                "error": {
+                    "message": message,
+                    "type": "invalid_request_error",
+                    "code": "context_length_exceeded",
+                }
+            }
+        return None
+
+    with running(Emulator()) as em:
+        em.script(say("noted"), *[say(f"Summary {n}.") for n in range(2)])
+        session = _session(project, em.env())
+        try:
+            session.start()
+            assert (await session.run_turn("first words")).text == "noted"
+            em.rules[:] = [providers.dense_window_of(WINDOW, density=2.5)]
+            small = await session.run_turn("second words")
+            assert small.status == "error" and small.error is not None and "/clear" in small.error
+            em.rules[:] = [larger]
+            summaries = len([c for c in em.chats() if not c.body.get("tools")])
+            again = await session.run_turn("go on")
+        finally:
+            await session.close()
+    assert again.status == "completed", again.error
+    assert len([c for c in em.chats() if not c.body.get("tools")]) == summaries + 1
+    last = [c for c in em.chats() if c.body.get("tools")][-1]
+    assert "first words" not in json.dumps(last.messages)  # compacted away, and accepted

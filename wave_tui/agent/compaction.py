@@ -188,6 +188,7 @@ class CompactionBreaker:
     failures: int = 0
     window_failures: int = 0
     _warned: bool = False
+    _of_window: int = 0  # of `failures`, those the window caused
 
     @property
     def open(self) -> bool:
@@ -201,20 +202,26 @@ class CompactionBreaker:
         self.failures += 1
         if kind == "window":
             self.window_failures += 1
+            self._of_window += 1
 
     def trip_window(self) -> None:
         """No compaction can fit this window (the instructions alone fill it)."""
-        self.failures = max(self.failures, self.window_failures)
+        raised = max(self.failures, self.window_failures)
+        self._of_window += raised - self.failures
+        self.failures = raised
         self.window_failures = self.window_threshold
 
+    # req: FH10
     def reset_window(self) -> None:
-        """Another window is in force (another model): its failures start from none."""
-        self.window_failures = 0
+        """Another window is in force (another model, or a larger one): the failures it caused
+        start from none."""
+        self.failures = max(0, self.failures - self._of_window)
+        self.window_failures = self._of_window = 0
         self._warned = False
 
     def record_success(self) -> None:
         self.failures = 0
-        self.window_failures = 0
+        self.window_failures = self._of_window = 0
         self._warned = False
 
     def take_warning(self) -> str | None:

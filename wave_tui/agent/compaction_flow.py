@@ -131,6 +131,7 @@ class CompactionFlow:
         self._limit = limit  # model -> the window in force (configured or learned)
         self._overhead = overhead  # estimated tokens of the next request without its messages
         self._window_model: str | None = None  # the model the window failures counted for
+        self._window_size = 0  # and the window they counted against
         self.breaker = CompactionBreaker()
         self.due = False
         self.running = False
@@ -146,6 +147,7 @@ class CompactionFlow:
         if not self.due:
             return
         self.due = False
+        self._same_window(self._target().model)
         if self.breaker.open:
             warning = self.breaker.take_warning()
             if warning:
@@ -199,11 +201,9 @@ class CompactionFlow:
         only once that request is accepted. Raises ContextWindowFull when it cannot be made to
         fit, the error itself when the summary failed for another reason."""
         main = self._target().model
-        if main != self._window_model:
-            self.breaker.reset_window()  # another model, another window
-            self._window_model = main
         while True:
             self.windows.learn(main, error, estimate_prompt_tokens(sent))
+            self._same_window(main)
             if self.breaker.window_open:
                 raise ContextWindowFull(self._stop_line(main)) from error
             if self.breaker.open:  # paused by failures of another kind (the summary model's)
@@ -226,6 +226,15 @@ class CompactionFlow:
             await self.commit(prepared)
             self._emit(ev.Notice("warning", OVERFLOW_NOTICE))
             return reply
+
+    # req: FH10
+    def _same_window(self, main: str) -> None:
+        """Window failures count for one model at one window: another model, or the same one
+        with another window (a server restarted with a larger context), starts from none."""
+        window = self._window_for(main)
+        if (main, window) != (self._window_model, self._window_size):
+            self.breaker.reset_window()
+            self._window_model, self._window_size = main, window
 
     def _stop_line(self, model: str) -> str:
         window = self._window_for(model)

@@ -53,7 +53,9 @@ class ContextWindows:
         known (None when the refusal said nothing usable)."""
         facts = self._of(model)
         if error.window is not None:
-            facts.stated = error.window
+            # The server's own word: what an earlier refusal implied (maybe of a server since
+            # restarted with another context size) no longer holds.
+            facts.stated, facts.bound = error.window, None
         else:
             refused = error.prompt_tokens or sent_tokens
             if refused > 0:
