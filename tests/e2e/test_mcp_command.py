@@ -79,8 +79,10 @@ def test_mo6_list_and_get(project: Path) -> None:
     assert run_wave("mcp", "add", "demo", "--", "srv", "--flag", cwd=project).returncode == 0
     listed = run_wave("mcp", "list", cwd=project)
     assert listed.returncode == 0, listed.stderr
-    assert listed.stdout == (
-        "web: http://127.0.0.1:9/mcp  (http, project)\ndemo: srv --flag  (stdio, local)\n"
+    assert listed.stdout == (  # each server connected once: its state and last error (MA9)
+        "web: http://127.0.0.1:9/mcp  (http, project)  failed: ConnectError: All connection "
+        "attempts failed\ndemo: srv --flag  (stdio, local)  failed: cannot start srv: No such "
+        "file or directory\n"
     )
     got = run_wave("mcp", "get", "web", cwd=project)
     assert got.stdout == (
@@ -179,7 +181,7 @@ def test_mo2_wave_mcp_auth_prints_the_url_and_waits_then_logout(
     auth = isolated_home / ".wave" / "mcp-auth.json"
     assert stat.S_IMODE(auth.stat().st_mode) == 0o600
     listed = run_wave("mcp", "list", cwd=project)
-    assert listed.stdout == f"secure: {oauth_demo.url}  (http, local, authorized)\n"
+    assert listed.stdout == f"secure: {oauth_demo.url}  (http, local, authorized)  ready, 1 tool\n"
     out_ = run_wave("mcp", "logout", "secure", cwd=project)
     assert out_.stdout == "MCP server 'secure': authorization removed\n"
     assert "secure" not in json.loads(auth.read_text())["servers"]

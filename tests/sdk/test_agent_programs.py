@@ -125,7 +125,7 @@ class Callbacks:
     def on_error_block_added(self, e): log.append(["error", "scripted bad request" in e])
     def on_compact_block_added(self, summary): log.append(["compact", summary])
     def on_compaction_state_change(self, busy): log.append(["compacting", busy])
-    def on_queued_messages_change(self, queued): log.append(["queue", queued])
+    def on_queued_messages_change(self, queued): log.append(["queue", [m.content for m in queued]])
     def on_tasks_change(self, tasks): log.append(["tasks", [(t.subject, t.status) for t in tasks]])
     async def on_user_message_added(self, message):
         await asyncio.sleep(0)

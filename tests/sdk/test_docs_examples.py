@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -147,3 +148,23 @@ def test_errors(project: Path, model_server: ModelServer) -> None:
     assert lines[0].startswith("refused: option 'permission_mode' must be one of")
     assert lines[1].startswith("not found: no session 'no-such-session'")
     assert lines[2:] == ["turn: aborted", "after destroy: Agent destroyed"]
+
+
+@pytest.mark.req("SD8")
+@pytest.mark.req("SX1")
+def test_queue(project: Path, model_server: ModelServer) -> None:
+    def last(body: dict[str, Any]) -> dict[str, Any]:
+        return body["messages"][-1]  # type: ignore[no-any-return]
+
+    model_server.enqueue(tool_call("hold_the_turn", {}), when=lambda b: last(b)["content"] == "1")
+    model_server.enqueue(text("one"), when=lambda b: last(b)["role"] == "tool")
+    model_server.enqueue(text("two"), when=lambda b: last(b)["content"] == "Second, edited")
+    out, _ = _run("queue", project, model_server)
+    assert out.splitlines() == [
+        "waiting: ['2', '3']",
+        "recalled: 3",
+        "completed one",
+        "completed two",
+        "aborted ",
+    ]
+    assert model_server.pending == 0

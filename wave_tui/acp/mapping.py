@@ -1,10 +1,17 @@
-"""How wave's tool calls and an ACP prompt translate into each other (titles, kinds, text)."""
+"""How wave's tool calls, task list and an ACP prompt translate into each other (titles,
+kinds, tool-call updates, plans, text)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
+import acp
+
 from wave_tui.permissions.tool_table import key_argument
+
+# The task statuses a plan entry can show (a deleted task leaves the plan).
+_PLAN_STATUSES = ("pending", "in_progress", "completed")
 
 _KINDS: dict[str, str] = {
     "Read": "read",
@@ -27,9 +34,37 @@ def tool_title(name: str, args: dict[str, Any]) -> str:
     return f"{name} {key}" if key else name
 
 
+def call_started(call_id: str, name: str, args: dict[str, Any]) -> Any:
+    """The `tool_call` update that announces a call (live and when a session is loaded)."""
+    return acp.start_tool_call(
+        call_id, tool_title(name, args), kind=tool_kind(name), status="in_progress", raw_input=args
+    )
+
+
+def call_finished(call_id: str, content: str, is_error: bool) -> Any:
+    """The `tool_call_update` with the call's end: its status and its result as content."""
+    return acp.update_tool_call(
+        call_id,
+        status="failed" if is_error else "completed",
+        content=[acp.tool_content(acp.text_block(content))],
+        raw_output=content,
+    )
+
+
+def plan_update(tasks: Iterable[Any]) -> Any:
+    """The task list as the client's plan (every change sends the whole list)."""
+    return acp.update_plan(
+        [
+            acp.plan_entry(task.subject, status=task.status)
+            for task in tasks
+            if task.status in _PLAN_STATUSES
+        ]
+    )
+
+
 def prompt_text(blocks: list[Any]) -> str:
     """The prompt's text: text blocks as they are, an embedded resource as its text, a link
-    as an `@path` mention (wave attaches the file)."""
+    as an `@path` mention (wave attaches the file); image blocks are `prompt_images`'."""
     parts: list[str] = []
     for block in blocks:
         kind = getattr(block, "type", None)

@@ -4,7 +4,10 @@ Each ACP session is an `Agent` (the SDK's public surface, so the session facade 
 AGENTS.md, rules, auto memory and its extraction fork behave exactly as in the app).
 `session/prompt` streams the turn as `session/update` notifications — message and thought
 chunks, tool calls and their updates, the task list as a `plan` — and a call that needs
-approval becomes `session/request_permission`. `session/cancel` aborts the turn. The
+approval becomes `session/request_permission` (allow / reject, once or always).
+`session/new` and `session/load` join the client's `mcpServers` to the session's servers, and
+`session/load` shows the conversation again, tool calls and plan included. Image blocks of a
+prompt are attached as images. `session/cancel` aborts the turn. The
 `agent-client-protocol` package does the JSON-RPC (a malformed message gets an error reply);
 it is imported only here, under `--acp`.
 """
@@ -20,7 +23,19 @@ import acp
 from acp import schema
 
 from wave_tui import __version__
-from wave_tui.acp.mapping import prompt_text, tool_kind, tool_title
+from wave_tui.acp.mapping import (
+    call_finished,
+    call_started,
+    plan_update,
+    prompt_text,
+    tool_kind,
+    tool_title,
+)
+from wave_tui.acp.mcp_servers import client_mcp_servers
+from wave_tui.acp.permission import REJECT_ALWAYS, SessionPermissions
+from wave_tui.acp.prompt_images import prompt_images
+from wave_tui.acp.replay import replay_updates
+from wave_tui.config.paths import WavePaths
 from wave_tui.sdk.agent import Agent
 from wave_tui.sdk.events import (
     ReasoningChunk,
@@ -31,15 +46,14 @@ from wave_tui.sdk.events import (
     TurnEnd,
 )
 
-_ALLOW = "allow"
-_REJECT = "reject"
-
 
 class _Session:
     """One ACP session: its agent and the tool calls of the running turn (for permissions)."""
 
     def __init__(self, agent: Agent) -> None:
         self.agent = agent
+        # Front ends of this package reach the session's policy: "allow always" is a grant.
+        self.permissions = SessionPermissions(agent._agent().policy)
         # The client's name for it: the agent's session id at the start (a compaction moves
         # the agent to a new id; the client keeps its own).
         self.id = agent.session_id
@@ -48,6 +62,10 @@ class _Session:
         self.calls: dict[str, ToolUse] = {}
         self.announced: set[str] = set()
         self.cancelled = False
+        # The plan the client shows (entries as sent), and whether changes of the task list go
+        # to the client yet: a loaded session's list is sent by the replay, in its place.
+        self.plan: list[tuple[str, str]] | None = None
+        self.shown = True
 
     def tool_changed(self, update: ToolBlockUpdate) -> None:
         if update.stage == "running":
@@ -81,8 +99,9 @@ class WaveAcpAgent:
             agent_capabilities=schema.AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=schema.PromptCapabilities(
-                    image=False, audio=False, embedded_context=True
+                    image=True, audio=False, embedded_context=True
                 ),
+                mcp_capabilities=schema.McpCapabilities(http=True, sse=True),
             ),
             agent_info=schema.Implementation(name="wave", title="wave", version=__version__),
             auth_methods=[],
@@ -92,25 +111,31 @@ class WaveAcpAgent:
         return None
 
     # req: AP2
-    async def _open(self, cwd: str, restore: str | None) -> _Session:
+    # req: MA10
+    async def _open(self, cwd: str, restore: str | None, mcp_servers: list[Any] | None) -> _Session:
         holder: list[_Session] = []
 
         async def can_use_tool(name: str, args: dict[str, Any]) -> dict[str, Any]:
             return await self._ask(holder[0], name, args)
 
         async def tasks_changed(tasks: list[Any]) -> None:
-            await self._plan(holder[0], tasks)
+            if holder:
+                await self._plan(holder[0], tasks)
 
         def tool_changed(update: ToolBlockUpdate) -> None:
-            holder[0].tool_changed(update)
+            if holder:
+                holder[0].tool_changed(update)
 
         agent = await Agent.create(
             workdir=cwd,
             restore_session_id=restore,
             can_use_tool=can_use_tool,
+            # Created once they started: the first prompt has their tools, as in `wave -p`.
+            mcp_servers=client_mcp_servers(mcp_servers) or None,
             callbacks={"on_tasks_change": tasks_changed, "on_tool_block_updated": tool_changed},
         )
         session = _Session(agent)
+        session.shown = restore is None
         if restore is not None:
             session.id = restore  # the client goes on calling it by the id it loaded
         holder.append(session)
@@ -134,27 +159,23 @@ class WaveAcpAgent:
     async def new_session(
         self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> schema.NewSessionResponse:
-        session = await self._open(cwd, None)
+        session = await self._open(cwd, None, mcp_servers)
         return schema.NewSessionResponse(session_id=session.id)
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> schema.LoadSessionResponse:
         try:
-            session = await self._open(cwd, session_id)
+            session = await self._open(cwd, session_id, mcp_servers)
         except FileNotFoundError as exc:
             raise acp.RequestError.invalid_params({"sessionId": str(exc)}) from exc
-        # The client shows the conversation again: its messages as they were.
-        for message in session.agent.messages:
-            if message.is_meta or not message.content:
-                continue
-            if message.role == "user":
-                update: Any = acp.update_user_message_text(message.content)
-            elif message.role == "assistant":
-                update = acp.update_agent_message_text(message.content)
-            else:
-                continue
+        # The client shows the conversation again: messages, tool calls and the plan, in order.
+        tasks = await session.agent._session.tasks()
+        for update in replay_updates(session.agent.messages, tasks):
+            if update.session_update == "plan":
+                session.plan = _entries(update)
             await self._conn.session_update(session_id=session_id, update=update)
+        session.shown = True
         return schema.LoadSessionResponse()
 
     def _session(self, session_id: str) -> _Session:
@@ -169,7 +190,9 @@ class WaveAcpAgent:
         session = self._session(session_id)
         session.cancelled = False
         stop: Any = "end_turn"
-        async for event in session.agent.stream(prompt_text(prompt)):
+        folder = WavePaths.for_workdir(session.agent.workdir).pasted_images
+        images = await prompt_images(prompt, folder)
+        async for event in session.agent.stream(prompt_text(prompt), images=images or None):
             if isinstance(event, ToolUse) and event.id in session.announced:
                 continue  # told already, when its permission was asked
             update = self._update(session, event)
@@ -188,20 +211,9 @@ class WaveAcpAgent:
             return acp.update_agent_thought_text(event.text)
         if isinstance(event, ToolUse):
             session.announced.add(event.id)
-            return acp.start_tool_call(
-                event.id,
-                tool_title(event.name, event.input),
-                kind=tool_kind(event.name),
-                status="in_progress",
-                raw_input=event.input,
-            )
+            return call_started(event.id, event.name, event.input)
         if isinstance(event, ToolResult):
-            return acp.update_tool_call(
-                event.id,
-                status="failed" if event.is_error else "completed",
-                content=[acp.tool_content(acp.text_block(event.content))],
-                raw_output=event.content,
-            )
+            return call_finished(event.id, event.content, event.is_error)
         return None
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
@@ -211,8 +223,12 @@ class WaveAcpAgent:
             session.agent.abort()
 
     # req: AP1
+    # req: MA12
     async def _ask(self, session: _Session, name: str, args: dict[str, Any]) -> dict[str, Any]:
-        """A call that needs approval, asked of the client (`session/request_permission`)."""
+        """A call that needs approval, asked of the client (`session/request_permission`),
+        unless the user rejected calls like it for good."""
+        if session.permissions.rejected(name, args):
+            return session.permissions.answer(REJECT_ALWAYS, name, args)
         call = next(
             (c for c in reversed(session.calls.values()) if c.name == name and c.input == args),
             ToolUse(f"permission-{name}", name, args),
@@ -231,30 +247,29 @@ class WaveAcpAgent:
                 status="pending",
                 raw_input=args,
             ),
-            options=[
-                schema.PermissionOption(option_id=_ALLOW, name="Allow", kind="allow_once"),
-                schema.PermissionOption(option_id=_REJECT, name="Reject", kind="reject_once"),
-            ],
+            options=session.permissions.options(name, args),
         )
         outcome = response.outcome
-        if isinstance(outcome, schema.AllowedOutcome) and outcome.option_id == _ALLOW:
-            return {"behavior": "allow"}
-        return {"behavior": "deny", "message": "the user rejected this call in the client"}
+        chosen = outcome.option_id if isinstance(outcome, schema.AllowedOutcome) else None
+        return session.permissions.answer(chosen, name, args)
 
     async def _plan(self, session: _Session, tasks: list[Any]) -> None:
         """The task list as the client's plan (every change sends the whole list)."""
-        entries = [
-            acp.plan_entry(task.subject, status=task.status)
-            for task in tasks
-            if task.status in ("pending", "in_progress", "completed")
-        ]
-        await self._conn.session_update(session_id=session.id, update=acp.update_plan(entries))
+        update = plan_update(tasks)
+        if not session.shown or _entries(update) == session.plan:
+            return  # the replay of a loaded session shows it, or the client has it already
+        session.plan = _entries(update)
+        await self._conn.session_update(session_id=session.id, update=update)
 
     async def close(self) -> None:
         for session in list(self._sessions.values()):
             with contextlib.suppress(Exception):
                 await session.agent.destroy()
         self._sessions.clear()
+
+
+def _entries(plan: Any) -> list[tuple[str, str]]:
+    return [(entry.content, entry.status) for entry in plan.entries]
 
 
 # The package's own limit for one message (images and embedded files make big lines).

@@ -161,6 +161,25 @@ class PlanApprovalRequested:
     future: asyncio.Future[PlanDecision] = field(repr=False)
 
 
+@record
+class ElicitationAnswer:
+    """The user's answer to an MCP server's form: the values when accepted."""
+
+    action: Literal["accept", "decline", "cancel"]
+    content: dict[str, Any] | None = None
+
+
+@record(frozen=False)
+class ElicitationRequested:
+    """An MCP server asks the user for values (MA3): `schema` is the form's JSON schema (flat
+    properties with `title`, `description`, `default`); the UI resolves `future`."""
+
+    server: str
+    message: str
+    schema: dict[str, Any]
+    future: asyncio.Future[ElicitationAnswer] = field(repr=False)
+
+
 SubagentPhase = Literal["started", "text", "tool", "finished"]
 
 
@@ -284,6 +303,7 @@ AgentEvent = (
     | PermissionRequested
     | QuestionAsked
     | PlanApprovalRequested
+    | ElicitationRequested
     | SubagentProgress
     | TasksChanged
     | BackgroundChanged

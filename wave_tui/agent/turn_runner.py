@@ -111,6 +111,8 @@ class TurnRunner:
         # A custom command's `allowed-tools` and `model` hold for its turn only (CS2).
         self.turn_rules: tuple[str, ...] = ()
         self.turn_model: str | None = None
+        # The only tools the model is offered (the SDK's `tools` option); None: every tool.
+        self.offered_tools: frozenset[str] | None = None
         self.last_request: dict[str, Any] | None = None
         self.last_reply: Message | None = None
         self.last_usage: Usage | None = None
@@ -154,6 +156,8 @@ class TurnRunner:
         for extension in self._extensions.tool_providers:
             for tool in extension.tools():
                 merged.setdefault(tool.name, tool)
+        if self.offered_tools is not None:
+            return {name: t for name, t in merged.items() if name in self.offered_tools}
         return merged
 
     def sources(self) -> list[ContextSource]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -20,6 +21,7 @@ from wave_tui.session.facade import (
     ADD_SCOPES,
     McpAdminError,
     ServerEntry,
+    ServerHealth,
     add_server,
     authorization_stored,
     authorize,
@@ -29,6 +31,7 @@ from wave_tui.session.facade import (
     new_entry,
     parse_pairs,
     remove_server,
+    server_health,
 )
 
 HELP = "MCP servers: list, get, add, remove, auth, logout"
@@ -48,7 +51,10 @@ def mcp_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="wave mcp", description=HELP.capitalize() + ".")
     parser.add_argument("--workdir", default=None, help="project root (default: current directory)")
     sub = parser.add_subparsers(dest="action", required=True)
-    sub.add_parser("list", help="every configured server, with its scope")
+    listing = sub.add_parser(
+        "list", help="every configured server: scope, state, tools, last error (connects)"
+    )
+    listing.add_argument("--json", action="store_true", help="one JSON array")
     sub.add_parser("get", help="one server's configuration").add_argument("name", metavar="NAME")
     add = sub.add_parser(
         "add",
@@ -85,18 +91,44 @@ def _target(entry: ServerEntry) -> str:
     return config.url
 
 
-def _list(paths: WavePaths, out: TextIO, err: TextIO) -> int:
+def _health_text(health: ServerHealth | None) -> str:
+    if health is None:
+        return "unknown"
+    if health.state == "ready":
+        return f"ready, {health.tools} tool{'s' if health.tools != 1 else ''}"
+    return f"{health.state}: {health.last_error}" if health.last_error else health.state
+
+
+# req: MA9
+def _list(paths: WavePaths, out: TextIO, err: TextIO, *, as_json: bool) -> int:
+    """Each server with its configuration and, connected once, its state and tools."""
     entries, problems = configured(paths)
     for line in problems:
         print(f"wave: {line}", file=err)
+    found = {h.name: h for h in asyncio.run(server_health(paths, entries))}
+    if as_json:
+        rows = [
+            {
+                "name": e.name,
+                "type": e.config.kind,
+                "scope": e.scope,
+                "target": _target(e),
+                "state": found[e.name].state if e.name in found else "unknown",
+                "tools": found[e.name].tools if e.name in found else 0,
+                "lastError": found[e.name].last_error if e.name in found else None,
+            }
+            for e in entries
+        ]
+        print(json.dumps(rows, indent=2), file=out)
+        return EXIT_OK
     if not entries:
         print("No MCP servers configured (wave mcp add NAME -- CMD, or .mcp.json).", file=out)
         return EXIT_OK
     for entry in entries:
         extra = ", authorized" if authorization_stored(paths, entry) else ""
-        print(
-            f"{entry.name}: {_target(entry)}  ({entry.config.kind}, {entry.scope}{extra})", file=out
-        )
+        where = f"({entry.config.kind}, {entry.scope}{extra})"
+        health = _health_text(found.get(entry.name))
+        print(f"{entry.name}: {_target(entry)}  {where}  {health}", file=out)
     return EXIT_OK
 
 
@@ -194,7 +226,7 @@ def run_mcp_command(  # req: MO6
     paths = WavePaths.for_workdir(workdir.resolve())
     try:
         if args.action == "list":
-            return _list(paths, out, err)
+            return _list(paths, out, err, as_json=args.json)
         if args.action == "get":
             return _get(paths, args.name, out)
         if args.action == "add":

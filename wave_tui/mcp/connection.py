@@ -30,6 +30,8 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 
+from wave_tui.mcp.client_host import ClientHost, progress_line
+from wave_tui.mcp.client_requests import ClientRequests
 from wave_tui.mcp.config import HttpServer, ServerConfig, SseServer, StdioServer
 from wave_tui.mcp.http_auth import Consent, auth_problem, server_auth
 from wave_tui.mcp.remote_lists import RemoteLists
@@ -37,6 +39,7 @@ from wave_tui.mcp.results import cap_instructions, convert_result
 from wave_tui.mcp.tools import RemoteTool
 from wave_tui.net.mcp_http import (
     MCP_CONNECT_TIMEOUT_S,
+    MCP_MESSAGE_MAX_BYTES,
     MCP_STREAM_READ_TIMEOUT_S,
     mcp_client_factory,
     mcp_http_client,
@@ -51,8 +54,8 @@ CLIENT_INFO = types.Implementation(name="wave-tui", version="0.1.0")
 REFRESH_WAIT_S = 5.0
 _Incoming = SessionMessage | Exception
 # One message from a stdio server is read up to this size (the guard drops a longer one and
-# answers its request with an error): a 100 MB result costs a bounded read, not the session.
-MESSAGE_MAX_BYTES = 8 * 1024 * 1024
+# answers its request with an error); HTTP answers are bounded alike (`net/mcp_bounded.py`).
+MESSAGE_MAX_BYTES = MCP_MESSAGE_MAX_BYTES
 
 
 class ServerConnection:
@@ -67,8 +70,11 @@ class ServerConnection:
         on_change: Callable[[], None],
         auth_file: Path | None = None,
         consent: Consent | None = None,
+        host: ClientHost | None = None,
     ) -> None:
         self.config = config
+        # Roots, elicitation, sampling and logs are answered (and advertised) only with a host.
+        self.requests = ClientRequests(config.name, host) if host is not None else None
         self.workdir = workdir
         self.auth_file = auth_file
         self.consent = consent
@@ -81,6 +87,8 @@ class ServerConnection:
         self.last_error: str | None = None
         self.instructions: str | None = None
         self.tools: tuple[RemoteTool, ...] = ()
+        # Tools that can only run as tasks (`execution.taskSupport: "required"`): not offered.
+        self.task_only: tuple[str, ...] = ()
         self.lists = RemoteLists()  # resources and prompts
         self.started = asyncio.Event()  # set once the state left "starting"
         self._session: ClientSession | None = None
@@ -137,17 +145,21 @@ class ServerConnection:
         async with anyio.create_task_group() as tg:
             tg.start_soon(self._pump, read, send)
             try:
+                extra = self.requests.session_kwargs() if self.requests is not None else {}
                 async with ClientSession(
-                    receive, write, message_handler=self._on_message, client_info=CLIENT_INFO
+                    receive,
+                    write,
+                    message_handler=self._on_message,
+                    client_info=CLIENT_INFO,
+                    **extra,
                 ) as session:
                     with anyio.fail_after(self.startup_timeout):
                         init = await session.initialize()
-                        tools = await _list_tools(session)
+                        self.tools, self.task_only = await _list_tools(session)
                     self._session = session
                     self.instructions = (
                         cap_instructions(init.instructions) if init.instructions else None
                     )
-                    self.tools = tools
                     await self.lists.load(session, init.capabilities)
                     self._set_state("ready")
                     tg.start_soon(self._refresh_loop, session)
@@ -265,7 +277,7 @@ class ServerConnection:
             self._stale.clear()
             try:
                 with anyio.fail_after(self.call_timeout):
-                    self.tools = await _list_tools(session)
+                    self.tools, self.task_only = await _list_tools(session)
             except (McpError, TimeoutError) as exc:
                 self.last_error = f"tools/list failed: {_describe(exc)}"
             if not self._stale.is_set():
@@ -282,7 +294,12 @@ class ServerConnection:
             )
         name = self.config.name
         request = asyncio.ensure_future(
-            session.call_tool(tool, args, read_timeout_seconds=timedelta(seconds=self.call_timeout))
+            session.call_tool(
+                tool,
+                args,
+                read_timeout_seconds=timedelta(seconds=self.call_timeout),
+                progress_callback=self._progress_of(tool),
+            )
         )
         gone = asyncio.ensure_future(self._gone.wait())
         try:
@@ -318,6 +335,25 @@ class ServerConnection:
             convert_result, result.content, result.structuredContent, result.isError, label
         )
 
+    def _progress_of(self, tool: str) -> Any:
+        """A progress callback for one call (the SDK then sends `_meta.progressToken`)."""
+        requests = self.requests
+        if requests is None:
+            return None
+
+        # req: MA4
+        async def progressed(progress: float, total: float | None, message: str | None) -> None:
+            requests.host.progress(self.config.name, tool, progress_line(progress, total, message))
+
+        return progressed
+
+    async def roots_changed(self) -> None:  # req: MA1
+        """Tell the server its roots changed (the session moved into or out of a worktree)."""
+        session = self.session()
+        if session is not None and self.requests is not None:
+            with contextlib.suppress(Exception):  # a server gone meanwhile ends by itself
+                await session.send_roots_list_changed()
+
     def session(self) -> ClientSession | None:
         """The live session when the server is ready (resources and prompts ask through it)."""
         return self._session if self.state == "ready" else None
@@ -333,17 +369,23 @@ class ServerConnection:
         return error_result(message)
 
 
-async def _list_tools(session: ClientSession) -> tuple[RemoteTool, ...]:
+# req: MA5
+async def _list_tools(session: ClientSession) -> tuple[tuple[RemoteTool, ...], tuple[str, ...]]:
+    """The tools wave can call, and the names of those that only run as tasks (which wave does
+    not call: every plain call of one fails)."""
     found: list[RemoteTool] = []
+    task_only: list[str] = []
     cursor: str | None = None
     while True:
         page = await session.list_tools(params=types.PaginatedRequestParams(cursor=cursor))
-        found.extend(
-            RemoteTool(t.name, t.description or "", dict(t.inputSchema)) for t in page.tools
-        )
+        for t in page.tools:
+            if t.execution is not None and t.execution.taskSupport == "required":
+                task_only.append(t.name)
+            else:
+                found.append(RemoteTool(t.name, t.description or "", dict(t.inputSchema)))
         cursor = page.nextCursor
         if not cursor:
-            return tuple(found)
+            return tuple(found), tuple(task_only)
 
 
 def _guarded(config: StdioServer, workdir: Path) -> StdioServerParameters:  # req: MC8

@@ -24,9 +24,10 @@ from wave_tui.tools.base import Tool, ToolResult, error_result
 
 if TYPE_CHECKING:
     from wave_tui.config.settings import EffectiveSettings
+    from wave_tui.mcp.client_host import ClientHost
     from wave_tui.mcp.connection import ServerConnection
     from wave_tui.mcp.http_auth import Consent
-    from wave_tui.mcp.remote_lists import RemotePrompt, RemoteResource
+    from wave_tui.mcp.remote_lists import RemotePrompt, RemoteResource, ResourceTemplate
 
 ServerState = Literal["starting", "ready", "needs-auth", "failed", "stopped"]
 STARTUP_TIMEOUT_S = 30.0  # initialize + the first tools/list
@@ -43,6 +44,8 @@ class ServerStatus:
     tools: tuple[str, ...]  # qualified names (`mcp__server__tool`)
     last_error: str | None
     instructions: str | None
+    task_only: tuple[str, ...] = ()  # tools not offered: they only run as tasks
+    logs: tuple[str, ...] = ()  # the server's last log messages
 
 
 class McpManager:
@@ -57,8 +60,10 @@ class McpManager:
         startup_timeout: float = STARTUP_TIMEOUT_S,
         call_timeout: float = CALL_TIMEOUT_S,
         auth_file: Path | None = None,
+        host: ClientHost | None = None,
     ) -> None:
         self._configs = {s.name: s for s in servers}
+        self._host = host  # answers the servers' roots, elicitation and sampling requests
         self._auth_file = auth_file  # OAuth tokens of HTTP servers (None: no OAuth)
         self._workdir = workdir
         self._notify = notify
@@ -103,6 +108,7 @@ class McpManager:
             on_change=self._changed,
             auth_file=self._auth_file,
             consent=consent,
+            host=self._host,
         )
         self._connections[name] = conn
         self._tasks[name] = asyncio.create_task(conn.run(), name=f"wave-mcp-{name}")
@@ -123,6 +129,16 @@ class McpManager:
         await self._stop(name)
         self._launch(name)
         await self._connections[name].started.wait()
+        return self.status(name)
+
+    async def disconnect(self, name: str) -> ServerStatus | None:
+        """Stop `name` but keep it configured (`restart` connects it again); None: no such
+        server."""
+        if name not in self._configs:
+            return None
+        await self._stop(name)
+        self._connections.pop(name, None)
+        self._changed()
         return self.status(name)
 
     # req: MO2
@@ -179,6 +195,10 @@ class McpManager:
                     await task
         self._changed()
 
+    async def roots_changed(self) -> None:  # req: MA1
+        """Every ready server told that its roots changed."""
+        await asyncio.gather(*(c.roots_changed() for c in list(self._connections.values())))
+
     async def aclose(self) -> None:  # req: MC8
         await asyncio.gather(*(self._stop(name) for name in list(self._tasks)))
 
@@ -211,6 +231,8 @@ class McpManager:
             tuple(qualified_name(name, t.name) for t in conn.tools),
             conn.last_error,
             conn.instructions,
+            conn.task_only,
+            tuple(conn.requests.logs) if conn.requests is not None else (),
         )
 
     def statuses(self) -> list[ServerStatus]:
@@ -227,6 +249,16 @@ class McpManager:
             for name, conn in self._connections.items()
             if conn.state == "ready" and server in (None, name)
             for resource in conn.lists.resources
+        ]
+
+    # req: MA6
+    def templates(self, server: str | None = None) -> list[tuple[str, ResourceTemplate]]:
+        """(server, resource template) of every ready server, or of one."""
+        return [
+            (name, template)
+            for name, conn in self._connections.items()
+            if conn.state == "ready" and server in (None, name)
+            for template in conn.lists.templates
         ]
 
     def offers_resources(self) -> bool:

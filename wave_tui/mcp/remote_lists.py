@@ -26,6 +26,16 @@ class RemoteResource:
 
 
 @record
+class ResourceTemplate:
+    """A family of resources (`resources/templates/list`): `uri_template` is RFC 6570."""
+
+    uri_template: str
+    name: str
+    description: str
+    mime_type: str | None
+
+
+@record
 class PromptArgument:
     name: str
     description: str
@@ -50,9 +60,22 @@ async def _all_pages(list_page: Any, field: str) -> list[Any]:
             return found
 
 
+# req: MA6
+async def _templates(session: ClientSession) -> tuple[ResourceTemplate, ...]:
+    """The server's resource templates (none when it does not list them: an old server)."""
+    try:
+        listed = await _all_pages(session.list_resource_templates, "resourceTemplates")
+    except McpError:
+        return ()
+    return tuple(
+        ResourceTemplate(t.uriTemplate, t.name, t.description or "", t.mimeType) for t in listed
+    )
+
+
 class RemoteLists:
     def __init__(self) -> None:
         self.resources: tuple[RemoteResource, ...] = ()
+        self.templates: tuple[ResourceTemplate, ...] = ()
         self.prompts: tuple[RemotePrompt, ...] = ()
         self.has_resources = False
         self.has_prompts = False
@@ -70,6 +93,7 @@ class RemoteLists:
                     RemoteResource(str(r.uri), r.name, r.description or "", r.mimeType)
                     for r in listed
                 )
+                self.templates = await _templates(session)
             if self.has_prompts:
                 found = await _all_pages(session.list_prompts, "prompts")
                 self.prompts = tuple(

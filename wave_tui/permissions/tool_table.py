@@ -43,6 +43,9 @@ EXIT_PLAN_MODE = "ExitPlanMode"
 AGENT = "Agent"
 LSP = "LSP"
 LIST_MCP_RESOURCES = "ListMcpResources"
+# Not a tool the model calls: an MCP server asking for the model (`sampling/createMessage`),
+# approved like a call; a rule `McpSampling(server)` allows one server.
+MCP_SAMPLING = "McpSampling"
 READ_MCP_RESOURCE = "ReadMcpResource"
 ENTER_WORKTREE = "EnterWorktree"
 EXIT_WORKTREE = "ExitWorktree"
@@ -108,6 +111,7 @@ TOOLS: Mapping[str, ToolInfo] = {
         # Reading what a configured server publishes, like Read; the fork never gets them.
         _info(LIST_MCP_RESOURCES, "server", "never", "List MCP resources", read_only=True),
         _info(READ_MCP_RESOURCE, "uri", "never", "Read MCP resource", read_only=True),
+        _info(MCP_SAMPLING, "server", "ask", "Let an MCP server use the model"),
         # A worktree is made by git under the project's `.wave/worktrees` (nothing of the
         # checkout changes); leaving may remove one and its changes: asked like a command.
         _info(ENTER_WORKTREE, "name", "never", "Enter worktree"),

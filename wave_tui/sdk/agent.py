@@ -2,9 +2,11 @@
 
 `await Agent.create(**options)` builds the same session the app and `wave -p` run (the session
 facade: memory, rules, auto memory and its extraction fork, hooks, MCP, tasks, subagents), with
-004's options in snake_case. Its methods are the conversation (`send_message`, `stream`,
-`abort`, `compact`, `truncate_history`, `restore_session`) and `destroy()`, after which every
-method raises `AgentDestroyed`.
+004's options in snake_case. Here are the conversation (`send_message`, `stream`, `bang`, all
+through one message queue so turns never overlap; `compact`, `clear_messages`,
+`truncate_history`, `restore_session`) and `destroy()`, after which every method raises
+`AgentDestroyed`; the base classes add the queue's API and the aborts (`agent_queue.py`), the
+parts' APIs (`agent_extras.py`) and the state and permission API (`agent_state.py`).
 """
 
 from __future__ import annotations
@@ -12,8 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-import sys
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -21,16 +22,18 @@ from typing import Any
 from wave_tui.agent import events as ev
 from wave_tui.agent.extensions import ContextSourceBase
 from wave_tui.agent.prompts import language_section
-from wave_tui.agent.service import AgentService
-from wave_tui.agent.turn_queue import AgentDestroyed
+from wave_tui.agent.turn_runner import TurnResult
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.settings import EffectiveSettings, SettingsStore
 from wave_tui.config.sources import SettingsLayer
-from wave_tui.llm.types import Message, Usage
+from wave_tui.features.user_hooks.engine import UserHooks
+from wave_tui.llm.types import Usage
 from wave_tui.permissions.policy import PermissionAnswer, PermissionReply
+from wave_tui.sdk.agent_queue import AgentQueue, image_paths, is_slash, with_images
 from wave_tui.sdk.callbacks import CallbackDispatcher, check_callbacks
 from wave_tui.sdk.events import ErrorEvent, StreamEvent, TurnEnd, to_stream_event
 from wave_tui.sdk.history import truncate_history
+from wave_tui.sdk.message_queue import MessageQueue, QueuedMessage, QueuedType
 from wave_tui.sdk.options import SdkOptions, check_options
 from wave_tui.session.facade import AgentSession, create_session
 from wave_tui.session.types import AgentOptions
@@ -88,9 +91,12 @@ def _answer(result: object) -> PermissionAnswer:
     raise ValueError(f"can_use_tool must return {{'behavior': 'allow'|'deny'}}, not {result!r}")
 
 
+Listener = Callable[[ev.AgentEvent], None]
+
+
 # req: SD1
 # req: SD8
-class Agent:
+class Agent(AgentQueue):
     """A wave agent session for a program; make one with `await Agent.create(**options)`."""
 
     def __init__(self, session: AgentSession, options: SdkOptions) -> None:
@@ -102,7 +108,14 @@ class Agent:
         self._callbacks = CallbackDispatcher(
             check_callbacks(options.callbacks), lambda: self._agent().session_id
         )
+        self._callbacks.logger = options.logger
         self._last_compact: str | None = None
+        self._elicitations: set[asyncio.Task[None]] = set()
+        self._queue = MessageQueue(self._run_queued, self._queue_changed)
+        # A `stream()` hears the events of its own turn only: its listener is plugged in while
+        # that message runs.
+        self._stream_listeners: dict[str, Listener] = {}
+        self._unwatch: list[Callable[[], None]] = []
         self._unsubscribe = session.subscribe(self._on_event)
 
     # -- creation ------------------------------------------------------------------------------
@@ -124,6 +137,7 @@ class Agent:
             disallowed_tools=checked.disallowed_tools,
             # `plugins: [{"path": …}]`: loaded as enabled, the program's own (nothing to trust)
             plugin_dirs=_plugin_dirs(checked.workdir, checked.plugins),
+            worktree=checked.worktree,
         )
         layer: dict[str, Any] = {}
         if checked.hooks is not None:
@@ -148,7 +162,10 @@ class Agent:
         holder.append(agent)
         try:
             session.start()
+            agent._apply_start_options()
+            await agent._enter_worktree()
             await session.wait_tools_started()
+            agent._unwatch = agent._watch_parts()
         except BaseException:
             await agent.destroy()
             raise
@@ -167,26 +184,6 @@ class Agent:
         await self.destroy()
 
     # -- state ---------------------------------------------------------------------------------
-    def _check(self) -> None:
-        if self._destroyed:
-            raise AgentDestroyed()
-
-    def _agent(self) -> AgentService:
-        service = self._session.service
-        assert service is not None
-        return service
-
-    @property
-    def session_id(self) -> str:
-        self._check()
-        return str(self._agent().session_id)
-
-    @property
-    def messages(self) -> list[Message]:
-        """The conversation so far (copies: changing them changes nothing)."""
-        self._check()
-        return [m.model_copy(deep=True) for m in self._session.messages()]
-
     @property
     def usages(self) -> list[Usage]:
         """The usage of each main model request, oldest first."""
@@ -195,16 +192,73 @@ class Agent:
 
     @property
     def workdir(self) -> Path:
+        """The folder the agent was created for (`working_directory`: where it works now)."""
         return self._options.workdir
 
     # -- conversation --------------------------------------------------------------------------
     # req: SD3
+    # req: SX1
     async def send_message(self, text: str, images: Sequence[str | Path] | None = None) -> TurnEnd:
-        """Run one message (or slash command) to its end and return how it ended. `images` are
-        image files, attached as `@path` mentions of the message."""
+        """Send one message (or slash command) and return how its turn ended. While another
+        turn runs the message waits in the queue (`queued_messages`) and runs after it; a
+        message taken out of the queue ends "aborted". `images` are image files, attached as
+        `@path` mentions of the message."""
         self._check()
-        result = await self._session.run_turn(_with_images(text, images))
-        return TurnEnd(result.status, result.text)
+        with_images(text, images)  # wrong input is refused now, not when its turn comes
+        result = await self._submit(text, image_paths(images), "message")
+        return TurnEnd(result.status, result.text, result.error)
+
+    # req: SX4
+    async def bang(self, command: str) -> TurnEnd:
+        """Run a shell command as `!command` does in the app: its output joins the
+        conversation, the model is not asked. Queued like a message."""
+        self._check()
+        if not isinstance(command, str) or not command.strip():
+            raise ValueError("command must be a non-empty str")
+        result = await self._submit(command, (), "bash")
+        return TurnEnd(result.status, result.text, result.error)
+
+    async def _submit(
+        self,
+        content: str,
+        images: tuple[str, ...],
+        kind: QueuedType,
+        listener: Listener | None = None,
+    ) -> TurnResult:
+        message, done = self._queue.enqueue(content, images, kind)
+        if listener is not None:
+            self._stream_listeners[message.id] = listener
+        try:
+            return await self._queue.wait(message, done)
+        except asyncio.CancelledError:
+            # The caller gave up: a waiting message left the queue (`wait`), a running one stops.
+            running = self._queue.running
+            if running is not None and running.id == message.id:
+                self._session.abort()
+            raise
+        finally:
+            self._stream_listeners.pop(message.id, None)
+
+    async def _run_queued(self, message: QueuedMessage) -> TurnResult:
+        if message.type == "bash":
+            text = "!" + message.content
+        else:
+            text = with_images(message.content, message.images or None)
+        listener = self._stream_listeners.get(message.id)
+        unsubscribe = self._session.subscribe(listener) if listener is not None else None
+        command = message.type == "bash" or is_slash(message)
+        if command:
+            self._callbacks.call("on_command_running_change", True)
+        try:
+            return await self._session.run_turn(text)
+        finally:
+            if unsubscribe is not None:
+                unsubscribe()
+            if command:
+                self._callbacks.call("on_command_running_change", False)
+
+    def _queue_changed(self, waiting: list[QueuedMessage]) -> None:
+        self._callbacks.call("on_queued_messages_change", list(waiting))
 
     async def stream(
         self, text: str, images: Sequence[str | Path] | None = None
@@ -215,12 +269,13 @@ class Agent:
         queue: asyncio.Queue[StreamEvent] = asyncio.Queue()
 
         def listen(event: ev.AgentEvent) -> None:
-            mapped = to_stream_event(event)
-            if mapped is not None:
-                queue.put_nowait(mapped)
+            for shown in self._shown(event):
+                mapped = to_stream_event(shown)
+                if mapped is not None:
+                    queue.put_nowait(mapped)
 
-        unsubscribe = self._session.subscribe(listen)
-        turn = asyncio.ensure_future(self._session.run_turn(_with_images(text, images)))
+        with_images(text, images)
+        turn = asyncio.ensure_future(self._submit(text, image_paths(images), "message", listen))
         getter: asyncio.Future[StreamEvent] | None = None
         try:
             while True:
@@ -235,21 +290,29 @@ class Agent:
                 result = turn.result()
                 if result.status == "error" and result.error:
                     yield ErrorEvent(result.error)
-                yield TurnEnd(result.status, result.text)
+                yield TurnEnd(result.status, result.text, result.error)
                 return
         finally:
-            unsubscribe()
             if getter is not None:
                 getter.cancel()
             if not turn.done():
-                self._session.abort()
+                turn.cancel()  # waiting: out of the queue; running: aborted (`_submit`)
                 with contextlib.suppress(BaseException):
                     await turn
 
-    def abort(self) -> None:
-        """Stop the running turn (its open tool calls are closed as interrupted)."""
+    # req: SX4
+    async def clear_messages(self) -> None:
+        """Start a new, empty conversation (a new session id; the old transcript stays on
+        disk), as `/clear` does: the SessionEnd hooks run now (reason "clear"), the SessionStart
+        hooks before the next message (source "clear"). RuntimeError while a turn runs."""
         self._check()
-        self._session.abort()
+        if self._queue.running is not None or self._agent().busy:
+            raise RuntimeError("a turn runs: abort it or wait before clearing the messages")
+        hooks = self._agent().extensions.of_type(UserHooks)
+        if hooks is not None:
+            await hooks.run_session_end("clear")
+        self._session.clear()
+        self._callbacks.check_session()
 
     async def compact(self, instructions: str | None = None) -> bool:
         """Summarise the conversation into a new, linked session; False when nothing was
@@ -280,7 +343,11 @@ class Agent:
             return
         self._destroyed = True
         self._unsubscribe()
+        for unwatch in self._unwatch:
+            unwatch()
+        self._queue.close()
         await self._session.close()
+        await self._queue.join()
         await self._callbacks.drain()
 
     def _replace_tool(self, replacement: Any) -> None:
@@ -295,7 +362,12 @@ class Agent:
 
     # -- the agent's side ----------------------------------------------------------------------
     def _on_event(self, event: ev.AgentEvent) -> None:
-        self._callbacks.on_event(event)
+        for shown in self._shown(event):
+            self._callbacks.on_event(shown)
+        if isinstance(event, ev.ElicitationRequested):
+            from wave_tui.sdk import elicitation
+
+            elicitation.start(self._options.on_elicitation, event, self._elicitations)
         if (
             isinstance(event, ev.BackgroundChanged)
             and event.kind == "compaction"
@@ -320,26 +392,7 @@ class Agent:
                 result = await result
             return _answer(result)
         except Exception as exc:  # the program's callback: refused, said once, the turn goes on
-            print(
-                f"wave: can_use_tool raised {type(exc).__name__}: {exc}; {tool} refused",
-                file=sys.stderr,
-                flush=True,
+            self._callbacks.say(
+                f"wave: can_use_tool raised {type(exc).__name__}: {exc}; {tool} refused"
             )
             return PermissionAnswer("deny", feedback=f"can_use_tool failed: {exc}")
-
-
-def _with_images(text: str, images: Sequence[str | Path] | None) -> str:
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, not {type(text).__name__}")
-    if images is None:
-        return text
-    if isinstance(images, (str, Path)) or not isinstance(images, Sequence):
-        raise TypeError("images must be a list of file paths")
-    mentions = []
-    for image in images:
-        if not isinstance(image, (str, Path)):
-            raise TypeError(f"images must hold file paths, not {type(image).__name__}")
-        if not Path(image).is_file():
-            raise ValueError(f"image is not a file: {image}")
-        mentions.append("@" + str(Path(image).resolve()).replace(" ", "\\ "))
-    return " ".join([text, *mentions])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 import sys
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -34,6 +35,12 @@ CALLBACK_NAMES = (
     "on_queued_messages_change",
     "on_tasks_change",
     "on_subagent_assistant_content_updated",
+    "on_permission_mode_change",
+    "on_model_change",
+    "on_workdir_change",
+    "on_command_running_change",
+    "on_background_tasks_change",
+    "on_mcp_servers_change",
 )
 
 
@@ -64,12 +71,16 @@ class CallbackDispatcher:
         self._callbacks = callbacks
         self._session_id = session_id
         self._last_session = session_id()
+        # The `logger` option: wave's notices and the program's own failing callbacks go there
+        # (without one, failures go to stderr and notices nowhere).
+        self.logger: logging.Logger | None = None
         self._tool_args: dict[str, dict[str, Any]] = {}
         self._reported: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         self.usages: list[Usage] = []
 
-    def _call(self, name: str, *args: Any) -> None:
+    def call(self, name: str, *args: Any) -> None:
+        """Call the program's `name` callback, if it gave one, with `args`."""
         fn = self._callbacks.get(name)
         if fn is None:
             return
@@ -92,11 +103,15 @@ class CallbackDispatcher:
         if name in self._reported:
             return
         self._reported.add(name)
-        print(
-            f"wave: callback {name} raised {type(exc).__name__}: {exc} (the turn goes on)",
-            file=sys.stderr,
-            flush=True,
-        )
+        self.say(f"wave: callback {name} raised {type(exc).__name__}: {exc} (the turn goes on)")
+
+    # req: SX2
+    def say(self, line: str, level: int = logging.WARNING) -> None:
+        """A line for the program: to its logger, else (warnings only) to stderr."""
+        if self.logger is not None:
+            self.logger.log(level, line)
+        elif level >= logging.WARNING:
+            print(line, file=sys.stderr, flush=True)
 
     async def drain(self) -> None:
         """Wait for the async callbacks still running."""
@@ -112,34 +127,37 @@ class CallbackDispatcher:
         current = self._session_id()
         if current != self._last_session:
             self._last_session = current
-            self._call("on_session_id_change", current)
+            self.call("on_session_id_change", current)
 
     def _dispatch(self, event: ev.AgentEvent) -> None:
-        if isinstance(event, ev.UserMessageAdded):
-            self._call("on_user_message_added", event.message)
+        if isinstance(event, ev.Notice) and self.logger is not None:
+            level = logging.WARNING if event.kind in ("warning", "error") else logging.INFO
+            self.logger.log(level, event.text)
+        elif isinstance(event, ev.UserMessageAdded):
+            self.call("on_user_message_added", event.message)
         elif isinstance(event, ev.AssistantStarted):
-            self._call("on_assistant_message_added", event.message_id)
+            self.call("on_assistant_message_added", event.message_id)
         elif isinstance(event, ev.TextDelta):
-            self._call(
+            self.call(
                 "on_assistant_content_updated",
                 ContentUpdate(event.message_id, event.text, "streaming"),
             )
         elif isinstance(event, ev.ReasoningDelta):
-            self._call(
+            self.call(
                 "on_assistant_reasoning_updated",
                 ContentUpdate(event.message_id, event.text, "streaming"),
             )
         elif isinstance(event, ev.AssistantFinished):
-            self._call("on_assistant_content_updated", ContentUpdate(event.message.id, "", "end"))
+            self.call("on_assistant_content_updated", ContentUpdate(event.message.id, "", "end"))
         elif isinstance(event, ev.ToolStarted):
             self._tool_args[event.call_id] = dict(event.args)
-            self._call(
+            self.call(
                 "on_tool_block_updated",
                 ToolBlockUpdate(event.call_id, event.name, dict(event.args), "running"),
             )
         elif isinstance(event, ev.ToolFinished):
             args = self._tool_args.pop(event.call_id, {})
-            self._call(
+            self.call(
                 "on_tool_block_updated",
                 ToolBlockUpdate(
                     event.call_id, event.name, args, "end", event.content, event.is_error
@@ -147,24 +165,22 @@ class CallbackDispatcher:
             )
         elif isinstance(event, ev.UsageUpdated) and event.source == "main":
             self.usages.append(event.usage)
-            self._call("on_usages_change", list(self.usages))
-            self._call("on_latest_total_tokens_change", event.usage.total_tokens)
+            self.call("on_usages_change", list(self.usages))
+            self.call("on_latest_total_tokens_change", event.usage.total_tokens)
         elif isinstance(event, (ev.ErrorOccurred, ev.PromptFailed)):
             text = event.message if isinstance(event, ev.ErrorOccurred) else event.error
-            self._call("on_error_block_added", text)
+            self.call("on_error_block_added", text)
         elif isinstance(event, ev.BackgroundChanged) and event.kind == "compaction":
-            self._call("on_compaction_state_change", event.running)
+            self.call("on_compaction_state_change", event.running)
         elif isinstance(event, ev.BusyChanged):
-            self._call("on_loading_change", event.busy)
-        elif isinstance(event, ev.QueueChanged):
-            self._call("on_queued_messages_change", list(event.queued))
+            self.call("on_loading_change", event.busy)
         elif isinstance(event, ev.TasksChanged):
-            self._call("on_tasks_change", list(event.tasks))
+            self.call("on_tasks_change", list(event.tasks))
         elif isinstance(event, ev.SubagentProgress) and event.phase == "text":
-            self._call(
+            self.call(
                 "on_subagent_assistant_content_updated",
                 ContentUpdate(event.agent_id, event.text, "streaming"),
             )
 
     def compacted(self, summary: str) -> None:
-        self._call("on_compact_block_added", summary)
+        self.call("on_compact_block_added", summary)

@@ -54,10 +54,11 @@ class ErrorEvent:
 
 @record
 class TurnEnd:
-    """The last event of a turn: how it ended and its final text."""
+    """The last event of a turn: how it ended, its final text and, when it failed, why."""
 
     status: Literal["completed", "aborted", "error"]
     text: str
+    error: str | None = None
 
 
 StreamEvent = TextChunk | ReasoningChunk | ToolUse | ToolResult | ErrorEvent | TurnEnd
@@ -97,3 +98,19 @@ def to_stream_event(event: ev.AgentEvent) -> StreamEvent | None:
     if isinstance(event, (ev.ErrorOccurred, ev.PromptFailed)):
         return ErrorEvent(event.message if isinstance(event, ev.ErrorOccurred) else event.error)
     return None
+
+
+def as_whole(event: ev.AgentEvent) -> list[ev.AgentEvent]:
+    """The events as `stream=False` shows them: no pieces while a reply streams, its whole
+    reasoning and text as one piece each when it ends."""
+    if isinstance(event, (ev.TextDelta, ev.ReasoningDelta)):
+        return []
+    if isinstance(event, ev.AssistantFinished):
+        message = event.message
+        whole: list[ev.AgentEvent] = []
+        if message.reasoning:
+            whole.append(ev.ReasoningDelta(message.id, message.reasoning))
+        if message.content:
+            whole.append(ev.TextDelta(message.id, message.content))
+        return [*whole, event]
+    return [event]

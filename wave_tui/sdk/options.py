@@ -10,12 +10,16 @@ set of rules decides) and a settings layer for `hooks` and `mcp_servers`.
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, get_args
 
+from pydantic import ValidationError
+
 from wave_tui.config.records import record
+from wave_tui.llm.types import Message
 from wave_tui.permissions.policy import PermissionMode
 
 OPTION_NAMES = (
@@ -30,6 +34,7 @@ OPTION_NAMES = (
     "system_prompt",
     "permission_mode",
     "can_use_tool",
+    "on_elicitation",
     "allowed_tools",
     "disallowed_tools",
     "custom_tools",
@@ -40,8 +45,14 @@ OPTION_NAMES = (
     "max_input_tokens",
     "max_tokens",
     "callbacks",
+    "tools",
+    "messages",
+    "stream",
+    "logger",
+    "name",
+    "is_new_worktree",
 )
-_MODES: tuple[str, ...] = get_args(PermissionMode)
+PERMISSION_MODES: tuple[str, ...] = get_args(PermissionMode)
 
 
 @record
@@ -56,6 +67,7 @@ class SdkOptions:
     system_prompt: str | None = None
     permission_mode: PermissionMode | None = None
     can_use_tool: Callable[..., Any] | None = None
+    on_elicitation: Callable[..., Any] | None = None  # an MCP server's form (sdk/elicitation.py)
     allowed_tools: tuple[str, ...] = ()
     disallowed_tools: tuple[str, ...] = ()
     custom_tools: tuple[Any, ...] = ()
@@ -65,6 +77,12 @@ class SdkOptions:
     language: str | None = None
     max_input_tokens: int | None = None
     callbacks: Any = None
+    tools: tuple[str, ...] | None = None  # None: every tool; (): none
+    messages: tuple[Message, ...] = ()
+    stream: bool = True
+    logger: logging.Logger | None = None
+    worktree: str | None = None
+    is_new_worktree: bool = False
 
 
 def _string(name: str, value: object) -> str | None:
@@ -147,6 +165,37 @@ def _callable(name: str, value: object) -> Callable[..., Any] | None:
     return value
 
 
+def _bool(name: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"option {name!r} must be a bool, not {type(value).__name__}")
+    return value
+
+
+def _logger(value: object) -> logging.Logger | None:
+    if value is not None and not isinstance(value, logging.Logger):
+        raise TypeError(f"option 'logger' must be a logging.Logger, not {type(value).__name__}")
+    return value
+
+
+# req: SX2
+def _messages(value: object, restoring: bool) -> tuple[Message, ...]:
+    """`messages`: the conversation a new session starts with (`Message`s or their dicts)."""
+    if value is None:
+        return ()
+    if isinstance(value, (str, Mapping)) or not isinstance(value, Sequence):
+        raise TypeError(f"option 'messages' must be a list of Message, not {type(value).__name__}")
+    if value and restoring:
+        raise ValueError("option 'messages' starts a new session: not with a restored one")
+    checked: list[Message] = []
+    for item in value:
+        try:
+            message = item if isinstance(item, Message) else Message.model_validate(item)
+        except ValidationError as exc:
+            raise ValueError(f"option 'messages': not a message: {item!r} ({exc})") from None
+        checked.append(message.model_copy(deep=True))
+    return tuple(checked)
+
+
 # req: SD2
 def check_options(raw: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> SdkOptions:
     """The options checked, or a TypeError / ValueError naming the first wrong one."""
@@ -176,9 +225,9 @@ def check_options(raw: Mapping[str, Any], environ: Mapping[str, str] | None = No
     mode = raw.get("permission_mode")
     if mode is not None and not isinstance(mode, str):
         raise TypeError(f"option 'permission_mode' must be a str, not {type(mode).__name__}")
-    if mode is not None and mode not in _MODES:
+    if mode is not None and mode not in PERMISSION_MODES:
         raise ValueError(
-            f"option 'permission_mode' must be one of {', '.join(_MODES)} (got {mode!r})"
+            f"option 'permission_mode' must be one of {', '.join(PERMISSION_MODES)} (got {mode!r})"
         )
     restore = _string("restore_session_id", raw.get("restore_session_id"))
     continue_last = raw.get("continue_last_session", False)
@@ -199,6 +248,7 @@ def check_options(raw: Mapping[str, Any], environ: Mapping[str, str] | None = No
         system_prompt=_string("system_prompt", raw.get("system_prompt")),
         permission_mode=mode,  # type: ignore[arg-type]  # checked against the Literal above
         can_use_tool=_callable("can_use_tool", raw.get("can_use_tool")),
+        on_elicitation=_callable("on_elicitation", raw.get("on_elicitation")),
         allowed_tools=_strings("allowed_tools", raw.get("allowed_tools")),
         disallowed_tools=_strings("disallowed_tools", raw.get("disallowed_tools")),
         custom_tools=check_custom_tools(raw.get("custom_tools")),
@@ -208,4 +258,10 @@ def check_options(raw: Mapping[str, Any], environ: Mapping[str, str] | None = No
         language=_string("language", raw.get("language")),
         max_input_tokens=max_input,
         callbacks=raw.get("callbacks"),
+        tools=_strings("tools", raw["tools"]) if raw.get("tools") is not None else None,
+        messages=_messages(raw.get("messages"), restore is not None or continue_last),
+        stream=_bool("stream", raw.get("stream", True)),
+        logger=_logger(raw.get("logger")),
+        worktree=_string("name", raw.get("name")),
+        is_new_worktree=_bool("is_new_worktree", raw.get("is_new_worktree", False)),
     )

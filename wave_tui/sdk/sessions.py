@@ -102,3 +102,11 @@ async def delete_session(session_id: str, workdir: str | os.PathLike[str] | None
         meta.path.unlink()
 
     await asyncio.to_thread(delete)
+
+
+def get_session_file_path(session_id: str, workdir: str | os.PathLike[str] | None = None) -> Path:
+    """Where the session `session_id` of this project is (or would be) stored: its JSONL
+    transcript under `~/.wave/projects/<project>/`."""
+    if not isinstance(session_id, str) or not session_id:
+        raise ValueError("session_id must be a non-empty str")
+    return _paths(workdir).transcript(session_id)

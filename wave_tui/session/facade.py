@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.agent_options import AgentOptions
@@ -28,6 +28,7 @@ from wave_tui.agent.service import AgentService, Approver, TurnResult, key_argum
 from wave_tui.agent.status import AgentStatus
 from wave_tui.agent.tool_executor import stored_tool_result
 from wave_tui.config.clock import Clock
+from wave_tui.config.lazy_exports import lazy_getattr
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.settings import SettingsStore
 from wave_tui.features.mcp.wiring import mcp_of
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
         ADD_SCOPES,
         McpAdminError,
         ServerEntry,
+        ServerHealth,
         add_server,
         authorization_stored,
         authorize,
@@ -63,6 +65,7 @@ if TYPE_CHECKING:
         new_entry,
         parse_pairs,
         remove_server,
+        server_health,
     )
     from wave_tui.session.memory_check import check_memory
     from wave_tui.session.memory_consolidate import consolidate, consolidation_plan
@@ -89,6 +92,8 @@ _LAZY = {
     "ServerEntry": "wave_tui.session.mcp_admin",
     "add_server": "wave_tui.session.mcp_admin",
     "authorization_stored": "wave_tui.session.mcp_admin",
+    "server_health": "wave_tui.session.mcp_admin",
+    "ServerHealth": "wave_tui.session.mcp_admin",
     "authorize": "wave_tui.session.mcp_admin",
     "configured": "wave_tui.session.mcp_admin",
     "find": "wave_tui.session.mcp_admin",
@@ -99,15 +104,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _LAZY, globals())
 
 
 Listener = Callable[[ev.AgentEvent], None]
@@ -121,6 +118,7 @@ __all__ = [
     "PluginAccess",
     "ProjectSessions",
     "ServerEntry",
+    "ServerHealth",
     "add_server",
     "authorization_stored",
     "authorize",
@@ -142,6 +140,7 @@ __all__ = [
     "prepare_local_endpoint",
     "preview_body",
     "remove_server",
+    "server_health",
     "shell_run_of",
     "shown_text",
     "size_text",
@@ -277,6 +276,22 @@ class AgentSession:
         if mcp is not None:
             await mcp.wait_started()
 
+    # req: FH2
+    async def enter_start_worktree(self) -> str | None:
+        """`--worktree NAME`: enter it now, after `start()` and before the first frame shows
+        the status (and before `!cmd`, `@file` or a turn); the problem as one line, or None."""
+        from wave_tui.features.worktrees.session import WorktreeSession
+
+        worktrees = (
+            self.service.extensions.of_type(WorktreeSession) if self.service is not None else None
+        )
+        if worktrees is None:
+            return None
+        problem = await worktrees.enter_start()
+        if worktrees.current_name is not None:
+            self._status_changed()
+        return problem
+
     async def close(self) -> None:
         """Abort the turn and wait for background work (an extraction's writes, C4)."""
         for unsubscribe in self._unsubscribe:
@@ -411,6 +426,23 @@ class AgentSession:
 
     def status(self) -> AgentStatus:
         return self._status.status()
+
+    def scheduled_job_ids(self) -> list[str]:
+        """The ids of the session's scheduled jobs (`/loop`, CronCreate), next run first."""
+        from wave_tui.features.cron.scheduler import CronScheduler
+
+        cron = self.service.extensions.of_type(CronScheduler) if self.service else None
+        return [job.id for job in cron.listing()] if cron is not None else []
+
+    # req: FH4
+    def stop_scheduled_job(self, job_id: str) -> str | None:
+        """End one scheduled job (`d` in `/tasks`); what it ran, or None when it was gone."""
+        from wave_tui.features.cron.scheduler import CronScheduler
+
+        cron = self.service.extensions.of_type(CronScheduler) if self.service else None
+        if cron is None or job_id not in cron.jobs:
+            return None
+        return cron.delete(job_id).prompt
 
 
 def create_session(

@@ -20,12 +20,14 @@ from wave_tui.features.mcp.admin import (
     remove_server,
 )
 from wave_tui.features.mcp.browser import show_authorization_url
+from wave_tui.features.mcp.health import ServerHealth, server_health
 
 __all__ = [
     "ADD_SCOPES",
     "AddScope",
     "McpAdminError",
     "ServerEntry",
+    "ServerHealth",
     "Transport",
     "add_server",
     "authorization_stored",
@@ -36,6 +38,7 @@ __all__ = [
     "new_entry",
     "parse_pairs",
     "remove_server",
+    "server_health",
 ]
 
 

@@ -5,6 +5,7 @@ dialogs that answer a future, the task panel and the subagent blocks in the chat
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from textual.app import App
@@ -18,21 +19,34 @@ from wave_tui.tui.format import show_key_arg
 from wave_tui.tui.widgets.subagent_block import SubagentBlock
 from wave_tui.tui.widgets.task_panel import TaskPanel
 
-AskOrProgress = ev.QuestionAsked | ev.PlanApprovalRequested | ev.SubagentProgress | ev.TasksChanged
+AskOrProgress = (
+    ev.QuestionAsked
+    | ev.PlanApprovalRequested
+    | ev.ElicitationRequested
+    | ev.SubagentProgress
+    | ev.TasksChanged
+)
 ASK_OR_PROGRESS_EVENTS = (
     ev.QuestionAsked,
     ev.PlanApprovalRequested,
+    ev.ElicitationRequested,
     ev.SubagentProgress,
     ev.TasksChanged,
 )
 
 
 def _ask(
-    app: App[Any], dialog: ModalScreen[Any], future: asyncio.Future[Any], default: Any
+    app: App[Any],
+    dialog: ModalScreen[Any],
+    future: asyncio.Future[Any],
+    default: Any,
+    then: Callable[[], None] | None = None,
 ) -> None:
     def answered(value: Any) -> None:
         if not future.done():
             future.set_result(default if value is None and default is not None else value)
+        if then is not None:
+            then()
 
     def gone(_future: asyncio.Future[Any]) -> None:
         # The turn was aborted while the dialog was open.
@@ -60,7 +74,13 @@ async def ask_permission(
     )
     if event.future.done():
         return  # aborted while the preview was read
-    _ask(app, dialog, event.future, ev.PermissionAnswer("deny"))
+
+    # req: FH3
+    def stop_if_asked() -> None:
+        if dialog.stops_turn:  # the refusal is recorded first, then the turn stops
+            session.abort()
+
+    _ask(app, dialog, event.future, ev.PermissionAnswer("deny"), stop_if_asked)
 
 
 async def apply_ask_or_progress(app: App[Any], chat: Screen[Any], event: AskOrProgress) -> None:
@@ -72,6 +92,11 @@ async def apply_ask_or_progress(app: App[Any], chat: Screen[Any], event: AskOrPr
         from wave_tui.tui.screens.plan_question_dialogs import PlanDialog
 
         _ask(app, PlanDialog(event.plan, event.plan_file.name), event.future, "keep_planning")
+    elif isinstance(event, ev.ElicitationRequested):
+        from wave_tui.tui.screens.elicitation_dialog import ElicitationDialog
+
+        dialog = ElicitationDialog(event.server, event.message, event.schema)
+        _ask(app, dialog, event.future, ev.ElicitationAnswer("cancel"))
     elif not chat.is_mounted:
         return
     elif isinstance(event, ev.TasksChanged):

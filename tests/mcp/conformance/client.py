@@ -3,11 +3,14 @@
 The suite starts a test server per scenario and runs this command with the server's URL as the
 last argument and the scenario's name in `MCP_CONFORMANCE_SCENARIO`. This wrapper writes that
 server into a fresh user's `mcpServers` (`type: http`), scripts the model to call the scenario's
-tool, and runs one real `wave -p` turn; its exit code is wave's.
+tool, and runs one real `wave -p` turn; its exit code is wave's. `wave -p` has nobody to fill
+an elicitation form in (it declines), so the elicitation scenarios run one turn of an SDK program
+instead, whose `on_elicitation` accepts without values (the schema's defaults fill the form).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -28,6 +31,27 @@ CALLS: dict[str, tuple[str, dict[str, object]]] = {
 # Every auth/* scenario's server offers this one tool behind its authorization.
 AUTH_TOOL = "test-tool"
 BROWSER = Path(__file__).with_name("browser.py")
+SDK_SCENARIOS = ("elicitation-sep1034-client-defaults",)
+
+
+def accept(server: str, message: str, schema: dict[str, object]) -> dict[str, object]:
+    return {"action": "accept", "content": {}}
+
+
+def sdk_turn(project: Path, env: dict[str, str]) -> int:
+    """One turn of an SDK program in `project` (its environment: `env`)."""
+    os.environ.clear()
+    os.environ.update(env)
+    from wave_tui import Agent
+
+    async def turn() -> int:
+        async with await Agent.create(
+            workdir=str(project), allowed_tools=[f"mcp__{SERVER}"], on_elicitation=accept
+        ) as agent:
+            end = await agent.send_message("go")
+        return 0 if end.status == "completed" else 1
+
+    return asyncio.run(turn())
 
 
 def script(scenario: str) -> list[Reply]:
@@ -61,6 +85,8 @@ def main(argv: list[str]) -> int:
             )
             if auth.returncode != 0:
                 return auth.returncode
+        if scenario in SDK_SCENARIOS:
+            return sdk_turn(project, env)
         proc = subprocess.run(
             [sys.executable, "-m", "wave_tui", "-p", "go", "--allowedTools", f"mcp__{SERVER}"],
             cwd=project,

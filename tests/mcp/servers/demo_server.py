@@ -6,6 +6,7 @@
     python demo_server.py --sse           the older HTTP+SSE transport (`/sse`), likewise
     python demo_server.py --http --stateless   streamable HTTP without sessions (no session id,
                                           no GET stream), as serverless deployments run it
+    python demo_server.py --http --json   answers as JSON bodies instead of SSE streams
 It publishes resources (`demo://readme`, `demo://big` of `DEMO_BIG_BYTES`, `demo://logo` binary)
 and prompts (`review(file, focus="bugs")`, `greet()`).
 `DEMO_PID_FILE` (if set) receives the server's pid and its parent's, so tests can check they
@@ -150,6 +151,8 @@ if __name__ == "__main__":
             f.write(f"{os.getpid()} {os.getppid()}\n")  # the server and its guard
     if "--stateless" in sys.argv:
         server.settings.stateless_http = True
+    if "--json" in sys.argv:  # each answer as one JSON body, not an SSE stream
+        server.settings.json_response = True
     if "--http" in sys.argv or "--sse" in sys.argv:
         _serve_http(sse="--sse" in sys.argv)
     else:

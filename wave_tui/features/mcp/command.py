@@ -10,16 +10,24 @@ from wave_tui.mcp.manager import McpManager, ServerStatus
 
 USAGE = "usage: /mcp  or  /mcp restart|auth|logout NAME"
 REMOTE_KINDS = ("http", "sse")
+LOG_LINES_SHOWN = 10  # a server's last log messages under its status
 
 
+# req: MA5
+# req: MA4
 def format_status(status: ServerStatus) -> str:  # req: MC7
     head = f"{status.name} ({status.kind}): {status.state}"
     if status.state == "ready":
         head += f", {len(status.tools)} tool{'s' if len(status.tools) != 1 else ''}"
     lines = [head]
     lines += [f"  {tool}" for tool in status.tools]
+    if status.task_only:
+        lines.append(f"  not offered (they only run as tasks): {', '.join(status.task_only)}")
     if status.last_error:
         lines.append(f"  last error: {status.last_error}")
+    if status.logs:
+        lines.append("  log:")
+        lines += [f"    {line}" for line in status.logs[-LOG_LINES_SHOWN:]]
     return "\n".join(lines)
 
 

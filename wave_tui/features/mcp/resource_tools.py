@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 
 LIST_DESCRIPTION = """\
 List the resources the MCP servers publish (files, records, documents), one per line as \
-`server:uri  name — description`. Give `server` to list one server's only. Read one with \
+`server:uri  name — description`, then their resource templates (`server:uriTemplate`, a URI \
+with `{placeholders}` to fill in). Give `server` to list one server's only. Read one with \
 ReadMcpResource."""
 
 READ_DESCRIPTION = """\
@@ -33,6 +34,7 @@ class ReadArgs:
     uri: Annotated[str, Arg("The resource's URI.")]
 
 
+# req: MA6
 class ListMcpResourcesTool(TypedTool[ListArgs]):  # req: MO3
     name = LIST_MCP_RESOURCES
     description = LIST_DESCRIPTION
@@ -47,13 +49,21 @@ class ListMcpResourcesTool(TypedTool[ListArgs]):  # req: MO3
             known = ", ".join(self._manager.names()) or "none"
             raise ToolError(f"no MCP server {args.server!r} (servers: {known})")
         found = self._manager.resources(args.server)
-        if not found:
+        templates = self._manager.templates(args.server)
+        if not found and not templates:
             return ToolResult("(no resources)", summary="0 resources")
         lines = []
         for server, r in found:
             about = f" — {r.description}" if r.description else ""
             lines.append(f"{server}:{r.uri}  {r.name}{about}")
-        return ToolResult("\n".join(lines), summary=f"{len(found)} resources")
+        if templates:
+            lines.append("Resource templates (fill in the {placeholders}, then read the URI):")
+        for server, t in templates:
+            about = f" — {t.description}" if t.description else ""
+            lines.append(f"{server}:{t.uri_template}  {t.name}{about}")
+        summary = f"{len(found)} resources"
+        summary += f", {len(templates)} templates" if templates else ""
+        return ToolResult("\n".join(lines), summary=summary)
 
 
 class ReadMcpResourceTool(TypedTool[ReadArgs]):  # req: MO3

@@ -4,7 +4,9 @@
 a server — builds the `McpManager` (so a session without servers never imports it nor the SDK),
 offers its tools and instructions through the loop's protocols, and registers `/mcp`.
 Servers are started in the background at session start (`start()`, inside the running loop);
-`wave -p` awaits `wait_started()` before its first request, the app never waits.
+`wave -p` awaits `wait_started()` before its first request; every turn (the app's, an SDK
+program's) waits at its start for servers still starting, at most their startup timeout
+(`MCP_TIMEOUT` ms), saying which it waits for.
 Project servers (`.mcp.json`, project settings) need the user's trust in the app, like project
 hooks (`config/trust.py`, kind "mcp"); until then they are not started. `wave -p` runs them.
 """
@@ -12,8 +14,10 @@ hooks (`config/trust.py`, kind "mcp"); until then they are not started. `wave -p
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wave_tui.agent.extensions import (
@@ -29,6 +33,7 @@ from wave_tui.tools.base import Tool
 
 if TYPE_CHECKING:
     from wave_tui.config.settings import EffectiveSettings
+    from wave_tui.features.mcp.host import SessionHost
     from wave_tui.mcp.manager import McpManager, ServerStatus
 
 
@@ -66,8 +71,8 @@ def trust_items(servers: Sequence[ServerConfig]) -> list[str]:
 
 
 class McpWiring(ContextSourceBase, SessionObserverBase, TurnObserverBase):
-    """ToolProvider + ContextSource + SessionObserver + TurnObserver (`@server:uri`) over the
-    (lazily built) manager."""
+    """ToolProvider + ContextSource + SessionObserver + TurnObserver (`@server:uri`) +
+    WorkdirObserver (roots) over the (lazily built) manager."""
 
     # req: MC6
     def __init__(self, service: AgentService, config: McpConfig, trust: TrustStore) -> None:
@@ -75,6 +80,8 @@ class McpWiring(ContextSourceBase, SessionObserverBase, TurnObserverBase):
         self.config = config
         self._trust = trust
         self.manager: McpManager | None = None
+        self.host: SessionHost | None = None
+        self._roots_task: asyncio.Task[None] | None = None
         # Told at start(), when the front end listens.
         self._notices: list[str] = list(config.problems)
         own = [s for s in config.servers if not s.needs_trust]
@@ -96,14 +103,19 @@ class McpWiring(ContextSourceBase, SessionObserverBase, TurnObserverBase):
     # req: MC7
     def _build(self, servers: Sequence[ServerConfig]) -> None:
         from wave_tui.features.mcp.command import mcp_command
+        from wave_tui.features.mcp.host import SessionHost
         from wave_tui.features.mcp.prompt_commands import PromptCommands
         from wave_tui.mcp.manager import McpManager
 
+        self.host = SessionHost(self._service)
+        environ = self._service.options.environ
         self.manager = McpManager(
             servers,
             workdir=self._service.paths.project_root,
             notify=lambda line: self._service.notify("warning", line),
             auth_file=self._service.paths.mcp_auth_file,
+            host=self.host,
+            startup_timeout=startup_timeout(os.environ if environ is None else environ),
         )
         self._service.commands.register(
             mcp_command(self.manager, lambda line: self._service.notify("info", line))
@@ -191,7 +203,10 @@ class McpWiring(ContextSourceBase, SessionObserverBase, TurnObserverBase):
     # -- `@server:uri` (MO3) -------------------------------------------------------------------
     # req: MO3
     async def on_turn_start(self, prompt: str) -> TurnStart:
-        """Each `@server:uri` of the prompt read and attached after it (one line if it fails)."""
+        """Servers still starting waited for; then each `@server:uri` of the prompt read and
+        attached after it (one line if it fails)."""
+        if self.manager is not None:
+            await self._wait_for_starting()
         if self.manager is None or "@" not in prompt:
             return TurnStart()
         from wave_tui.features.mcp.mentions import mentions, resource_block
@@ -202,6 +217,19 @@ class McpWiring(ContextSourceBase, SessionObserverBase, TurnObserverBase):
             blocks.append(resource_block(mention, result.content, failed=result.is_error))
         return TurnStart(context=tuple(blocks))
 
+    # req: MA9
+    async def _wait_for_starting(self) -> None:
+        """A turn sent while a server starts gets its tools (bounded by the startup timeout)."""
+        manager = self.manager
+        if manager is None:
+            return
+        starting = [s.name for s in manager.statuses() if s.state == "starting"]
+        if not starting:
+            return
+        self._service.notify("info", f"waiting for MCP servers to start: {', '.join(starting)}")
+        await manager.wait_started()
+
+    # req: MA6
     def complete_mention(
         self, text: str, files: tuple[str, tuple[str, ...]]
     ) -> tuple[str, tuple[str, ...]]:
@@ -211,16 +239,43 @@ class McpWiring(ContextSourceBase, SessionObserverBase, TurnObserverBase):
         from wave_tui.features.mcp.mentions import complete_mention
 
         names = [f"{server}:{r.uri}" for server, r in self.manager.resources()]
+        # A template completes to its URI with the `{placeholders}` left for the user to fill.
+        names += [f"{server}:{t.uri_template}" for server, t in self.manager.templates()]
         return complete_mention(text, files, names) if names else files
 
     # -- ContextSource -------------------------------------------------------------------------
     def system_sections(self, settings: EffectiveSettings) -> list[str]:
         return self.manager.system_sections(settings) if self.manager is not None else []
 
+    # -- WorkdirObserver -----------------------------------------------------------------------
+    # req: MA1
+    def on_workdir_changed(self, old: Path, new: Path) -> None:
+        """The roots follow the session into (or out of) a worktree: the servers are told."""
+        if self.manager is None:
+            return
+        with contextlib.suppress(RuntimeError):  # no running loop: no server is running either
+            self._roots_task = asyncio.get_running_loop().create_task(self.manager.roots_changed())
+
     # -- SessionObserver -----------------------------------------------------------------------
     async def aclose(self) -> None:  # req: MC8
+        if self._roots_task is not None:
+            with contextlib.suppress(Exception):
+                await self._roots_task
         if self.manager is not None:
             await self.manager.aclose()
+
+
+# req: MA9
+def startup_timeout(environ: Mapping[str, str]) -> float:
+    """`MCP_TIMEOUT` (milliseconds) or the default, in seconds (a bad value: the default)."""
+    from wave_tui.mcp.manager import STARTUP_TIMEOUT_S
+
+    raw = environ.get("MCP_TIMEOUT", "").strip()
+    try:
+        value = float(raw) / 1000 if raw else STARTUP_TIMEOUT_S
+    except ValueError:
+        return STARTUP_TIMEOUT_S
+    return value if value > 0 else STARTUP_TIMEOUT_S
 
 
 def install_mcp(service: AgentService, extra: Sequence[Layer] = ()) -> McpWiring:
