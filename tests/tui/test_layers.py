@@ -104,7 +104,8 @@ def test_u1_front_ends_take_the_data_types_from_the_one_types_module() -> None:
 
 
 def test_the_types_module_is_a_leaf_with_no_behaviour() -> None:
-    """Importing it loads no other wave_tui module, and it defines only the lazy lookup."""
+    """Importing it loads no other wave_tui module but the one lazy-export helper, and it
+    defines nothing of its own."""
     source = (PACKAGE / "session" / "types.py").read_text(encoding="utf-8")
     tree = ast.parse(source)
     defined = [
@@ -112,7 +113,7 @@ def test_the_types_module_is_a_leaf_with_no_behaviour() -> None:
         for node in tree.body
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
     ]
-    assert defined == ["__getattr__"]
+    assert defined == []
     probe = (
         "import sys; before = set(sys.modules); import wave_tui.session.types; "
         "print(sorted(m for m in set(sys.modules) - before if m.startswith('wave_tui.')))"
@@ -120,7 +121,10 @@ def test_the_types_module_is_a_leaf_with_no_behaviour() -> None:
     loaded = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     ).stdout.strip()
-    assert loaded == "['wave_tui.session', 'wave_tui.session.types']"
+    assert loaded == (
+        "['wave_tui.config', 'wave_tui.config.lazy_exports', 'wave_tui.session', "
+        "'wave_tui.session.types']"
+    )
     from wave_tui.session import types
 
     for name in types.__all__:  # every name resolves to its home
