@@ -251,3 +251,41 @@ async def test_keys_typed_as_a_dialog_opens_go_on_into_the_message_not_the_dialo
         await settle(pilot)
     assert not (project / "made.txt").exists()  # denied by the key meant for it, not run
     assert prompt.text == "then"
+
+
+@pytest.mark.req("FH3")
+async def test_escape_refuses_the_call_and_stops_the_turn(
+    build_app: BuildApp, model_server: ModelServer, project: Path
+) -> None:
+    model_server.enqueue(tool_call("Bash", {"command": "touch esc.txt"}), text("went on anyway"))
+    app = build_app(server_env(model_server))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press(*"make it", "enter")
+        await wait_for_screen(pilot, PermissionDialog)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not app.session.status().busy
+        assert not isinstance(app.screen, PermissionDialog)
+    assert len(chats(model_server)) == 1  # the model was not asked again
+    assert not (project / "esc.txt").exists()
+    # The call is answered in the history (the next turn's request stays well formed).
+    assert [m.role for m in app.session.messages()][:3] == ["user", "assistant", "tool"]
+
+
+@pytest.mark.req("FH3")
+async def test_n_refuses_the_call_and_the_model_goes_on(
+    build_app: BuildApp, model_server: ModelServer, project: Path
+) -> None:
+    model_server.enqueue(tool_call("Bash", {"command": "touch n.txt"}), text("adapted"))
+    app = build_app(server_env(model_server))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press(*"make it", "enter")
+        dialog = await wait_for_screen(pilot, PermissionDialog)
+        labels = await assert_choices_on_screen(pilot, dialog)  # type: ignore[arg-type]
+        assert any("the model goes on" in label for label in labels)
+        assert any("esc" in label and "stop the turn" in label for label in labels)
+        await pilot.press("n")
+        await settle(pilot)
+    (result,) = tool_results(chats(model_server)[-1])
+    assert result.startswith("Permission denied by the user for this Bash call.")
+    assert not (project / "n.txt").exists()

@@ -31,5 +31,9 @@ class AgentOptions:
     max_rounds_per_turn: int | None = None
     # `wave --worktree NAME`: the session starts in that git worktree (made when missing).
     worktree: str | None = None
+    # `wave --bare`: no hooks, plugins, MCP, LSP, custom commands, skills or project settings.
+    bare: bool = False
     # Plugin folders the program loads as enabled (the SDK's `plugins`), besides the installed.
     plugin_dirs: tuple[Path, ...] = ()
+    # False: the project's `.mcp.json` is not read (the SDK's `mcp_servers` replace it).
+    read_mcp_json: bool = True

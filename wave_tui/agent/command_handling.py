@@ -24,6 +24,7 @@ from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
 from wave_tui.config.settings import EffectiveSettings
 from wave_tui.memory.catalog import build_catalog
+from wave_tui.memory.modes import mode_line
 from wave_tui.permissions.policy import PermissionPolicy
 
 # Keys of the app, for /help (the F-keys switch screens; the chat's own keys follow).
@@ -41,8 +42,11 @@ KEYS = (
     ("Ctrl+L", "focus the prompt"),
     ("!cmd, @path", "run a shell command; attach a file (Tab completes)"),
     ("# text", "save a memory to AGENTS.md"),
-    ("Ctrl+Q", "quit (waits for a memory extraction in flight)"),
+    ("Ctrl+Q, /exit", "quit (waits for a memory extraction in flight)"),
+    ("Ctrl+Z", "suspend to the shell (fg resumes); Ctrl+_ undoes in the input"),
 )
+# /exit and /quit outside the app (which answers them by quitting): a script simply ends.
+NOTHING_TO_QUIT = "/exit and /quit end the app; here there is nothing to quit."
 # Commands whose feature registers the real one when configured: (description, answer).
 NOT_YET = {
     "hooks": ("List the configured hooks and the file each comes from", "No hooks configured."),
@@ -108,11 +112,14 @@ def register_builtin_commands(registry: CommandRegistry, host: CommandHost) -> N
     async def permissions_command(args: str) -> CommandResult:
         return CommandOutput(permissions_text(host.policy))
 
+    # req: MR1
     async def memory_command(args: str) -> CommandResult:
+        mode = mode_line(host.current_settings())
         lines = memory_lines(host.paths)
         if not lines:
-            return CommandOutput("No memory entries.")
-        return CommandOutput("\n".join(f"{m.id}  [{m.scope}]  {m.title}" for m in lines))
+            return CommandOutput(f"{mode}\nNo memory entries.")
+        listing = "\n".join(f"{m.id}  [{m.scope}]  {m.title}" for m in lines)
+        return CommandOutput(f"{mode}\n{listing}")
 
     builtins = [
         Command("compact", "Summarise the conversation so far", compact_command, "[focus]"),
@@ -122,6 +129,8 @@ def register_builtin_commands(registry: CommandRegistry, host: CommandHost) -> N
         Command("resume", "Pick one of this project's sessions to resume", resume_command),
         Command("permissions", "Mode, rules and this session's grants", permissions_command),
         Command("memory", "Every memory entry (the memory browser in the app)", memory_command),
+        Command("exit", "Quit the app (as Ctrl+Q)", _fixed(NOTHING_TO_QUIT)),
+        Command("quit", "Quit the app (as Ctrl+Q)", _fixed(NOTHING_TO_QUIT)),
     ]
     for command in builtins:
         registry.register(command)

@@ -59,7 +59,8 @@ from wave_tui.agent.turn_runner import (
     TurnRunner,
 )
 from wave_tui.config.paths import WavePaths
-from wave_tui.config.settings import EffectiveSettings, SettingsStore
+from wave_tui.config.settings import BARE_SCOPES, SCOPES, EffectiveSettings, SettingsStore
+from wave_tui.config.trust import TrustMode
 from wave_tui.files.read_state import ReadState
 from wave_tui.llm.types import Message, Usage
 from wave_tui.llm.usage import estimate_prompt_tokens
@@ -67,6 +68,7 @@ from wave_tui.permissions.policy import PermissionMode, PermissionPolicy, SafeZo
 from wave_tui.permissions.tool_table import key_argument
 from wave_tui.tools.background import BackgroundManager
 from wave_tui.tools.base import Tool, ToolContexts
+from wave_tui.tools.foreground import ForegroundChange
 from wave_tui.tools.registry import builtin_tools
 
 if TYPE_CHECKING:
@@ -102,10 +104,15 @@ class AgentService:
     ) -> None:
         self.options = options
         self.paths = paths or WavePaths.for_workdir(options.workdir)
-        self.store = store or SettingsStore(self.paths, options.environ)
+        # `wave -p` keeps the invoker's trust in the project's permissions (config/widening.py).
+        trust: TrustMode = "invoker" if options.headless else "ask"
+        self.store = store or SettingsStore(
+            self.paths, options.environ, trust=trust, scopes=BARE_SCOPES if options.bare else SCOPES
+        )
         self.clock = options.clock
         # The session's one background runner: Bash's run_in_background, BashOutput, TaskStop.
         self.background = BackgroundManager(self.paths.background_dir)
+        self.background.foreground.subscribe(self._foreground_changed)
         self.tools: list[Tool] = tools if tools is not None else builtin_tools(self.background)
         self.safe_zones = SafeZones()
         self.policy = PermissionPolicy(self.paths.project_root, safe_zones=self.safe_zones)
@@ -301,6 +308,11 @@ class AgentService:
     def notify(self, kind: str, text: str) -> None:
         """A compact line for the user (extensions report through here)."""
         self._emit(ev.Notice(kind, text))
+
+    def _foreground_changed(self, change: ForegroundChange) -> None:
+        current = self.background.foreground.current
+        label = current.label if current is not None else None
+        self._emit(ev.ForegroundChanged(label, change == "backgrounded"))
 
     def publish(self, event: ev.AgentEvent) -> None:
         """Emit an event on behalf of an extension (the extraction fork's progress)."""

@@ -24,7 +24,7 @@ from wave_tui.cli.output import OutputFormat, ScriptOutput
 from wave_tui.cli.process import EXIT_CLOSED_PIPE, output_closed, startup_finished
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
-from wave_tui.config.settings import SettingsStore
+from wave_tui.config.settings import BARE_SCOPES, SCOPES, SettingsStore
 from wave_tui.session.facade import create_session, prepare_local_endpoint
 from wave_tui.session.types import AgentOptions, LocalModelError, LocalUnavailable, RunReport
 
@@ -115,7 +115,12 @@ async def run_headless(
     reader = PipedReader(piped) if piped is not None else None
     # One read of the settings serves the local-model decision and, when no local model
     # changes the environment, the agent too.
-    store = SettingsStore(WavePaths.for_workdir(workdir))
+    # Running headless in a folder is the invoker's trust in its permissions (HR11).
+    store = SettingsStore(
+        WavePaths.for_workdir(workdir),
+        trust="invoker",
+        scopes=BARE_SCOPES if getattr(args, "bare", False) else SCOPES,
+    )
     try:
         local = prepare_local_endpoint(args, workdir, settings=store.current())
     except LocalModelError as exc:
@@ -132,6 +137,7 @@ async def run_headless(
 # req: MC2
 # req: CS3
 # req: CV12
+# req: FH2
 async def _run_turn(
     args: argparse.Namespace,
     workdir: Path,
@@ -153,6 +159,7 @@ async def _run_turn(
         append_system_prompt=getattr(args, "append_system_prompt", None),
         max_turns=getattr(args, "max_turns", None),
         worktree=getattr(args, "worktree", None),
+        bare=bool(getattr(args, "bare", False)),
     )
     fmt: OutputFormat = getattr(args, "output_format", "text") or "text"
     started = time.monotonic()
@@ -182,6 +189,10 @@ async def _run_turn(
     code: int | None = None  # set once the run's result is out
     with _on_sigterm(terminate):
         try:
+            problem = await session.enter_start_worktree()
+            if problem is not None:
+                _stderr(f"wave: {problem}")
+                return EXIT_FAILED
             await session.wait_tools_started()
             out.init(session.run_info())
             if reader is not None:

@@ -31,14 +31,15 @@ def _open(args: argparse.Namespace, workdir: Path, started: list[LocalEndpoint])
     """In a thread, after the first frame: the settings say whether a local model is wanted;
     without one, the agent; with one, a session without an agent until the model is up."""
     from wave_tui.config.paths import WavePaths
-    from wave_tui.config.settings import SettingsStore
+    from wave_tui.config.settings import BARE_SCOPES, SCOPES, SettingsStore
     from wave_tui.session.facade import AgentSession, plan_local_endpoint
     from wave_tui.session.types import LocalModelError, LocalUnavailable
     from wave_tui.tui.app import Opened, StartupFailed
     from wave_tui.tui.launch import open_agent
 
     # One read of the settings for the local-model decision and, without one, the agent.
-    store = SettingsStore(WavePaths.for_workdir(workdir))
+    scopes = BARE_SCOPES if getattr(args, "bare", False) else SCOPES  # `--bare`: the user's
+    store = SettingsStore(WavePaths.for_workdir(workdir), scopes=scopes)
     try:
         plan = plan_local_endpoint(args, workdir, settings=store.current())
     except LocalModelError as exc:

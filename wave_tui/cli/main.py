@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import sys
 from pathlib import Path
 from typing import BinaryIO
@@ -40,6 +41,7 @@ def commands_help() -> str:
     import shutil
     import textwrap
 
+    from wave_tui.cli.daemon_cmd import daemon_parser_help
     from wave_tui.cli.mcp_cmd import mcp_parser_help
     from wave_tui.cli.memory_cmd import command_parsers
     from wave_tui.cli.plugin_cmd import plugin_parser_help
@@ -51,6 +53,7 @@ def commands_help() -> str:
         *sessions_parsers(),
         mcp_parser_help(),
         plugin_parser_help(),
+        daemon_parser_help(),
     ]
     rows = [(usage_line(p), text) for p, text in parsers]
     width = min(max(len(usage) for usage, _ in rows), COMMAND_COLUMN)
@@ -91,6 +94,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--workdir", default=None, help="project root (default: current directory)")
     parser.add_argument(
         "--worktree", metavar="NAME", default=None, help="work in git worktree .wave/worktrees/NAME"
+    )
+    parser.add_argument(
+        "--bare",
+        "--safe-mode",
+        dest="bare",
+        action="store_true",
+        help="every customisation off (hooks, plugins, MCP, LSP, custom commands, skills, "
+        "project settings): find what breaks a session",
     )
     parser.add_argument(
         "--local",
@@ -153,7 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="?",
         const=PICK_SESSION,
         default=None,
-        help="resume a session by id (no id: pick one in the app)",
+        help="resume a session by id or name (no id: pick one in the app)",
     )
     parser.add_argument(
         "--fork-session",
@@ -273,7 +284,7 @@ def _is_app(argv: list[str]) -> bool:
     return not any(a in ("--version", "-h", "--help", "--acp") for a in argv)
 
 
-_SUBCOMMANDS = frozenset({"memory", "context", "sessions", "mcp", "plugin"})
+_SUBCOMMANDS = frozenset({"memory", "context", "sessions", "mcp", "plugin", "daemon"})
 
 
 def _is_headless(argv: list[str]) -> bool:
@@ -329,6 +340,10 @@ def _dispatch(argv: list[str]) -> int:
         from wave_tui.cli.plugin_cmd import run_plugin_command
 
         return run_plugin_command(argv[1:])
+    if argv and argv[0] == "daemon":
+        from wave_tui.cli.daemon_cmd import main_entry
+
+        return main_entry(argv[1:])
     args = build_parser().parse_args(argv)
     if args.version:
         print(f"wave {__version__}")
@@ -349,6 +364,12 @@ def _dispatch(argv: list[str]) -> int:
     problem = _run_paths_problem(workdir)
     if problem is not None:
         return fail(problem, EXIT_CONFIG)
+    problem, elsewhere = _resume_target(args, workdir)
+    if problem is not None:
+        return fail(problem, EXIT_USAGE)
+    if elsewhere is not None:  # another project's session opens in its own folder
+        workdir = elsewhere
+        os.chdir(elsewhere)
     problem = _fork_session(args, workdir)
     if problem is not None:
         return fail(problem, EXIT_USAGE)
@@ -409,6 +430,15 @@ def _context(argv: list[str]) -> int:
     from wave_tui.cli.context_cmd import run_context
 
     return asyncio.run(run_context(workdir, as_json=args.json, continue_last=args.continue_last))
+
+
+def _resume_target(args: argparse.Namespace, workdir: Path) -> tuple[str | None, Path | None]:
+    if not args.resume:
+        return None, None
+    from wave_tui.cli.sessions_cmd import resolve_resume
+    from wave_tui.config.paths import WavePaths
+
+    return resolve_resume(args, WavePaths.for_workdir(workdir))
 
 
 def _fork_session(args: argparse.Namespace, workdir: Path) -> str | None:

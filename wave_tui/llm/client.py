@@ -25,6 +25,7 @@ from wave_tui.llm.errors import (
     ServerMisconfigured,
     StreamInterrupted,
 )
+from wave_tui.llm.local_demo import demo_request, is_demo_engine
 from wave_tui.llm.local_server import is_local_engine
 from wave_tui.llm.local_template import TemplateTokenFilter, strip_template_tokens
 from wave_tui.llm.model_list import ModelListUnavailable, fetch_model_ids
@@ -219,6 +220,8 @@ class ModelClient:
         while True:
             attempts += 1
             wire = self.adapter.prepare(body)
+            if is_demo_engine(self.config.base_url):  # the bundled demo model: brief requests
+                wire = demo_request(wire)
             try:
                 response = await self._open(wire)
             except httpx.TransportError as exc:

@@ -6,6 +6,7 @@ from wave_tui.agent.service import AgentOptions, AgentService, Approver
 from wave_tui.config.settings import SettingsStore
 from wave_tui.features.commands.extensibility import Extensibility, install_extensibility
 from wave_tui.features.cron.wiring import install_cron
+from wave_tui.features.exec.wiring import install_exec
 from wave_tui.features.images.wiring import install_images
 from wave_tui.features.mcp.wiring import install_mcp
 from wave_tui.features.memory.attachment_reads import AttachmentReads
@@ -23,11 +24,12 @@ from wave_tui.features.memory.freshness_hook import FreshnessHook
 from wave_tui.features.memory.injection_hook import MemoryInjectionHook
 from wave_tui.features.memory.path_memory_hook import PathMemoryHook
 from wave_tui.features.memory.secret_guard import MemorySecretGuard
+from wave_tui.features.memory.worktree_staging import WorktreeStagingHook
 from wave_tui.features.plugins.active import ActivePlugins
 from wave_tui.features.plugins.wiring import install_plugin_sync, plugin_sources
 from wave_tui.features.rewind.wiring import install_checkpoints
 from wave_tui.features.sandbox.feature import install_sandbox
-from wave_tui.features.tasks.wiring import install_work
+from wave_tui.features.tasks.wiring import EventAsker, install_work
 from wave_tui.features.telemetry.wiring import install_telemetry_if_on
 from wave_tui.features.web_search.wiring import install_web_search
 from wave_tui.features.worktrees.wiring import install_worktrees
@@ -45,12 +47,14 @@ def create_service(
 # req: MX9
 # req: UX16
 # req: MC1
+# req: FH12
 def create_service_with_extensions(
     options: AgentOptions,
     *,
     approver: Approver | None = None,
     store: SettingsStore | None = None,
-) -> tuple[AgentService, Extensibility]:
+) -> tuple[AgentService, Extensibility | None]:
+    """The service and its user extensions (None with `bare`: none were installed)."""
     service = AgentService(options, approver=approver, store=store)
     service.add_extension(MemoryInjectionHook(service.paths, service.notify, service.clock))
     auto = AutoMemoryHook(
@@ -60,6 +64,7 @@ def create_service_with_extensions(
         clock=service.clock,
         notify=service.notify,
         last_extraction=lambda: last_extraction_time(service.paths.project_dir, service.session_id),
+        session_id=lambda: service.session_id,
     )
     service.add_extension(auto)
     service.add_extension(
@@ -82,15 +87,23 @@ def create_service_with_extensions(
     install_work(service)  # tasks, plan mode, subagents, background, questions, web
     install_images(service)  # `@img.png` in a prompt
     install_web_search(service)  # WebSearch, while settings `webSearch` names a backend
-    plugins = plugin_sources(service)  # enabled plugins: more roots and layers for the loaders
-    extras = install_extensibility(service, service.commands, plugins)
-    install_mcp(service, plugins.mcp_layers())
+    # `wave --bare` leaves out what the user and the project add (no plugins, hence none of
+    # the installs that read them): hooks, commands, skills, MCP, LSP.
+    plugins = None if options.bare else plugin_sources(service)  # more roots for the loaders
+    extras = None if plugins is None else install_extensibility(service, service.commands, plugins)
+    if plugins is not None:
+        install_exec(service, install_mcp(service, plugins.mcp_layers()))  # MCP tools, Exec
     install_worktrees(service)  # EnterWorktree / ExitWorktree, `wave --worktree`
+    # Memory staged in a worktree is settled when it is left: asked in the app, kept in -p.
+    asker = None if service.options.headless else EventAsker(service)
+    service.add_extension(WorktreeStagingHook(service.paths, asker))
     install_cron(service)  # CronCreate / CronDelete / CronList, /loop
-    install_lsp_if_configured(service, plugins)
+    if plugins is not None:
+        install_lsp_if_configured(service, plugins)
     install_checkpoints(service)
     install_sandbox(service)
-    install_plugin_sync(service, plugins)
+    if plugins is not None:
+        install_plugin_sync(service, plugins)
     install_telemetry_if_on(service)  # last: it closes after the fork it reports on
     return service, extras
 
@@ -106,6 +119,10 @@ def install_lsp_if_configured(service: AgentService, plugins: ActivePlugins) -> 
 
         own = settings_servers(service)
         install_lsp(service, merge([plugin_lsp_config(plugins), own]) if from_plugins else own)
+    else:  # servers named while the session runs plug the feature in then
+        from wave_tui.features.lsp.live import LspWhenConfigured
+
+        service.add_extension(LspWhenConfigured(service))
 
 
 def fork_host(service: AgentService) -> ForkHost:
@@ -120,6 +137,7 @@ def fork_host(service: AgentService) -> ForkHost:
         paths=service.paths,
         publish=service.publish,
         notify=service.notify,
+        worktree=lambda: service.status().worktree,
     )
 
 

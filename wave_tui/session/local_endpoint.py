@@ -18,6 +18,7 @@ from typing import Literal
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
 from wave_tui.config.settings import ENV_DISABLE_AUTO_MEMORY, EffectiveSettings, SettingsStore
+from wave_tui.llm.local_demo import forget_demo_engine, register_demo_engine
 from wave_tui.llm.local_server import (
     BUNDLED_FILE_NAME,
     BUNDLED_MAX_OUTPUT_TOKENS,
@@ -109,6 +110,7 @@ class LocalEndpoint:
     def close(self) -> None:
         if self.server.url is not None:
             forget_local_engine(self.server.base_url)
+            forget_demo_engine(self.server.base_url)
         self.server.stop()
 
     def __enter__(self) -> LocalEndpoint:
@@ -194,6 +196,8 @@ class LocalPlan:
         )
         server.start()
         register_local_engine(server.base_url)  # its replies lose leaked template tokens
+        if self.bundled:
+            register_demo_engine(server.base_url)  # brief requests: an answer in seconds
         overrides = {
             "WAVE_BASE_URL": server.base_url,
             "WAVE_MODEL": self.model_name,

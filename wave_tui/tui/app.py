@@ -126,6 +126,9 @@ class WaveApp(App[None]):
         Binding("f2", "switch_mode('memory')", "Memory", id="show-memory"),
         Binding("f3", "switch_mode('settings')", "Settings", id="show-settings"),
         Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
+        # Ctrl+Z is the terminal's job control (as in a shell, Claude Code): `fg` resumes. The
+        # input's undo moves to Ctrl+_ (`HistoryInput`).
+        Binding("ctrl+z", "suspend_process", "Suspend", id="suspend", show=False, priority=True),
     ]
 
     def __init__(
@@ -301,10 +304,7 @@ class WaveApp(App[None]):
         if self._pending is not None:
             self.chat_screen.show_starting(self._pending.first_line)
             self.run_worker(self._start_pending(self._pending), group="startup")
-        try:
-            self.session.start()
-        except FileNotFoundError as exc:
-            self.exit(return_code=1, message=f"wave: {exc}")
+        if not await self._start_session():
             return
         if self.chat_screen.is_mounted:
             await self.chat_screen.show_restored()
@@ -320,6 +320,21 @@ class WaveApp(App[None]):
         if self._watch_settings:
             # The watcher (watchfiles, anyio) starts after the first frame: nothing there waits.
             self.call_after_refresh(self._start_watching_settings)
+
+    # req: FH2
+    async def _start_session(self) -> bool:
+        """Restore the session and enter `--worktree NAME` before the chat shows anything of
+        it; False when the app ends instead (one line, exit 1)."""
+        try:
+            self.session.start()
+        except FileNotFoundError as exc:
+            self.exit(return_code=1, message=f"wave: {exc}")
+            return False
+        problem = await self.session.enter_start_worktree()
+        if problem is not None:
+            self.exit(return_code=1, message=f"wave: {problem}")
+            return False
+        return True
 
     def _warm_memory_catalog(self) -> None:
         # Read once after the first frame, off the loop: F2 then finds the unchanged files in
@@ -386,10 +401,7 @@ class WaveApp(App[None]):
         self._pending = None
         self.session.attach(service)
         self.chat_screen.show_starting(None)
-        try:
-            self.session.start()
-        except FileNotFoundError as exc:
-            self.exit(return_code=1, message=f"wave: {exc}")
+        if not await self._start_session():
             return
         await self.chat_screen.show_restored()
         if notice:
@@ -432,7 +444,9 @@ class WaveApp(App[None]):
 
     async def _watch(self) -> None:
         async for _settings in self.session.settings.watch():
-            pass  # the session turns each change into a StatusChanged event
+            # The session turns each change into a StatusChanged event; servers it names
+            # since may wait for the user's trust.
+            self.command_screens.ask_trust_for_new()
 
     # -- service events ------------------------------------------------------------------------
     async def on_agent_event_posted(self, message: AgentEventPosted) -> None:

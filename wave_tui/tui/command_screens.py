@@ -1,12 +1,14 @@
 """The app's answers to `/model` (configured models, then the endpoint's), `/resume`,
-`/permissions` (pickers and screens instead of text), the resume picker of `wave --resume`
+`/permissions`, `/tasks` (pickers and screens instead of text), the resume picker of `wave --resume`
 without an id, and the trust prompt at start. Each screen's module loads when it is first
 shown, not before the app's first frame."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from wave_tui.config.records import record
 from wave_tui.tui.format import show_path
 
 if TYPE_CHECKING:
@@ -14,9 +16,19 @@ if TYPE_CHECKING:
     from wave_tui.tui.app import WaveApp
 
 
+@record
+class Reopen:
+    """A session of another project was picked: wave reopens in its folder once the app ends."""
+
+    folder: Path
+    session_id: str
+
+
 class CommandScreens:
     def __init__(self, app: WaveApp) -> None:
         self.app = app
+        self.reopen: Reopen | None = None
+        self._asked: set[str] = set()  # trust requests asked this session (fingerprints)
 
     # req: MX2
     def open(self, name: str, args: str) -> bool:
@@ -33,6 +45,11 @@ class CommandScreens:
             from wave_tui.tui.screens.permissions import PermissionsScreen
 
             self.app.push_screen(PermissionsScreen())
+            return True
+        if name == "tasks" and not args:
+            from wave_tui.tui.screens.tasks import TasksScreen
+
+            self.app.push_screen(TasksScreen())
             return True
         if name in ("rewind", "fork") and not args:
             from wave_tui.tui.screens.rewind import run_fork, run_rewind
@@ -84,14 +101,26 @@ class CommandScreens:
     def pick_session(self) -> None:
         self.app.run_worker(self._pick_session(), group="resume", exclusive=True)
 
+    # req: FH11
     async def _pick_session(self) -> None:
-        from wave_tui.tui.screens.pickers import resume_picker
+        from wave_tui.tui.screens.resume_picker import ResumePicker
 
         app = self.app
-        rows = await app.session.picker.summaries()
+        picker = app.session.picker
+        rows = await picker.summaries()
+        screen = ResumePicker(rows, picker.all_summaries, picker.summaries, app.size.width)
 
         async def resume(session_id: str | None) -> None:
             if not session_id:
+                return
+            row = screen.row(session_id)
+            if row is not None and row.project is not None:
+                self.reopen = Reopen(row.project, session_id)
+                app.notify(
+                    f"Session {session_id[:8]} is of {row.project}: wave reopens in that folder.",
+                    markup=False,
+                )
+                await app.action_quit()
                 return
             try:
                 app.session.picker.resume(session_id)
@@ -101,7 +130,7 @@ class CommandScreens:
             await app.chat_screen.reload_conversation()
             app.notify(f"Resumed session {session_id}", markup=False)
 
-        app.push_screen(resume_picker(rows, app.size.width), resume)
+        app.push_screen(screen, resume)
 
     # req: HK10
     def ask_trust(self) -> None:
@@ -109,6 +138,7 @@ class CommandScreens:
         requests = app.session.permissions.trust_requests()
         if not requests:
             return
+        self._asked.update(r.fingerprint for r in requests)
         from wave_tui.tui.screens.trust import TrustDialog
 
         async def answered(trusted: bool | None) -> None:
@@ -121,6 +151,14 @@ class CommandScreens:
 
         project = app.paths.project_root.name or show_path(app.paths.project_root, app.paths)
         app.push_screen(TrustDialog(project, requests), answered)
+
+    # req: FH6
+    def ask_trust_for_new(self) -> None:
+        """After a settings change: servers named since that wait for trust are asked about
+        once (a set the user already said no to this session is not asked again)."""
+        requests = self.app.session.permissions.trust_requests()
+        if any(r.fingerprint not in self._asked for r in requests):
+            self.ask_trust()
 
     def _show_trusted(self, requests: list[TrustRequested]) -> None:
         """The chat's "not trusted yet" notices would now mislead: the first says what runs

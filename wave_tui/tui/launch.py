@@ -28,6 +28,7 @@ def agent_options(
         continue_last=bool(getattr(args, "continue_last", False)),
         resume=getattr(args, "resume", None) or None,
         worktree=getattr(args, "worktree", None),
+        bare=bool(getattr(args, "bare", False)),
     )
 
 
@@ -47,9 +48,26 @@ def launch(
         opening=SessionOpening(WavePaths.for_workdir(workdir), open_session, ready),
         watch_settings=True,
         pick_session=getattr(args, "resume", None) == "",  # `wave --resume` without an id
+        startup_notice=getattr(args, "resume_notice", None),  # opened in another project
     )
     app.run()
+    reopen = app.command_screens.reopen
+    if reopen is not None:
+        _reopen_in(reopen.folder, reopen.session_id)
     return app.return_code or 0
+
+
+# req: FH11
+def _reopen_in(folder: Path, session_id: str) -> None:
+    """A session of another project was picked in `/resume`: wave starts again in its folder
+    (its settings, memory and tools are that project's), resuming it."""
+    import os
+    import sys
+
+    print(f"wave: opening session {session_id} in {folder}", file=sys.stderr, flush=True)
+    os.chdir(folder)
+    argv = [sys.executable, "-m", "wave_tui", "--resume", session_id]
+    os.execv(sys.executable, argv)
 
 
 def open_agent(

@@ -213,14 +213,53 @@ async def test_loop_bad_interval_is_one_line_and_nothing_left(
 
 
 @pytest.mark.req("CR1")
-def test_wave_p_refuses_scheduling_with_a_clear_line(
+@pytest.mark.req("FH10")
+def test_wave_p_offers_no_scheduling_and_refuses_loop_with_a_clear_line(
     model_server: ModelServer, project: Path
 ) -> None:
+    """A `-p` run ends with its turn: the cron tools, which could only be refused there, are
+    not offered, and a call of one is an unknown tool."""
     model_server.enqueue(tool_call("CronCreate", {"cron": "*/5 * * * *", "prompt": "x"}))
     model_server.enqueue(text("ok"))
     proc = run_wave("-p", "schedule", cwd=project, server=model_server)
     assert proc.returncode == 0, proc.stderr
-    assert tool_results(chats(model_server)[-1]) == [HEADLESS_REFUSAL]
+    offered = {t["function"]["name"] for t in chats(model_server)[0]["tools"]}
+    assert not offered & {"CronCreate", "CronList", "CronDelete"}
+    (result,) = tool_results(chats(model_server)[-1])
+    assert result.startswith("Unknown tool 'CronCreate'")
     loop = run_wave("-p", "/loop 5m check", cwd=project, server=model_server)
     assert loop.returncode == 1 and f"/loop: {HEADLESS_REFUSAL}" in loop.stderr
     assert json.dumps(HEADLESS_REFUSAL).count("\\n") == 0
+
+
+@pytest.mark.req("FH4")
+async def test_loop_list_and_stop_end_the_users_loops_and_leave_the_models(
+    service: AgentService, model_server: ModelServer
+) -> None:
+    scheduler = scheduler_of(service)
+    first = await service.run_turn("/loop 5m check the deploy")
+    second = await service.run_turn("/loop 1h tidy up")
+    models = scheduler.create("0 9 * * *", "the model's own", recurring=True)
+    (one,) = [j for j in scheduler.jobs.values() if j.prompt == "check the deploy"]
+    (two,) = [j for j in scheduler.jobs.values() if j.prompt == "tidy up"]
+    assert f"/loop stop {one.id} stops it" in first.text and two.id in second.text
+    listed = await service.run_turn("/loop list")
+    assert all(j.id in listed.text for j in (one, two, models))
+    stopped = await service.run_turn(f"/loop stop {one.id}")
+    assert stopped.status == "completed" and f"Stopped {one.id}" in stopped.text
+    assert set(scheduler.jobs) == {two.id, models.id}
+    everything = await service.run_turn("/loop stop")
+    assert f"Stopped {two.id}" in everything.text
+    assert set(scheduler.jobs) == {models.id}  # without an id: the loops /loop made
+    again = await service.run_turn("/loop stop")
+    assert "nothing to stop" in again.text and set(scheduler.jobs) == {models.id}
+    assert chats(model_server) == []  # all answered locally, no prompt was sent
+
+
+@pytest.mark.req("FH4")
+@pytest.mark.parametrize("args", ["stop", "list", "5m stop", "stop nope", "10m list"])
+async def test_loop_command_words_are_never_scheduled_as_prompts(
+    service: AgentService, args: str
+) -> None:
+    await service.run_turn(f"/loop {args}")
+    assert scheduler_of(service).jobs == {}

@@ -13,6 +13,7 @@ from tests.tui.helpers import settle, wait_until
 from wave_tui.session.factory import create_service
 from wave_tui.session.types import AgentOptions
 from wave_tui.tui.app import WaveApp, make_app
+from wave_tui.tui.widgets.start_panel import StartPanel
 from wave_tui.tui.widgets.status_line import StatusLine
 
 
@@ -38,6 +39,7 @@ def _repo_and_app(project: Path, model_server: ModelServer, *files: str) -> Wave
 
 
 @pytest.mark.req("WT1")
+@pytest.mark.req("FH2")
 async def test_the_status_line_shows_the_worktree_and_drops_it_on_exit(
     model_server: ModelServer, project: Path
 ) -> None:
@@ -49,9 +51,10 @@ async def test_the_status_line_shows_the_worktree_and_drops_it_on_exit(
         return str(app.chat_screen.query_one("#status", StatusLine).render())
 
     async with app.run_test(size=(120, 32)) as pilot:
-        assert "⎇" not in status()
-        await pilot.press("h", "i", "enter")
+        # In force from the start, before any turn (FH2).
         await wait_until(pilot, lambda: "⎇ ui" in status())
+        assert "⎇ ui" in status() and not model_server.requests
+        await pilot.press("h", "i", "enter")
         await settle(pilot)
         await pilot.press("o", "u", "t", "enter")
         await wait_until(pilot, lambda: "⎇" not in status() and len(model_server.requests) == 3)
@@ -78,3 +81,26 @@ async def test_an_at_path_after_entering_a_worktree_attaches_the_worktrees_file(
         await settle(pilot)
     sent = str(model_server.requests[-1].body["messages"][-1]["content"])
     assert "the worktree's notes" in sent and "the main checkout's notes" not in sent
+
+
+@pytest.mark.req("FH2")
+async def test_a_first_shell_command_and_the_header_are_in_the_worktree_before_any_turn(
+    model_server: ModelServer, project: Path
+) -> None:
+    """`wave --worktree ui` then `!pwd` as the first thing typed: it runs in the worktree, and
+    the start panel names it; no model request was needed to get there."""
+    app = _repo_and_app(project, model_server)
+    tree = (project / ".wave" / "worktrees" / "ui").resolve()
+
+    def panel() -> str:
+        return str(app.chat_screen.query_one("#start-panel", StartPanel).render())
+
+    async with app.run_test(size=(120, 32)) as pilot:
+        await wait_until(pilot, lambda: "⎇ ui" in panel())
+        assert "⎇ ui" in panel()
+        await pilot.press(*"!pwd", "enter")
+        await settle(pilot)
+        await wait_until(pilot, lambda: bool(app.session.messages()))
+    (shell,) = app.session.messages()
+    assert f"\n{tree}\n" in str(shell.content)
+    assert not model_server.requests

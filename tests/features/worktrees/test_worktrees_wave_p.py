@@ -170,6 +170,27 @@ def test_wave_worktree_option_starts_in_one_and_auto_memory_stays_shared(
     assert Path(last_results(model_server)[-1].strip()) == wt
 
 
+@pytest.mark.req("FH2")
+def test_a_shell_command_of_wave_p_runs_in_the_worktree_without_the_model(
+    model_server: ModelServer, repo: Path
+) -> None:
+    proc = run_wave("-p", "!pwd", "--worktree", "cli", *BYPASS, cwd=repo, server=model_server)
+    assert proc.returncode == 0, proc.stderr
+    assert Path(proc.stdout.strip().splitlines()[-1]) == repo / ".wave" / "worktrees" / "cli"
+    assert not chats(model_server)
+
+
+@pytest.mark.req("FH2")
+def test_a_worktree_that_cannot_be_made_ends_wave_p_with_one_line(
+    model_server: ModelServer, project: Path
+) -> None:
+    proc = run_wave("-p", "!pwd", "--worktree", "x", *BYPASS, cwd=project, server=model_server)
+    assert proc.returncode == 1
+    (line,) = proc.stderr.strip().splitlines()
+    assert line.startswith("wave: --worktree x: not a git repository")
+    assert proc.stdout == "" and not chats(model_server)
+
+
 @pytest.mark.req("WT2")
 def test_base_ref_fresh_uses_origin_default_branch_and_head_uses_local_head(
     model_server: ModelServer, repo: Path, tmp_path: Path

@@ -16,6 +16,7 @@ import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
+from typing import Literal
 
 from wave_tui.agent.extensions import SessionObserverBase
 from wave_tui.agent.turn_queue import AgentDestroyed
@@ -27,6 +28,8 @@ from wave_tui.tools.base import Tool
 MAX_JOBS = 50
 JOB_LIFETIME = timedelta(days=7)
 TICK_S = 1.0  # how often due jobs are looked for
+# Who made a job: `/loop` (the user; `/loop stop` without an id ends these) or the model.
+MadeBy = Literal["loop", "model"]
 HEADLESS_REFUSAL = (
     "scheduled prompts need a running session: a one-shot `wave -p` run has no later "
     "(run `wave` to schedule them)"
@@ -41,6 +44,7 @@ class CronJob:
     recurring: bool
     created: datetime
     next_run: datetime
+    made_by: MadeBy = "model"
 
     @property
     def expires(self) -> datetime:
@@ -76,7 +80,12 @@ class CronScheduler(SessionObserverBase):
         self._task: asyncio.Task[None] | None = None
         self._tools: list[Tool] | None = None
 
+    # req: FH10
     def tools(self) -> Sequence[Tool]:
+        """CronCreate/CronList/CronDelete, except in `-p`: the run ends with its turn, so every
+        create would be refused; tools that can only fail are not offered."""
+        if self.headless:
+            return ()
         if self._tools is None:
             from wave_tui.features.cron.tools import cron_tools
 
@@ -85,7 +94,7 @@ class CronScheduler(SessionObserverBase):
 
     # -- the jobs ------------------------------------------------------------------------------
     # req: CR4
-    def create(self, cron: str, prompt: str, recurring: bool) -> CronJob:
+    def create(self, cron: str, prompt: str, recurring: bool, made_by: MadeBy = "model") -> CronJob:
         if self.headless:
             raise ScheduleError(HEADLESS_REFUSAL)
         if not prompt.strip():
@@ -96,7 +105,9 @@ class CronScheduler(SessionObserverBase):
             raise ScheduleError(f"at most {MAX_JOBS} scheduled jobs; delete one first (CronDelete)")
         first = check_cron(cron, now)
         cron = " ".join(cron.split())
-        job = CronJob(f"c{secrets.token_hex(3)}", cron, prompt.strip(), recurring, now, first)
+        job = CronJob(
+            f"c{secrets.token_hex(3)}", cron, prompt.strip(), recurring, now, first, made_by
+        )
         self.jobs[job.id] = job
         self._start()
         return job

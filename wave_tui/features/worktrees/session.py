@@ -1,6 +1,6 @@
 """The session's worktree: entering one (git or a `WorktreeCreate` hook), leaving it (keep or
 remove), and what the loop sees of it — the two tools, the status line's name, a line of the
-dynamic system block, and `wave --worktree NAME` entered before the first prompt.
+dynamic system block, and `wave --worktree NAME` entered as the session starts.
 
 The working directory itself lives in one place, the main pipeline's tool contexts: moving is
 `AgentService.move_workdir`, which the tools, Bash, `!cmd`, the permission policy and the memory
@@ -15,12 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from wave_tui.agent.extensions import (
-    ContextSourceBase,
-    StatusContribution,
-    TurnObserverBase,
-    TurnStart,
-)
+from wave_tui.agent.extensions import ContextSourceBase, StatusContribution
 from wave_tui.config.paths import display_path
 from wave_tui.config.records import record
 from wave_tui.features.user_hooks import UserHooks
@@ -47,9 +42,10 @@ class ActiveWorktree:
     hook_based: bool  # made by a WorktreeCreate hook: removed by WorktreeRemove hooks only
 
 
-class WorktreeSession(ContextSourceBase, TurnObserverBase):
-    """ToolProvider (EnterWorktree, ExitWorktree), StatusSource (its name), ContextSource (a
-    line of the dynamic block) and TurnObserver (`wave --worktree` before the first prompt)."""
+class WorktreeSession(ContextSourceBase):
+    """ToolProvider (EnterWorktree, ExitWorktree), StatusSource (its name) and ContextSource (a
+    line of the dynamic block); `enter_start` is `wave --worktree NAME`, called by the session
+    as it starts."""
 
     def __init__(self, service: AgentService, start_in: str | None = None) -> None:
         self.service = service
@@ -84,15 +80,18 @@ class WorktreeSession(ContextSourceBase, TurnObserverBase):
         ]
 
     # req: WT1
-    async def on_turn_start(self, prompt: str) -> TurnStart:
+    # req: FH2
+    async def enter_start(self) -> str | None:
+        """`wave --worktree NAME`: into the worktree before anything runs (the status line,
+        `!cmd`, `@file` and the first turn all see it); the problem as one line, or None."""
         name, self._start_in = self._start_in, None
         if name is None or self.active is not None:
-            return TurnStart()
+            return None
         try:
             await self.enter(name, "new_or_existing")
         except WorktreeError as exc:
-            return TurnStart(blocked=f"--worktree {name}: {exc}")
-        return TurnStart()
+            return f"--worktree {name}: {exc}"
+        return None
 
     # -- moving --------------------------------------------------------------------------------
     def _hooks(self) -> UserHooks | None:

@@ -70,6 +70,7 @@ PROMPT_PLACEHOLDER = (
 
 PROMPT_RETURNED = "not sent: the message is back in the input"
 DOUBLE_ESCAPE_S = 0.8  # two Esc presses closer than this are one "Esc Esc"
+QUIT_COMMANDS = frozenset({"exit", "quit"})  # the app's answer: quit, as Ctrl+Q
 
 
 class ChatScreen(Screen[None]):
@@ -80,6 +81,8 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+l", "focus_prompt", "Prompt", id="focus-prompt"),
         Binding("shift+tab", "cycle_mode", "Mode", id="cycle-mode", priority=True, show=False),
         Binding("ctrl+o", "toggle_output", "Output", id="toggle-output", show=False),
+        # Shown only while a Bash command or subagent runs in the foreground (`check_action`).
+        Binding("ctrl+b", "background_current", "Background", id="background-current"),
         # Idle, on an empty input: the second Esc in a row opens /rewind.
         Binding("escape", "rewind_keys", "Rewind", id="rewind-escape", show=False),
     ]
@@ -90,6 +93,8 @@ class ChatScreen(Screen[None]):
         self._tools: dict[str, ToolBlock] = {}
         self._shells = ShellBlocks()
         self._last_escape = 0.0
+        # The foreground work Ctrl+B would move to the background (None: nothing to move).
+        self._foreground: str | None = None
         # Sent while the session was still opening: sent, in order, once it is up.
         self._waiting: list[str] = []
 
@@ -249,7 +254,12 @@ class ChatScreen(Screen[None]):
         self._show_first_run(not status.configured and not app.agent_starting)
         for panel in self.query("#start-panel").results(StartPanel):  # until the first message
             panel.display = status.configured or app.agent_starting
-            panel.show_info(app.paths.project_root, app.paths.home, self._model_label(status))
+            panel.show_info(
+                app.paths.project_root,
+                app.paths.home,
+                self._model_label(status),
+                worktree=status.worktree,
+            )
         self.query_one("#status", StatusLine).update_info(
             model=self._model_label(status),
             context_tokens=status.context_tokens,
@@ -257,6 +267,7 @@ class ChatScreen(Screen[None]):
             auto_memory=status.auto_memory,
             frequency=status.auto_memory_frequency,
             turns_until_next=status.turns_until_extraction,
+            memory_writes=status.memory_writes,
             busy=status.busy,
             background=status.background,
             context_window=status.context_window,
@@ -292,6 +303,8 @@ class ChatScreen(Screen[None]):
                 return False
             status = session.status()
             return not (status.busy or status.queue)
+        if action == "background_current":
+            return self._foreground is not None
         if action == "abort_turn":
             # Shown, and acting, only while there is a turn to stop (else Ctrl+C falls through
             # to the app, and Esc to whatever else binds it).
@@ -315,6 +328,12 @@ class ChatScreen(Screen[None]):
             count = len(queued)
             log.mount(NoticeLine(f"{count} queued message{'s' * (count > 1)} back in the input"))
             log.follow()
+
+    # req: SX9
+    async def action_background_current(self) -> None:
+        """Ctrl+B: the Bash command or subagent running in the foreground moves to the
+        background (its tool call answers with the task id, the turn goes on)."""
+        await self.wave.session.background_current_task()
 
     def _return_to_input(self, text: str) -> None:
         """`text` into the input, after what is being typed there."""
@@ -384,6 +403,7 @@ class ChatScreen(Screen[None]):
             return
         await self._submit(text)
 
+    # req: FH13
     async def _submit(self, text: str) -> None:
         from wave_tui.session.facade import parse_command  # loaded with the session
 
@@ -393,6 +413,9 @@ class ChatScreen(Screen[None]):
         command = parse_command(text)
         if command is not None and command.name == "memory":
             self.wave.switch_mode("memory")  # the browser is the app's answer to /memory
+            return
+        if command is not None and command.name in QUIT_COMMANDS:
+            await self.wave.action_quit()  # as Ctrl+Q: an extraction's writes finish first
             return
         if command is not None and self.wave.open_command_screen(command.name, command.args):
             return
@@ -473,6 +496,9 @@ class ChatScreen(Screen[None]):
                 await self._append(CommandOutputBlock("command", text, is_error))
             case ev.StatusChanged(status=status):
                 self.refresh_status(status)
+            case ev.ForegroundChanged(label=label):
+                self._foreground = label
+                self.refresh_bindings()
 
     async def _clear_log(self) -> None:
         log = self.query_one("#chat-log", VerticalScroll)

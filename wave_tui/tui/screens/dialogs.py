@@ -73,7 +73,7 @@ class PermissionDialog(AnswersByKey, ModalScreen[PermissionAnswer]):
         Binding("e", "always(1)", "Always (exact)", id="allow-exact", show=False),
         Binding("n", "choose('deny')", "Deny", id="deny"),
         Binding("w", "say_why", "No, and say why", id="deny-why"),
-        Binding("escape", "back_or_deny", "Deny", id="deny-escape", show=False),
+        Binding("escape", "back_or_stop", "Deny + stop", id="deny-escape", show=False),
         Binding("up", "app.focus_previous", show=False),
         Binding("down", "app.focus_next", show=False),
         Binding("pageup", "scroll_body(-1)", show=False),
@@ -97,6 +97,8 @@ class PermissionDialog(AnswersByKey, ModalScreen[PermissionAnswer]):
         self.grants = tuple(grants)[: len(GRANT_KEYS)]
         self.preview = preview
         self.agent = agent
+        # Esc: the call is refused and the turn stops (the asker aborts it once answered).
+        self.stops_turn = False
 
     @property
     def grant_label(self) -> str:
@@ -114,8 +116,9 @@ class PermissionDialog(AnswersByKey, ModalScreen[PermissionAnswer]):
                 yield choice_button("y", "Allow once", "allow_once", variant="primary")
                 for n, (key, grant) in enumerate(zip(GRANT_KEYS, self.grants, strict=False)):
                     yield choice_button(key, grant.label, f"grant-{n}")
-                yield choice_button("n", "Deny", "deny", variant="error")
+                yield choice_button("n", "Deny, the model goes on", "deny", variant="error")
                 yield choice_button("w", "No, and say why…", "deny_why")
+                yield choice_button("esc", "Deny and stop the turn", "deny_stop")
             yield Input(
                 placeholder="What should it do instead? Enter sends, Esc goes back",
                 id="deny-reason",
@@ -168,6 +171,8 @@ class PermissionDialog(AnswersByKey, ModalScreen[PermissionAnswer]):
             self.action_always(int(button.removeprefix("grant-")))
         elif button == "deny_why":
             self.action_say_why()
+        elif button == "deny_stop":
+            self.action_back_or_stop()
         else:
             self.action_choose(button)
 
@@ -194,13 +199,17 @@ class PermissionDialog(AnswersByKey, ModalScreen[PermissionAnswer]):
         event.stop()
         self.dismiss(PermissionAnswer("deny", feedback=event.value.strip()))
 
-    def action_back_or_deny(self) -> None:
+    # req: FH3
+    def action_back_or_stop(self) -> None:
+        """Esc: out of the reason field; else refuse the call and stop the turn (as Claude
+        Code's Esc), where `n` refuses and lets the model go on."""
         field = self.query_one("#deny-reason", Input)
         if field.display:
             field.add_class("-hidden")
             self.query_one("#deny_why", Button).focus()
             self.call_after_refresh(self._fit)
         else:
+            self.stops_turn = True
             self.dismiss(PermissionAnswer("deny"))
 
     def action_scroll_body(self, pages: int) -> None:

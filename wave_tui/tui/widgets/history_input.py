@@ -63,6 +63,7 @@ class HistoryInput(TextArea):
         Binding("ctrl+c", "clear_or_quit", "Clear", show=False, id="prompt-clear"),
         Binding("tab", "complete", "Complete", show=False, id="prompt-complete"),
         Binding("ctrl+v", "paste_image", "Paste image", show=False, id="prompt-paste-image"),
+        Binding("ctrl+underscore", "undo", "Undo", show=False, id="prompt-undo"),
     ]
 
     @record(frozen=False)

@@ -39,8 +39,14 @@ class StartPanel(Static):
         super().__init__("", id=id)
         self._shown: tuple[str, str | None] | None = None
 
-    def show_info(self, root: Path, home: Path, model: str | None) -> None:
-        shown = (project_label(root, home), model)
+    # req: FH2
+    def show_info(
+        self, root: Path, home: Path, model: str | None, worktree: str | None = None
+    ) -> None:
+        """The folder (and the worktree the session works in, `wave --worktree NAME`), the
+        model."""
+        folder = project_label(root, home)
+        shown = (folder if worktree is None else f"{folder}  ⎇ {worktree}", model)
         if shown == self._shown:
             return
         self._shown = shown
