@@ -417,15 +417,9 @@ SHARED_IDS = (
 
 PENDING: frozenset[str] = frozenset(
     {
-        "FH2",
-        "FH3",
-        "FH4",
-        "FH5",
         "FH6",
         "FH10",
         "FH11",
-        "FH12",
-        "FH13",
         "MA13",
         "EX1",
         "EX2",
