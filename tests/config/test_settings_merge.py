@@ -57,7 +57,8 @@ def test_permission_lists_are_concatenated_and_default_mode_last_wins(
         paths.local_settings, {"permissions": {"deny": ["Write"], "defaultMode": "acceptEdits"}}
     )
 
-    perms = SettingsStore(paths, environ={}).current().permissions
+    # The invoker's trust (`wave -p`): the project's widening keys apply, so they merge.
+    perms = SettingsStore(paths, environ={}, trust="invoker").current().permissions
 
     assert perms.allow == ("Read", "Edit")
     assert perms.deny == ("Bash(rm:*)", "Write")

@@ -10,17 +10,28 @@ only once the user trusted this project for exactly that set (`~/.wave/trust.jso
 `settings`, a changed set asks again) — in the app, the SDK, ACP and `wave -p` alike: running
 headless in a folder trusts its code, not a redirection of the user's own credentials. Until
 then they are left out, named in one problem line.
+
+The keys that widen what runs without asking (`widening.py`) are the second group, trusted
+apart (kind `permissions`) because `wave -p` applies them on the invoker's trust.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from wave_tui.config.records import record
-from wave_tui.config.trust import NOT_TRUSTED_YET, TrustKind, TrustRequested, TrustStore
+from wave_tui.config.trust import (
+    NOT_TRUSTED_YET,
+    TrustKind,
+    TrustMode,
+    TrustRequested,
+    TrustStore,
+)
+from wave_tui.config.widening import TRUST_KIND as WIDENING_KIND
+from wave_tui.config.widening import widening_items, without_widening
 
 ENV_KEY = "env"
 # Whole settings keys (camelCase, top level) a project may not set without trust: telemetry
@@ -113,31 +124,64 @@ class GuardedLayers:
 
     layers: tuple[Mapping[str, Any], ...]
     held: tuple[str, ...]  # the guarded items left out (empty: all applied)
-    request: TrustRequested | None  # what to ask the user, when something was held back
-    problem: str | None  # the one line that names what was left out
+    requests: tuple[TrustRequested, ...]  # what to ask the user, one per kind held back
+    problems: tuple[str, ...]  # one line per kind, naming what was left out
+
+
+def _names(items: Iterable[str]) -> str:
+    return ", ".join(dict.fromkeys(item.partition("=")[0] for item in items))
+
+
+def _held(
+    pairs: list[tuple[str, Mapping[str, Any]]],
+    find: Callable[[Mapping[str, Any]], list[str]],
+    kind: TrustKind,
+    project: Path,
+    trust_file: Path,
+) -> TrustRequested | None:
+    items = list(dict.fromkeys(i for scope, data in pairs if scope != "user" for i in find(data)))
+    # Asked of the file, not of the front end: the caller decides which groups `-p` asks for.
+    return TrustStore(trust_file, "ask").request(project, kind, items) if items else None
 
 
 # req: HR12
+# req: HR11
 def guard_layers(
-    layers: Iterable[tuple[str, Mapping[str, Any]]], project: Path, trust_file: Path
+    layers: Iterable[tuple[str, Mapping[str, Any]]],
+    project: Path,
+    trust_file: Path,
+    mode: TrustMode = "ask",
 ) -> GuardedLayers:
     """(scope, contents) lowest precedence first → the contents that apply: the guarded keys of
-    every non-user file stay out unless the user trusted this project for that very set."""
+    every non-user file stay out unless the user trusted this project for that very set; so do
+    the keys that widen what runs unasked, except where the invoker trusts (`wave -p`)."""
     pairs = list(layers)
-    items = list(
-        dict.fromkeys(i for scope, data in pairs if scope != "user" for i in guarded_items(data))
-    )
-    if not items:
-        return GuardedLayers(tuple(data for _, data in pairs), (), None, None)
-    # Always asked of the file, never of the front end: `wave -p` trusts a folder's code, not
-    # a redirection of the user's own credentials.
-    request = TrustStore(trust_file, "ask").request(project, TRUST_KIND, items)
-    if request is None:
-        return GuardedLayers(tuple(data for _, data in pairs), (), None, None)
-    kept = tuple(data if scope == "user" else without_guarded(data) for scope, data in pairs)
-    names = ", ".join(dict.fromkeys(item.partition("=")[0] for item in items))
-    problem = (
-        f"project settings {names} ignored: {NOT_TRUSTED_YET} (they would choose where your "
-        "credentials and conversation go, turn telemetry on, or run code)"
-    )
-    return GuardedLayers(kept, tuple(items), request, problem)
+    # `wave -p` trusts a folder's code and permissions, not a redirection of the user's own
+    # credentials: the first group is asked for in every front end.
+    guarded = _held(pairs, guarded_items, TRUST_KIND, project, trust_file)
+    widening = None
+    if mode == "ask":
+        widening = _held(pairs, widening_items, WIDENING_KIND, project, trust_file)
+    if guarded is None and widening is None:
+        return GuardedLayers(tuple(data for _, data in pairs), (), (), ())
+    kept: list[Mapping[str, Any]] = []
+    for scope, data in pairs:
+        if scope != "user" and guarded is not None:
+            data = without_guarded(data)
+        if scope != "user" and widening is not None:
+            data = without_widening(data)
+        kept.append(data)
+    requests = tuple(r for r in (guarded, widening) if r is not None)
+    problems: list[str] = []
+    if guarded is not None:
+        problems.append(
+            f"project settings {_names(guarded.items)} ignored: {NOT_TRUSTED_YET} (they would "
+            "choose where your credentials and conversation go, turn telemetry on, or run code)"
+        )
+    if widening is not None:
+        problems.append(
+            f"project settings {_names(widening.items)} ignored: {NOT_TRUSTED_YET} (they would "
+            "let commands run without asking; trust the project in the app to apply them)"
+        )
+    held = tuple(item for request in requests for item in request.items)
+    return GuardedLayers(tuple(kept), held, requests, tuple(problems))

@@ -36,6 +36,7 @@ from wave_tui.config.effective import (
 from wave_tui.config.fileio import locked_update
 from wave_tui.config.modes import PERMISSION_MODES, PermissionMode
 from wave_tui.config.paths import WavePaths, display_path
+from wave_tui.config.project_guard import TRUST_KIND as SETTINGS_KIND
 from wave_tui.config.project_guard import GuardedLayers, guard_layers
 from wave_tui.config.records import record
 from wave_tui.config.schema import (
@@ -67,18 +68,20 @@ from wave_tui.config.sources import (
     parse_settings_file,
     settings_env_block,
 )
-from wave_tui.config.trust import TrustRequested
+from wave_tui.config.trust import TrustMode, TrustRequested
 
 __all__ = [
     "AUTO_MEMORY_FREQUENCY_MAX",
     "AUTO_MEMORY_FREQUENCY_MIN",
     "AUTO_MEMORY_KEYS",
+    "BARE_SCOPES",
     "DEFAULT_CLEANUP_PERIOD_DAYS",
     "DEFAULT_MAX_INPUT_TOKENS",
     "DEFAULT_MAX_OUTPUT_TOKENS",
     "ENV_AUTO_MEMORY_FREQUENCY",
     "ENV_DISABLE_AUTO_MEMORY",
     "PERMISSION_MODES",
+    "SCOPES",
     "EffectivePermissions",
     "EffectiveSettings",
     "ModelCapabilities",
@@ -120,6 +123,10 @@ class _FileState:
     problems: list[str] = field(default_factory=list)
 
 
+# `wave --bare`: the user's own settings only, the project's files unread.
+BARE_SCOPES: tuple[SettingsScope, ...] = ("user",)
+
+
 class SettingsStore:
     """The three settings files plus the environment, reloaded whenever a file changes."""
 
@@ -128,13 +135,22 @@ class SettingsStore:
         paths: WavePaths,
         environ: Mapping[str, str] | None = None,
         on_problem: Callable[[str], object] | None = None,
+        *,
+        trust: TrustMode = "ask",
+        scopes: tuple[SettingsScope, ...] = SCOPES,
     ) -> None:
         self.paths = paths
+        # "invoker" (`wave -p`): the project's widening keys apply on the invoker's trust.
+        self._trust = trust
         self._environ = environ if environ is not None else os.environ
-        self._files = list(paths.settings_files)
-        self._states = [
-            _FileState(path, scope) for path, scope in zip(self._files, SCOPES, strict=True)
+        # `scopes`: which of the three files are read (`wave --bare`: the user's only).
+        read = [
+            (path, scope)
+            for path, scope in zip(paths.settings_files, SCOPES, strict=True)
+            if scope in scopes
         ]
+        self._files = [path for path, _scope in read]
+        self._states = [_FileState(path, scope) for path, scope in read]
         self._lock = threading.RLock()
         self._problem_listeners: list[Callable[[str], object]] = [on_problem] if on_problem else []
         self._subscribers: list[Callable[[EffectiveSettings], object]] = []
@@ -142,7 +158,7 @@ class SettingsStore:
         self._last_failure: str | None = None
         self._effective = EffectiveSettings()
         # The files as they apply: a project's guarded keys held back until trusted.
-        self._guarded = GuardedLayers((), (), None, None)
+        self._guarded = GuardedLayers((), (), (), ())
         self._applied: list[SettingsLayer] = []
         self._trust_signature: _Signature | Literal["unread"] = "unread"
         self._version = 0
@@ -177,10 +193,15 @@ class SettingsStore:
             ]
 
     def settings_trust_needed(self) -> TrustRequested | None:
-        """The project settings keys held back until the user trusts them (None: nothing is)."""
+        """The project's guarded keys (endpoint, telemetry, variables that run code) held back
+        until the user trusts them (None: nothing is)."""
+        return next((r for r in self.trust_needed() if r.kind == SETTINGS_KIND), None)
+
+    def trust_needed(self) -> list[TrustRequested]:
+        """Every set of project settings keys held back until the user trusts it."""
         self.refresh()
         with self._lock:
-            return self._guarded.request
+            return list(self._guarded.requests)
 
     def save_user(self, **updates: Any) -> EffectiveSettings:
         """`save_user_settings`, then reload at once so subscribers hear of it now. Raises as
@@ -282,9 +303,9 @@ class SettingsStore:
             ((st.scope, st.valid or {}) for st in read),
             self.paths.project_root,
             self.paths.trust_file,
+            self._trust,
         )
-        if self._guarded.problem is not None:
-            problems.append(self._guarded.problem)
+        problems.extend(self._guarded.problems)
         layers = [
             SettingsLayer(st.path, st.scope, data)
             for st, data in zip(read, self._guarded.layers, strict=True)

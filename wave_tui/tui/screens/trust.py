@@ -21,6 +21,7 @@ KIND_TITLES = {
     "lsp": "Language servers (started on first use)",
     "commands": "Custom commands (their allowed-tools)",
     "settings": "Settings (endpoint, credentials, telemetry, variables that run code)",
+    "permissions": "Permissions (allow rules, starting mode, sandbox: run without asking)",
 }
 
 
@@ -30,6 +31,7 @@ TRUSTED_NAMES = {
     "commands": "commands",
     "lsp": "project language servers",
     "settings": "project settings",
+    "permissions": "project permissions",
 }
 
 
