@@ -44,6 +44,8 @@ NOT_ON_A_PLAIN_TURN = (
     "pydantic_settings",  # the settings are merged by wave and validated by its pydantic schema
     "cachetools",  # WebFetch's page cache, made with the first fetch
     "xml.sax",  # background-task notices escape with html.escape
+    "_quickjs",  # the Exec tool's JavaScript engine: only when a script runs
+    "wave_tui.tools.js_engine",
 )
 
 

@@ -22,6 +22,13 @@ def no_auto_memory(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WAVE_DISABLE_AUTO_MEMORY", "1")
 
 
+@pytest.fixture(autouse=True)
+def flat_mcp_tools(isolated_home: Path) -> None:
+    """These tests look for the flat `mcp__*` declarations (Exec has tests of its own)."""
+    (isolated_home / ".wave").mkdir(exist_ok=True)
+    (isolated_home / ".wave" / "settings.json").write_text(json.dumps({"enableExec": False}))
+
+
 def write_mcp_json(project: Path, **servers: dict[str, Any]) -> None:
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
 
@@ -137,7 +144,7 @@ def test_mc1_servers_from_user_settings_mcp_servers(
 ) -> None:
     settings = Path.home() / ".wave" / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
-    settings.write_text(json.dumps({"mcpServers": {"mine": demo_entry()}}))
+    settings.write_text(json.dumps({"mcpServers": {"mine": demo_entry()}, "enableExec": False}))
     model_server.enqueue(tool_call("mcp__mine__echo", {"text": "u"}), text("ok"))
     proc = run_wave("-p", "go", "--allowedTools", "mcp__mine", cwd=project, server=model_server)
     assert proc.returncode == 0, proc.stderr

@@ -177,7 +177,12 @@ class TurnRunner:
             settings=self._settings(),
             sources=self.sources(),
             messages=self.conversation.messages if messages is None else messages,
-            tools=[spec_of(t) for t in (tools if tools is not None else self.tools()).values()],
+            tools=[
+                spec_of(t)
+                for t in (tools if tools is not None else self.tools()).values()
+                # Runnable but not offered (the MCP leaves Exec folds): a call by name still runs.
+                if getattr(t, "declared", True)
+            ],
         )
 
     # -- a turn --------------------------------------------------------------------------------

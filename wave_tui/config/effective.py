@@ -13,10 +13,13 @@ from wave_tui.config.schema import (
     DEFAULT_CLEANUP_PERIOD_DAYS,
     DEFAULT_MAX_INPUT_TOKENS,
     DEFAULT_MAX_OUTPUT_TOKENS,
+    MemoryWrites,
     ModelConfig,
     SandboxConfig,
     SettingsSchema,
     WebSearchConfig,
+    WorkflowsConfig,
+    WorktreeConfig,
 )
 
 # -- the result -----------------------------------------------------------------------------
@@ -37,6 +40,7 @@ class EffectiveSettings:
     fast_model: str | None = None
     vision_model: str | None = None
     web_search: WebSearchConfig | None = None
+    enable_exec: bool = True  # EX5: `enableExec: false` gives flat MCP declarations back
     api_key: str | None = None
     base_url: str | None = None
     custom_headers: dict[str, str] = field(default_factory=dict)
@@ -53,6 +57,10 @@ class EffectiveSettings:
     local: bool | None = None
     local_model: str | None = None
     auto_memory_review: bool = False
+    auto_memory_writes: MemoryWrites = "auto"
+    worktree: WorktreeConfig = field(default_factory=WorktreeConfig)
+    workflows: WorkflowsConfig = field(default_factory=WorkflowsConfig)
+    rule_check: str = "off"  # off | turn | write (MR3)
     notifications: bool = True
     first_byte_timeout: float | None = None
     provider: str | None = None  # "ollama" | "openai": what serves the endpoint, if said
@@ -98,6 +106,14 @@ def resolve_max_output_tokens(
 # -- building the result ----------------------------------------------------------------------
 
 
+# req: MR1
+def memory_writes(parsed: SettingsSchema) -> MemoryWrites:
+    """`autoMemoryWrites` when set; the older `autoMemoryReview: true` still means `review`."""
+    if parsed.auto_memory_writes is not None:
+        return parsed.auto_memory_writes
+    return "review" if parsed.auto_memory_review else "auto"
+
+
 # req: S6
 def effective_settings(
     parsed: SettingsSchema, extras: dict[str, Any], problems: list[str]
@@ -114,11 +130,13 @@ def effective_settings(
         or parsed.env_auto_memory_frequency
         or DEFAULT_AUTO_MEMORY_FREQUENCY
     )
+    writes = memory_writes(parsed)
     return EffectiveSettings(
         model=parsed.model,
         fast_model=parsed.fast_model,
         vision_model=parsed.vision_model,
         web_search=parsed.web_search,
+        enable_exec=parsed.enable_exec is not False,
         api_key=parsed.api_key,
         base_url=parsed.base_url,
         custom_headers=dict(parsed.custom_headers or {}),
@@ -138,7 +156,11 @@ def effective_settings(
         cleanup_period_days=parsed.cleanup_period_days,
         local=parsed.local,
         local_model=parsed.local_model,
-        auto_memory_review=parsed.auto_memory_review,
+        auto_memory_review=writes == "review",
+        auto_memory_writes=writes,
+        worktree=parsed.worktree,
+        workflows=parsed.workflows,
+        rule_check=parsed.rule_check,
         notifications=parsed.notifications,
         first_byte_timeout=parsed.first_byte_timeout,
         provider=parsed.provider,

@@ -28,6 +28,8 @@ DEFAULT_CLEANUP_PERIOD_DAYS = 30
 DEFAULT_AUTO_MEMORY_ENABLED = True
 DEFAULT_AUTO_MEMORY_FREQUENCY = 1
 AUTO_MEMORY_FREQUENCY_MIN = 1
+MemoryWrites = Literal["auto", "review", "off"]
+MEMORY_WRITES: tuple[MemoryWrites, ...] = ("auto", "review", "off")
 AUTO_MEMORY_FREQUENCY_MAX = 100
 
 
@@ -179,6 +181,19 @@ class WebSearchConfig(BaseModel):
     api_key: StrictStr | None = Field(default=None, description="API key (Brave, Tavily).")
 
 
+class WorktreeConfig(BaseModel):
+    """`worktree`: how sessions in git worktrees treat the project's shared things."""
+
+    model_config = _CAMEL
+
+    memory: Literal["shared", "staged"] = Field(
+        default="shared",
+        description="`shared`: one auto memory for every worktree. `staged`: inside a worktree "
+        "the extraction's writes wait in the inbox tagged `worktree:NAME`; ExitWorktree offers "
+        "to accept, review or drop them.",
+    )
+
+
 class SandboxConfig(BaseModel):
     """`sandbox`: Bash in bubblewrap (Linux): the root read-only, the project, a private `/tmp`
     and `writablePaths` writable."""
@@ -206,6 +221,22 @@ class SandboxConfig(BaseModel):
         default_factory=list,
         description="Unix socket paths reachable from the sandbox (none otherwise, e.g. "
         "`/var/run/docker.sock`).",
+    )
+
+
+class WorkflowsConfig(BaseModel):
+    """`workflows`: the budgets of one workflow run (each phase's agents run in parallel)."""
+
+    model_config = _CAMEL
+
+    max_concurrent_agents: PositiveInt = Field(
+        default=4, description="Subagents of one run working at the same time."
+    )
+    max_agents: PositiveInt = Field(
+        default=24, description="Subagents one run may start in all; one more fails the run."
+    )
+    max_wall_seconds: Annotated[float, Field(gt=0.0)] = Field(
+        default=1800.0, description="Wall time of one run in seconds; past it the run fails."
     )
 
 
@@ -242,6 +273,12 @@ class SettingsSchema(BaseModel):
     web_search: WebSearchConfig | None = Field(
         default=None, description="WebSearch backend: `{provider, url?, apiKey?}`."
     )
+    enable_exec: StrictBool | None = Field(
+        default=None,
+        description="The Exec tool: while MCP tools are connected, one `Exec(code)` tool runs "
+        "JavaScript that calls them, instead of one declaration per tool. Default: on; `false` "
+        "gives the flat `mcp__*` declarations back.",
+    )
     auto_memory_enabled: StrictBool | None = Field(
         default=None,
         description="Auto memory on or off; only `~/.wave/settings.json` sets it (S6). "
@@ -255,6 +292,30 @@ class SettingsSchema(BaseModel):
     auto_memory_review: StrictBool = Field(
         default=False,
         description="Auto memory proposals wait in an inbox for review instead of landing.",
+    )
+    rule_check: Literal["off", "turn", "write"] = Field(
+        default="off",
+        description="Check the agent's calls against AGENTS.md and the rules with the fast "
+        "model: `turn` after each turn (a notice per broken rule), `write` also before each "
+        "Write/Edit/Bash a path-scoped rule covers; `off` never.",
+    )
+    worktree: WorktreeConfig = Field(
+        default_factory=WorktreeConfig, description="Worktree behaviour (`memory`)."
+    )
+    workflows: WorkflowsConfig = Field(
+        default_factory=WorkflowsConfig,
+        description="Workflow budgets (`maxConcurrentAgents`, `maxAgents`, `maxWallSeconds`).",
+    )
+    auto_memory_directory: StrictStr | None = Field(
+        default=None,
+        description="Folder of the auto memory instead of `~/.wave/projects/<id>/memory/` "
+        "(absolute or `~/…`); only `~/.wave/settings.json` sets it.",
+    )
+    auto_memory_writes: MemoryWrites | None = Field(
+        default=None,
+        description="Who may write auto memory: `auto` (the extraction saves), `review` "
+        "(proposals wait in the inbox), `off` (recall only: no extraction, the agent's memory "
+        "writes ask). Default: `review` when autoMemoryReview is on, else `auto`.",
     )
     models: dict[str, ModelConfig] = Field(
         default_factory=dict, description="Per-model settings, keyed by model name."
@@ -405,7 +466,7 @@ _ENV_ONLY = frozenset(name for name in SettingsSchema.model_fields if _extra(nam
 FILE_KEYS: dict[str, str] = {
     to_camel(name): name for name in SettingsSchema.model_fields if name not in _ENV_ONLY
 }
-AUTO_MEMORY_KEYS = ("autoMemoryEnabled", "autoMemoryFrequency")
+AUTO_MEMORY_KEYS = ("autoMemoryEnabled", "autoMemoryFrequency", "autoMemoryDirectory")
 ENV_DISABLE_AUTO_MEMORY = "WAVE_DISABLE_AUTO_MEMORY"
 ENV_AUTO_MEMORY_FREQUENCY = "WAVE_AUTO_MEMORY_FREQUENCY"
 

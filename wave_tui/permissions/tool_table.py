@@ -52,6 +52,8 @@ EXIT_WORKTREE = "ExitWorktree"
 CRON_CREATE = "CronCreate"
 CRON_DELETE = "CronDelete"
 CRON_LIST = "CronList"
+EXEC = "Exec"
+WORKFLOW = "Workflow"
 
 
 @record
@@ -121,6 +123,11 @@ TOOLS: Mapping[str, ToolInfo] = {
         _info(CRON_CREATE, "cron", "never", "Schedule", read_only=True),
         _info(CRON_DELETE, "id", "never", "Unschedule", read_only=True),
         _info(CRON_LIST, None, "never", "List schedules", read_only=True),
+        # A script whose every nested MCP call goes down the pipeline as the leaf tool itself;
+        # never with another tool at once (not in CONCURRENT_TOOLS), never in the fork.
+        _info(EXEC, None, "children", "Run script"),
+        # A workflow only starts subagents: each of their calls is checked as any subagent's.
+        _info(WORKFLOW, "name", "children", "Run workflow"),
     )
 }
 

@@ -27,4 +27,5 @@ def filesystem_entry() -> dict[str, Any]:
 def user_servers(servers: dict[str, Any]) -> None:
     settings = Path.home() / ".wave" / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
-    settings.write_text(json.dumps({"mcpServers": servers}))
+    # These tests drive the MCP client through the flat `mcp__*` tools; Exec has its own.
+    settings.write_text(json.dumps({"mcpServers": servers, "enableExec": False}))

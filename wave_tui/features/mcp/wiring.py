@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -40,7 +40,11 @@ if TYPE_CHECKING:
 def read_mcp_config(service: AgentService, extra: Sequence[Layer] = ()) -> McpConfig:  # req: MC1
     """Servers from `extra` (plugins) first, then `.mcp.json`, then the settings files (later
     layers win by name)."""
-    layer, problem = read_mcp_json(service.paths.project_mcp_json)
+    layer, problem = (
+        read_mcp_json(service.paths.project_mcp_json)
+        if service.options.read_mcp_json
+        else (None, None)
+    )
     layers: list[Layer] = [*extra]
     layers += [layer] if layer is not None else []
     layers += [(s.path, s.scope, s.data) for s in service.store.layers()]
@@ -79,9 +83,13 @@ class McpWiring(ContextSourceBase, SessionObserverBase, TurnObserverBase):
         self._service = service
         self.config = config
         self._trust = trust
+        self.extra: Sequence[Layer] = ()  # the plugins' layers the config was read with
+        self._seen = _sources(service)  # what the config was read from: changes are picked up
         self.manager: McpManager | None = None
         self.host: SessionHost | None = None
         self._roots_task: asyncio.Task[None] | None = None
+        # What the flat `mcp__*` tools are offered as (Exec folds them into one tool); None: as is.
+        self.gather: Callable[[list[Tool]], list[Tool]] | None = None
         # Told at start(), when the front end listens.
         self._notices: list[str] = list(config.problems)
         own = [s for s in config.servers if not s.needs_trust]
@@ -156,7 +164,12 @@ class McpWiring(ContextSourceBase, SessionObserverBase, TurnObserverBase):
         """The user trusted the project's servers: remember it, start them now."""
         await asyncio.to_thread(self._trust.record, request)
         servers, self._untrusted = self._untrusted, []
-        if self.manager is not None and servers:
+        if not servers:
+            return
+        if self.manager is None:  # the session had no server before these
+            self._build(servers)
+            self.start()
+        else:
             self.manager.add(servers)
 
     # -- plugins enabled or disabled during the session ----------------------------------------
@@ -169,7 +182,10 @@ class McpWiring(ContextSourceBase, SessionObserverBase, TurnObserverBase):
         if self.manager is not None:
             for name in sorted(before - names):
                 await self.manager.remove(name)
-        new = [s for s in config.servers if s.name not in before]
+        self._take([s for s in config.servers if s.name not in before])
+
+    def _take(self, new: Sequence[ServerConfig]) -> None:
+        """Start `new` servers now; project ones not trusted yet wait for trust (said once)."""
         project = [s for s in new if s.needs_trust]
         ready = [s for s in new if not s.needs_trust]
         if project:
@@ -178,6 +194,11 @@ class McpWiring(ContextSourceBase, SessionObserverBase, TurnObserverBase):
                 ready += project
             else:
                 self._untrusted += project
+                self._service.notify(
+                    "warning",
+                    f"new project MCP servers not started: {NOT_TRUSTED_YET} "
+                    f"({', '.join(s.name for s in project)})",
+                )
         if not ready:
             return
         if self.manager is None:
@@ -186,11 +207,34 @@ class McpWiring(ContextSourceBase, SessionObserverBase, TurnObserverBase):
         else:
             self.manager.add(ready)
 
+    # -- servers added while the session runs (`.mcp.json`, settings `mcpServers`) --------------
+    # req: FH6
+    def pick_up_new(self) -> None:
+        """Servers named since the config was read start now (project ones once trusted);
+        removed or changed ones run on until the session ends (a restart applies those)."""
+        seen = _sources(self._service)
+        if seen == self._seen:
+            return
+        self._seen = seen
+        config = read_mcp_config(self._service, self.extra)
+        known = {s.name for s in self.config.servers} | {s.name for s in self._untrusted}
+        if self.manager is not None:
+            known |= set(self.manager.names())
+        new = [s for s in config.servers if s.name not in known]
+        self.config = McpConfig((*self.config.servers, *new), config.problems)
+        if new:
+            self._take(new)
+
+    def on_settings(self, settings: EffectiveSettings) -> None:
+        self.pick_up_new()
+
     # -- ToolProvider --------------------------------------------------------------------------
     def tools(self) -> list[Tool]:  # req: MC3
         if self.manager is None:
             return []
         tools = self.manager.tools()
+        if self.gather is not None:
+            tools = self.gather(tools)
         if self.manager.offers_resources():
             from wave_tui.features.mcp.resource_tools import (
                 ListMcpResourcesTool,
@@ -205,6 +249,7 @@ class McpWiring(ContextSourceBase, SessionObserverBase, TurnObserverBase):
     async def on_turn_start(self, prompt: str) -> TurnStart:
         """Servers still starting waited for; then each `@server:uri` of the prompt read and
         attached after it (one line if it fails)."""
+        self.pick_up_new()  # a `.mcp.json` written since (not a settings file: not watched)
         if self.manager is not None:
             await self._wait_for_starting()
         if self.manager is None or "@" not in prompt:
@@ -284,8 +329,19 @@ def install_mcp(service: AgentService, extra: Sequence[Layer] = ()) -> McpWiring
     mode: TrustMode = "invoker" if service.options.headless else "ask"
     config = read_mcp_config(service, extra)
     wiring = McpWiring(service, config, TrustStore(service.paths.trust_file, mode))
+    wiring.extra = extra
     service.add_extension(wiring)
     return wiring
+
+
+def _sources(service: AgentService) -> tuple[int, tuple[int, int] | None]:
+    """The settings' version and `.mcp.json`'s change time and size (None: no file)."""
+    try:
+        info = service.paths.project_mcp_json.stat()
+        mcp_json: tuple[int, int] | None = (info.st_mtime_ns, info.st_size)
+    except OSError:
+        mcp_json = None
+    return service.store.version, mcp_json
 
 
 def mcp_of(service: AgentService) -> McpWiring | None:

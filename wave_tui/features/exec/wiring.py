@@ -1,0 +1,94 @@
+"""Exec plugged into a session: the MCP wiring's flat tools folded into the one Exec tool while
+the pool is not empty and settings `enableExec` is not false, and the catalog sent as a tail
+isMeta message before a request whenever its text changed (or the history lost it).
+
+The engine is imported on the first script run, never here: a session that never runs one
+costs the few lines of this module.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from wave_tui.agent import events as ev
+from wave_tui.agent.extensions import ContextSourceBase, ToolCallInfo
+from wave_tui.agent.service import AgentService
+from wave_tui.features.exec.catalog import POOL_EMPTY, render_catalog
+from wave_tui.features.exec.tool import ExecTool, Undeclared
+from wave_tui.features.mcp.wiring import McpWiring
+from wave_tui.llm.types import Message
+from wave_tui.tools.base import Tool, ToolResult
+
+CATALOG_META = "execCatalog"
+
+
+class ExecFeature(ContextSourceBase):
+    """ContextSource (the catalog) and the MCP wiring's `gather` (the flat tools folded)."""
+
+    def __init__(self, service: AgentService, mcp: McpWiring) -> None:
+        self._service = service
+        self._mcp = mcp
+        self.tool = ExecTool(self.pool, self._run_leaf)
+
+    def pool(self) -> list[Tool]:
+        """The MCP tools the agent could call directly: the same source as the flat ones."""
+        manager = self._mcp.manager
+        return manager.tools() if manager is not None else []
+
+    def enabled(self) -> bool:  # req: EX5
+        return self._service.settings.enable_exec
+
+    # req: EX1
+    def gather(self, flat: list[Tool]) -> list[Tool]:
+        """What the MCP wiring offers instead of `flat` (its `mcp__*` tools)."""
+        if not flat or not self.enabled():
+            return flat
+        return [self.tool, *(Undeclared(t) for t in flat)]
+
+    # req: EX1
+    def before_request(self) -> list[Message]:
+        """The catalog when its text differs from the last one the history holds (an empty pool
+        is said once, after a catalog)."""
+        if not self.enabled():
+            return []
+        last = self._last_catalog()
+        pool = self.pool()
+        if not pool and last in (None, POOL_EMPTY):
+            return []
+        text = render_catalog(pool)
+        if text == last:
+            return []
+        return [Message.user(text, is_meta=True, **{CATALOG_META: True})]
+
+    def _last_catalog(self) -> str | None:
+        for message in reversed(self._service.messages):
+            if message.meta.get(CATALOG_META):
+                return message.content
+        return None
+
+    # req: EX3
+    async def _run_leaf(
+        self, name: str, args: dict[str, Any], pool: Sequence[Tool], abort: asyncio.Event
+    ) -> ToolResult:
+        """One nested call down the session's pipeline as the leaf itself: hooks, guards, the
+        rules (their identity is the leaf's `mcp__server__tool` name), the question."""
+        pipeline = self._service.executor.pipeline
+        call = ToolCallInfo.of(f"exec-{uuid.uuid4().hex[:12]}", name, args, pipeline.workdir)
+        outcome = await pipeline.run_call(call, {t.name: t for t in pool}, abort)
+        result = outcome.result
+        pipeline.emit(
+            ev.ToolFinished(
+                call.call_id, name, result.summary, result.content, result.is_error, result.diff
+            )
+        )
+        return result
+
+
+def install_exec(service: AgentService, mcp: McpWiring) -> ExecFeature:
+    feature = ExecFeature(service, mcp)
+    mcp.gather = feature.gather
+    service.add_extension(feature)
+    return feature
