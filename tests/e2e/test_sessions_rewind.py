@@ -201,7 +201,7 @@ def test_fork_and_fork_session_leave_the_original_byte_identical(
     assert rows[new]["parent"] == sid and rows[forked]["parent"] == sid
     assert rows[sid]["first_prompt"] == "first prompt" and rows[sid]["model"]
     assert set(rows[sid]) == {
-        "id", "created", "last_active", "messages", "model", "first_prompt", "parent"
+        "id", "name", "created", "last_active", "messages", "model", "first_prompt", "parent"
     }  # fmt: skip
     # The fork's checkpoints are its own: rewinding it puts the files back too.
     back = sessions(project, "rewind", forked, "--to", "1", "--code")

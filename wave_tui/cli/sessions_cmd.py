@@ -1,4 +1,4 @@
-"""`wave sessions list|show|delete|rewind|fork`: the project's sessions, scriptable.
+"""`wave sessions list|show|rename|delete|rewind|fork`: the project's sessions, scriptable.
 
 Unknown ids and message numbers out of range exit 2 with one line. `rewind` puts the files the
 agent wrote since message N back (`--code`), cuts the conversation before it
@@ -22,14 +22,16 @@ from wave_tui.session.facade import ProjectSessions
 from wave_tui.session.types import (
     BASH_NOTE,
     KEPT_NOTE,
+    OtherProjectSession,
     RewindError,
     SessionInUse,
+    SessionRow,
     UnknownSession,
 )
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 PREVIEW_WIDTH = 60
-SESSIONS_HELP = "list, show, delete, rewind and fork this project's sessions"
+SESSIONS_HELP = "list, show, rename, delete, rewind and fork this project's sessions"
 
 
 class _ArgError(Exception):
@@ -46,6 +48,12 @@ def parser() -> argparse.ArgumentParser:
     sub = top.add_subparsers(dest="action", required=True)
     listing = sub.add_parser("list", help="this project's sessions, most recent first")
     listing.add_argument("--json", action="store_true", help="print a JSON array")
+    listing.add_argument(
+        "--all", action="store_true", help="every project's sessions, with the project's folder"
+    )
+    rename = sub.add_parser("rename", help="name a session (shown in lists, --resume NAME)")
+    rename.add_argument("id", metavar="ID")
+    rename.add_argument("name", metavar="NAME", nargs="+")
     show = sub.add_parser("show", help="a session's numbered user messages")
     show.add_argument("id", metavar="ID")
     show.add_argument("--json", action="store_true", help="print a JSON object")
@@ -94,6 +102,7 @@ def _ask(question: str) -> bool:
 
 # req: RW4
 # req: RW8
+# req: FH11
 def run_sessions_command(argv: list[str], paths: WavePaths, out: TextIO, err: TextIO) -> int:
     """Run `wave sessions …` (argv without the leading `sessions`). Returns the exit code."""
     try:
@@ -105,7 +114,7 @@ def run_sessions_command(argv: list[str], paths: WavePaths, out: TextIO, err: Te
         return int(exc.code or 0)
     try:
         return _dispatch(args, ProjectSessions(paths), out, err)
-    except (UnknownSession, RewindError) as exc:
+    except (UnknownSession, RewindError, ValueError) as exc:
         print(f"wave sessions: {exc}", file=err)
         return EXIT_USAGE
     except BrokenPipeError:
@@ -120,18 +129,17 @@ def _dispatch(args: argparse.Namespace, store: ProjectSessions, out: TextIO, err
     if getattr(args, "id", None):
         args.id = store.resolve(args.id)
     if args.action == "list":
-        rows = store.rows()
+        rows = store.all_rows() if args.all else store.rows()
         if args.json:
             print(json.dumps([r.to_json() for r in rows], ensure_ascii=False), file=out)
         elif not rows:
-            print("No sessions in this project.", file=out)
+            print("No sessions." if args.all else "No sessions in this project.", file=out)
         for row in [] if args.json else rows:
-            parent = f"  (from {row.parent[:8]})" if row.parent else ""
-            print(
-                f"{row.id}  {row.last_active}  {row.messages:>4} msgs  "
-                f"{_one_line(row.first_prompt) or '(no prompt)'}{parent}",
-                file=out,
-            )
+            print(_row_line(row), file=out)
+        return EXIT_OK
+    if args.action == "rename":
+        name = store.rename(args.id, " ".join(args.name))
+        print(f"Session {args.id} is named {name!r}.", file=out)
         return EXIT_OK
     if args.action == "show":
         detail = store.detail(args.id)
@@ -143,7 +151,8 @@ def _dispatch(args: argparse.Namespace, store: ProjectSessions, out: TextIO, err
             files = f"  [{len(p.files)} file{'s' * (len(p.files) != 1)}]" if p.files else ""
             print(f"{p.n:>4}. {p.at}  {_one_line(p.text)}{files}", file=out)
         for c in detail.compactions:
-            print(f"compacted {c['at']}", file=out)
+            what = f": {c['line']}" if c.get("line") else ""
+            print(f"compacted {c['at']}{what}", file=out)
         for agent in detail.subagents:
             print(f"subagent {agent}", file=out)
         return EXIT_OK
@@ -161,6 +170,16 @@ def _dispatch(args: argparse.Namespace, store: ProjectSessions, out: TextIO, err
         print(store.fork(args.id), file=out)
         return EXIT_OK
     return _rewind(args, store, out, err)
+
+
+def _row_line(row: SessionRow) -> str:
+    parent = f"  (from {row.parent[:8]})" if row.parent else ""
+    project = f"{row.project}  " if row.project is not None else ""
+    name = f"[{row.name}] " if row.name else ""
+    return (
+        f"{row.id}  {row.last_active}  {row.messages:>4} msgs  {project}"
+        f"{name}{_one_line(row.first_prompt) or '(no prompt)'}{parent}"
+    )
 
 
 # req: RW3
@@ -249,3 +268,23 @@ def apply_fork_session(args: argparse.Namespace, paths: WavePaths) -> str | None
         return "--fork-session: no session to continue in this project"
     args.resume, args.continue_last = store.fork(source), False
     return None
+
+
+# req: FH11
+def resolve_resume(args: argparse.Namespace, paths: WavePaths) -> tuple[str | None, Path | None]:
+    """`--resume ID|PREFIX|NAME` made a full id: (a problem, None), or (None, the folder of
+    another project to open it in; None: this one). A script (`-p`) is not moved to another
+    project's folder: it is told where the session is."""
+    if not args.resume:  # none, or the picker
+        return None, None
+    try:
+        args.resume = ProjectSessions(paths).resolve(args.resume)
+    except OtherProjectSession as exc:
+        if args.prompt is not None or exc.folder is None:
+            return str(exc), None
+        args.resume = exc.session_id
+        args.resume_notice = f"Session {exc.session_id} is of {exc.folder}: opened there."
+        return None, exc.folder
+    except UnknownSession as exc:
+        return str(exc), None
+    return None, None

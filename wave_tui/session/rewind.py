@@ -17,18 +17,22 @@ from typing import Literal
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
 from wave_tui.features.rewind.catalog import (
+    OtherProjectSession,
     SessionDetail,
     SessionInUse,
     SessionRow,
     UnknownSession,
+    all_session_rows,
     check_session,
     delete_session,
     fork_session,
     runs_since,
     session_detail,
     session_rows,
+    stored_projects,
 )
 from wave_tui.features.rewind.keep import KEPT_NOTE, ConversationRewind, rewind_conversation_kept
+from wave_tui.features.rewind.names import set_session_name
 from wave_tui.features.rewind.rewind import (
     CodeRewind,
     FileRestore,
@@ -54,6 +58,7 @@ __all__ = [
     "CodeRewind",
     "ConversationRewind",
     "FileRestore",
+    "OtherProjectSession",
     "ProjectSessions",
     "RewindError",
     "RewindMode",
@@ -90,6 +95,27 @@ def find_session(paths: WavePaths, resume: str | None, continue_last: bool) -> s
 MIN_ID_PREFIX = 4
 
 
+# req: FH11
+def named_session(rows: list[SessionRow], given: str) -> str | None:
+    """The id of the one row `given` names (id, unique id prefix, or name, case aside); None
+    for no row; UnknownSession (one line listing them) for several."""
+    ids = [row.id for row in rows]
+    if given in ids:
+        return given
+    fits = [i for i in ids if i.startswith(given)] if len(given) >= MIN_ID_PREFIX else []
+    if len(fits) == 1:
+        return fits[0]
+    if len(fits) > 1:
+        shown = ", ".join(f[: len(given) + 4] for f in fits[:5])
+        raise UnknownSession(f"{given!r} names {len(fits)} sessions ({shown}): give more of it")
+    wanted = " ".join(given.split()).casefold()
+    named = [row for row in rows if row.name and row.name.casefold() == wanted]
+    if len(named) > 1:
+        shown = ", ".join(f"{r.id[:8]} ({r.last_active})" for r in named)
+        raise UnknownSession(f"{given!r} names {len(named)} sessions: {shown}: give an id")
+    return named[0].id if named else None
+
+
 class ProjectSessions:
     """`wave sessions …` on any session of the project: blocking file work, no agent."""
 
@@ -99,6 +125,14 @@ class ProjectSessions:
     def rows(self) -> list[SessionRow]:
         return session_rows(self.paths)
 
+    def all_rows(self) -> list[SessionRow]:
+        """Every project's sessions, with the project's folder."""
+        return all_session_rows(self.paths)
+
+    def rename(self, session_id: str, name: str) -> str:
+        """Name the session (the name as kept); ValueError for an empty name."""
+        return set_session_name(self.paths, session_id, name)
+
     def detail(self, session_id: str) -> SessionDetail:
         return session_detail(self.paths, session_id)
 
@@ -106,18 +140,20 @@ class ProjectSessions:
         check_session(self.paths, session_id)
 
     # req: FH10
+    # req: FH11
     def resolve(self, given: str) -> str:
-        """The session `given` names: its full id, or a prefix of one (the short ids lists
-        and pickers show); a prefix that fits none or several is one line of UnknownSession."""
-        ids = [row.id for row in self.rows()]
-        if given in ids:
-            return given
-        fits = [i for i in ids if i.startswith(given)] if len(given) >= MIN_ID_PREFIX else []
-        if len(fits) == 1:
-            return fits[0]
-        if len(fits) > 1:
-            shown = ", ".join(f[: len(given) + 4] for f in fits[:5])
-            raise UnknownSession(f"{given!r} names {len(fits)} sessions ({shown}): give more of it")
+        """The session `given` names: its full id, a prefix of one (the short ids lists and
+        pickers show) or its name; one that fits several is one line of UnknownSession, one
+        of another project OtherProjectSession, one that fits none UnknownSession."""
+        found = named_session(self.rows(), given)
+        if found is not None:
+            return found
+        for project in stored_projects(self.paths):
+            if project.paths.project_id == self.paths.project_id:
+                continue
+            elsewhere = named_session(session_rows(project.paths), given)
+            if elsewhere is not None:
+                raise OtherProjectSession(elsewhere, project.label, project.folder)
         check_session(self.paths, given)  # the usual one-line refusal
         return given
 

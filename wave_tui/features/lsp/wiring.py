@@ -58,6 +58,8 @@ class LspWiring(SessionObserverBase, TurnObserverBase):
         self._trust = trust
         self._notify = notify
         self._told = False
+        # The settings' servers now (set by `install_lsp`): ones named later are picked up.
+        self.settings_source: Callable[[], LspConfig] | None = None
 
     def problems(self) -> list[str]:
         """Configuration problems, and the project servers still waiting for trust."""
@@ -141,6 +143,29 @@ class LspWiring(SessionObserverBase, TurnObserverBase):
         return TurnStart()
 
     # -- SessionObserver -----------------------------------------------------------------------
+    # req: FH6
+    def on_settings(self, settings: object) -> None:
+        """Servers named in `lspServers` since are offered from the next turn (project ones
+        once trusted); changed or removed ones run on until the session ends."""
+        if self.settings_source is None:
+            return
+        known = {s.name for s in (*self.manager.config.servers, *self._untrusted.servers)}
+        new = [s for s in self.settings_source().servers if s.name not in known]
+        project = tuple(s for s in new if s.needs_trust)
+        ready = tuple(s for s in new if not s.needs_trust)
+        if project and self._trust is not None:
+            if self._trust.request(self.manager.root, "lsp", trust_items(LspConfig(project))):
+                self._untrusted = merge([self._untrusted, LspConfig(project)])
+                if self._notify is not None:
+                    names = ", ".join(s.name for s in project)
+                    self._notify(
+                        f"new project language servers not started: {NOT_TRUSTED_YET} ({names})"
+                    )
+            else:
+                ready += project
+        if ready:
+            self.manager.config = merge([self.manager.config, LspConfig(ready)])
+
     async def aclose(self) -> None:
         await self.manager.aclose()
 
@@ -181,6 +206,7 @@ def install_lsp(service: AgentService, servers: LspConfig | None = None) -> LspW
         trust,
         lambda line: service.notify("warning", line),
     )
+    wiring.settings_source = lambda: settings_servers(service)
     service.add_extension(wiring)
     service.commands.register(lsp_command(manager, wiring.problems))
     return wiring

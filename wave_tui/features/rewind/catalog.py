@@ -12,17 +12,22 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from wave_tui.agent.command_handling import first_prompt
+from wave_tui.agent.compaction import META_COMPACTION
+from wave_tui.agent.compaction_record import DroppedCounts, dropped_line
 from wave_tui.agent.sessions import SUBAGENTS_FOLDER, full_thread, list_sessions, session_chain
 from wave_tui.agent.transcript import new_session_id, transcript_for
 from wave_tui.config.paths import WavePaths, safe_component
 from wave_tui.config.records import record
+from wave_tui.features.rewind.names import decoded_project_root, session_cwd, session_name
 from wave_tui.features.rewind.rewind import RewindPoint, epoch, rewind_points
 from wave_tui.features.rewind.running import running_sessions
 from wave_tui.features.rewind.store import read_session_meta, write_session_meta
+from wave_tui.llm.types import Message
 from wave_tui.memory.runs import Run, list_runs
 
 FORKED_FROM = "forked_from"
@@ -31,6 +36,16 @@ SHA_HEX_LEN = 64  # a blob's name: its sha256
 
 class UnknownSession(LookupError):
     """No transcript of this project has that id."""
+
+
+class OtherProjectSession(UnknownSession):
+    """The id names a session of another project (`folder`: where it ran, when known)."""
+
+    def __init__(self, session_id: str, project: str, folder: Path | None) -> None:
+        where = f"cd {folder} && wave --resume {session_id}" if folder else "run wave there"
+        super().__init__(f"session {session_id} belongs to project {project} ({where})")
+        self.session_id = session_id
+        self.folder = folder
 
 
 class SessionInUse(RuntimeError):
@@ -46,10 +61,13 @@ class SessionRow:
     model: str | None
     first_prompt: str
     parent: str | None
+    name: str | None = None
+    project: str | None = None  # the project's folder: only in every project's list
 
     def to_json(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "id": self.id,
+            "name": self.name,
             "created": self.created,
             "last_active": self.last_active,
             "messages": self.messages,
@@ -57,6 +75,9 @@ class SessionRow:
             "first_prompt": self.first_prompt,
             "parent": self.parent,
         }
+        if self.project is not None:
+            out["project"] = self.project
+        return out
 
 
 @record
@@ -90,6 +111,7 @@ def check_session(paths: WavePaths, session_id: str) -> None:
 
 
 # req: RW4
+# req: FH11
 def session_rows(paths: WavePaths) -> list[SessionRow]:
     rows = []
     for info in list_sessions(paths):
@@ -104,16 +126,74 @@ def session_rows(paths: WavePaths) -> list[SessionRow]:
                 model=model if isinstance(model, str) else None,
                 first_prompt=first_prompt(info),
                 parent=info.parent_id or (forked if isinstance(forked, str) else None),
+                name=session_name(paths, info.id),
             )
         )
     return rows
+
+
+@record
+class StoredProject:
+    paths: WavePaths
+    folder: Path | None  # where its sessions ran, when known
+
+    @property
+    def label(self) -> str:
+        return str(self.folder) if self.folder else self.paths.project_id
+
+
+def stored_projects(home: WavePaths) -> list[StoredProject]:
+    """Every project with sessions under `~/.wave/projects/` (this one included)."""
+    try:
+        folders = sorted(p for p in home.projects_dir.iterdir() if p.is_dir())
+    except OSError:
+        return []
+    projects = []
+    for folder in folders:
+        paths = WavePaths.for_stored_project(folder.name, None, home.home)
+        infos = list_sessions(paths)
+        if not infos:
+            continue
+        root = next((c for i in infos if (c := session_cwd(paths, i.id))), None)
+        root = root or decoded_project_root(folder.name)
+        projects.append(
+            StoredProject(WavePaths.for_stored_project(folder.name, root, home.home), root)
+        )
+    return projects
+
+
+# req: FH11
+def all_session_rows(home: WavePaths) -> list[SessionRow]:
+    """Every project's sessions, each with its project's folder, most recently active first."""
+    rows = [
+        replace(row, project=project.label)
+        for project in stored_projects(home)
+        for row in session_rows(project.paths)
+    ]
+    return sorted(rows, key=lambda r: r.last_active, reverse=True)
+
+
+# req: MR4
+def compaction_record(compress: Message) -> dict[str, object]:
+    """What a compaction dropped (`dropped`: messages, file reads, tool results) and the files
+    its restoration brought back (`restored`), from its summary message's record."""
+    saved = compress.meta.get(META_COMPACTION)
+    counts = DroppedCounts.from_json(saved.get("counts")) if isinstance(saved, dict) else None
+    if counts is None or not isinstance(saved, dict):
+        return {}
+    restored = [str(path) for path in saved.get("restored") or []]
+    return {
+        "dropped": counts.to_json(),
+        "restored": restored,
+        "line": dropped_line(counts, restored),
+    }
 
 
 # req: RW4
 def session_detail(paths: WavePaths, session_id: str) -> SessionDetail:
     check_session(paths, session_id)
     compactions: tuple[dict[str, object], ...] = tuple(
-        {"at": m.timestamp, "summary": " ".join(m.content.split())[:80]}
+        {"at": m.timestamp, "summary": " ".join(m.content.split())[:80], **compaction_record(m)}
         for m in full_thread(paths, session_id)
         if m.kind == "compress"
     )

@@ -25,6 +25,7 @@ from wave_tui.agent.extensions import (
 )
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.settings import EffectiveSettings
+from wave_tui.features.rewind.names import note_cwd
 from wave_tui.features.rewind.running import RunningMarker
 from wave_tui.features.rewind.store import (
     CheckpointStore,
@@ -121,6 +122,7 @@ class CheckpointHook(TurnObserverBase, SessionObserverBase):
                 # What `wave sessions list` shows: never worth failing a turn over.
                 with contextlib.suppress(OSError):
                     write_session_meta(folder, model=model)
+            note_cwd(self._paths, session)  # where a resume from another project opens it
 
         await asyncio.to_thread(note_model)
         return await super().on_turn_start(prompt)

@@ -1,12 +1,15 @@
 """Plugs the checkpoint hook into an agent (Write/Edit checkpointed from the first turn) and
-registers `/rewind` and `/fork`, which the app answers with its dialogs; elsewhere (`wave -p`)
-they say where the same is done from a script."""
+registers `/rewind` and `/fork`, which the app answers with its dialogs (elsewhere, `wave -p`,
+they say where the same is done from a script), and `/rename NAME`, which names the session."""
 
 from __future__ import annotations
+
+import asyncio
 
 from wave_tui.agent.commands import Command, CommandOutput, CommandResult, CommandRun
 from wave_tui.agent.service import AgentService
 from wave_tui.features.rewind.hook import CheckpointHook
+from wave_tui.features.rewind.names import session_name, set_session_name
 
 IN_A_SCRIPT = {
     "rewind": "/rewind is a dialog of the app; in a script: wave sessions rewind ID --to N",
@@ -31,7 +34,28 @@ def install_checkpoints(service: AgentService) -> CheckpointHook:
     service.commands.register(
         Command("fork", "Continue in a copy of this conversation", _elsewhere("fork"))
     )
+    service.commands.register(
+        Command("rename", "Name this conversation (shown in /resume)", _rename(service), "NAME")
+    )
     return hook
+
+
+# req: FH11
+def _rename(service: AgentService) -> CommandRun:
+    async def run(args: str) -> CommandResult:
+        paths, sid = service.paths, service.session_id
+        if not args.strip():
+            name = await asyncio.to_thread(session_name, paths, sid)
+            if name is None:
+                return CommandOutput("This conversation has no name: /rename NAME gives it one.")
+            return CommandOutput(f"This conversation is named {name!r}: /rename NAME changes it.")
+        try:
+            name = await asyncio.to_thread(set_session_name, paths, sid, args)
+        except OSError as exc:
+            return CommandOutput(f"Could not rename: {exc}", is_error=True)
+        return CommandOutput(f"Renamed this conversation to {name!r}.")
+
+    return run
 
 
 def _elsewhere(name: str) -> CommandRun:

@@ -1,5 +1,5 @@
-"""Pickers: `/model` (the configured models, then the endpoint's) and `/resume` /
-`wave --resume` (this project's sessions: first prompt, age, size)."""
+"""Pickers: the list screen they share, and `/model` (the configured models, then the
+endpoint's); `/resume` / `wave --resume` is `resume_picker.py`."""
 
 from __future__ import annotations
 
@@ -13,13 +13,11 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from wave_tui.session.facade import size_text
-from wave_tui.session.types import ModelMenu, SessionSummary
+from wave_tui.session.types import ModelMenu
 from wave_tui.tui.widgets.footer import Footer
 
 PROMPT_WIDTH = 48
 PICKER_WIDTH = 96  # .picker in dialogs.tcss
-FIXED_COLUMNS = 47  # marker, age, messages, size, and the dialog's and list's frames
 ROLE_LABELS = {
     "main": "model",
     "fast": "fast model",
@@ -83,32 +81,3 @@ def model_picker(menu: ModelMenu) -> Picker:
         'No model configured: set "model" (or models.*) in the settings (F3).',
         f"{menu.note}\n{MODEL_HINT}" if menu.note else MODEL_HINT,
     )
-
-
-def resume_picker(rows: Sequence[SessionSummary], screen_width: int = 120) -> Picker:
-    """`screen_width`: the terminal's; the first prompt gets what the other columns leave."""
-    dialog = min(PICKER_WIDTH, int(screen_width * 0.95))
-    prompt_width = max(12, min(PROMPT_WIDTH, dialog - FIXED_COLUMNS))
-    options = [
-        Option(
-            Content.assemble(
-                ("● " if row.current else "  ", "$success"),
-                (_fit(row.first_prompt, prompt_width).ljust(prompt_width + 1), "bold"),
-                (row.age.rjust(9), "$text-muted"),
-                (f"  {row.message_count:>4} msgs", "$text-muted"),
-                (f"  {size_text(row.size_bytes):>8}", "$text-muted"),
-            ),
-            id=row.id,
-        )
-        for row in rows
-    ]
-    return Picker(
-        "Resume a session of this project",
-        options,
-        "No sessions for this project yet.",
-        "Enter resumes · Esc keeps the current conversation",
-    )
-
-
-def _fit(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
