@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from wave_tui.sdk.agent import Agent
     from wave_tui.sdk.agent_extras import McpServerStatus, MemoryRule
     from wave_tui.sdk.agent_state import PermissionCheck
-    from wave_tui.sdk.background import BackgroundOutput, BackgroundTaskInfo
+    from wave_tui.sdk.background import BackgroundOutput, BackgroundTaskInfo, ForegroundTask
     from wave_tui.sdk.callbacks import CALLBACK_NAMES
     from wave_tui.sdk.custom_tools import FunctionTool, tool
     from wave_tui.sdk.events import (
@@ -124,6 +124,7 @@ _PUBLIC = {
     "MemoryRule": "wave_tui.sdk.agent_extras",
     "BackgroundOutput": "wave_tui.sdk.background",
     "BackgroundTaskInfo": "wave_tui.sdk.background",
+    "ForegroundTask": "wave_tui.sdk.background",
     "SlashCommand": "wave_tui.sdk.slash_commands",
     "BASH_TOOL_NAME": "wave_tui.sdk.tool_names",
     "READ_TOOL_NAME": "wave_tui.sdk.tool_names",
@@ -184,6 +185,7 @@ __all__ = [
     "BackgroundTaskInfo",
     "ContentUpdate",
     "ErrorEvent",
+    "ForegroundTask",
     "FunctionTool",
     "McpServerStatus",
     "MemoryRule",

@@ -39,6 +39,7 @@ from wave_tui import (
     BackgroundTaskInfo,
     ContentUpdate,
     ErrorEvent,
+    ForegroundTask,
     FunctionTool,
     McpServerStatus,
     MemoryRule,
@@ -229,6 +230,14 @@ async def main(workdir: Path) -> None:
         print(
             tasks, await agent.kill_background_shell("b1"), await agent.stop_background_task("b1")
         )
+
+        # Foreground work a program can move to the background.
+        async def to_background() -> None:
+            print("moved")
+
+        agent.register_foreground_task(ForegroundTask("job", to_background, "my job"))
+        moved: str | None = await agent.background_current_task()
+        print(moved, agent.unregister_foreground_task("job"))
 
     await agent.destroy()  # `async with` did already: a second call does nothing
 

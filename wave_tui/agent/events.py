@@ -196,6 +196,34 @@ class SubagentProgress:
 
 
 @record
+class SubagentMessageAdded:
+    """A message joined a subagent's own conversation: its task ("user", with the message) or
+    a reply it began ("assistant", the id only: the text comes as `SubagentProgress`)."""
+
+    agent_id: str
+    role: Literal["user", "assistant"]
+    message_id: str
+    message: Message | None = None
+
+
+@record
+class SubagentTokens:
+    """The total tokens of a subagent's last model request."""
+
+    agent_id: str
+    total_tokens: int
+
+
+@record
+class ForegroundChanged:
+    """What runs in the foreground and could move to the background (Ctrl+B) changed:
+    `label` is the current one's, None when nothing can move; `moved` when one just did."""
+
+    label: str | None
+    moved: bool = False
+
+
+@record
 class TasksChanged:
     """The task list changed (TK4: the task panel); deleted tasks are left out."""
 
@@ -305,6 +333,9 @@ AgentEvent = (
     | PlanApprovalRequested
     | ElicitationRequested
     | SubagentProgress
+    | SubagentMessageAdded
+    | SubagentTokens
+    | ForegroundChanged
     | TasksChanged
     | BackgroundChanged
     | ShellStarted

@@ -35,6 +35,7 @@ from wave_tui.sdk.events import ErrorEvent, StreamEvent, TurnEnd, to_stream_even
 from wave_tui.sdk.history import truncate_history
 from wave_tui.sdk.message_queue import MessageQueue, QueuedMessage, QueuedType
 from wave_tui.sdk.options import SdkOptions, check_options
+from wave_tui.sdk.workflows import AgentWorkflows
 from wave_tui.session.facade import AgentSession, create_session
 from wave_tui.session.types import AgentOptions
 
@@ -96,7 +97,7 @@ Listener = Callable[[ev.AgentEvent], None]
 
 # req: SD1
 # req: SD8
-class Agent(AgentQueue):
+class Agent(AgentQueue, AgentWorkflows):
     """A wave agent session for a program; make one with `await Agent.create(**options)`."""
 
     def __init__(self, session: AgentSession, options: SdkOptions) -> None:
@@ -138,6 +139,8 @@ class Agent(AgentQueue):
             # `plugins: [{"path": …}]`: loaded as enabled, the program's own (nothing to trust)
             plugin_dirs=_plugin_dirs(checked.workdir, checked.plugins),
             worktree=checked.worktree,
+            # 004: `mcp_servers` overrides the project's `.mcp.json`.
+            read_mcp_json=checked.mcp_servers is None,
         )
         layer: dict[str, Any] = {}
         if checked.hooks is not None:
@@ -163,6 +166,7 @@ class Agent(AgentQueue):
         try:
             session.start()
             agent._apply_start_options()
+            agent._check_models()  # the models configured at the start: no callback
             await agent._enter_worktree()
             await session.wait_tools_started()
             agent._unwatch = agent._watch_parts()
@@ -364,6 +368,8 @@ class Agent(AgentQueue):
     def _on_event(self, event: ev.AgentEvent) -> None:
         for shown in self._shown(event):
             self._callbacks.on_event(shown)
+        if not self._destroyed:
+            self._check_models()
         if isinstance(event, ev.ElicitationRequested):
             from wave_tui.sdk import elicitation
 

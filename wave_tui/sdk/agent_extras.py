@@ -22,6 +22,7 @@ from wave_tui.sdk.agent_state import AgentState, read_or_empty
 from wave_tui.sdk.background import (
     BackgroundOutput,
     BackgroundTaskInfo,
+    ForegroundTask,
     read_output,
     stop_task,
     task_info,
@@ -177,6 +178,29 @@ class AgentExtras(AgentState):
         id."""
         self._check()
         return await stop_task(self._agent().background, task_id, None)
+
+    # -- foreground work (004 §10) ------------------------------------------------------------
+    # req: SX9
+    def register_foreground_task(self, task: ForegroundTask) -> None:
+        """Register the program's own foreground work: `background_current_task()` (and
+        Ctrl+B in the app) calls its `background_handler` while it is the newest one."""
+        self._check()
+        if not isinstance(task, ForegroundTask):
+            raise TypeError(f"task must be a ForegroundTask, not {type(task).__name__}")
+        self._agent().background.foreground.register(task)
+
+    def unregister_foreground_task(self, task_id: str) -> bool:
+        """Forget a foreground task (its work ended); False when none has that id."""
+        self._check()
+        return self._agent().background.foreground.unregister(task_id)
+
+    async def background_current_task(self) -> str | None:
+        """Move the newest foreground task to the background: a Bash command or subagent the
+        model runs now answers its tool call at once with a task id and output file (as
+        `run_in_background` does), the turn goes on, and its completion is announced. Returns
+        the task's id, None when nothing runs in the foreground."""
+        self._check()
+        return await self._session.background_current_task()
 
     # -- MCP servers (004 §8) -----------------------------------------------------------------
     def _mcp(self) -> McpManager | None:

@@ -25,6 +25,7 @@ from wave_tui.sdk.events import as_whole
 from wave_tui.sdk.message_queue import MessageQueue
 from wave_tui.sdk.options import SdkOptions
 from wave_tui.session.facade import AgentSession
+from wave_tui.session.ui_queries import model_choices
 
 
 @record
@@ -172,6 +173,16 @@ class AgentState:
             raise ValueError("model must be a non-empty str")
         self._agent().switch_model(model)
         self._callbacks.call("on_model_change", model)
+        self._check_models()
+
+    # req: SX5
+    def _check_models(self) -> None:
+        """`on_configured_models_change`: the models the `/model` picker offers from the
+        settings (`model`, `fastModel`, `models.*`, the one in use) changed."""
+        service = self._agent()
+        self._callbacks.configured_models(
+            [c.name for c in model_choices(service.model, service.settings)]
+        )
 
     def set_workdir(self, workdir: str | Path) -> None:
         """Move the tools, Bash and the permission checks to another folder."""

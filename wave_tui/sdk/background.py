@@ -1,4 +1,5 @@
-"""The SDK's background-work API (004 §10): background commands and subagents, their output.
+"""The SDK's background-work API (004 §10): background commands and subagents, their output,
+and the foreground tasks that can move to the background (`ForegroundTask`).
 
 A background command is a Bash call the model ran with `run_in_background` (a "shell"); a
 background task is any background work, commands and subagents alike. Both are the session's
@@ -15,6 +16,7 @@ from typing import Literal
 from wave_tui.config.records import record
 from wave_tui.tools.background import BackgroundManager, BackgroundTask
 from wave_tui.tools.base import ToolError
+from wave_tui.tools.foreground import ForegroundTask as ForegroundTask
 
 
 @record

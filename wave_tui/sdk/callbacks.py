@@ -34,12 +34,17 @@ CALLBACK_NAMES = (
     "on_loading_change",
     "on_queued_messages_change",
     "on_tasks_change",
+    "on_subagent_user_message_added",
+    "on_subagent_assistant_message_added",
     "on_subagent_assistant_content_updated",
+    "on_subagent_latest_total_tokens_change",
     "on_permission_mode_change",
     "on_model_change",
+    "on_configured_models_change",
     "on_workdir_change",
     "on_command_running_change",
     "on_background_tasks_change",
+    "on_background_current_task",
     "on_mcp_servers_change",
 )
 
@@ -78,6 +83,7 @@ class CallbackDispatcher:
         self._reported: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         self.usages: list[Usage] = []
+        self._models: list[str] | None = None
 
     def call(self, name: str, *args: Any) -> None:
         """Call the program's `name` callback, if it gave one, with `args`."""
@@ -181,6 +187,27 @@ class CallbackDispatcher:
                 "on_subagent_assistant_content_updated",
                 ContentUpdate(event.agent_id, event.text, "streaming"),
             )
+        else:
+            self._dispatch_more(event)
+
+    # req: SX5
+    def _dispatch_more(self, event: ev.AgentEvent) -> None:
+        """The subagents' messages and tokens, and a foreground task moved to the background."""
+        if isinstance(event, ev.SubagentMessageAdded) and event.role == "user":
+            self.call("on_subagent_user_message_added", event.agent_id, event.message)
+        elif isinstance(event, ev.SubagentMessageAdded):
+            self.call("on_subagent_assistant_message_added", event.agent_id, event.message_id)
+        elif isinstance(event, ev.SubagentTokens):
+            self.call("on_subagent_latest_total_tokens_change", event.agent_id, event.total_tokens)
+        elif isinstance(event, ev.ForegroundChanged) and event.moved:
+            self.call("on_background_current_task")
+
+    def configured_models(self, names: list[str]) -> None:
+        """`on_configured_models_change` when the configured models differ from the last
+        ones seen (the first call only records them)."""
+        if self._models is not None and names != self._models:
+            self.call("on_configured_models_change", list(names))
+        self._models = list(names)
 
     def compacted(self, summary: str) -> None:
         self.call("on_compact_block_added", summary)

@@ -378,6 +378,14 @@ class AgentSession:
         if self.service is not None:
             self.service.abort()
 
+    # req: SX9
+    async def background_current_task(self) -> str | None:
+        """Move the foreground Bash command or subagent now running to the background (its
+        tool call answers at once, the turn goes on); its task id, or None when none runs."""
+        if self.service is None:
+            return None
+        return await self.service.background.foreground.background_current()
+
     async def compact(self, focus: str | None = None) -> bool:
         return await self._core.agent().compact(focus)
 

@@ -31,6 +31,7 @@ from typing import Annotated, Literal
 from wave_tui.config.records import record
 from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
 from wave_tui.tools.base import Tool, ToolContext, ToolError, ToolResult
+from wave_tui.tools.foreground import ForegroundTasks
 from wave_tui.tools.processes import (
     GROUP_GRACE_S,
     KILL_GRACE_S,
@@ -141,6 +142,8 @@ class BackgroundManager:
         self._finished: list[str] = []  # completed/failed ids not yet announced
         self._listeners: list[BackgroundListener] = []
         self._closed = False
+        # What runs in the foreground now and could move here (Ctrl+B).
+        self.foreground = ForegroundTasks()
         weakref.finalize(self, _kill_groups_now, self._pgids)
 
     # -- queries --------------------------------------------------------------------------------
@@ -179,18 +182,21 @@ class BackgroundManager:
 
     # -- life cycle -----------------------------------------------------------------------------
     # req: BA1
-    async def start_agent(self, label: str, work: AgentWork) -> BackgroundTask:
+    async def start_agent(
+        self, label: str, work: AgentWork, lines: list[str] | None = None, task_id: str = ""
+    ) -> BackgroundTask:
         """Run `work` (a subagent) in the background; its lines and final text go to its
-        output file. Answered at once: the completion is announced like a command's."""
+        output file. Answered at once: the completion is announced like a command's. `lines`:
+        the progress a foreground subagent moved here had so far (it goes on appending)."""
         if self._closed:
             raise ToolError("The session is closing; no new background agents.")
-        task_id = f"a{uuid.uuid4().hex[:8]}"
+        task_id = task_id or new_agent_task_id()
         await asyncio.to_thread(self.output_dir.mkdir, parents=True, exist_ok=True)
         output = self.output_dir / f"{task_id}.log"
         await asyncio.to_thread(output.write_text, "")
         task = BackgroundTask(task_id, label, label, 0, output, kind="agent")
         self._tasks[task_id] = task
-        self._progress[task_id] = []
+        self._progress[task_id] = lines if lines is not None else []
         self._watchers[task_id] = asyncio.create_task(self._run_agent(task_id, work))
         self._emit()
         return task
@@ -229,14 +235,28 @@ class BackgroundManager:
         """The Bash tool's background hook: start and answer at once with the task id.
         `prefix` is the argv the command runs under (the sandbox's)."""
         task = await self.start(command, workdir, env, label, prefix)
-        return ToolResult(
-            content=(
-                f"Command running in the background with task id {task.id} (pid {task.pid}).\n"
-                f"Output is written to {task.output_file}; read it with BashOutput or Read. "
-                f"Stop it with TaskStop. You will be told when it finishes."
-            ),
-            summary=f"{label} (background {task.id})",
-        )
+        return started_result(task)
+
+    # req: SX9
+    def adopt(
+        self,
+        task_id: str,
+        command: str,
+        label: str,
+        proc: asyncio.subprocess.Process,
+        output: Path,
+    ) -> BackgroundTask:
+        """Take over a foreground command that was moved to the background: it keeps running
+        (its process group, its output file) and ends like one started here."""
+        if self._closed:
+            raise ToolError("The session is closing; no new background commands.")
+        task = BackgroundTask(task_id, command, label, proc.pid, output)
+        self._tasks[task_id] = task
+        self._procs[task_id] = proc
+        self._pgids.add(proc.pid)
+        self._watchers[task_id] = asyncio.create_task(self._watch(task_id, proc))
+        self._emit()
+        return task
 
     # req: BG1
     async def start(
@@ -249,7 +269,7 @@ class BackgroundManager:
     ) -> BackgroundTask:
         if self._closed:
             raise ToolError("The session is closing; no new background commands.")
-        task_id = f"b{uuid.uuid4().hex[:8]}"
+        task_id = new_command_task_id()
         env = {**env, SESSION_MARK: self._mark, TASK_MARK: f"{self._mark}-{task_id}"}
         if self._sweeper is None or self._sweeper.returncode is not None:
             with contextlib.suppress(OSError):
@@ -361,6 +381,26 @@ class BackgroundManager:
         for watcher in self._watchers.values():
             watcher.cancel()
         await asyncio.gather(*self._watchers.values(), return_exceptions=True)
+
+
+def new_command_task_id() -> str:
+    return f"b{uuid.uuid4().hex[:8]}"
+
+
+def new_agent_task_id() -> str:
+    return f"a{uuid.uuid4().hex[:8]}"
+
+
+def started_result(task: BackgroundTask) -> ToolResult:
+    """A command's tool call answered at once: it runs in the background as `task`."""
+    return ToolResult(
+        content=(
+            f"Command running in the background with task id {task.id} (pid {task.pid}).\n"
+            f"Output is written to {task.output_file}; read it with BashOutput or Read. "
+            f"Stop it with TaskStop. You will be told when it finishes."
+        ),
+        summary=f"{task.label} (background {task.id})",
+    )
 
 
 @tool_arguments

@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import IO, Annotated
 
 from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
-from wave_tui.tools.background import BackgroundManager
+from wave_tui.tools.background import BackgroundManager, new_command_task_id, started_result
 from wave_tui.tools.base import ToolContext, ToolError, ToolResult
+from wave_tui.tools.foreground import ForegroundTask
 from wave_tui.tools.processes import (
     MAX_OUTPUT_CHARS,
     join_ends,
@@ -153,7 +154,15 @@ class BashTool(TypedTool[BashArgs]):
                 content="Aborted before the command started.", is_error=True, summary="Aborted"
             )
 
-        with tempfile.TemporaryFile(dir=_log_dir()) as out:
+        # A named file where a background command's would be: should the command move to the
+        # background (Ctrl+B), it keeps writing there and the file is its output file.
+        task_id = new_command_task_id()
+        output_dir = self.background.output_dir
+        await asyncio.to_thread(output_dir.mkdir, parents=True, exist_ok=True)
+        path = output_dir / f"{task_id}.log"
+        moved = asyncio.Event()
+        out = await asyncio.to_thread(path.open, "w+b")
+        try:
             proc = await asyncio.create_subprocess_exec(
                 *ctx.command_prefix,
                 "bash",
@@ -168,19 +177,32 @@ class BashTool(TypedTool[BashArgs]):
                 preexec_fn=_file_size_cap(ctx.output_limit_bytes),
             )
             pgid = proc.pid  # start_new_session makes the child its own group leader
-            waiter = asyncio.ensure_future(proc.wait())
-            aborter = asyncio.ensure_future(ctx.abort.wait())
+            waiter: asyncio.Future[object] = asyncio.ensure_future(proc.wait())
+            aborter: asyncio.Future[object] = asyncio.ensure_future(ctx.abort.wait())
+            mover: asyncio.Future[object] = asyncio.ensure_future(moved.wait())
+            foreground = self.background.foreground
+            foreground.register(ForegroundTask(task_id, moved.set, label, "bash"))
+            done: set[asyncio.Future[object]] = set()
             try:
                 done, _ = await asyncio.wait(
-                    {waiter, aborter}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+                    {waiter, aborter, mover}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
                 )
+                if mover in done and waiter not in done:
+                    adopted = self.background.adopt(task_id, command, label, proc, path)
+                    return started_result(adopted)
             finally:
+                foreground.unregister(task_id)
                 aborter.cancel()
-                if not waiter.done():
+                mover.cancel()
+                if not waiter.done() and self.background.get(task_id) is None:
                     # Covers timeout, abort, and our own cancellation: never leave the tree running.
                     await asyncio.shield(kill_process_group(pgid, proc))
                 waiter.cancel()
             output = await asyncio.to_thread(_read_output, out)
+        finally:
+            out.close()
+            if self.background.get(task_id) is None:  # not moved: the file was only ours
+                await asyncio.shield(asyncio.to_thread(path.unlink, missing_ok=True))
 
         if waiter not in done:
             reason = "aborted by the user" if aborter in done else f"timed out after {timeout:g}s"

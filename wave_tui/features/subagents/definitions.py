@@ -35,6 +35,7 @@ from wave_tui.permissions.tool_table import (
     GREP,
     LSP,
     READ,
+    WORKFLOW,
 )
 from wave_tui.tools.base import Tool
 
@@ -56,6 +57,7 @@ SUBAGENT_EXCLUDED_TOOLS = frozenset(
         CRON_CREATE,
         CRON_DELETE,
         CRON_LIST,
+        WORKFLOW,
     }
 )
 READ_ONLY_AGENT_TOOLS = (GLOB, GREP, READ, BASH, LSP)  # LSP when a server is configured

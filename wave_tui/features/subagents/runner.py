@@ -199,7 +199,9 @@ class SubagentLoopRunner:
         prompt: str,
         description: str,
         on_progress: Callable[[str], None] | None = None,
+        on_tokens: Callable[[int], None] | None = None,
     ) -> str:
+        """`on_tokens` gets each model request's total tokens (a workflow run records them)."""
         service = self.service
         agent_id = new_agent_id()
 
@@ -208,8 +210,18 @@ class SubagentLoopRunner:
             if on_progress is not None and phase in ("tool", "text"):
                 on_progress(f"[{phase}] {text}")
 
+        # req: SX5
         def emit(event: ev.AgentEvent) -> None:
-            if isinstance(event, ev.AssistantFinished) and event.message.content.strip():
+            if isinstance(event, ev.UserMessageAdded):
+                message = event.message
+                service.publish(ev.SubagentMessageAdded(agent_id, "user", message.id, message))
+            elif isinstance(event, ev.AssistantStarted):
+                service.publish(ev.SubagentMessageAdded(agent_id, "assistant", event.message_id))
+            elif isinstance(event, ev.UsageUpdated) and event.source == "main":
+                service.publish(ev.SubagentTokens(agent_id, event.usage.total_tokens))
+                if on_tokens is not None:
+                    on_tokens(event.usage.total_tokens)
+            elif isinstance(event, ev.AssistantFinished) and event.message.content.strip():
                 progress("text", event.message.content.strip())
             elif isinstance(event, ev.ToolStarted):
                 progress("tool", f"{event.name} {event.key_arg}".strip())

@@ -18,8 +18,9 @@ from wave_tui.features.subagents.definitions import (
     SubagentDefinition,
 )
 from wave_tui.tools.arguments import Arg, TypedTool, schema_of, tool_arguments
-from wave_tui.tools.background import BackgroundManager
+from wave_tui.tools.background import BackgroundManager, new_agent_task_id
 from wave_tui.tools.base import Tool, ToolContext, ToolError, ToolResult
+from wave_tui.tools.foreground import ForegroundTask
 
 SUBAGENT_CONCURRENCY = 4  # Agent calls of one reply running at the same time
 
@@ -112,7 +113,13 @@ class AgentTool(TypedTool[AgentArgs]):
             return await self._in_background(definition, prompt, label)
         async with self.limit:
             try:
-                text = await self.runner.run(definition, prompt, label)
+                if self.background is None:
+                    text = await self.runner.run(definition, prompt, label)
+                else:
+                    moved = await self._movable(definition, prompt, label)
+                    if isinstance(moved, ToolResult):
+                        return moved
+                    text = moved
             except (ToolError, asyncio.CancelledError):
                 raise
             except Exception as exc:
@@ -123,6 +130,40 @@ class AgentTool(TypedTool[AgentArgs]):
             content=text.strip() or "(the subagent returned no text)",
             summary=f"{definition.name}: {label}",
         )
+
+    # req: SX9
+    async def _movable(
+        self, definition: SubagentDefinition, prompt: str, label: str
+    ) -> str | ToolResult:
+        """Run the subagent in the foreground, registered so that Ctrl+B (or the SDK's
+        `background_current_task`) moves it to the background: then the call answers at once
+        as `run_in_background` does and the run goes on there."""
+        assert self.background is not None
+        lines: list[str] = []
+        run = asyncio.ensure_future(self.runner.run(definition, prompt, label, lines.append))
+        moved = asyncio.Event()
+        mover = asyncio.ensure_future(moved.wait())
+        task_id = new_agent_task_id()
+        foreground = self.background.foreground
+        foreground.register(ForegroundTask(task_id, moved.set, label, "agent"))
+        adopted = False
+        try:
+            await asyncio.wait({run, mover}, return_when=asyncio.FIRST_COMPLETED)
+            if not run.done():
+
+                async def rest(_progress: Callable[[str], None]) -> str:
+                    return await run
+
+                await self.background.start_agent(label, rest, lines, task_id)
+                adopted = True
+                return self._started(definition, self.background, task_id, label)
+            return run.result()
+        finally:
+            foreground.unregister(task_id)
+            mover.cancel()
+            if not adopted and not run.done():
+                run.cancel()  # the turn was aborted while the subagent ran in the foreground
+                await asyncio.gather(run, return_exceptions=True)
 
     # req: BA1
     async def _in_background(
@@ -135,6 +176,14 @@ class AgentTool(TypedTool[AgentArgs]):
                 return await self.runner.run(definition, prompt, label, progress)
 
         task = await self.background.start_agent(label, work)
+        return self._started(definition, self.background, task.id, label)
+
+    @staticmethod
+    def _started(
+        definition: SubagentDefinition, background: BackgroundManager, task_id: str, label: str
+    ) -> ToolResult:
+        task = background.get(task_id)
+        assert task is not None
         return ToolResult(
             content=(
                 f"Agent running in the background with task id {task.id}.\n"
