@@ -417,18 +417,9 @@ SHARED_IDS = (
 
 PENDING: frozenset[str] = frozenset(
     {
-        "FH6",
         "FH10",
-        "FH11",
         "MA13",
-        "EX1",
-        "EX2",
-        "EX3",
-        "EX4",
-        "EX5",
         "SX2",
-        "SX5",
-        "SX9",
         "WK1",
         "WK2",
         "WK3",
