@@ -1,4 +1,4 @@
-"""Run many `wave` subprocesses at once (each in its own HOME and project) for the black-box
+"""Run many `wave` processes at once (each in its own HOME and project) for the black-box
 families; the sleeping ones (retries, timeouts) overlap, so a family costs about its slowest case."""
 
 from __future__ import annotations
@@ -10,6 +10,8 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from tests import zygote
 
 WAVE = [sys.executable, "-m", "wave_tui"]
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,14 +42,7 @@ def run(spec: Run, home: Path, cwd: Path, base_env: dict[str, str]) -> Result:
     env.update(spec.env)
     started = time.monotonic()
     try:
-        proc = subprocess.run(
-            [*WAVE, *spec.args],
-            cwd=cwd,
-            env=env,
-            input=spec.stdin,
-            capture_output=True,
-            timeout=spec.timeout,
-        )
+        proc = zygote.run(WAVE, spec.args, cwd=cwd, env=env, input=spec.stdin, timeout=spec.timeout)
     except subprocess.TimeoutExpired as exc:
         return Result(None, _text(exc.stdout), _text(exc.stderr), time.monotonic() - started)
     return Result(
