@@ -95,7 +95,8 @@ class WaveAcpAgent:
     ) -> schema.InitializeResponse:
         self._client = client_capabilities
         return schema.InitializeResponse(
-            protocol_version=acp.PROTOCOL_VERSION,
+            # The newest version both sides speak (ACP's negotiation).
+            protocol_version=min(protocol_version, acp.PROTOCOL_VERSION),
             agent_capabilities=schema.AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=schema.PromptCapabilities(

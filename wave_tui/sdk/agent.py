@@ -16,7 +16,6 @@ import contextlib
 import inspect
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from wave_tui.agent import events as ev
@@ -179,12 +178,7 @@ class Agent(AgentQueue, AgentWorkflows):
         self._check()
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *_exc: object) -> None:
         await self.destroy()
 
     # -- state ---------------------------------------------------------------------------------
