@@ -59,6 +59,9 @@ class SessionSummary:
     size_bytes: int
     message_count: int
     current: bool
+    name: str | None = None  # /rename's
+    project: Path | None = None  # set for a session of another project: the folder it ran in
+    last_active: float = 0.0  # epoch seconds: orders every project's sessions together
 
 
 def session_summaries(
@@ -79,6 +82,7 @@ def session_summaries(
                 size_bytes=size,
                 message_count=info.message_count,
                 current=info.id == current_id,
+                last_active=info.last_active,
             )
         )
     return rows
