@@ -262,7 +262,7 @@ def test_help_lists_every_command_with_its_description(project: Path) -> None:
     names = {line.split()[2] for line in commands if line.startswith("  wave memory ")}
     assert names == {
         "list", "show", "delete", "add", "runs", "revert", "inbox", "accept", "reject", "search",
-        "check", "consolidate",
+        "check", "consolidate", "audit", "mode",
     }  # fmt: skip
 
 

@@ -15,7 +15,9 @@ from wave_tui.config.paths import WavePaths
 
 DAY = 86_400
 OLD = "---\nname: build\ntype: project\n---\nBuild the project with make dist before release.\n"
-NEW = "---\nname: build2\ntype: project\n---\nBuild the project with make dist before release!\n"
+NEW = (
+    "---\nname: build2\ntype: project\n---\nBuild the project with make dist before the release!\n"
+)
 MERGED = "---\nname: build\ntype: project\n---\nBuild with make dist before every release.\n"
 INDEX = (
     "- [Build](build.md) — how to build\n"
@@ -54,7 +56,7 @@ def test_dry_run_shows_the_plan_and_changes_nothing(
     assert "(dry run: nothing changed)" in proc.stdout
     assert (memory / "build.md").read_text() == OLD and (memory / "MEMORY.md").read_text() == INDEX
     (request,) = model_server.requests  # one request for every group
-    assert "make dist before release!" in request.body["messages"][-1]["content"]
+    assert "make dist before the release!" in request.body["messages"][-1]["content"]
 
 
 @pytest.mark.req("MM5")

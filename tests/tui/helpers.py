@@ -15,6 +15,8 @@ async def open_memory(pilot: Pilot[None]) -> RowList:
     await pilot.pause()
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
+    await pilot.app.workers.wait_for_complete()  # the preview's provenance of the first entry
+    await pilot.pause()
     return pilot.app.screen.query_one("#memory-table", RowList)
 
 
@@ -25,6 +27,8 @@ async def select_entry(pilot: Pilot[None], entry_id: str) -> None:
     table.move_cursor(table.get_row_index(entry_id))
     await pilot.pause()  # the list handles the move and posts Highlighted ...
     await pilot.pause()  # ... which bubbles to the screen: the preview shows the entry
+    await pilot.app.workers.wait_for_complete()  # ... and its provenance, read off the UI thread
+    await pilot.pause()
 
 
 def row_texts(table: RowList, index: int) -> list[str]:

@@ -22,6 +22,7 @@ from typing import Any
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.compaction import (
+    META_COMPACTION,
     Budget,
     CompactionBreaker,
     CompactionError,
@@ -34,6 +35,14 @@ from wave_tui.agent.compaction import (
     should_compact,
     with_dropped_record,
     with_edited_summary,
+)
+from wave_tui.agent.compaction_record import (
+    CompactionBlocked,
+    DroppedCounts,
+    dropped_counts,
+    dropped_line,
+    record_meta,
+    restored_files,
 )
 from wave_tui.agent.context_window import ContextWindows
 from wave_tui.agent.conversation import Conversation
@@ -53,6 +62,7 @@ Trigger = CompactionTrigger
 Build = Callable[[list[Message]], dict[str, Any]]
 Send = Callable[[dict[str, Any]], Awaitable[AssistantReply]]
 
+BLOCKED_NOTICE = "compaction blocked by a PreCompact hook"
 OVERFLOW_NOTICE = "the prompt did not fit the model's context window: compacted and sent again"
 WINDOW_FULL = (
     "compaction cannot make this conversation fit {model}'s {window:,}-token context window: "
@@ -78,6 +88,7 @@ class PreparedCompaction:
     model: str
     dropped: list[str] = field(default_factory=list)  # one line per message summarised away
     last_id: str | None = None  # the conversation's last message when prepared
+    counts: DroppedCounts = DroppedCounts(0, 0, 0)  # what was dropped, by kind (MR4)
 
     # req: MM7
     def preview(self) -> CompactionPreview:
@@ -166,6 +177,9 @@ class CompactionFlow:
         failed summary: the conversation goes on uncompacted (and the breaker counts)."""
         try:
             prepared = await self.prepare(instructions, trigger)
+        except CompactionBlocked as exc:
+            self._notify("warning", f"{BLOCKED_NOTICE}: {exc}")
+            return False
         except CompactionError as exc:
             self.breaker.record_failure(exc.kind)
             self._notify("warning", f"compaction failed: {exc}")
@@ -179,6 +193,9 @@ class CompactionFlow:
         failed (said once, the breaker counts)."""
         try:
             return await self.prepare(instructions, "manual")
+        except CompactionBlocked as exc:
+            self._notify("warning", f"{BLOCKED_NOTICE}: {exc}")
+            return None
         except CompactionError as exc:
             self.breaker.record_failure(exc.kind)
             self._notify("warning", f"compaction failed: {exc}")
@@ -210,6 +227,9 @@ class CompactionFlow:
                 raise ContextWindowFull(self.breaker.paused_text()) from error
             try:
                 prepared = await self.prepare(None, "auto")
+            except CompactionBlocked as exc:
+                self._notify("warning", f"{BLOCKED_NOTICE}: {exc}")
+                raise error from exc
             except CompactionError as exc:
                 self.breaker.record_failure(exc.kind)
                 if exc.kind == "window" or self.breaker.open:
@@ -276,12 +296,18 @@ class CompactionFlow:
         return plan if plan.is_file() else None
 
     # req: HK7
+    # req: MR4
     async def prepare(self, instructions: str | None, trigger: Trigger) -> PreparedCompaction:
-        """The summary and restoration, fitted to the window; raises CompactionError."""
+        """The summary and restoration, fitted to the window; raises CompactionError, or
+        CompactionBlocked when a PreCompact hook said no (before anything else ran). The hooks
+        run first: their instructions steer the summary, and the memory flush (an extraction
+        over the turns about to be dropped) is one of them."""
         target = self._target()
         model = self._fast_model() or target.model
         conversation = self.conversation
-        for hooks in self._hooks():
+        # The memory flush last: a hook that blocks the compaction stops it before any work.
+        ordered = sorted(self._hooks(), key=lambda h: getattr(h, "flushes_memory", False))
+        for hooks in ordered:
             instructions = _join(instructions, await hooks.run_pre_compact(trigger, instructions))
         settings = self._settings() if self._settings is not None else None
         options = settings.model_config_for(model).options if settings is not None else None
@@ -322,7 +348,8 @@ class CompactionFlow:
             self._emit(ev.BackgroundChanged("compaction", False))
         gone = dropped_messages(conversation.messages, result.new_messages[1:])
         last = conversation.messages[-1].id if conversation.messages else None
-        return PreparedCompaction(result, trigger, model, [describe_message(m) for m in gone], last)
+        described = [describe_message(m) for m in gone]
+        return PreparedCompaction(result, trigger, model, described, last, dropped_counts(gone))
 
     def is_current(self, prepared: PreparedCompaction) -> bool:
         """Nothing was added to the conversation since `prepared` was made (a preview waited)."""
@@ -338,13 +365,16 @@ class CompactionFlow:
         if result.usage is not None:
             self._emit(ev.UsageUpdated(result.usage, prepared.model, source="compact"))
         kept = result.new_messages[1:]
+        restored = restored_files(result.new_messages[0])
         compress = with_dropped_record(result.new_messages[0], prepared.dropped, len(kept))
+        meta = {**compress.meta[META_COMPACTION], **record_meta(prepared.counts, restored)}
+        compress = compress.model_copy(update={"meta": {**compress.meta, META_COMPACTION: meta}})
         conversation.replace_after_compaction([compress, *kept])
         self._restored()
         for hooks in self._hooks():
             await hooks.run_post_compact(prepared.trigger, result.summary)
         self._notify(
             "compaction",
-            f"compacted {result.summarised_count} messages into a summary; "
-            f"session {conversation.session_id}",
+            f"compacted {result.summarised_count} messages into a summary "
+            f"({dropped_line(prepared.counts, restored)}); session {conversation.session_id}",
         )

@@ -27,6 +27,7 @@ class AgentStatus:
     queue: tuple[str, ...]
     background: str | None  # what runs in the background ("extraction: …"), None when idle
     worktree: str | None = None  # the git worktree the session works in (its name)
+    memory_writes: str = "auto"  # autoMemoryWrites in force: auto | review | off
 
     @property
     def cache_hit_percent(self) -> int | None:

@@ -29,5 +29,6 @@ async def run_context(workdir: Path, *, as_json: bool, continue_last: bool = Fal
     else:
         print(report.render())
     if report.warning and as_json:
-        print(f"warning: {report.warning}", file=sys.stderr)
+        for line in report.warning.splitlines():
+            print(f"warning: {line}", file=sys.stderr)
     return 0

@@ -20,7 +20,10 @@ from wave_tui.cli.memory_review_cmd import (
 from wave_tui.cli.process import PipeParser
 from wave_tui.config.clock import Clock, system_clock
 from wave_tui.config.paths import WavePaths
+from wave_tui.config.settings import SettingsFileError
 from wave_tui.session.facade import MemoryAccess, check_memory, consolidate, consolidation_plan
+from wave_tui.session.memory_audit import audit_session
+from wave_tui.session.memory_mode import current_settings, mode_line, set_memory_mode
 from wave_tui.session.types import CheckError, EntryError, MemoryEntry
 
 SCOPE_HEADINGS = {
@@ -50,7 +53,9 @@ def _parser() -> argparse.ArgumentParser:
     list_cmd.add_argument(
         "--duplicates", action="store_true", help="only entries that repeat another entry"
     )
-    sub.add_parser("show", help="print an entry's content").add_argument("id", metavar="ID")
+    show = sub.add_parser("show", help="print an entry's content and who wrote it")
+    show.add_argument("id", metavar="ID")
+    show.add_argument("--json", action="store_true", help="print its provenance as JSON")
     sub.add_parser("delete", help="delete an entry").add_argument("id", metavar="ID")
     add_cmd = sub.add_parser("add", help="save a new entry to AGENTS.md")
     add_cmd.add_argument("--scope", choices=["project", "user"], required=True)
@@ -61,6 +66,13 @@ def _parser() -> argparse.ArgumentParser:
         "consolidate", help="merge duplicates, drop outdated memories, trim MEMORY.md"
     )
     tidy.add_argument("--dry-run", action="store_true", help="show the diff, change nothing")
+    audit = sub.add_parser("audit", help="check a past session's tool calls against the rules")
+    audit.add_argument("--session", metavar="ID", help="the session (default: the latest)")
+    audit.add_argument("--json", action="store_true", help="print a JSON array of violations")
+    mode = sub.add_parser("mode", help="show or set who writes auto memory (autoMemoryWrites)")
+    mode.add_argument(
+        "mode", nargs="?", choices=["auto", "review", "off"], metavar="auto|review|off"
+    )
     add_review_parsers(sub)
     return parser
 
@@ -153,6 +165,51 @@ def _consolidate(args: argparse.Namespace, memory: MemoryAccess, out: TextIO, er
     return 0
 
 
+# req: MR3
+def _audit(args: argparse.Namespace, paths: WavePaths, out: TextIO, err: TextIO) -> int:
+    try:
+        session, violations = asyncio.run(audit_session(paths, args.session))
+    except CheckError as exc:
+        print(f"wave memory: {exc}", file=err)
+        return 1
+    if args.json:
+        print(json.dumps([v.to_json() for v in violations], ensure_ascii=False, indent=2), file=out)
+        return 0
+    if not violations:
+        print(f"No rule broken in session {session}.", file=out)
+    for violation in violations:
+        print(violation.notice(), file=out)
+    return 0
+
+
+# req: MR5
+def _show(args: argparse.Namespace, memory: MemoryAccess, out: TextIO, err: TextIO) -> int:
+    """The body on stdout (pipeable as before), its provenance on stderr; `--json`: both as
+    one object on stdout."""
+    entry = memory.show(args.id)
+    provenance = memory.provenance(entry)
+    if args.json:
+        data = {**provenance.to_json(), "body": entry.body}
+        print(json.dumps(data, ensure_ascii=False, indent=2), file=out)
+        return 0
+    print(entry.body.rstrip("\n"), file=out)
+    for line in provenance.lines():
+        print(line, file=err)
+    return 0
+
+
+# req: MR1
+def _mode(args: argparse.Namespace, paths: WavePaths, out: TextIO, err: TextIO) -> int:
+    if args.mode is not None:
+        try:
+            set_memory_mode(paths, args.mode)
+        except (ValueError, SettingsFileError) as exc:
+            print(f"wave memory: {exc}", file=err)
+            return 1
+    print(mode_line(current_settings(paths)), file=out)
+    return 0
+
+
 def run_memory_command(
     argv: list[str],
     paths: WavePaths,
@@ -186,6 +243,10 @@ def _dispatch(args: argparse.Namespace, memory: MemoryAccess, out: TextIO, err: 
         return _check(args, memory, out, err)
     if args.action == "consolidate":
         return _consolidate(args, memory, out, err)
+    if args.action == "mode":
+        return _mode(args, memory.paths, out, err)
+    if args.action == "audit":
+        return _audit(args, memory.paths, out, err)
     if args.action == "list":
         entries = memory.list(warn=lambda m: print(f"warning: {m}", file=err))
         if args.duplicates:
@@ -200,9 +261,7 @@ def _dispatch(args: argparse.Namespace, memory: MemoryAccess, out: TextIO, err: 
             print(format_table(entries), file=out)
         return 0
     if args.action == "show":
-        entry = memory.show(args.id)
-        print(entry.body.rstrip("\n"), file=out)
-        return 0
+        return _show(args, memory, out, err)
     if args.action == "delete":
         entry = memory.delete(args.id)
         print(f"deleted {entry.id} ({_shorten(entry.title)}) from {entry.path}", file=out)

@@ -80,7 +80,8 @@ def run_review_action(args: argparse.Namespace, paths: WavePaths, out: TextIO) -
             team = (
                 " [team: .wave/memory/, commit it after accepting]" if item.scope == "team" else ""
             )
-            print(f"{item.id}  {_when(item.created_at)}  {item.relative}{new}{team}", file=out)
+            tag = f" [{item.tag}]" if item.tag else ""  # staged in a worktree (MR2)
+            print(f"{item.id}  {_when(item.created_at)}  {item.relative}{new}{team}{tag}", file=out)
             print(item.diff().rstrip("\n"), file=out)
         return 0
     if args.action in ("accept", "reject"):

@@ -19,7 +19,6 @@ from wave_tui.config.schema import (
     SettingsSchema,
     WebSearchConfig,
     WorkflowsConfig,
-    WorktreeConfig,
 )
 
 # -- the result -----------------------------------------------------------------------------
@@ -58,7 +57,6 @@ class EffectiveSettings:
     local_model: str | None = None
     auto_memory_review: bool = False
     auto_memory_writes: MemoryWrites = "auto"
-    worktree: WorktreeConfig = field(default_factory=WorktreeConfig)
     workflows: WorkflowsConfig = field(default_factory=WorkflowsConfig)
     rule_check: str = "off"  # off | turn | write (MR3)
     notifications: bool = True
@@ -158,7 +156,6 @@ def effective_settings(
         local_model=parsed.local_model,
         auto_memory_review=writes == "review",
         auto_memory_writes=writes,
-        worktree=parsed.worktree,
         workflows=parsed.workflows,
         rule_check=parsed.rule_check,
         notifications=parsed.notifications,

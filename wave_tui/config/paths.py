@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import subprocess
@@ -51,6 +52,9 @@ def _git_lines(workdir: Path, *args: str) -> list[str]:
     return [line.strip() for line in out.stdout.splitlines()]
 
 
+AUTO_MEMORY_DIRECTORY_KEY = "autoMemoryDirectory"
+
+
 @record
 class WavePaths:
     """Locations for one project root (the work dir) under one home."""
@@ -62,6 +66,14 @@ class WavePaths:
     def for_workdir(cls, workdir: Path | str | None = None, home: Path | None = None) -> WavePaths:
         root = Path(workdir) if workdir is not None else Path.cwd()
         return cls(project_root=root.resolve(), home=(home or home_dir()).resolve())
+
+    @classmethod
+    def for_stored_project(cls, project_id: str, root: Path | None, home: Path) -> WavePaths:
+        """A stored project's paths (`wave sessions list --all`): its id is its folder's name,
+        which the folder it was made from (when known) may no longer encode to."""
+        paths = cls(project_root=root or home, home=home)
+        paths.__dict__["project_id"] = project_id  # the cached_property's slot
+        return paths
 
     # -- user level -------------------------------------------------------------------------
     @property
@@ -171,7 +183,24 @@ class WavePaths:
 
     @property
     def memory_dir(self) -> Path:
-        return self.project_dir / "memory"
+        return self._custom_memory_dir or self.project_dir / "memory"
+
+    # req: MR6
+    @cached_property
+    def _custom_memory_dir(self) -> Path | None:
+        """`autoMemoryDirectory` of the user settings, absolute or `~/…`. Only the user's file
+        counts: a project must not aim the agent's unasked memory writes at a folder it picks."""
+        try:
+            data = json.loads(self.user_settings.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        value = data.get(AUTO_MEMORY_DIRECTORY_KEY) if isinstance(data, dict) else None
+        if not isinstance(value, str) or not value.strip():
+            return None
+        if value == "~" or value.startswith("~/"):
+            return self.home / value[2:]
+        path = Path(value)
+        return path if path.is_absolute() else None
 
     @property
     def memory_index(self) -> Path:
@@ -269,10 +298,50 @@ class WavePaths:
         """`~/.wave/background/`: output files of background commands."""
         return self.wave_home / "background"
 
+    @property
+    def daemon_dir(self) -> Path:
+        """`~/.wave/daemon/` (0700): the `wave daemon` socket, lock, log and session registry."""
+        return self.wave_home / "daemon"
+
+    @property
+    def daemon_socket(self) -> Path:
+        """The daemon's Unix socket (0600): one JSON object per line each way."""
+        return self.daemon_dir / "daemon.sock"
+
+    @property
+    def daemon_lock(self) -> Path:
+        """Held (flock) by the one running daemon; holds its pid."""
+        return self.daemon_dir / "daemon.lock"
+
+    @property
+    def daemon_registry(self) -> Path:
+        """The daemon's sessions (id, folder, worktree, permission mode), restored on start."""
+        return self.daemon_dir / "sessions.json"
+
+    @property
+    def daemon_log(self) -> Path:
+        """What the daemon process writes to stderr."""
+        return self.daemon_dir / "daemon.log"
+
     def subagent_transcript(self, session_id: str, agent_id: str) -> Path:
         """`~/.wave/projects/<id>/<session-id>/subagents/<agent-id>.jsonl`."""
         session = safe_component(session_id)
         return self.project_dir / session / "subagents" / f"{safe_component(agent_id)}.jsonl"
+
+    def workflow_run(self, session_id: str, run_id: str) -> Path:
+        """`~/.wave/projects/<id>/<session-id>/workflows/<run-id>.json`: one workflow run."""
+        session = safe_component(session_id)
+        return self.project_dir / session / "workflows" / f"{safe_component(run_id)}.json"
+
+    @property
+    def user_workflows_dir(self) -> Path:
+        """`~/.wave/workflows/`: the user's workflow scripts."""
+        return self.wave_home / "workflows"
+
+    @property
+    def project_workflows_dir(self) -> Path:
+        """`<project>/.wave/workflows/`: the project's workflow scripts (they need trust)."""
+        return self.project_root / ".wave" / "workflows"
 
     @property
     def checkpoints_root(self) -> Path:

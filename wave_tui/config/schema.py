@@ -181,19 +181,6 @@ class WebSearchConfig(BaseModel):
     api_key: StrictStr | None = Field(default=None, description="API key (Brave, Tavily).")
 
 
-class WorktreeConfig(BaseModel):
-    """`worktree`: how sessions in git worktrees treat the project's shared things."""
-
-    model_config = _CAMEL
-
-    memory: Literal["shared", "staged"] = Field(
-        default="shared",
-        description="`shared`: one auto memory for every worktree. `staged`: inside a worktree "
-        "the extraction's writes wait in the inbox tagged `worktree:NAME`; ExitWorktree offers "
-        "to accept, review or drop them.",
-    )
-
-
 class SandboxConfig(BaseModel):
     """`sandbox`: Bash in bubblewrap (Linux): the root read-only, the project, a private `/tmp`
     and `writablePaths` writable."""
@@ -233,7 +220,9 @@ class WorkflowsConfig(BaseModel):
         default=4, description="Subagents of one run working at the same time."
     )
     max_agents: PositiveInt = Field(
-        default=24, description="Subagents one run may start in all; one more fails the run."
+        default=32,
+        description="Subagents one run may start in all; one more fails the run (deep-research "
+        "starts 25).",
     )
     max_wall_seconds: Annotated[float, Field(gt=0.0)] = Field(
         default=1800.0, description="Wall time of one run in seconds; past it the run fails."
@@ -298,9 +287,6 @@ class SettingsSchema(BaseModel):
         description="Check the agent's calls against AGENTS.md and the rules with the fast "
         "model: `turn` after each turn (a notice per broken rule), `write` also before each "
         "Write/Edit/Bash a path-scoped rule covers; `off` never.",
-    )
-    worktree: WorktreeConfig = Field(
-        default_factory=WorktreeConfig, description="Worktree behaviour (`memory`)."
     )
     workflows: WorkflowsConfig = Field(
         default_factory=WorkflowsConfig,

@@ -19,16 +19,23 @@ from wave_tui.memory.loads import LoadCount, never_loaded_recently, read_loads
 
 
 # req: MM1
+# req: MR6
 def with_changed_refs(entries: list[MemoryEntry], paths: WavePaths) -> list[MemoryEntry]:
     """The entries, each memory citing `path:line` or `path#symbol` whose text has changed since
-    it was written marked `citation changed`; pins of memories gone are dropped."""
+    it was written marked `citation changed` (topic files, AGENTS.md items and rules alike);
+    pins of memories gone are dropped."""
     store = CitationStore(paths.citations_file, paths.project_root)
-    checked = {e.id: e.body for e in entries if e.scope != "rule"}
+    checked = {e.id: e.body for e in entries}
     changed = store.check(checked)
     store.forget_except(checked.values())
     return [
         replace(e, changed_refs=tuple(changed[e.id])) if e.id in changed else e for e in entries
     ]
+
+
+def pin_citations(entries: list[MemoryEntry], paths: WavePaths) -> None:
+    """Pin what these freshly written entries cite, as the code is now."""
+    CitationStore(paths.citations_file, paths.project_root).pin(e.body for e in entries)
 
 
 # req: MM6

@@ -1,9 +1,12 @@
 """Consolidation of the auto-memory folder in one pass (MM5): duplicates merged, memories that
 cite missing or changed code removed, MEMORY.md rewritten under its caps.
 
-`plan_consolidation` works out the new content of every file it would touch (None = delete),
-asking the fast model at most once — to merge each duplicate group and, when the index is still
-over its caps after the mechanical clean-up, to shorten it. `apply_plan` writes the plan as a
+`plan_consolidation` works out the new content of every file it would touch (None = delete).
+Alike text makes a merge candidate; the fast model decides, in one request for every candidate,
+whether the two hold the same fact and merges those (without a model only memories of the same
+words merge). A merge folds the merged-away file's index line into the kept file's, so the index
+still names both. A second request shortens the index when it is still over its caps after the
+mechanical clean-up. `apply_plan` writes the plan as a
 recorded run (its diff, `wave memory revert`), or stages it in the review inbox.
 """
 
@@ -26,15 +29,21 @@ from wave_tui.memory.conflicts import ChatClient
 from wave_tui.memory.duplicates import near_duplicates
 from wave_tui.memory.inbox import Inbox
 from wave_tui.memory.index import INDEX_MAX_CHARS, INDEX_MAX_LINES
+from wave_tui.memory.provenance import record_writes
 from wave_tui.memory.runs import ChangeRecorder, FileChange, Run, read_or_none, record_run
 
 CONSOLIDATION_LABEL = "consolidate"
 MERGE_SYSTEM = (
-    "You tidy a coding agent's memory files. Merge memories that say the same thing into one, "
-    "keeping every distinct fact once, and the frontmatter (name, description, type) of the "
-    "first. Shorten an index by merging or dropping lines, never inventing any."
+    "You tidy a coding agent's memory files. Each group holds two memories whose text is alike; "
+    "decide whether they hold the same fact. Alike text is not the same fact: memories that "
+    "differ in any value (a number, a port, a name, a path, a version) hold different facts and "
+    "are never merged. Merge only memories that say the same thing, into one that keeps every "
+    "distinct detail once and the frontmatter (name, description, type) of the first. Shorten "
+    "an index by merging or dropping lines, never inventing any."
 )
 _LINK_RE = re.compile(r"\]\(([^)\s]+\.md)\)")
+_WORD_RE = re.compile(r"\w+")
+_ENTRY_RE = re.compile(r"^\s*[-*]\s*\[(?P<title>[^\]]*)\]\((?P<link>[^)\s]+\.md)\)(?P<rest>.*)$")
 
 
 @record
@@ -64,7 +73,9 @@ def _relative(entry: MemoryEntry) -> str:
 
 
 def duplicate_groups(entries: Sequence[MemoryEntry]) -> list[tuple[MemoryEntry, MemoryEntry]]:
-    """(kept, merged away) for auto memories that repeat each other; the newer file is kept."""
+    """Merge candidates: (kept, merged away) for auto memories whose text is alike; the newer file
+    would be kept. Alike text only makes a candidate: whether two hold the same fact is the fast
+    model's call (`plan_consolidation`)."""
     auto = [e for e in entries if e.scope == "auto"]
     pairs: list[tuple[MemoryEntry, MemoryEntry]] = []
     used: set[str] = set()
@@ -79,12 +90,43 @@ def duplicate_groups(entries: Sequence[MemoryEntry]) -> list[tuple[MemoryEntry, 
     return pairs
 
 
-def _fallback_merge(kept: str, gone: str) -> str:
-    """Without a model: the kept file, plus each line of the other that it lacks."""
-    have = {line.strip() for line in kept.splitlines()}
-    body = gone.split("\n---\n", 1)[-1] if gone.startswith("---\n") else gone
-    extra = [ln for ln in body.splitlines() if ln.strip() and ln.strip() not in have]
-    return kept.rstrip("\n") + ("\n" + "\n".join(extra) if extra else "") + "\n"
+def _words_of(text: str) -> str:
+    body = text.split("\n---\n", 1)[-1] if text.startswith("---\n") else text
+    return " ".join(_WORD_RE.findall(body.lower()))
+
+
+def _same_text(kept: MemoryEntry, gone: MemoryEntry) -> bool:
+    """The one case decided without a model: the bodies are the same words in the same order
+    (case and punctuation aside); a single differing word or number is the model's call."""
+    return _words_of(kept.body) == _words_of(gone.body)
+
+
+# req: MM5
+def _index_after_merges(text: str, merges: Sequence[tuple[str, str]]) -> str:
+    """The index with each merged-away file's line folded into the kept file's line, so the
+    index still says what it said of both; a kept file without a line takes the other's line."""
+    lines = text.splitlines()
+    for kept, gone in merges:
+        gone_at = _line_linking(lines, gone)
+        if gone_at is None:
+            continue
+        match = _ENTRY_RE.match(lines[gone_at])
+        kept_at = _line_linking(lines, kept)
+        if match is None or kept_at is None:
+            lines[gone_at] = lines[gone_at].replace(f"]({gone})", f"]({kept})", 1)
+            continue
+        said = match["rest"].strip().lstrip("—-–:").strip() or match["title"].strip()
+        if said and said.lower() not in lines[kept_at].lower():
+            lines[kept_at] = f"{lines[kept_at].rstrip()}; {said}"
+        del lines[gone_at]
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _line_linking(lines: list[str], relative: str) -> int | None:
+    for n, line in enumerate(lines):
+        if any(link.removeprefix("./") == relative for link in _LINK_RE.findall(line)):
+            return n
+    return None
 
 
 def _clean_index(text: str, removed: set[str], folder: Path) -> str:
@@ -131,8 +173,9 @@ def merge_request(
         )
     ask = (
         "\n\n".join(parts)
-        + '\n\nAnswer with one JSON object only: {"merged": [{"group": N, "content": "the '
-        'whole merged file"}], "index": "the shortened index, or null"}.'
+        + '\n\nAnswer with one JSON object only: {"merged": [{"group": N, "same": true or '
+        'false, "content": "the whole merged file, or null when not the same fact"}], "index": '
+        '"the shortened index, or null"}. List every group; a group you leave out is not merged.'
     )
     return {
         "model": model,
@@ -146,6 +189,7 @@ def merge_request(
 
 
 def _parse_answer(answer: str) -> tuple[dict[int, str], str | None]:
+    """Merged content per group the model judged the same fact; the shortened index."""
     start, end = answer.find("{"), answer.rfind("}")
     try:
         data = json.loads(answer[start : end + 1]) if 0 <= start < end else {}
@@ -154,6 +198,8 @@ def _parse_answer(answer: str) -> tuple[dict[int, str], str | None]:
     merged: dict[int, str] = {}
     for item in data.get("merged") or [] if isinstance(data, dict) else []:
         if isinstance(item, dict) and isinstance(item.get("group"), int):
+            if item.get("same") is False:
+                continue
             content = item.get("content")
             if isinstance(content, str) and content.strip():
                 merged[item["group"]] = content if content.endswith("\n") else content + "\n"
@@ -169,26 +215,36 @@ async def plan_consolidation(
     folder = paths.memory_dir
     # A file that is a link, or leads out of the memory folder, is never written through.
     entries = [e for e in entries if _stays_inside(e.path, folder)]
-    groups = duplicate_groups(entries)
-    merged_away = {gone.id for _kept, gone in groups}
+    candidates = duplicate_groups(entries)
+    same = [(kept, gone) for kept, gone in candidates if _same_text(kept, gone)]
+    asked = [pair for pair in candidates if pair not in same]
+    index_path = folder / MEMORY_INDEX_FILENAME
+    index_before = read_or_none(index_path) if _stays_inside(index_path, folder) else None
+    merged: dict[int, str] = {}
+    shortened: str | None = None
+    if client is not None and model and asked:
+        reply = await client.stream_chat(merge_request(model, asked, None))
+        merged, _ignored = _parse_answer(str(getattr(reply, "content", "") or ""))
+    merges = [(kept, gone, kept.body) for kept, gone in same]
+    merges += [(k, g, merged[n]) for n, (k, g) in enumerate(asked, start=1) if n in merged]
+    merged_away = {gone.id for _k, gone, _c in merges}
     outdated = [
         e
         for e in entries
         if e.scope == "auto" and e.id not in merged_away and (e.missing_refs or e.changed_refs)
     ]
-    removed = {_relative(gone) for _k, gone in groups} | {_relative(e) for e in outdated}
-    index_path = folder / MEMORY_INDEX_FILENAME
-    index_before = read_or_none(index_path) if _stays_inside(index_path, folder) else None
-    index = _clean_index(index_before, removed, folder) if index_before is not None else None
-    ask_index = index if index is not None and over_caps(index) else None
-    merged: dict[int, str] = {}
-    shortened: str | None = None
-    if client is not None and model and (groups or ask_index is not None):
-        reply = await client.stream_chat(merge_request(model, groups, ask_index))
-        merged, shortened = _parse_answer(str(getattr(reply, "content", "") or ""))
+    removed = {_relative(e) for e in outdated}
+    index: str | None = None
+    if index_before is not None:
+        folded = _index_after_merges(
+            index_before, [(_relative(k), _relative(g)) for k, g, _c in merges]
+        )
+        index = _clean_index(folded, removed | {_relative(g) for _k, g, _c in merges}, folder)
+    if client is not None and model and index is not None and over_caps(index):
+        reply = await client.stream_chat(merge_request(model, [], index))
+        _none, shortened = _parse_answer(str(getattr(reply, "content", "") or ""))
     steps: list[Step] = []
-    for n, (kept, gone) in enumerate(groups, start=1):
-        content = merged.get(n) or _fallback_merge(kept.body, gone.body)
+    for kept, gone, content in merges:
         steps.append(Step(kept.path, content, f"merged with its duplicate {gone.path.name}"))
         steps.append(Step(gone.path, None, f"repeats {kept.path.name}; merged into it"))
     for entry in outdated:
@@ -225,7 +281,10 @@ def apply_plan(plan: ConsolidationPlan, paths: WavePaths) -> Run | None:
                 step.path.unlink(missing_ok=True)
             else:
                 atomic_write_text(step.path, step.after)
-    return record_run(paths.project_dir, "consolidation", recorder, started, CONSOLIDATION_LABEL)
+    run = record_run(paths.project_dir, "consolidation", recorder, started, CONSOLIDATION_LABEL)
+    written = [s.path for s in plan.steps if s.after is not None]
+    record_writes(paths.project_dir, written, "consolidation", run=run.id)
+    return run
 
 
 def stage_plan(plan: ConsolidationPlan, paths: WavePaths) -> list[str]:

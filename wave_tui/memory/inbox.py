@@ -19,9 +19,11 @@ from typing import Any, Literal
 from wave_tui.config.fileio import atomic_write_text, file_lock
 from wave_tui.config.records import record
 from wave_tui.files.real_paths import is_strictly_inside
+from wave_tui.memory.provenance import record_writes
 from wave_tui.memory.runs import FileChange, read_or_none
 
 INBOX_DIR = "inbox"
+WORKTREE_TAG = "worktree:"  # an item staged by a fork inside that worktree (MR2)
 InboxScope = Literal["auto", "team"]  # team: a file of `.wave/memory/`, for the user to commit
 
 
@@ -45,6 +47,7 @@ class PendingWrite:
     created_at: float
     run_id: str | None = None
     scope: InboxScope = "auto"
+    tag: str | None = None  # `worktree:NAME`: staged by a fork working in that worktree (MR2)
 
     def diff(self) -> str:
         return FileChange(self.path, self.before, self.after).diff()
@@ -57,6 +60,7 @@ class PendingWrite:
             "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.created_at)),
             "run_id": self.run_id,
             "scope": self.scope,
+            "tag": self.tag,
             "diff": self.diff(),
             "before": self.before,
             "after": self.after,
@@ -64,10 +68,18 @@ class PendingWrite:
 
 
 class Inbox:
-    def __init__(self, project_dir: Path, memory_dir: Path, team_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        project_dir: Path,
+        memory_dir: Path,
+        team_dir: Path | None = None,
+        *,
+        tag: str | None = None,
+    ) -> None:
         self.folder = project_dir / INBOX_DIR
         self.memory_dir = memory_dir
         self.team_dir = team_dir  # where a team item may write (`.wave/memory/`); None: nowhere
+        self.tag = tag  # given to every item this inbox stages (`worktree:NAME`, MR2)
 
     def _file(self, item_id: str) -> Path:
         return self.folder / f"{item_id}.json"
@@ -100,6 +112,7 @@ class Inbox:
                         created_at=float(data["created_at"]),
                         run_id=run_id if isinstance(run_id, str) else None,
                         scope="team" if data.get("scope") == "team" else "auto",
+                        tag=tag if isinstance(tag := data.get("tag"), str) else None,
                     )
                 )
             except (OSError, ValueError, KeyError, TypeError, AttributeError):
@@ -144,6 +157,7 @@ class Inbox:
                 time.time(),
                 run_id,
                 scope,
+                self.tag,
             )
         else:
             now = time.time()
@@ -152,7 +166,7 @@ class Inbox:
             marker = "team_" if scope == "team" else ""
             item_id = f"{stamp}-{int(now * 1000) % 1000:03d}-{marker}{relative.replace('/', '_')}"
             item = PendingWrite(
-                item_id, path, relative, read_or_none(path), after, now, run_id, scope
+                item_id, path, relative, read_or_none(path), after, now, run_id, scope, self.tag
             )
         data = item.to_json()
         data["created_at"] = item.created_at
@@ -165,6 +179,7 @@ class Inbox:
                 return item
         raise InboxError(f"no pending memory write with id '{item_id}' (see `wave memory inbox`)")
 
+    # req: MR5
     def accept(self, item_id: str) -> PendingWrite:
         item = self.get(item_id)
         folder = self.team_dir if item.scope == "team" else self.memory_dir
@@ -193,6 +208,8 @@ class Inbox:
                 item.path.unlink(missing_ok=True)
             else:
                 atomic_write_text(item.path, item.after)
+        if item.after is not None:  # who wrote it, for `wave memory show` (MR5)
+            record_writes(self.folder.parent, [item.path], "inbox", run=item.run_id)
         self._file(item_id).unlink(missing_ok=True)
         return item
 

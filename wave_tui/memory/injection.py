@@ -28,8 +28,10 @@ from wave_tui.memory.agents_md import (
     read_memory_text,
     user_memory_file,
 )
+from wave_tui.memory.html_comments import strip_html_comments
 from wave_tui.memory.imports import expand_imports
 from wave_tui.memory.nested import nested_memory_chain
+from wave_tui.memory.oversize import MEASURED_FROM
 from wave_tui.memory.rules import Rule, RuleCache, RuleSet, discover_rules, rule_roots
 from wave_tui.memory.team_files import inside_team_folder, team_folder
 
@@ -157,7 +159,8 @@ def _expanded(
     text = read_memory_text(path, warn)
     if not text:
         return text
-    expanded = expand_imports(path, text, paths, warn)
+    # A commented-out `@path` imports nothing; an imported file's own comments go too (MR6).
+    expanded = expand_imports(path, strip_html_comments(text), paths, warn)
     if imported is not None:
         imported.extend(f.path for f in expanded.imported)
         if expanded.problems:
@@ -165,7 +168,18 @@ def _expanded(
     problem = expanded.problem_line(shown)
     if problem is not None:
         warn(problem)
-    return expanded.text
+    return strip_html_comments(expanded.text)
+
+
+def _measured(
+    parts: Iterable[ReminderPart], large: list[tuple[str, int]]
+) -> Iterator[ReminderPart]:
+    """The parts as they go by, the sizes of the big ones noted (the oversize warning, MR6)."""
+    for part in parts:
+        if len(part.text) >= MEASURED_FROM:
+            name = f"rule {part.name}" if part.kind == "rule" else part.name
+            large.append((name, len(part.text)))
+        yield part
 
 
 def _relative_label(path: Path, root: Path) -> str:
@@ -187,6 +201,7 @@ class MemoryInjector:
         self._watch = DirWatch()
         self._reminder: str | None = None
         self._reminder_fresh = False  # the cached reminder is what the disk holds now
+        self.large_parts: list[tuple[str, int]] = []  # (source, characters) of the last rebuild
 
     def move_to(self, paths: WavePaths) -> None:
         """The session works under another root now (a worktree): its AGENTS.md, rules and
@@ -220,7 +235,8 @@ class MemoryInjector:
         imported: list[Path] = []
         rules = self.rules()
         parts = _iter_reminder_parts(self.paths, rules, self._warn_once, imported)
-        text = build_memory_reminder(parts)
+        self.large_parts = []
+        text = build_memory_reminder(_measured(parts, self.large_parts))
         added = self._watch_inputs(imported)
         self._reminder = text
         # A folder first watched now may have changed between its read and its watch: the next
@@ -287,7 +303,7 @@ class MemoryInjector:
                 self.injected_nested.add(key)  # unreadable: skipped once, not re-warned (D7)
                 if content is None:
                     continue
-                text = nested_memory_text(memory_file, content)
+                text = nested_memory_text(memory_file, strip_html_comments(content))
                 messages.append(Message.user(text, is_meta=True, **{META_NESTED: str(memory_file)}))
         return messages
 

@@ -21,6 +21,7 @@ from wave_tui.files.globbing import (
 )
 from wave_tui.memory.decoding import clean_text, decode_memory_bytes
 from wave_tui.memory.frontmatter import split_frontmatter, value_text
+from wave_tui.memory.html_comments import strip_html_comments
 
 KNOWN_KEYS = frozenset({"paths", "priority", "name", "description"})
 # Scope keys of other agents: a rule using one meant to be conditional, so it must not load blind.
@@ -126,6 +127,7 @@ def _unknown_key_problem(key: str) -> tuple[str, bool]:
 # req: R10
 def parse_rule_text(text: str) -> ParsedRuleFile:
     data, body, _, error = split_frontmatter(text)
+    body = strip_html_comments(body)  # notes for people, not for the model (MR6)
     if error is not None or not data:  # X4: no frontmatter, no keys: unconditional
         return ParsedRuleFile(body, (), 0, "", "", (), error)
     problems: list[str] = []

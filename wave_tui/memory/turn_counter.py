@@ -58,6 +58,14 @@ class TurnCounter:
                 return True
             return False
 
+    # req: MR4
+    def take_pending(self) -> int:
+        """Completed turns no extraction has seen yet; the count starts afresh (an extraction
+        is about to see them: the memory flush before a compaction)."""
+        with self._lock:
+            pending, self._count = self._count, 0
+            return pending if self._enabled else 0
+
     @property
     def turns_until_next(self) -> int | None:
         """Completed turns still needed before the next extraction; None while off."""

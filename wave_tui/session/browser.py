@@ -79,6 +79,12 @@ class MemoryBrowserAccess:
         """Raises EntryError for an unknown id."""
         return await asyncio.to_thread(self.access.show, entry_id)
 
+    # req: MR5
+    async def provenance_lines(self, entry: MemoryEntry) -> list[str]:
+        """The detail pane's provenance: who wrote it and when, citations, loads."""
+        provenance = await asyncio.to_thread(self.access.provenance, entry)
+        return provenance.lines(now=self.access.clock().timestamp())
+
     async def add(self, scope: MemoryScope, text: str) -> AddResult:
         """Raises EntryError; a duplicate is reported in the result, not written."""
         return await asyncio.to_thread(self.access.add, scope, text)

@@ -23,6 +23,7 @@ from wave_tui.features.memory.extraction import (
 from wave_tui.features.memory.freshness_hook import FreshnessHook
 from wave_tui.features.memory.injection_hook import MemoryInjectionHook
 from wave_tui.features.memory.path_memory_hook import PathMemoryHook
+from wave_tui.features.memory.rule_check_hook import RuleCheckHook
 from wave_tui.features.memory.secret_guard import MemorySecretGuard
 from wave_tui.features.memory.worktree_staging import WorktreeStagingHook
 from wave_tui.features.plugins.active import ActivePlugins
@@ -32,6 +33,7 @@ from wave_tui.features.sandbox.feature import install_sandbox
 from wave_tui.features.tasks.wiring import EventAsker, install_work
 from wave_tui.features.telemetry.wiring import install_telemetry_if_on
 from wave_tui.features.web_search.wiring import install_web_search
+from wave_tui.features.workflows.wiring import install_workflows
 from wave_tui.features.worktrees.wiring import install_worktrees
 
 
@@ -71,6 +73,18 @@ def create_service_with_extensions(
         PathMemoryHook(service.paths, lambda: bool(auto.enabled), service.clock, service.notify)
     )
     service.add_extension(ExtractionHook(fork_host(service), auto))
+    service.add_extension(  # `ruleCheck: "turn"`: the turn's calls checked against the rules
+        RuleCheckHook(
+            service.paths,
+            settings=service.store.current,
+            messages=lambda: service.messages,
+            record=service.conversation.add,
+            client=service.client,
+            model=lambda: service.model,
+            session_id=lambda: service.session_id,
+            notify=service.notify,
+        )
+    )
     service.add_extension(DuplicateNoteHook(service.paths))
     service.add_extension(MemorySecretGuard(service.paths))
     service.add_extension(
@@ -98,6 +112,8 @@ def create_service_with_extensions(
     asker = None if service.options.headless else EventAsker(service)
     service.add_extension(WorktreeStagingHook(service.paths, asker))
     install_cron(service)  # CronCreate / CronDelete / CronList, /loop
+    if plugins is not None:  # Workflow, /workflows: scripts of the project, the user, plugins
+        install_workflows(service, plugins)
     if plugins is not None:
         install_lsp_if_configured(service, plugins)
     install_checkpoints(service)
@@ -120,7 +136,7 @@ def install_lsp_if_configured(service: AgentService, plugins: ActivePlugins) -> 
         own = settings_servers(service)
         install_lsp(service, merge([plugin_lsp_config(plugins), own]) if from_plugins else own)
     else:  # servers named while the session runs plug the feature in then
-        from wave_tui.features.lsp.live import LspWhenConfigured
+        from wave_tui.session.lsp_later import LspWhenConfigured
 
         service.add_extension(LspWhenConfigured(service))
 

@@ -23,15 +23,22 @@ from wave_tui.memory.catalog import (
     find_entry,
     with_missing_refs,
 )
-from wave_tui.memory.catalog_marks import with_changed_refs, with_conflicts, with_loads
+from wave_tui.memory.catalog_marks import (
+    pin_citations,
+    with_changed_refs,
+    with_conflicts,
+    with_loads,
+)
 from wave_tui.memory.citations import ChangedRef
 from wave_tui.memory.duplicates import Duplicate, find_duplicate
 from wave_tui.memory.entries import AddResult, EntryError, add_entry
 from wave_tui.memory.frontmatter import parse_frontmatter
 from wave_tui.memory.inbox import Inbox, InboxError, PendingWrite
 from wave_tui.memory.injection import REMINDER_CLOSE, REMINDER_OPEN
+from wave_tui.memory.provenance import record_writes
 from wave_tui.memory.runs import RevertResult, Run, RunError, list_runs, revert_run
 from wave_tui.memory.staleness import STALENESS_TEMPLATE
+from wave_tui.session.memory_provenance import EntryProvenance, provenance_for
 
 MemoryScope = Literal["project", "user"]
 Warn = Callable[[str], None]
@@ -93,13 +100,27 @@ class MemoryAccess:
     def show(self, entry_id: str) -> MemoryEntry:
         return find_entry(self.paths, entry_id)
 
+    # req: MR5
+    def provenance(self, entry: MemoryEntry) -> EntryProvenance:
+        """Who wrote the entry, when, its citations as they check now, its loads."""
+        return provenance_for(self.paths, entry)
+
     def add(self, scope: MemoryScope, text: str) -> AddResult:
         """Append one item; a duplicate is reported, not written. Raises EntryError."""
         path = self.target(scope)
         result = add_entry(path, text)
         if result.added:
+            self._pin_citations(path)
+            record_writes(self.paths.project_dir, [path], "user")
             self._changed(path)
         return result
+
+    # req: MR6
+    def _pin_citations(self, path: Path) -> None:
+        """The items of a file just written are pinned to the code they cite as it is now, as a
+        topic file is when written: a later change of that code is then marked."""
+        entries = [e for e in build_catalog(self.paths, self.clock) if e.path == path]
+        pin_citations(entries, self.paths)
 
     def delete(self, entry_id: str, listed: MemoryEntry | None = None) -> MemoryEntry:
         """Delete one entry (the one the user saw, when `listed` is given). Raises EntryError."""

@@ -42,7 +42,7 @@ def _entries(paths: WavePaths, clock: Clock) -> list[MemoryEntry]:
 async def consolidation_plan(
     paths: WavePaths, clock: Clock, environ: Mapping[str, str] | None = None
 ) -> ConsolidationPlan:
-    """What one pass would change (`--dry-run`); the fast model is asked at most once."""
+    """What one pass would change (`--dry-run`); the fast model decides each merge."""
     entries = await asyncio.to_thread(_entries, paths, clock)
     found = fast_client(paths, environ)
     client, model = found if found is not None else (None, None)

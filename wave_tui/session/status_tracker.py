@@ -108,4 +108,5 @@ class StatusTracker:
             queue=tuple(service.queue) if service is not None else (),
             background=background,
             worktree=service.status().worktree if service is not None else None,
+            memory_writes=settings.auto_memory_writes,
         )

@@ -96,15 +96,21 @@ def short_tokens(count: int) -> str:
     return f"{count // 1_000}k"
 
 
-def auto_memory_label(enabled: bool, frequency: int, turns_until_next: int | None) -> str:
+# req: MR1
+def auto_memory_label(
+    enabled: bool, frequency: int, turns_until_next: int | None, writes: str = "auto"
+) -> str:
     if not enabled:
         return "auto memory off"
+    if writes == "off":
+        return "auto memory recall only"
+    on = "review" if writes == "review" else "on"
     every = "every turn" if frequency == 1 else f"every {frequency} turns"
     if turns_until_next is None:
-        return f"auto memory on · {every}"
+        return f"auto memory {on} · {every}"
     if turns_until_next <= 0:
-        return f"auto memory on · {every} · due now"
-    return f"auto memory on · {every} · next in {turns_until_next}"
+        return f"auto memory {on} · {every} · due now"
+    return f"auto memory {on} · {every} · next in {turns_until_next}"
 
 
 def age_label(age_days: int | None) -> str:

@@ -3,6 +3,7 @@ the memory prompt (P1–P7), staleness on Read (T1–T5), index-cap notes and lo
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 from collections.abc import Callable
@@ -21,6 +22,7 @@ from wave_tui.memory.auto_memory import AutoMemoryDir
 from wave_tui.memory.citations import CitationStore, changed_reminder
 from wave_tui.memory.index import IndexView, check_index_write, load_index
 from wave_tui.memory.prompts import render_memory_index_block, render_memory_section
+from wave_tui.memory.provenance import record_writes
 from wave_tui.memory.secrets import secret_refusal, written_text
 from wave_tui.memory.staleness import memory_age_days, staleness_reminder, staleness_summary
 from wave_tui.memory.turn_counter import TurnCounter
@@ -29,6 +31,7 @@ from wave_tui.permissions.tool_table import READ
 from wave_tui.tools.base import ToolResult
 
 if TYPE_CHECKING:
+    from wave_tui.config.schema import MemoryWrites
     from wave_tui.config.settings import EffectiveSettings
 
 Notify = Callable[[str, str], None]
@@ -64,8 +67,11 @@ class AutoMemoryHook:
         clock: Clock,
         notify: Notify,
         last_extraction: Callable[[], float | None] = lambda: None,
+        session_id: Callable[[], str | None] = lambda: None,
     ) -> None:
         self.paths = paths
+        self.session_id = session_id  # named in each write's provenance (MR5)
+        self._written: list[Path] = []  # memory files the main agent wrote in this tool call
         self.last_extraction = last_extraction  # when this session last extracted (resume)
         self.dir = AutoMemoryDir(paths)
         self.safe_zones = safe_zones
@@ -74,6 +80,7 @@ class AutoMemoryHook:
         self.notify = notify
         self.counter = TurnCounter()
         self.enabled: bool | None = None
+        self.writes: MemoryWrites = "auto"  # autoMemoryWrites in force (MR1)
         self.unusable: str | None = None  # why the memory folder cannot be used this run (M5)
         self.index: IndexView | None = None  # loaded once per session: the prompt stays stable
         self.wrote_memory = False  # a successful main-agent write inside the dir (C3)
@@ -91,13 +98,20 @@ class AutoMemoryHook:
         if self._resumed_turns is not None:
             self.counter.resume(self._resumed_turns)
             self._resumed_turns = None
+        self._apply_writes(settings.auto_memory_writes, enabled)
         if enabled == self.enabled:
             return
         self.enabled = enabled
-        if enabled:
+        if enabled and self.index is None:
+            self._load_index()
+
+    # req: MR1
+    def _apply_writes(self, writes: MemoryWrites, enabled: bool) -> None:
+        """`off` keeps recall but takes the folder out of the safe zones: the agent's memory
+        writes ask like any write, and no extraction runs."""
+        self.writes = writes
+        if enabled and writes != "off":
             self.safe_zones.add(self.dir.path)
-            if self.index is None:
-                self._load_index()
         else:
             self.safe_zones.remove(self.dir.path)
 
@@ -126,15 +140,21 @@ class AutoMemoryHook:
         self.read_state().record_text(Path(os.path.realpath(self.dir.index_path)), text, mtime)
 
     def status(self) -> StatusContribution:
-        turns = self.counter.turns_until_next if self.enabled else None
+        turns = self.counter.turns_until_next if self.extracts else None
         unusable = self.unusable is not None
         return StatusContribution(turns_until_extraction=turns, auto_memory_unusable=unusable)
 
     # -- the extraction scheduler's view (C1–C4) ---------------------------------------------------
+    @property
+    def extracts(self) -> bool:
+        """Auto memory on and its writes not `off`: the extraction fork may run."""
+        return bool(self.enabled) and self.writes != "off"
+
+    # req: MR1
     def refresh(self, settings: EffectiveSettings) -> bool:
-        """Apply the settings in force now; True when auto memory is on."""
+        """Apply the settings in force now; True when an extraction may run."""
         self.on_settings(settings)
-        return bool(self.enabled)
+        return self.extracts
 
     def take_wrote_memory(self) -> bool:
         """Whether the main agent wrote memory this turn; the flag starts afresh (C3)."""
@@ -144,6 +164,10 @@ class AutoMemoryHook:
     def count_turn(self) -> bool:
         """Count a completed turn; True when an extraction is due now."""
         return self.counter.on_turn_end()
+
+    def take_unseen_turns(self) -> int:
+        """Completed turns no extraction has seen (the flush before a compaction takes them)."""
+        return self.counter.take_pending()
 
     async def aclose(self) -> None:
         pass
@@ -189,6 +213,13 @@ class AutoMemoryHook:
 
     async def after_tool(self, outcome: ToolOutcome) -> None:
         outcome.result = self._transform(outcome.call, outcome.result)
+        written, self._written = self._written, []
+        if written:
+            await asyncio.to_thread(self._record_provenance, written)
+
+    # req: MR5
+    def _record_provenance(self, written: list[Path]) -> None:
+        record_writes(self.paths.project_dir, written, "main", session=self.session_id())
 
     # req: T5
     def _transform(self, call: ToolCallInfo, result: ToolResult) -> ToolResult:
@@ -201,6 +232,7 @@ class AutoMemoryHook:
                 if not self.dir.contains(path):
                     continue
                 self.wrote_memory = True
+                self._written.append(Path(path))
                 self._pin_citations(Path(path))
                 if self.dir.is_index(path):
                     with contextlib.suppress(OSError, UnicodeDecodeError):

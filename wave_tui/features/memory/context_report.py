@@ -25,6 +25,7 @@ from wave_tui.config.records import record
 from wave_tui.features.memory.auto_memory_hook import AutoMemoryHook
 from wave_tui.features.memory.extraction import ExtractionHook
 from wave_tui.features.memory.injection_hook import MemoryInjectionHook
+from wave_tui.features.memory.rule_check_hook import RuleCheckHook
 from wave_tui.llm.images import split_image_tokens
 from wave_tui.llm.wire import message_to_wire
 from wave_tui.memory.injection import MEMORY_LEAD_IN, META_NESTED, META_RULE_ID
@@ -69,6 +70,7 @@ class ContextReport:
     fork_cache_hit: float | None  # … and of the last extraction fork request
     warning: str | None
     root: Path  # the project: the text shows paths as everywhere else (JSON keeps them whole)
+    rule_violations: int = 0  # found by `ruleCheck` in this session (MR3)
 
     @property
     def memory_tokens(self) -> int:
@@ -86,6 +88,7 @@ class ContextReport:
             "memory_tokens": self.memory_tokens,
             "cache_hit_ratio": {"main": self.main_cache_hit, "fork": self.fork_cache_hit},
             "warning": self.warning,
+            "rule_violations": self.rule_violations,
         }
 
     def render(self) -> str:
@@ -108,8 +111,10 @@ class ContextReport:
             f"Cache hits: last main request {_ratio(self.main_cache_hit)}, "
             f"last fork {_ratio(self.fork_cache_hit)}"
         )
+        if self.rule_violations:
+            lines.append(f"Rule check: {self.rule_violations} possible violation(s) this session")
         if self.warning:
-            lines.append(f"warning: {self.warning}")
+            lines += [f"warning: {line}" for line in self.warning.splitlines()]
         return "\n".join(lines)
 
     def _shown(self, source: SourceCost) -> str:
@@ -159,6 +164,13 @@ def _reminder_sources(service: AgentService) -> list[SourceCost]:
         first = rows[0]
         rows[0] = SourceCost(first.kind, first.name, first.tokens + _tokens(MEMORY_LEAD_IN))
     return rows
+
+
+# req: MR6
+def _oversize(service: AgentService) -> list[str]:
+    """Each always-loaded memory too big to carry in every request (built with the request)."""
+    hook = service.extensions.of_type(MemoryInjectionHook)
+    return hook.oversize() if hook is not None else []
 
 
 # req: CV14
@@ -217,12 +229,13 @@ def build_context_report(service: AgentService) -> ContextReport:
     window = service.runner.input_limit(service.model or "")
     usage = service.last_usage
     memory = sum(s.tokens for s in sources if s.kind in MEMORY_KINDS)
-    warning = None
+    warnings = _oversize(service)
     if window and memory > MEMORY_WARN_SHARE * window:
-        warning = (
+        warnings.append(
             f"memory takes {memory:,} tokens, {memory / window:.0%} of the window "
             f"(more than {MEMORY_WARN_SHARE:.0%}); trim AGENTS.md, rules or MEMORY.md"
         )
+    warning = "\n".join(warnings) or None
     return ContextReport(
         total_tokens=total,
         window_tokens=window,
@@ -232,4 +245,11 @@ def build_context_report(service: AgentService) -> ContextReport:
         fork_cache_hit=_fork_cache_hit(service),
         warning=warning,
         root=service.paths.project_root,
+        rule_violations=_rule_violations(service),
     )
+
+
+# req: MR3
+def _rule_violations(service: AgentService) -> int:
+    hook = service.extensions.of_type(RuleCheckHook)
+    return len(hook.found) if hook is not None else 0

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.extensions import (
+    CompactionTrigger,
     Extensions,
     StatusContribution,
     ToolCallInfo,
@@ -50,13 +51,15 @@ from wave_tui.memory.auto_memory import AutoMemoryDir
 from wave_tui.memory.catalog_marks import fork_conflict_note
 from wave_tui.memory.duplicates import duplicate_note
 from wave_tui.memory.fork_gate import memory_fork_gate
-from wave_tui.memory.inbox import Inbox, InboxError, review_enabled
+from wave_tui.memory.inbox import WORKTREE_TAG, Inbox, InboxError, review_enabled
 from wave_tui.memory.manifest import build_manifest
 from wave_tui.memory.prompts import (
     render_extraction_prompt,
     render_standalone_extraction_prompt,
     render_typology,
 )
+from wave_tui.memory.provenance import record_writes
+from wave_tui.memory.rule_check import violation_note
 from wave_tui.memory.runs import ChangeRecorder, run_id_for
 from wave_tui.permissions.fork_gate import GateDecision
 from wave_tui.permissions.hook_verdict import NO_VERDICT, HookVerdict
@@ -159,7 +162,11 @@ class ExtractionFork:
         render = render_extraction_prompt if shared else render_standalone_extraction_prompt
         prompt = render(self.memory.path, manifest)
         if self.paths is not None:
-            notes = [team_note(self.paths), fork_conflict_note(self.paths)]
+            notes = [
+                team_note(self.paths),
+                fork_conflict_note(self.paths),
+                violation_note(self.paths.project_dir),
+            ]
             prompt = "\n\n".join([prompt, *(n for n in notes if n)])
         tail = [
             message_to_wire(self.snapshot.final_reply),
@@ -175,10 +182,12 @@ class ExtractionFork:
         return {**base, "messages": [*base["messages"], *added]}
 
     # req: PV2
+    # req: MR6
     async def run(self, record: ExtractionRecord) -> ExtractionRecord:
         # The stale-reference checks read the project: off the event loop (MX6).
+        citations = self.paths.citations_file if self.paths is not None else None
         manifest = await asyncio.to_thread(
-            build_manifest, self.memory.path, project_root=self.workdir
+            build_manifest, self.memory.path, project_root=self.workdir, citations=citations
         )
         body = self.first_body(manifest)
         caching = "cache_control" in json.dumps(body["messages"][0])
@@ -368,6 +377,8 @@ class ExtractionSchedule(Protocol):
 
     def count_turn(self) -> bool: ...
 
+    def take_unseen_turns(self) -> int: ...
+
 
 @record
 class ForkHost:
@@ -382,6 +393,7 @@ class ForkHost:
     paths: WavePaths
     publish: Callable[[ev.AgentEvent], None]
     notify: Callable[[str, str], None]
+    worktree: Callable[[], str | None] = lambda: None  # the worktree the session works in
 
 
 # req: UX9
@@ -449,7 +461,9 @@ class ExtractionHook:
         written: tuple[str, ...] = ()
         cancelled = True  # until the fork returns or fails on its own
         try:
-            review = review_enabled(self.host.settings())
+            settings = self.host.settings()
+            review = review_enabled(settings)
+            staged = self._staged_tag(settings)
             paths = self.host.paths
             fork = ExtractionFork(
                 snapshot,
@@ -459,7 +473,11 @@ class ExtractionHook:
                 workdir=self.host.workdir,
                 emit=emit,
                 paths=paths,
-                inbox=Inbox(paths.project_dir, self.auto.dir.path) if review else None,
+                inbox=(
+                    Inbox(paths.project_dir, self.auto.dir.path, tag=staged)
+                    if review or staged
+                    else None
+                ),
             )
             await fork.run(record)
             cancelled = False
@@ -478,6 +496,8 @@ class ExtractionHook:
             record.finished_at = time.time()
             self.last_record = record
             self._write_audit(record)
+            if record.writes:
+                await asyncio.to_thread(self._record_provenance, record)
             emit(ev.BackgroundChanged("extraction", False, detail))
             if record.writes:
                 emit(ev.MemoryChanged(tuple(sorted({Path(w) for w in record.writes})), "fork"))
@@ -486,6 +506,26 @@ class ExtractionHook:
             self.owed = False
             if self.auto.refresh(self.host.settings()):
                 self._start()
+
+    # req: MR2
+    def _staged_tag(self, settings: EffectiveSettings) -> str | None:
+        """`worktree:NAME` while `worktree.memory` is `staged` and the session is in a worktree:
+        the fork's writes then wait in the inbox instead of reaching the shared memory."""
+        name = self.host.worktree()
+        # `worktree` is the worktree feature's settings section (`baseRef` too): an extra.
+        section = settings.extras.get("worktree")
+        memory = section.get("memory", "shared") if isinstance(section, dict) else "shared"
+        if name is None or memory != "staged":
+            return None
+        return f"{WORKTREE_TAG}{name}"
+
+    # req: MR5
+    def _record_provenance(self, record: ExtractionRecord) -> None:
+        run = run_id_for(record.started_at, record.session_id)
+        files = sorted({Path(w) for w in record.writes})
+        record_writes(
+            self.host.paths.project_dir, files, "fork", run=run, session=record.session_id
+        )
 
     def _write_audit(self, record: ExtractionRecord) -> None:
         folder = self.host.audit_dir
@@ -508,6 +548,29 @@ class ExtractionHook:
 
     def on_messages_restored(self, messages: list[Message]) -> None:
         pass
+
+    # -- the memory flush before a compaction (MR4) ---------------------------------------------
+    flushes_memory = True  # after the other PreCompact hooks: a blocked compaction flushes nothing
+
+    async def run_pre_compact(self, trigger: CompactionTrigger, custom: str | None) -> str:
+        await self.flush()
+        return ""
+
+    async def run_post_compact(self, trigger: CompactionTrigger, summary: str) -> None:
+        return None
+
+    # req: MR4
+    async def flush(self) -> None:
+        """Turns no extraction has seen are about to be summarised away: extract them first
+        (auto memory on and its writes not `off`), waiting for a run already going."""
+        if self.closing or not self.auto.refresh(self.host.settings()):
+            return
+        await self.wait()
+        if not self.auto.take_unseen_turns():
+            return
+        self.host.notify("memory", "extracting memories before the compaction")
+        self._start()
+        await self.wait()
 
     # req: C4
     # req: UX9

@@ -13,11 +13,13 @@ from wave_tui.agent.extensions import (
     ToolOutcome,
 )
 from wave_tui.config.clock import Clock, system_clock
+from wave_tui.config.effective import resolve_max_input_tokens
 from wave_tui.config.paths import WavePaths
 from wave_tui.llm.types import Message
 from wave_tui.memory.catalog import rule_entry_id
 from wave_tui.memory.injection import MemoryInjector
 from wave_tui.memory.loads import record_loads
+from wave_tui.memory.oversize import oversize_warnings
 from wave_tui.memory.prompts import render_manual_memory_guidance
 from wave_tui.memory.rules import RuleSet
 
@@ -38,6 +40,8 @@ class MemoryInjectionHook(ContextSourceBase, SessionObserverBase):
         self.injector = MemoryInjector(paths, warn=lambda text: notify("warning", text))
         self._counted_rules: RuleSet | None = None  # the rule set whose always-rules are counted
         self._counted: set[str] = set()  # always-rules counted as loaded in this session
+        self.window: int | None = None  # the input window in force (the oversize warning)
+        self._oversize_told: set[str] = set()
 
     def system_sections(self, settings: EffectiveSettings) -> list[str]:
         return [
@@ -52,7 +56,23 @@ class MemoryInjectionHook(ContextSourceBase, SessionObserverBase):
         # Rebuilt for every request from disk (cached by mtime): never persisted (I1, R2).
         text = self.injector.reminder_text()
         self._count_unconditional()
+        self._warn_oversize()
         return text
+
+    def on_settings(self, settings: EffectiveSettings) -> None:
+        self.window = resolve_max_input_tokens(settings, settings.model)
+
+    # req: MR6
+    def oversize(self) -> list[str]:
+        """The always-loaded memories over 40,000 characters or 10% of the window now."""
+        return [line for _name, line in oversize_warnings(self.injector.large_parts, self.window)]
+
+    def _warn_oversize(self) -> None:
+        """Each oversize memory is said once a session, not at every request."""
+        for name, line in oversize_warnings(self.injector.large_parts, self.window):
+            if name not in self._oversize_told:
+                self._oversize_told.add(name)
+                self.notify("warning", line)
 
     # req: MM6
     def _count_unconditional(self) -> None:

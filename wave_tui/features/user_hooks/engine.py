@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from wave_tui.agent.compaction_record import CompactionBlocked
 from wave_tui.agent.extensions import (
     ToolCallInfo,
     ToolOutcome,
@@ -231,10 +232,14 @@ class UserHooks:
         self._note_ignored_blocks(await self._run("SessionEnd", reason=reason))
 
     # req: HK7
+    # req: MR4
     async def run_pre_compact(self, trigger: Literal["manual", "auto"], custom: str | None) -> str:
-        """PreCompact: stdout joins the compaction instructions (returned joined)."""
+        """PreCompact: stdout (or JSON `additionalContext`) joins the compaction instructions
+        (returned joined); exit 2 or `decision: "block"` stops the compaction (MR4)."""
         runs = await self._run("PreCompact", trigger=trigger, custom_instructions=custom or "")
-        self._note_ignored_blocks(runs)
+        blocked = self._blocked(runs)
+        if blocked is not None:
+            raise CompactionBlocked(blocked)
         return "\n\n".join(self._stdout(runs))
 
     async def run_post_compact(self, trigger: Literal["manual", "auto"], summary: str) -> None:

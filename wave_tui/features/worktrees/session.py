@@ -28,8 +28,9 @@ if TYPE_CHECKING:
     from wave_tui.config.settings import EffectiveSettings
 
 ExitAction = Literal["keep", "remove"]
-# `EnterWorktree` makes a new worktree; `wave --worktree NAME` also goes back into one it made.
-Making = Literal["new", "new_or_existing"]
+# `EnterWorktree` makes a new worktree; `wave --worktree NAME` also goes back into one it made;
+# the SDK's `is_new_worktree` asks for exactly one of the two.
+Making = Literal["new", "new_or_existing", "existing"]
 DIRTY_SHOWN = 5  # uncommitted files named in the refusal
 
 
@@ -47,10 +48,13 @@ class WorktreeSession(ContextSourceBase):
     line of the dynamic block); `enter_start` is `wave --worktree NAME`, called by the session
     as it starts."""
 
-    def __init__(self, service: AgentService, start_in: str | None = None) -> None:
+    def __init__(
+        self, service: AgentService, start_in: str | None = None, start_making: Making | None = None
+    ) -> None:
         self.service = service
         self.active: ActiveWorktree | None = None
         self._start_in = start_in
+        self._start_making: Making = start_making or "new_or_existing"
         self._lock = asyncio.Lock()  # one move at a time (parallel tool calls)
         self._tools: list[Tool] | None = None
 
@@ -88,7 +92,7 @@ class WorktreeSession(ContextSourceBase):
         if name is None or self.active is not None:
             return None
         try:
-            await self.enter(name, "new_or_existing")
+            await self.enter(name, self._start_making)
         except WorktreeError as exc:
             return f"--worktree {name}: {exc}"
         return None
@@ -113,9 +117,10 @@ class WorktreeSession(ContextSourceBase):
             if problem is not None:
                 self.service.notify("warning", problem)
             hooks = self._hooks()
+            # Going back into a worktree makes nothing: no WorktreeCreate hook runs.
             hook_path = (
                 await hooks.run_worktree_create(name, base_ref, repo_root)
-                if hooks is not None
+                if hooks is not None and making != "existing"
                 else None
             )
             if hook_path == "":
@@ -125,9 +130,11 @@ class WorktreeSession(ContextSourceBase):
                 made = f"Worktree {name} made by the WorktreeCreate hook at {path}."
             else:
                 existing = await asyncio.to_thread(git.existing_worktree, repo_root, name)
-                if making == "new_or_existing" and existing is not None:
+                if making != "new" and existing is not None:
                     path = existing
                     made = f"Worktree {name} at {path} (existing)."
+                elif making == "existing":
+                    raise WorktreeError(f"no worktree {name!r} to go back into")
                 else:
                     base = await asyncio.to_thread(git.resolve_base, repo_root, base_ref)
                     path = await asyncio.to_thread(git.add_worktree, repo_root, name, base)

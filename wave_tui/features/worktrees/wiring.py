@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from wave_tui.features.worktrees.session import WorktreeSession
+from wave_tui.features.worktrees.session import Making, WorktreeSession
 
 if TYPE_CHECKING:
     from wave_tui.agent.service import AgentService
@@ -12,6 +12,8 @@ if TYPE_CHECKING:
 
 def install_worktrees(service: AgentService) -> WorktreeSession:
     """The worktree tools, status and start-in (`wave --worktree NAME`) of one session."""
-    worktrees = WorktreeSession(service, start_in=service.options.worktree)
+    new = service.options.new_worktree
+    making: Making | None = None if new is None else ("new" if new else "existing")
+    worktrees = WorktreeSession(service, service.options.worktree, making)
     service.add_extension(worktrees)
     return worktrees

@@ -69,6 +69,7 @@ PROMPT_PLACEHOLDER = (
 
 
 PROMPT_RETURNED = "not sent: the message is back in the input"
+REPLY_NOT_KEPT = "the reply was cut off and not kept: the message is back in the input"
 DOUBLE_ESCAPE_S = 0.8  # two Esc presses closer than this are one "Esc Esc"
 QUIT_COMMANDS = frozenset({"exit", "quit"})  # the app's answer: quit, as Ctrl+Q
 
@@ -163,6 +164,14 @@ class ChatScreen(Screen[None]):
             text = self._waiting.pop(0)
             self._show_queue(tuple(self._waiting))
             await self._submit(text)
+
+    # req: FH10
+    def _prompt_returned(self) -> str:
+        """What a failed prompt's notice says: a reply whose stream broke stays on screen as
+        far as it came, but the conversation does not keep it."""
+        cut = [block for block in self._assistants.values() if block.has_text]
+        self._assistants.clear()
+        return REPLY_NOT_KEPT if cut else PROMPT_RETURNED
 
     async def _clipboard_image(self) -> str | None:
         pasted = await self.wave.session.input.paste_clipboard_image()
@@ -487,7 +496,7 @@ class ChatScreen(Screen[None]):
                 await self._append(ErrorLine(message))
             case ev.PromptFailed(text=text):  # back in the input, to edit and send again
                 self._return_to_input(text)
-                await self._append(NoticeLine(PROMPT_RETURNED))
+                await self._append(NoticeLine(self._prompt_returned()))
             case ev.TurnEnded(status="aborted"):
                 await self._append(NoticeLine("interrupted — the turn was stopped"))
             case ev.QueueChanged(queued=queued):

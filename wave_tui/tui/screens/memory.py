@@ -90,6 +90,7 @@ class MemoryScreen(Screen[None]):
         self._shown: str | None = None
         self._refs_checked = False
         self._parts: tuple[Static, Static, Static] | None = None  # stale, missing, body
+        self._provenance: Static | None = None  # who wrote the entry shown (MR5)
 
     @property
     def wave(self) -> WaveApp:
@@ -118,7 +119,10 @@ class MemoryScreen(Screen[None]):
             # and would hide what the file really holds.
             body = Static("", markup=False, id="preview-body")
             scroll = VerticalScroll(body, id="preview-scroll")
-            self.query_one("#memory-preview", Vertical).mount(stale, missing, scroll)
+            self._provenance = Static("", markup=False, id="preview-provenance")
+            self._provenance.display = False
+            preview = self.query_one("#memory-preview", Vertical)
+            preview.mount(self._provenance, stale, missing, scroll)
             self._parts = (stale, missing, body)
         return self._parts
 
@@ -195,8 +199,20 @@ class MemoryScreen(Screen[None]):
         noun = "entry" if total == 1 else "entries"
         summary = f"{len(filtered)} of {total} {noun}" if needle.strip() else f"{total} {noun}"
         self.query_one("#memory-summary", Static).update(
-            Content.assemble(summary, (f"  ·  {stale} stale", "$warning") if stale else "")
+            Content.assemble(
+                summary,
+                (f"  ·  {stale} stale", "$warning") if stale else "",
+                (f"  ·  {self._writes_label()}", "$text-muted"),
+            )
         )
+
+    # req: MR1
+    def _writes_label(self) -> str:
+        """The `autoMemoryWrites` mode in force, as `wave memory mode` names it."""
+        settings = self.wave.session.settings.current()
+        if not settings.auto_memory_enabled:
+            return "auto memory off"
+        return f"memory writes: {settings.auto_memory_writes}"
 
     # -- selection and preview -------------------------------------------------------------------
     def selected(self) -> MemoryEntry | None:
@@ -249,6 +265,19 @@ class MemoryScreen(Screen[None]):
         missing.display = note is not None
         missing.update(note or "")
         body.update(preview_body(entry))
+        self.run_worker(
+            self._show_provenance(entry), group="provenance", exclusive=True, exit_on_error=False
+        )
+
+    # req: MR5
+    async def _show_provenance(self, entry: MemoryEntry) -> None:
+        """Who wrote the entry, its citations as they check now and its loads: read off the
+        UI thread, shown under the heading once known."""
+        lines = await self.wave.session.memory.provenance_lines(entry)
+        if self._provenance is None or self._shown != entry.id:
+            return
+        self._provenance.update("\n".join(lines))
+        self._provenance.display = True
 
     def _activation(self, entry: MemoryEntry) -> str | None:
         """For a conditional rule loaded in this session: the file and pattern that loaded it."""

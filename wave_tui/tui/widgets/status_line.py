@@ -25,6 +25,7 @@ class StatusInfo:
     auto_memory: bool = True
     frequency: int = 1
     turns_until_next: int | None = None
+    memory_writes: str = "auto"  # autoMemoryWrites: auto | review | off
     busy: bool = False
     background: str | None = None  # what runs in the background (extraction...), None when idle
     context_window: int | None = None
@@ -126,7 +127,9 @@ class StatusLine(Static):
             parts += [sep, ctx]
         if info.cache_percent is not None and not narrow:
             parts += [sep, f"cache {info.cache_percent}%"]
-        label = auto_memory_label(info.auto_memory, info.frequency, info.turns_until_next)
+        label = auto_memory_label(
+            info.auto_memory, info.frequency, info.turns_until_next, info.memory_writes
+        )
         if narrow:
             label = label.replace("auto memory", "mem")
         parts += [sep, (label, "" if info.auto_memory else "$text-muted")]
