@@ -177,3 +177,28 @@ async def test_write_mode_asks_before_a_write_a_path_rule_covers(
     assert 'the rule: "Every handler validates its input. (applies to src/api/**)"' in reason
     first_check = next(r.body for r in model_server.requests if is_check(r.body))
     assert "src/api/h.py" in first_check["messages"][-1]["content"]
+
+
+def test_a_violation_is_a_rule_violation_telemetry_event(
+    model_server: ModelServer, project: Path, isolated_home: Path
+) -> None:
+    user_settings(ruleCheck="turn", autoMemoryEnabled=False)
+    (project / "AGENTS.md").write_text(AGENTS)
+    push_turn(model_server)
+    model_server.enqueue(text(json.dumps(VERDICT)), when=is_check)
+    proc = run_wave(
+        "-p",
+        "push it",
+        "--allowedTools",
+        "Bash",
+        cwd=project,
+        server=model_server,
+        env={"OTEL_TRACES_EXPORTER": "jsonl"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = (isolated_home / ".wave" / "telemetry.jsonl").read_text().splitlines()
+    found = [json.loads(line) for line in lines if '"rule_violation"' in line]
+    (event,) = [r for r in found if r["name"] == "rule_violation"]
+    assert event["attributes"]["rule_id"] == "project:AGENTS.md#1"
+    assert event["attributes"]["tool_name"] == "Bash"
+    assert event["attributes"]["check"] == "turn"

@@ -296,6 +296,15 @@ MemoryWriteSource = Literal["main", "fork", "user"]
 
 
 @record
+class RuleViolated:
+    """The rule check found a call that breaks a rule in force (`ruleCheck`)."""
+
+    rule_id: str
+    tool: str
+    check: str  # "turn": after the turn; "write": before the call, which then asks
+
+
+@record
 class MemoryChanged:
     """Memory files were written or deleted (by the UI, the agent or the extraction fork)."""
 
@@ -345,6 +354,7 @@ AgentEvent = (
     | CommandAnswered
     | StatusChanged
     | MemoryChanged
+    | RuleViolated
     | ExtractionFinished
 )
 

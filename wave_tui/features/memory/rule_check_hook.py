@@ -9,6 +9,7 @@ import asyncio
 import json
 from collections.abc import Callable
 
+from wave_tui.agent import events as ev
 from wave_tui.agent.extensions import (
     ToolCallInfo,
     TurnContinuation,
@@ -60,8 +61,10 @@ class RuleCheckHook(TurnObserverBase):
         model: Callable[[], str | None],
         session_id: Callable[[], str],
         notify: Callable[[str, str], None],
+        publish: Callable[[ev.AgentEvent], None] = lambda _event: None,
     ) -> None:
         self.paths = paths
+        self.publish = publish
         self.settings = settings
         self.messages = messages
         self.record = record
@@ -117,6 +120,8 @@ class RuleCheckHook(TurnObserverBase):
         await asyncio.to_thread(
             save_violations, self.paths.project_dir, self.session_id(), violations
         )
+        for violation in violations:
+            self.publish(ev.RuleViolated(violation.rule.id, violation.call.tool, "write"))
         said = "; ".join(f'{v.notice()} — the rule: "{v.rule.text}"' for v in violations)
         return HookVerdict("ask", said)
 
@@ -139,6 +144,8 @@ class RuleCheckHook(TurnObserverBase):
 
     def _report(self, violations: list[Violation]) -> None:
         self.found.extend(violations)
+        for violation in violations:
+            self.publish(ev.RuleViolated(violation.rule.id, violation.call.tool, "turn"))
         lines = [v.notice() for v in violations]
         self.notify("rule", "\n".join(lines))
         text = (

@@ -200,6 +200,9 @@ class TelemetryHook(TurnObserverBase, SessionObserverBase):
             for path in event.paths:
                 span = self._extraction if event.source == "fork" else None
                 recorder.memory_write(path, event.source, span)
+        elif isinstance(event, ev.RuleViolated):
+            attributes = {"rule_id": event.rule_id, "tool_name": event.tool, "check": event.check}
+            recorder.event("rule_violation", attributes, recorder.spans.parent())
         elif isinstance(event, ev.PermissionRequested):
             current = recorder.spans.parent()
             if current is not None:
