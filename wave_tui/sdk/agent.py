@@ -25,6 +25,7 @@ from wave_tui.agent.turn_runner import TurnResult
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.settings import EffectiveSettings, SettingsStore
 from wave_tui.config.sources import SettingsLayer
+from wave_tui.features.lsp.config import SETTINGS_KEY as LSP_SERVERS
 from wave_tui.features.user_hooks.engine import UserHooks
 from wave_tui.llm.types import Usage
 from wave_tui.permissions.policy import PermissionAnswer, PermissionReply
@@ -49,8 +50,20 @@ class _ProgramSettings(SettingsStore):
         super().__init__(paths, environ)
         self._layer = SettingsLayer(paths.project_root / "<Agent.create options>", "user", layer)
 
+    # req: SX2
     def layers(self) -> list[SettingsLayer]:
-        return [*super().layers(), self._layer]
+        files = super().layers()
+        if LSP_SERVERS in self._layer.data:
+            # 004: the program's `lsp_servers` override the files' servers, not join them.
+            files = [_without(layer, LSP_SERVERS) for layer in files]
+        return [*files, self._layer]
+
+
+def _without(layer: SettingsLayer, key: str) -> SettingsLayer:
+    if key not in layer.data:
+        return layer
+    data = {k: v for k, v in layer.data.items() if k != key}
+    return SettingsLayer(layer.path, layer.scope, data)
 
 
 class _Language(ContextSourceBase):
@@ -140,12 +153,16 @@ class Agent(AgentQueue, AgentWorkflows):
             worktree=checked.worktree,
             # 004: `mcp_servers` overrides the project's `.mcp.json`.
             read_mcp_json=checked.mcp_servers is None,
+            subagent_headers=checked.subagent_headers,
+            new_worktree=checked.is_new_worktree,
         )
         layer: dict[str, Any] = {}
         if checked.hooks is not None:
             layer["hooks"] = dict(checked.hooks)
         if checked.mcp_servers is not None:
             layer["mcpServers"] = dict(checked.mcp_servers)
+        if checked.lsp_servers is not None:
+            layer[LSP_SERVERS] = dict(checked.lsp_servers)
         store = _ProgramSettings(WavePaths.for_workdir(checked.workdir), checked.environ, layer)
         holder: list[Agent] = []
 
@@ -157,6 +174,7 @@ class Agent(AgentQueue, AgentWorkflows):
         assert service is not None  # create_session always has its agent
         if checked.system_prompt is not None:
             service.requests.static_prompt = checked.system_prompt
+        service.gateway.streaming = checked.stream
         service.tools.extend(checked.custom_tools)
         if checked.language is not None:
             service.add_extension(_Language(checked.language))

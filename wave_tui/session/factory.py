@@ -83,6 +83,7 @@ def create_service_with_extensions(
             model=lambda: service.model,
             session_id=lambda: service.session_id,
             notify=service.notify,
+            publish=service.publish,
         )
     )
     service.add_extension(DuplicateNoteHook(service.paths))

@@ -1,8 +1,10 @@
 """What of a project waits for the user's trust: its guarded settings keys (endpoint, telemetry,
-variables that run code), its hooks, MCP and language servers.
+variables that run code), the keys that widen what runs unasked, its hooks, MCP and language
+servers.
 
-The app asks once per set (`config/trust.py`); `wave -p` runs the project's code (the invoker
-trusts it) but applies guarded settings keys only once trusted (`config/project_guard.py`).
+The app asks once per set (`config/trust.py`); `wave -p` runs the project's code and applies its
+widening keys (the invoker trusts them) but applies guarded settings keys only once trusted
+(`config/project_guard.py`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from wave_tui.agent.service import AgentService
 from wave_tui.config.trust import TrustRequested, TrustStore
 from wave_tui.features.mcp.wiring import mcp_of
 from wave_tui.features.user_hooks import UserHooks
+from wave_tui.features.workflows.wiring import workflows_of
 
 if TYPE_CHECKING:
     from wave_tui.features.lsp.wiring import LspWiring
@@ -37,18 +40,20 @@ def trust_requests(service: AgentService) -> list[TrustRequested]:  # req: HK10
     """Each set that needs trust before it runs: the project's guarded settings keys, its
     hooks, MCP servers and language servers."""
     hooks, mcp, lsp = _hooks_of(service), mcp_of(service), _lsp_of(service)
+    workflows = workflows_of(service)
     requests = [
-        service.store.settings_trust_needed(),
+        *service.store.trust_needed(),
         hooks.trust_needed() if hooks is not None else None,
         mcp.trust_needed() if mcp is not None else None,
         lsp.trust_needed() if lsp is not None else None,
+        workflows.trust_needed() if workflows is not None else None,
     ]
     return [r for r in requests if r is not None]
 
 
 async def grant_trust(service: AgentService, request: TrustRequested) -> None:  # req: MC6
     """The user trusted `request`: remember it; the hooks run / the servers start from now."""
-    if request.kind == "settings":
+    if request.kind in ("settings", "permissions"):
         await _trust_settings(service, request)
     elif request.kind == "hooks":
         hooks = _hooks_of(service)
@@ -62,11 +67,16 @@ async def grant_trust(service: AgentService, request: TrustRequested) -> None:  
         lsp = _lsp_of(service)
         if lsp is not None:
             await lsp.grant_trust(request)
+    elif request.kind == "workflows":
+        workflows = workflows_of(service)
+        if workflows is not None:
+            await workflows.grant_trust(request)
 
 
 # req: HR12
 async def _trust_settings(service: AgentService, request: TrustRequested) -> None:
-    """The user trusted the project's guarded settings keys: they apply from the next read."""
+    """The user trusted the project's guarded or widening settings keys: they apply from the
+    next read."""
     trust = TrustStore(service.paths.trust_file)
     await asyncio.to_thread(trust.record, request)
     await asyncio.to_thread(service.store.refresh)

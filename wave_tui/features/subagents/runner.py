@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.commands import CommandRegistry, parse_command
@@ -49,6 +49,7 @@ from wave_tui.features.subagents.definitions import (
 from wave_tui.llm.types import Message, Usage
 from wave_tui.permissions.hook_verdict import HookVerdict
 from wave_tui.permissions.policy import PermissionMode, PermissionPolicy
+from wave_tui.permissions.rules import PermissionRule, RuleSet
 from wave_tui.tools.base import ToolContexts
 
 if TYPE_CHECKING:
@@ -80,6 +81,29 @@ def child_policy(parent: PermissionPolicy, definition: SubagentDefinition) -> Pe
     policy = copy.copy(parent)
     policy.mode = child_mode(parent.mode, definition)
     return policy
+
+
+class GrantedRules(RuleSet):
+    """The parent's rules and grants (a grant made in the child is the parent's too) plus
+    `extra` allow rules for this child alone."""
+
+    def __init__(self, parent: RuleSet, extra: Sequence[PermissionRule]) -> None:
+        # No RuleSet state of its own: every list below is the parent's.
+        self._parent = parent
+        self._extra = tuple(extra)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._parent, name)  # `allow`, `deny`, `session`
+
+    def replace(self, allow: Sequence[str], deny: Sequence[str]) -> None:
+        self._parent.replace(allow, deny)
+
+    def grant(self, rules: Sequence[PermissionRule]) -> None:
+        self._parent.grant(rules)
+
+    def allowing(self) -> Iterator[PermissionRule]:
+        yield from self._parent.allowing()
+        yield from self._extra
 
 
 class _SubagentRequests(RequestBuilder):
@@ -200,8 +224,10 @@ class SubagentLoopRunner:
         description: str,
         on_progress: Callable[[str], None] | None = None,
         on_tokens: Callable[[int], None] | None = None,
+        grants: Sequence[PermissionRule] = (),
     ) -> str:
-        """`on_tokens` gets each model request's total tokens (a workflow run records them)."""
+        """`on_tokens` gets each model request's total tokens (a workflow run records them);
+        `grants` allow more for this child only (what the user allowed a workflow run)."""
         service = self.service
         agent_id = new_agent_id()
 
@@ -238,10 +264,16 @@ class SubagentLoopRunner:
         tools = tools_for(definition, service.all_tools())
         extensions = self._extensions()
         policy = child_policy(service.policy, definition)
+        if grants:
+            policy.rules = GrantedRules(policy.rules, grants)
 
+        headers = (service.options.subagent_headers or {}).get(definition.name)
+
+        # req: SX2
         def target() -> ModelTarget:
             parent = service.gateway.target(service.settings, service.model)
-            return ModelTarget(model, parent.client, parent.key)
+            client = parent.client if not headers else parent.client.with_headers(headers)
+            return ModelTarget(model, client, parent.key)
 
         pipeline = ToolPipeline(
             policy=policy,
