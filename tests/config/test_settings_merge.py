@@ -81,7 +81,7 @@ def test_defaults_when_no_file_exists(paths: WavePaths) -> None:
 def test_unknown_keys_are_kept_as_extras(paths: WavePaths, write_settings: WriteSettings) -> None:
     write_settings(
         paths.user_settings,
-        {"statusLine": {"type": "command"}, "hooks": {"Stop": [1]}, "enableExec": False},
+        {"statusLine": {"type": "command"}, "hooks": {"Stop": [1]}, "spinnerTipsEnabled": False},
     )
     write_settings(paths.project_settings, {"statusLine": {"padding": 2}, "hooks": {"Pre": [2]}})
 
@@ -89,7 +89,7 @@ def test_unknown_keys_are_kept_as_extras(paths: WavePaths, write_settings: Write
 
     assert settings.extras == {
         "statusLine": {"type": "command", "padding": 2},
-        "enableExec": False,
+        "spinnerTipsEnabled": False,
     }
     assert settings.hooks == {"Stop": [1], "Pre": [2]}
     assert settings.problems == (  # kept, but named: wave-tui has neither feature
