@@ -93,7 +93,7 @@ def test_unknown_keys_are_kept_as_extras(paths: WavePaths, write_settings: Write
     }
     assert settings.hooks == {"Stop": [1], "Pre": [2]}
     assert settings.problems == (  # kept, but named: wave-tui has neither feature
-        "~/.wave/settings.json: unknown keys statusLine, enableExec; ignored",
+        "~/.wave/settings.json: unknown keys statusLine, spinnerTipsEnabled; ignored",
         ".wave/settings.json: unknown key statusLine; ignored",
     )
 
