@@ -11,6 +11,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 BEGIN = "<!-- layers: generated from pyproject.toml by `python -m tests.test_layers_doc` -->"
 END = "<!-- /layers -->"
@@ -22,9 +24,7 @@ COPIES = ("ARCHITECTURE.md", "AGENTS.md")
 def layers() -> list[list[str]]:
     """Top to bottom; each entry one layer, siblings (`tui | acp`) side by side."""
     data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    (contract,) = [
-        c for c in data["tool"]["importlinter"]["contracts"] if c["type"] == "layers"
-    ]
+    (contract,) = [c for c in data["tool"]["importlinter"]["contracts"] if c["type"] == "layers"]
     return [
         [name.strip(" ()").removeprefix("wave_tui.") for name in entry.split("|")]
         for entry in contract["layers"]
@@ -55,6 +55,7 @@ def rendered(name: str, text: str) -> str:
     return BLOCK.sub(lambda _m: f"{BEGIN}\n{body}\n{END}", text)
 
 
+@pytest.mark.req("CB2")
 def test_every_copy_of_the_layer_list_is_generated_from_pyproject() -> None:
     for name in COPIES:
         text = (ROOT / name).read_text(encoding="utf-8")
@@ -64,10 +65,22 @@ def test_every_copy_of_the_layer_list_is_generated_from_pyproject() -> None:
         )
 
 
+@pytest.mark.req("CB2")
 def test_every_layer_of_the_package_is_in_the_contract() -> None:
     named = {name for layer in layers() for name in layer}
     packages = {p.parent.name for p in (ROOT / "wave_tui").glob("*/__init__.py")}
     assert packages == named
+
+
+@pytest.mark.req("CB2")
+def test_the_lazy_export_table_has_one_home() -> None:
+    """The three public faces that load their names on first use share one `__getattr__`."""
+    faces = ("__init__.py", "session/facade.py", "session/types.py")
+    for face in faces:
+        tree = ast.parse((ROOT / "wave_tui" / face).read_text(encoding="utf-8"))
+        own = [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
+        assert "__getattr__" not in own, face
+        assert "lazy_getattr(" in ast.unparse(tree), face
 
 
 if __name__ == "__main__":

@@ -2,12 +2,14 @@
 
 The public Python surface is `__all__` (the SDK, `docs/sdk.md`); every other module may change.
 The names load on first use (module `__getattr__`), so `import wave_tui` and `wave --version`
-import nothing more than this file, and the SDK never imports Textual.
+import nothing more than this file and the lazy-export helper, and the SDK never imports Textual.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from wave_tui.config.lazy_exports import lazy_getattr
 
 __version__ = "0.1.0"
 
@@ -81,9 +83,11 @@ if TYPE_CHECKING:
         is_git_repository,
         resolve_git_dir,
     )
+    from wave_tui.sdk.workflows import WorkflowRunInfo
 
 # req: SD1
 _PUBLIC = {
+    "WorkflowRunInfo": "wave_tui.sdk.workflows",
     "Agent": "wave_tui.sdk.agent",
     "AgentDestroyed": "wave_tui.agent.turn_queue",
     "tool": "wave_tui.sdk.custom_tools",
@@ -204,6 +208,7 @@ __all__ = [
     "ToolUse",
     "TurnEnd",
     "Usage",
+    "WorkflowRunInfo",
     "__version__",
     "delete_session",
     "file_search",
@@ -224,15 +229,7 @@ __all__ = [
 
 
 # req: SX11
-def __getattr__(name: str) -> Any:
-    module = _PUBLIC.get(name)
-    if module is None:
-        raise AttributeError(f"module 'wave_tui' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _PUBLIC, globals())
 
 
 def __dir__() -> list[str]:

@@ -58,6 +58,7 @@ from wave_tui import (
     ToolUse,
     TurnEnd,
     Usage,
+    WorkflowRunInfo,
     __version__,
     delete_session,
     file_search,
@@ -230,6 +231,10 @@ async def main(workdir: Path) -> None:
         print(
             tasks, await agent.kill_background_shell("b1"), await agent.stop_background_task("b1")
         )
+
+        # Workflow runs.
+        runs: list[WorkflowRunInfo] = await agent.get_workflow_runs()
+        print(runs, agent.get_workflow_run("w1"), await agent.stop_workflow_run("w1"))
 
         # Foreground work a program can move to the background.
         async def to_background() -> None:

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 
+# req: CB2
 def lazy_getattr(
     module: str, homes: Mapping[str, str], namespace: dict[str, Any]
 ) -> Callable[[str], Any]:

@@ -7,13 +7,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wave_tui.agent import events as ev
 from wave_tui.config.settings import EffectiveSettings
 from wave_tui.config.trust import NOT_TRUSTED_YET, TrustRequested, TrustStore
 from wave_tui.features.workflows.discovery import NEEDS_TRUST, WorkflowDef, trust_items
-from wave_tui.features.workflows.engine import AgentStarter, RunDriver
 from wave_tui.features.workflows.notices import run_summary, workflow_notification
 from wave_tui.features.workflows.runs import WorkflowRun, WorkflowRuns
 from wave_tui.llm.types import Message
@@ -21,6 +20,9 @@ from wave_tui.permissions.policy import Ask, PermissionAnswer, PermissionMode
 from wave_tui.permissions.rules import PermissionRule
 from wave_tui.permissions.tool_table import WORKFLOW
 from wave_tui.tools.base import Tool, ToolError
+
+if TYPE_CHECKING:
+    from wave_tui.features.workflows.engine import AgentStarter, RunDriver
 
 
 class WorkflowNotFound(ToolError):
@@ -125,6 +127,9 @@ class WorkflowsFeature:
     ) -> WorkflowRun:
         run = self.runs.new(workflow.name, args, background)
         budget = self._settings().workflows
+        # The engine (and QuickJS) load with the first run, never with the session.
+        from wave_tui.features.workflows.engine import RunDriver
+
         driver = RunDriver(run, self.runs, self._start_agent, budget, grants)
         task = asyncio.get_running_loop().create_task(self._drive(driver, workflow))
         self.runs.attach(run, task)
