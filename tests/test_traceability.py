@@ -425,7 +425,6 @@ PENDING: frozenset[str] = frozenset(
         "DM3",
         "DM4",
         "CB1",
-        "CB2",
         "CB3",
         "CB4",
         "CB5",
