@@ -256,6 +256,7 @@ def test_help_lists_every_command_with_its_description(project: Path) -> None:
     expected += [(usage_line(p), text) for p, text in sessions_parsers()]
     expected.append((usage_line(mcp_parser()), "MCP servers: list, get, add"))
     expected.append(("wave plugin [--workdir WORKDIR] ACTION ...", "install, enable and update"))
+    expected.append(("wave daemon COMMAND ...", "background sessions: create, send, status"))
     assert len(commands) == len(expected)
     for line, (usage, description) in zip(commands, expected, strict=True):
         assert line.startswith(f"  {usage} ") and description in " ".join(line.split()), line

@@ -315,7 +315,7 @@ def _exit_now(code: int) -> None:
 # req: CV7
 def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if _is_headless(argv) or argv[:1] in (["memory"], ["context"]):
+    if _is_headless(argv) or argv[:1] in (["memory"], ["context"], ["daemon"]):
         # Text from the model, tools and files reaches the terminal only neutralised; the app
         # neutralises what it shows itself.
         from wave_tui.config.terminal_text import neutralised_streams

@@ -1,9 +1,11 @@
-"""The skills wave ships: `/simplify`, `/code-review [effort]`, `/settings` (004 §12, §14).
+"""The skills wave ships: `/simplify`, `/code-review [effort]`, `/settings`, `/wave-daemon`
+(004 §12, §14).
 
 They are ordinary `SKILL.md` files in `builtin_skills/`, loaded after every user and project
 skill root, so a skill of the same name in `.wave/skills`, `.claude/skills` or the user's folder
 replaces one. What a file cannot know is filled in here: the session's settings paths and keys
-(`/settings`), and the reviewers and confidence threshold of the effort level (`/code-review`).
+(`/settings`), the reviewers and confidence threshold of the effort level (`/code-review`), and
+how the shell runs this wave (`/wave-daemon`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ BUILTIN_SKILLS_DIR = Path(__file__).with_name("builtin_skills")
 BUILTIN_SCOPE = "built-in"
 CODE_REVIEW = "code-review"
 SETTINGS = "settings"
+DAEMON_SKILL = "wave-daemon"
 EFFORT = "{{EFFORT}}"
 DEFAULT_EFFORT = "medium"
 _REVIEWERS = ("Bug scan", "AGENTS.md audit", "Git history", "Reuse and quality", "Efficiency")
@@ -72,11 +75,28 @@ def settings_keys() -> str:
     )
 
 
+# req: DM4
+def wave_command() -> str:
+    """How the model's shell runs this wave (`/wave-daemon`): `wave` when that is the one on
+    PATH, else this interpreter with `-m wave_tui` (a virtualenv that is not activated)."""
+    import shlex
+    import shutil
+    import sys
+
+    found = shutil.which("wave")
+    mine = Path(sys.executable).with_name("wave")
+    if found is not None and Path(found).resolve() == mine.resolve():
+        return "wave"
+    return f"{shlex.quote(sys.executable)} -m wave_tui"
+
+
 # req: SK3
 def fill_builtin(name: str, body: str, paths: WavePaths) -> str:
     """A built-in skill's body with what only the session knows filled in (at load); the
     settings key table waits for the skill's run (`builtin_arguments`): building it reads the
     whole schema, and most sessions never run /settings."""
+    if name == DAEMON_SKILL:
+        return body.replace("{{WAVE}}", wave_command())
     if name != SETTINGS:
         return body
     return (
