@@ -100,3 +100,31 @@ async def test_the_kept_catalog_shows_a_fork_write(
         app.post_message(AgentEventPosted(ev.ExtractionFinished(written=("from_fork.md",))))
         await wait_until(pilot, lambda: "auto:from_fork.md" in table.keys)
         assert "auto:from_fork.md" in table.keys
+
+
+@pytest.mark.req("FH10")
+async def test_the_cursor_steps_over_group_headings() -> None:
+    """↓ from a group's last entry lands on the next group's first entry, ↑ back: a heading
+    never takes the cursor (three ↓ once reached the first match of a filter)."""
+    labels = ["A (2)", "a1", "a2", "B (1)", "b1"]
+    keys = ["group:a", "a1", "a2", "group:b", "b1"]
+    rows = [ListRow(k, (t,), k.startswith("group:")) for k, t in zip(keys, labels, strict=True)]
+
+    class Groups(App[None]):
+        def compose(self) -> ComposeResult:
+            yield RowList([Column("title", "Title", 20, flex=True)])
+
+        def on_mount(self) -> None:
+            self.query_one(RowList).set_rows(rows)
+
+    app = Groups()
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        table = app.query_one(RowList)
+        table.focus()
+        assert table.cursor_key == "a1"
+        seen = []
+        for key in ("down", "down", "down", "up", "up", "up"):
+            await pilot.press(key)
+            seen.append(table.cursor_key)
+        assert seen == ["a2", "b1", "b1", "a2", "a1", "a1"]

@@ -34,6 +34,7 @@ from wave_tui.agent.extensions import (
     ToolCallInfo,
     ToolOutcome,
 )
+from wave_tui.agent.prompts import ABORTED_TOOL_RESULT
 from wave_tui.config.records import record
 from wave_tui.llm.types import Message, ToolCall
 from wave_tui.permissions.call_facts import AnalysedUse
@@ -45,6 +46,7 @@ from wave_tui.tools.base import Tool, ToolContexts, ToolResult, ValidatesFirst, 
 CONCURRENT_TOOLS = frozenset({AGENT})  # consecutive calls of these in one reply run at once
 # Kept with a tool message (never sent): a restored chat shows what the live one showed.
 SUMMARY_META = "summary"
+INTERRUPTED_SUMMARY = "interrupted"  # what a call closed by an interruption shows
 DIFF_META = "diff"
 __all__ = [
     "Ask",
@@ -87,9 +89,13 @@ class StoredToolResult:
     is_error: bool
 
 
+# req: FH10
 def stored_tool_result(message: Message) -> StoredToolResult:
     """The summary and diff the live run showed; a transcript from before they were kept gives
     an error's first line (as an error result's summary is), else no summary."""
+    if SUMMARY_META not in message.meta and message.content == ABORTED_TOOL_RESULT:
+        # The call that an interruption closed: its result was never the tool's own.
+        return StoredToolResult(INTERRUPTED_SUMMARY, "", True)
     is_error = bool(message.meta.get("isError"))
     summary = message.meta.get(SUMMARY_META)
     if not isinstance(summary, str):

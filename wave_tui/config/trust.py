@@ -19,7 +19,9 @@ from typing import Any, Literal
 from wave_tui.config.fileio import atomic_write_text, file_lock
 from wave_tui.config.records import record
 
-TrustKind = Literal["hooks", "mcp", "commands", "lsp", "settings", "permissions", "workflows"]
+TrustKind = Literal[
+    "hooks", "mcp", "commands", "lsp", "settings", "permissions", "workflows", "imports"
+]
 TrustMode = Literal["ask", "invoker"]  # app: ask once per set; `wave -p`: the invoker trusts
 # Every notice of project code held back for trust says this: once the user trusts, the app
 # finds those lines in the chat and says the code runs now.

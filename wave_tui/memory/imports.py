@@ -7,9 +7,11 @@ too-deep chain keeps its line as written and is reported in one line per top-lev
 fatal, and the rest of the file still loads.
 
 An import is confined by its real path to the repository (or the project) and `~/.wave`, and
-in `~/.wave` to Markdown (its settings, tokens and trust records are not memory). A committed
-`@~/.ssh/id_rsa`, `@../../secret` or a link pointing out is not loaded, so a repository cannot
-send the user's files to the model. One top-level file loads at most `MAX_IMPORTED_FILES` files and
+in `~/.wave` to Markdown (its settings, tokens and trust records are not memory). A file from
+elsewhere (`@~/team/shared.md`) loads once the user approved the project's outside imports (asked
+once per project, with the trust prompt; the user's own memory files need no approval); a
+secret-looking file (`~/.ssh/…`, `*.pem`, `.env*`, key files) never loads, so a repository cannot
+send the user's keys to the model. One top-level file loads at most `MAX_IMPORTED_FILES` files and
 `MAX_IMPORTED_BYTES` bytes in all (a fan-out of 20 × 5 levels would otherwise be millions).
 """
 
@@ -21,14 +23,26 @@ from pathlib import Path
 
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
+from wave_tui.config.trust import NOT_TRUSTED_YET, TrustRequested, TrustStore, fingerprint
 from wave_tui.files.real_paths import is_inside
 from wave_tui.memory.agents_md import Warn, read_memory_text
+from wave_tui.memory.html_comments import strip_html_comments
 
 MAX_IMPORT_HOPS = 5
 MAX_IMPORTED_FILES = 64
 MAX_IMPORTED_BYTES = 512 * 1024
 _IMPORT_LINE_RE = re.compile(r"^[ \t]{0,3}(?:[-*+][ \t]+)?@(?P<target>[^\s`@][^\s`]*)[ \t]*$")
 _FENCE_RE = re.compile(r"^ {0,3}(```|~~~)")
+# The project's approval of outside imports is one answer, not one per file (Claude Code's
+# external-import approval): the trust record fingerprints this single item.
+OUTSIDE_IMPORTS = "memory imports from outside the project"
+_SECRET_FOLDERS = frozenset(
+    {".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store"}
+)
+_SECRET_SUFFIXES = frozenset({".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".kdbx", ".asc"})
+_SECRET_NAMES = re.compile(
+    r"^(\.env.*|id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.*credentials.*|\.netrc|\.pgpass)$", re.I
+)
 
 
 # req: MX3
@@ -46,6 +60,8 @@ class ExpandedMemory:
     problems: list[str] = field(default_factory=list)  # "docs/x.md (missing)", …
     paths: WavePaths | None = None  # where imports may come from (`import_allowed`)
     loaded_bytes: int = 0
+    outside_allowed: bool = False  # the user's own file, or the project approved outside imports
+    outside: list[Path] = field(default_factory=list)  # outside imports held for the approval
 
     def problem_line(self, shown: str) -> str | None:
         """One line naming every import that did not load, or None."""
@@ -81,11 +97,49 @@ def import_allowed(real: Path, paths: WavePaths) -> bool:
     return is_inside(real, paths.repo_top or paths.project_root)
 
 
+# req: FH10
+def is_secret_looking(real: Path) -> bool:
+    """A file no memory import loads, approved or not: keys, credentials, `.env` files."""
+    if any(part in _SECRET_FOLDERS for part in real.parts[:-1]):
+        return True
+    return real.suffix.lower() in _SECRET_SUFFIXES or bool(_SECRET_NAMES.match(real.name))
+
+
+# req: FH10
+def outside_imports_approved(paths: WavePaths) -> bool:
+    """Whether the user approved this project's memory imports from outside it."""
+    store = TrustStore(paths.trust_file)
+    return store.is_trusted(paths.project_root, "imports", (OUTSIDE_IMPORTS,))
+
+
+# req: FH10
+def outside_imports_request(
+    memory_files: list[Path], paths: WavePaths, warn: Warn | None = None
+) -> TrustRequested | None:
+    """What to ask the user when the project's memory files import files from outside it and
+    the project has no approval yet: the files, as they are named (secret-looking ones are not
+    asked about: they never load)."""
+    if outside_imports_approved(paths):
+        return None
+    found: list[Path] = []
+    for file in memory_files:
+        text = read_memory_text(file, warn)
+        if text:
+            found.extend(expand_imports(file, strip_html_comments(text), paths, warn).outside)
+    if not found:
+        return None
+    items = tuple(sorted({str(f) for f in found}))
+    project = paths.project_root.resolve()
+    return TrustRequested(project, "imports", items, fingerprint((OUTSIDE_IMPORTS,)))
+
+
 def expand_imports(
     path: Path, text: str, paths: WavePaths, warn: Warn | None = None
 ) -> ExpandedMemory:
     """The file's text with each import line replaced by the imported file's (expanded) text."""
     result = ExpandedMemory(text="", paths=paths)
+    own = is_inside(_real(path), paths.wave_home)  # the user's memory imports what it names
+    result.outside_allowed = own or outside_imports_approved(paths)
     result.text = _expand(path, text, paths.home, [_real(path)], result, warn)
     return result
 
@@ -131,8 +185,9 @@ def _load_one(
     if len(stack) > MAX_IMPORT_HOPS:
         result.problems.append(f"{target} (more than {MAX_IMPORT_HOPS} hops)")
         return None
-    if result.paths is not None and not import_allowed(real, result.paths):
-        result.problems.append(f"{target} (outside the project)")
+    refused = _refusal(real, result)
+    if refused is not None:
+        result.problems.append(f"{target} ({refused})")
         return None
     if len(result.imported) >= MAX_IMPORTED_FILES:
         result.problems.append(f"{target} (more than {MAX_IMPORTED_FILES} imported files)")
@@ -153,3 +208,19 @@ def _load_one(
     result.loaded_bytes += size
     result.imported.append(ImportedFile(file, importer, len(stack)))
     return _expand(file, content, home, [*stack, real], result, warn)
+
+
+# req: FH10
+def _refusal(real: Path, result: ExpandedMemory) -> str | None:
+    """Why a file may not be imported now, or None."""
+    paths = result.paths
+    if paths is None or import_allowed(real, paths):
+        return None
+    if is_inside(real, paths.wave_home):
+        return "outside the project"  # ~/.wave's settings, tokens and trust records
+    if is_secret_looking(real):
+        return "outside the project: a secret-looking file, never imported"
+    if result.outside_allowed:
+        return None
+    result.outside.append(real)
+    return f"outside the project: {NOT_TRUSTED_YET}"

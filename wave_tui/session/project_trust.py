@@ -18,6 +18,8 @@ from wave_tui.config.trust import TrustRequested, TrustStore
 from wave_tui.features.mcp.wiring import mcp_of
 from wave_tui.features.user_hooks import UserHooks
 from wave_tui.features.workflows.wiring import workflows_of
+from wave_tui.memory.agents_md import project_memory_files
+from wave_tui.memory.imports import outside_imports_request
 
 if TYPE_CHECKING:
     from wave_tui.features.lsp.wiring import LspWiring
@@ -36,6 +38,17 @@ def _lsp_of(service: AgentService) -> LspWiring | None:
     return lsp_of(service)
 
 
+# req: FH10
+def _outside_imports(service: AgentService) -> TrustRequested | None:
+    """The project's memory files importing files from outside it, once per project."""
+    paths = service.paths
+    return outside_imports_request(project_memory_files(paths, _quiet), paths, _quiet)
+
+
+def _quiet(_line: str) -> None:
+    """The turn's memory loading tells of these files' problems; asking tells nothing."""
+
+
 def trust_requests(service: AgentService) -> list[TrustRequested]:  # req: HK10
     """Each set that needs trust before it runs: the project's guarded settings keys, its
     hooks, MCP servers and language servers."""
@@ -47,13 +60,16 @@ def trust_requests(service: AgentService) -> list[TrustRequested]:  # req: HK10
         mcp.trust_needed() if mcp is not None else None,
         lsp.trust_needed() if lsp is not None else None,
         workflows.trust_needed() if workflows is not None else None,
+        _outside_imports(service),
     ]
     return [r for r in requests if r is not None]
 
 
 async def grant_trust(service: AgentService, request: TrustRequested) -> None:  # req: MC6
     """The user trusted `request`: remember it; the hooks run / the servers start from now."""
-    if request.kind in ("settings", "permissions"):
+    if request.kind == "imports":  # read again from the next request on
+        await asyncio.to_thread(TrustStore(service.paths.trust_file).record, request)
+    elif request.kind in ("settings", "permissions"):
         await _trust_settings(service, request)
     elif request.kind == "hooks":
         hooks = _hooks_of(service)

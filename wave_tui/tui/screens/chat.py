@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, cast
 
+from rich.cells import cell_len
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -63,9 +65,28 @@ or put them in `~/.wave/settings.json` (picked up without a restart):
 
 KEPT_ON_CLEAR = frozenset({"first-run", "settings-problems"})
 QUEUE_LINES = 5  # the queue panel's max-height (chat.tcss)
-PROMPT_PLACEHOLDER = (
-    "Message wave  ·  Shift+Enter newline  ·  !cmd shell  ·  @file attach  ·  # saves a memory"
+PROMPT_HINTS = (
+    "Message wave",
+    "Shift+Enter newline",
+    "!cmd shell",
+    "@file attach",
+    "# saves a memory",
 )
+HINT_SEPARATOR = "  ·  "
+PROMPT_PLACEHOLDER = HINT_SEPARATOR.join(PROMPT_HINTS)
+
+
+# req: FH10
+def prompt_placeholder(width: int) -> str:
+    """The input's hints that fit whole in `width` cells, in order (a narrow terminal cut the
+    last one to a lone `#`)."""
+    shown = PROMPT_HINTS[0]
+    for hint in PROMPT_HINTS[1:]:
+        longer = shown + HINT_SEPARATOR + hint
+        if cell_len(longer) > width:
+            break
+        shown = longer
+    return shown
 
 
 PROMPT_RETURNED = "not sent: the message is back in the input"
@@ -114,6 +135,15 @@ class ChatScreen(Screen[None]):
         yield CommandPopup(id="command-popup")
         yield HistoryInput(placeholder=PROMPT_PLACEHOLDER, id="prompt")
         yield Footer()
+
+    def on_resize(self, _event: events.Resize) -> None:
+        self.call_after_refresh(self._fit_placeholder)
+
+    def _fit_placeholder(self) -> None:
+        for prompt in self.query("#prompt").results(HistoryInput):  # none once closing
+            width = prompt.content_size.width - 1  # the cursor's cell at the end
+            if width > 0:
+                prompt.placeholder = prompt_placeholder(width)
 
     async def on_mount(self) -> None:
         self.query_one("#queue").display = False

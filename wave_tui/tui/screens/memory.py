@@ -49,7 +49,8 @@ TITLE_WIDTH = 24
 COLUMNS = (
     Column("title", "Title", TITLE_WIDTH, flex=True),
     Column("type", "Type", 10, optional=True),
-    Column("scope", "Scope", 7, optional=True),
+    # Scope (project, user, auto, rule) says where an entry lives: Type gives way first.
+    Column("scope", "Scope", 7, optional=True, keep=1),
     Column("age", "Age", 5),
     Column("flag", "", 8),
 )

@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from wave_tui.session.types import TrustRequested
+from wave_tui.tui.typed_ahead import AnswersByKey
 from wave_tui.tui.widgets.footer import Footer
 
 KIND_TITLES = {
@@ -22,6 +23,7 @@ KIND_TITLES = {
     "commands": "Custom commands (their allowed-tools)",
     "settings": "Settings (endpoint, credentials, telemetry, variables that run code)",
     "permissions": "Permissions (allow rules, starting mode, sandbox: run without asking)",
+    "imports": "Memory imports from outside the project (sent to the model)",
 }
 
 
@@ -32,6 +34,7 @@ TRUSTED_NAMES = {
     "lsp": "project language servers",
     "settings": "project settings",
     "permissions": "project permissions",
+    "imports": "memory imports from outside the project",
 }
 
 
@@ -42,7 +45,11 @@ def trusted_notice(requests: Sequence[TrustRequested]) -> str:
     return f"trusted: {names or 'project code'} run from now on"
 
 
-class TrustDialog(ModalScreen[bool]):
+# req: FH10
+class TrustDialog(AnswersByKey, ModalScreen[bool]):
+    """Asked seconds after start, when the project's servers are read: often over a message
+    being typed, whose keys (Enter: "keep off") must not answer it (see `typed_ahead`)."""
+
     BINDINGS = [
         Binding("y", "answer(True)", "Trust", id="trust-project"),
         Binding("n,escape", "answer(False)", "Keep off", id="distrust-project"),

@@ -141,6 +141,11 @@ class AssistantMessage(Vertical):
         self.query_one(".reasoning").display = bool(self._reasoning)
         self.query_one(".reply").display = bool(self._content)
 
+    @property
+    def has_text(self) -> bool:
+        """Whether any of the reply (or its Thinking) has arrived."""
+        return bool(self._content or self._reasoning)
+
     async def append_reasoning(self, text: str) -> None:
         self._reasoning += text
         self.query_one(".reasoning").display = True

@@ -35,6 +35,7 @@ class Column:
     width: int
     flex: bool = False  # takes the width left over by the others
     optional: bool = False  # dropped first when the list is narrow
+    keep: int = 0  # of the optional columns, the lowest `keep` is dropped first (then the rightmost)
 
 
 class ListRow(NamedTuple):
@@ -188,11 +189,26 @@ class RowList(ScrollView, can_focus=True):
         elif self.cursor_row >= top + visible:
             self.scroll_to(y=self.cursor_row - visible + 1, animate=False, immediate=True)
 
+    # req: FH10
     def action_cursor(self, step: int) -> None:
-        self.move_cursor(self.cursor_row + step)
+        """One row up or down, over the headings (they name a group; nothing to act on)."""
+        row = self._past_headings(self.cursor_row + step, step)
+        if row is not None:
+            self.move_cursor(row)
 
     def action_page(self, direction: int) -> None:
-        self.move_cursor(self.cursor_row + direction * self._visible_rows())
+        target = self.cursor_row + direction * self._visible_rows()
+        target = max(0, min(target, len(self._keys) - 1))
+        row = self._past_headings(target, direction)
+        if row is None:
+            row = self._past_headings(target, -direction)
+        self.move_cursor(row if row is not None else target)
+
+    def _past_headings(self, row: int, step: int) -> int | None:
+        """The first row from `row` on, going by `step`, that is not a heading (None: none)."""
+        while 0 <= row < len(self._keys) and self._rows[row].group:
+            row += step
+        return row if 0 <= row < len(self._keys) else None
 
     def action_jump(self, row: int) -> None:
         self.move_cursor(row if row >= 0 else len(self._rows) - 1)
@@ -217,7 +233,8 @@ class RowList(ScrollView, can_focus=True):
             fixed = sum(c.width for c in shown if not c.flex) + GAP * (len(shown) - 1)
             if total - fixed >= MIN_FLEX or not any(c.optional for c in shown):
                 break
-            drop = next(c for c in reversed(shown) if c.optional)
+            optional = [c for c in reversed(shown) if c.optional]
+            drop = min(optional, key=lambda c: c.keep)  # the first of the lowest `keep`
             shown.remove(drop)
         return [(c, max(MIN_FLEX, total - fixed) if c.flex else c.width) for c in shown]
 
