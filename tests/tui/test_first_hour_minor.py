@@ -176,3 +176,22 @@ async def test_the_settings_help_at_80_columns_wraps_inside_the_screen(
         for hint in hints:
             assert hint.region.right <= form.scrollable_content_region.right
         assert max(hint.size.height for hint in hints) > 1  # the long one wrapped
+
+
+@pytest.mark.req("FH10")
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_a_toast_covers_neither_the_status_line_nor_the_input(
+    project: Path, model_server: ModelServer, size: tuple[int, int]
+) -> None:
+    from textual.widgets._toast import Toast
+
+    app = extended_app(project, server_env(model_server))
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await settle(pilot)
+        app.notify("Press Ctrl+C again to quit", timeout=30)
+        await wait_until(pilot, lambda: bool(app.chat_screen.query(Toast)))
+        await settle(pilot)
+        toast = app.chat_screen.query(Toast).first().region
+        for kept in ("#status", "#prompt"):
+            region = app.chat_screen.query_one(kept).region
+            assert not toast.overlaps(region), (kept, toast, region)
