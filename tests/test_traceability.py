@@ -417,7 +417,6 @@ SHARED_IDS = (
 
 PENDING: frozenset[str] = frozenset(
     {
-        "FH10",
         "MA13",
         "SX2",
         "CB1",
