@@ -37,3 +37,9 @@ class AgentOptions:
     plugin_dirs: tuple[Path, ...] = ()
     # False: the project's `.mcp.json` is not read (the SDK's `mcp_servers` replace it).
     read_mcp_json: bool = True
+    # Extra HTTP headers on the model requests of a subagent, by its type (the SDK's
+    # `subagent_headers`): {"Explore": {"X-Name": "value"}}.
+    subagent_headers: Mapping[str, Mapping[str, str]] | None = None
+    # With `worktree`: True makes a new one (refused when it exists), False goes into the one
+    # there (refused when missing), None either (the SDK's `is_new_worktree`).
+    new_worktree: bool | None = None

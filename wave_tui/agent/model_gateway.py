@@ -39,6 +39,8 @@ class ModelGateway:
         self._factory = factory
         self._target: ModelTarget | None = None
         self._closing: set[asyncio.Task[None]] = set()
+        # False: every model request asks for its whole reply at once (the SDK's `stream`).
+        self.streaming = True
 
     # req: X14
     def target(self, settings: EffectiveSettings, model: str | None) -> ModelTarget:
@@ -52,6 +54,7 @@ class ModelGateway:
             tuple(sorted(settings.custom_headers.items())),
             settings.first_byte_timeout,
             settings.provider,
+            self.streaming,
         )
         if self._target is None or self._target.key != key:
             old = self._target
@@ -60,6 +63,7 @@ class ModelGateway:
                 api_key=settings.api_key,
                 headers=dict(settings.custom_headers),
                 provider=settings.provider,
+                stream=self.streaming,
             )
             if settings.first_byte_timeout is not None:
                 config = replace(config, first_byte_timeout_s=settings.first_byte_timeout)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import email.utils
 import json
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC
 from typing import Any
 
@@ -42,6 +43,7 @@ from wave_tui.llm.quirks import (
 from wave_tui.llm.replies import FIRST_BYTE_TIMEOUT_ENV, AssistantReply, ClientConfig, StreamDelta
 from wave_tui.llm.types import ToolCall
 from wave_tui.llm.usage import estimated_usage, parse_usage
+from wave_tui.llm.wire import unstreamed
 from wave_tui.net.http import EventSource, httpx
 
 __all__ = ["AssistantReply", "ClientConfig", "ModelClient", "StreamDelta", "parse_usage"]
@@ -106,7 +108,8 @@ class ModelClient:
     def __init__(self, config: ClientConfig, *, transport: httpx.AsyncBaseTransport | None = None):
         self.config = config
         self._problem = config_problem(config)
-        headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
+        accept = "text/event-stream" if config.stream else "application/json"
+        headers = {"Content-Type": "application/json", "Accept": accept}
         if self._problem is None:
             if config.api_key:
                 headers["Authorization"] = f"Bearer {config.api_key}"
@@ -128,6 +131,7 @@ class ModelClient:
             trust_env=not loopback,
         )
         self._url = chat_url(config.base_url) if self._problem is None else None
+        self._extra_headers: dict[str, str] = {}  # this view's own (`with_headers`)
         self.adapter = WireAdapter()
         self._encoder = BodyEncoder()
         # Only an endpoint known to be Ollama gets the /api/show probe (req: PV11): its port,
@@ -143,6 +147,17 @@ class ModelClient:
     def shown_url(self) -> str:
         """The chat URL without its query (which may carry a key): what errors name."""
         return str(self._url.copy_with(query=None)) if self._url is not None else ""
+
+    # req: SX2
+    def with_headers(self, extra: Mapping[str, str]) -> ModelClient:
+        """This client sending `extra` headers too (a subagent's `subagent_headers`): the same
+        connection pool and learned provider rules, so nothing is opened or closed for it."""
+        view = copy.copy(self)
+        view._extra_headers = {**self._extra_headers, **extra}
+        for name, value in extra.items():
+            if not name or any(c in name for c in "\r\n\0: ") or any(c in value for c in "\r\n\0"):
+                view._problem = f"header {name!r} has a line break or an invalid character"
+        return view
 
     async def aclose(self) -> None:
         await self._http.aclose()
@@ -186,7 +201,12 @@ class ModelClient:
     async def _open(self, body: dict[str, Any]) -> httpx.Response:
         assert self._url is not None
         # The bytes `json=body` would send, the big strings escaped once (llm/body_json.py).
-        request = self._http.build_request("POST", self._url, content=self._encoder.encode(body))
+        request = self._http.build_request(
+            "POST",
+            self._url,
+            content=self._encoder.encode(body),
+            headers=self._extra_headers or None,
+        )
         limit = self.config.first_byte_timeout_s
         # Not `asyncio.wait_for`: on Python 3.11 it returns the result when the headers arrive
         # just as the turn is cancelled, and the abort (Esc) is lost — the reply then streams on.
@@ -220,6 +240,8 @@ class ModelClient:
         while True:
             attempts += 1
             wire = self.adapter.prepare(body)
+            if not self.config.stream:
+                wire = unstreamed(wire)
             if is_demo_engine(self.config.base_url):  # the bundled demo model: brief requests
                 wire = demo_request(wire)
             try:

@@ -41,6 +41,8 @@ class ClientConfig:
     first_byte_timeout_s: float = field(default_factory=_first_byte_timeout_from_env)
     max_retry_time_s: float = MAX_RETRY_TIME_S
     provider: str | None = None  # the `provider` setting: "ollama" | "openai" | None (unsaid)
+    # False: one plain JSON reply per request (the SDK's `stream=False`), no server-sent events.
+    stream: bool = True
 
 
 @record

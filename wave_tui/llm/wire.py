@@ -13,6 +13,14 @@ COMPRESS_PREFIX = "[Conversation summary]\n"
 REASONING_FIELD = "reasoning_content"
 
 
+# req: SX2
+def unstreamed(body: dict[str, Any]) -> dict[str, Any]:
+    """The request body asking for the whole reply as one JSON object instead of a stream."""
+    out = {k: v for k, v in body.items() if k != "stream_options"}
+    out["stream"] = False
+    return out
+
+
 # req: AC2
 def system_message(static: str, dynamic: str, *, cache: bool) -> dict[str, Any]:
     """The system prompt: a list of text parts, static block first (cache-marked when caching)."""

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from wave_tui.agent import events as ev
-from wave_tui.agent.extensions import ContextSourceBase
+from wave_tui.agent.extensions import ContextSource, ContextSourceBase
 from wave_tui.agent.prompts import language_section
 from wave_tui.agent.turn_runner import TurnResult
 from wave_tui.config.paths import WavePaths
@@ -177,7 +177,7 @@ class Agent(AgentQueue, AgentWorkflows):
         service.gateway.streaming = checked.stream
         service.tools.extend(checked.custom_tools)
         if checked.language is not None:
-            service.add_extension(_Language(checked.language))
+            service.add_extension(_Language(checked.language), ContextSource)
         agent = cls(session, checked)
         holder.append(agent)
         try:

@@ -16,6 +16,7 @@ from wave_tui.agent import events as ev
 from wave_tui.agent.service import AgentService
 from wave_tui.agent.turn_queue import AgentDestroyed
 from wave_tui.config.records import record
+from wave_tui.features.commands.skills import Skills
 from wave_tui.features.tasks.parts import TaskFeatures
 from wave_tui.llm.types import Message
 from wave_tui.permissions.policy import PermissionMode
@@ -65,13 +66,17 @@ class AgentState:
     # req: SX2
     def _apply_start_options(self) -> None:
         """The options that act on the started session: the tools offered, the messages a new
-        session starts with."""
+        session starts with, the skills kept as they are now (`watch_skills=False`)."""
         options = self._options
         service = self._agent()
         if options.tools is not None:
             service.runner.offered_tools = frozenset(options.tools)
         for message in options.messages:
             service.conversation.add(message.model_copy(deep=True))
+        if not options.watch_skills:
+            skills = service.extensions.of_type(Skills)
+            if skills is not None:
+                skills.freeze()
 
     async def _enter_worktree(self) -> None:
         """`name`: the session works in that git worktree from the start (made when missing,

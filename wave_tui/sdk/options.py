@@ -28,6 +28,7 @@ OPTION_NAMES = (
     "api_key",
     "base_url",
     "default_headers",
+    "subagent_headers",
     "workdir",
     "restore_session_id",
     "continue_last_session",
@@ -41,6 +42,8 @@ OPTION_NAMES = (
     "hooks",
     "mcp_servers",
     "plugins",
+    "lsp_servers",
+    "watch_skills",
     "language",
     "max_input_tokens",
     "max_tokens",
@@ -82,7 +85,10 @@ class SdkOptions:
     stream: bool = True
     logger: logging.Logger | None = None
     worktree: str | None = None
-    is_new_worktree: bool = False
+    is_new_worktree: bool | None = None  # None: made when missing, else gone back into
+    subagent_headers: Mapping[str, Mapping[str, str]] | None = None
+    lsp_servers: Mapping[str, Any] | None = None  # replaces the settings' `lspServers`
+    watch_skills: bool = True
 
 
 def _string(name: str, value: object) -> str | None:
@@ -127,14 +133,43 @@ def _mapping(name: str, value: object) -> Mapping[str, Any] | None:
     return value
 
 
-def _headers(value: object) -> dict[str, str] | None:
-    mapping = _mapping("default_headers", value)
+def _headers(value: object, name: str = "default_headers") -> dict[str, str] | None:
+    mapping = _mapping(name, value)
     if mapping is None:
         return None
     for key, item in mapping.items():
         if not isinstance(item, str):
-            raise TypeError(f"option 'default_headers' value for {key!r} must be a str")
+            raise TypeError(f"option {name!r} value for {key!r} must be a str")
     return dict(mapping)
+
+
+# req: SX2
+def _subagent_headers(value: object) -> dict[str, dict[str, str]] | None:
+    """`subagent_headers`: {subagent type: {header: value}}, sent on that subagent's requests."""
+    mapping = _mapping("subagent_headers", value)
+    if mapping is None:
+        return None
+    checked: dict[str, dict[str, str]] = {}
+    for kind, headers in mapping.items():
+        if not isinstance(headers, Mapping):
+            raise TypeError(f"option 'subagent_headers' value for {kind!r} must be a dict")
+        checked[kind] = _headers(headers, "subagent_headers") or {}
+        for header, item in checked[kind].items():
+            if (
+                not header
+                or any(c in header for c in "\r\n\0: ")
+                or any(c in item for c in "\r\n\0")
+            ):
+                raise ValueError(f"option 'subagent_headers': header {header!r} is not valid")
+    return checked
+
+
+def _is_new_worktree(value: object, name: str | None) -> bool | None:
+    if value is None:
+        return None
+    if name is None:
+        raise ValueError("option 'is_new_worktree' needs the option 'name' (the worktree)")
+    return _bool("is_new_worktree", value)
 
 
 def _workdir(value: object) -> Path:
@@ -239,6 +274,7 @@ def check_options(raw: Mapping[str, Any], environ: Mapping[str, str] | None = No
         )
     from wave_tui.sdk.custom_tools import check_custom_tools
 
+    worktree = _string("name", raw.get("name"))
     return SdkOptions(
         workdir=_workdir(raw.get("workdir")),
         environ=env,
@@ -262,6 +298,9 @@ def check_options(raw: Mapping[str, Any], environ: Mapping[str, str] | None = No
         messages=_messages(raw.get("messages"), restore is not None or continue_last),
         stream=_bool("stream", raw.get("stream", True)),
         logger=_logger(raw.get("logger")),
-        worktree=_string("name", raw.get("name")),
-        is_new_worktree=_bool("is_new_worktree", raw.get("is_new_worktree", False)),
+        worktree=worktree,
+        is_new_worktree=_is_new_worktree(raw.get("is_new_worktree"), worktree),
+        subagent_headers=_subagent_headers(raw.get("subagent_headers")),
+        lsp_servers=_mapping("lsp_servers", raw.get("lsp_servers")),
+        watch_skills=_bool("watch_skills", raw.get("watch_skills", True)),
     )

@@ -78,6 +78,15 @@ class Skills:
         self._tool = SkillTool(self)
         self._extra_roots = extra_roots  # plugins' skills, after the project's and the user's
         self._model_of = model_of  # a frontmatter `model` (an alias too) -> the model to use
+        # Set by `freeze`: the skills as they were then, the folders no longer read.
+        self._frozen: list[Skill] | None = None
+
+    # req: SX2
+    def freeze(self) -> None:
+        """Stop following the skill folders (the SDK's `watch_skills=False`): the skills read now
+        stay the session's, whatever is added, changed or removed later. Unfrozen, every use
+        reads the folders again (each file parsed anew only when its stat changed)."""
+        self._frozen = self.load()
 
     def _roots(self) -> list[tuple[Path, str, str, Path | None]]:
         """(root, scope, name prefix, plugin root) of every skill root, highest precedence
@@ -91,6 +100,8 @@ class Skills:
     def load(self) -> list[Skill]:
         """Every skill by name; the first root (project `.wave` first) wins a name, and the
         built-in skills come last (a user or project skill of the same name replaces one)."""
+        if self._frozen is not None:
+            return list(self._frozen)
         found: dict[str, Skill] = {}
         roots = [*self._roots(), (BUILTIN_SKILLS_DIR, BUILTIN_SCOPE, "", None)]
         for root, scope, prefix, plugin_root in roots:

@@ -24,11 +24,13 @@ from wave_tui.agent.conversation import Conversation
 from wave_tui.agent.extensions import (
     ContextSource,
     Extensions,
+    RequestWatcher,
     ToolCallInfo,
     ToolDecider,
     ToolGuard,
     ToolLock,
     ToolPreparer,
+    ToolWatcher,
 )
 from wave_tui.agent.model_gateway import ModelTarget
 from wave_tui.agent.request import RequestBuilder, SystemPrompt
@@ -201,20 +203,20 @@ class SubagentLoopRunner:
         out = Extensions()
         injection = parent.of_type(MemoryInjectionHook)
         if injection is not None:
-            out.add(_MemoryContext(injection))
+            out.add(_MemoryContext(injection), ContextSource)
         for guard in parent.guards:
-            out.add(_Guard(guard))
+            out.add(_Guard(guard), ToolGuard)
         for decider in parent.deciders:  # PreToolUse hooks hold in a subagent too
-            out.add(_Decider(decider))
+            out.add(_Decider(decider), ToolDecider)
         for lock in parent.locks:
-            out.add(_Lock(lock))
+            out.add(_Lock(lock), ToolLock)
         # Telemetry: the child's requests and calls are watched too, nested under its call.
         for request_watcher in parent.request_watchers:
-            out.add(request_watcher)
+            out.add(request_watcher, RequestWatcher)
         for tool_watcher in parent.tool_watchers:
-            out.add(tool_watcher)
+            out.add(tool_watcher, ToolWatcher)
         for preparer in parent.preparers:  # a subagent's edits are checkpointed with the turn's
-            out.add(_Preparer(preparer))
+            out.add(_Preparer(preparer), ToolPreparer)
         return out
 
     async def run(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from wave_tui.agent.extensions import ContextSource, StatusSource, ToolProvider
 from wave_tui.features.worktrees.session import Making, WorktreeSession
 
 if TYPE_CHECKING:
@@ -15,5 +16,5 @@ def install_worktrees(service: AgentService) -> WorktreeSession:
     new = service.options.new_worktree
     making: Making | None = None if new is None else ("new" if new else "existing")
     worktrees = WorktreeSession(service, service.options.worktree, making)
-    service.add_extension(worktrees)
+    service.add_extension(worktrees, ContextSource, ToolProvider, StatusSource)
     return worktrees
