@@ -296,7 +296,9 @@ def test_mcp_servers_plugins_continue_abort_and_images(
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("mcp: mcp__demo__echo") and "ping" in lines[0]
-    assert lines[1] == "continued: True 4"
+    # the prompt, Exec's catalog of the MCP tools (a tail isMeta message), the call, its result
+    # and the answer
+    assert lines[1] == "continued: True 5"
     assert lines[2] == "after break: user"  # the interruption note: the turn was aborted
     assert lines[-1] == "image: completed"
     last_user = [m for m in model_server.requests[-1].body["messages"] if m["role"] == "user"][-1]
