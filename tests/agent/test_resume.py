@@ -8,6 +8,7 @@ import threading
 import pytest
 
 from tests.model_server import ModelServer, text
+from wave_tui.agent.extensions import SessionObserver
 from wave_tui.agent.service import AgentService
 from wave_tui.config.settings import EffectiveSettings
 from wave_tui.llm.types import Message
@@ -44,7 +45,7 @@ async def test_ux15_resume_switches_the_service_to_another_conversation(
     service.clear()
     await service.run_turn("second prompt")
     log = RestoreLog()
-    service.add_extension(log)
+    service.add_extension(log, SessionObserver)
     service.breaker.record_failure()
     service.resume(first)
     assert service.session_id == first

@@ -13,7 +13,13 @@ import pytest
 
 from tests.model_server import ModelServer, text, tool_call
 from wave_tui.agent import events as ev
-from wave_tui.agent.extensions import TurnContinuation, TurnEnd, TurnStart
+from wave_tui.agent.extensions import (
+    ToolProvider,
+    TurnContinuation,
+    TurnEnd,
+    TurnObserver,
+    TurnStart,
+)
 from wave_tui.agent.service import MAX_CONTINUATIONS, AgentOptions, AgentService
 from wave_tui.llm.client import ClientConfig, ModelClient
 from wave_tui.session.factory import create_service
@@ -99,7 +105,7 @@ async def test_tool_provider_tools_are_offered_and_run_per_request(
 ) -> None:
     model_server.enqueue(tool_call("Echo", {"text": "hi"}), text("done"))
     service: AgentService = make_service(permission_mode="bypassPermissions")
-    service.add_extension(EchoProvider())
+    service.add_extension(EchoProvider(), ToolProvider)
     result = await service.run_turn("echo hi")
     await service.destroy()
     assert result.text == "done"
@@ -132,7 +138,7 @@ async def test_turn_observer_blocks_a_prompt_or_adds_meta_context(
     model_server.enqueue(text("brief"))
     service: AgentService = make_service()
     gate = Gatekeeper()
-    service.add_extension(gate)
+    service.add_extension(gate, TurnObserver)
     blocked = await service.run_turn("my secret is 42")
     assert model_server.requests == [] and blocked.command
     result = await service.run_turn("hello")
@@ -150,7 +156,7 @@ async def test_stop_continuations_are_bounded(make_service, model_server: ModelS
         model_server.enqueue(text(f"reply {n}"))
     service: AgentService = make_service()
     gate = Gatekeeper(continue_with="keep going")
-    service.add_extension(gate)
+    service.add_extension(gate, TurnObserver)
     result = await service.run_turn("start")
     await service.destroy()
     assert len(model_server.requests) == 1 + MAX_CONTINUATIONS

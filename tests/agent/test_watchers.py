@@ -10,7 +10,13 @@ from pathlib import Path
 
 from tests.model_server import ModelServer, error, text, tool_call
 from wave_tui.agent import events as ev
-from wave_tui.agent.extensions import ToolCallInfo, ToolOutcome
+from wave_tui.agent.extensions import (
+    EventObserver,
+    RequestWatcher,
+    ToolCallInfo,
+    ToolOutcome,
+    ToolWatcher,
+)
 from wave_tui.llm.types import Usage
 
 _CALL: ContextVar[str | None] = ContextVar("test_call", default=None)
@@ -83,9 +89,9 @@ async def test_watchers_see_each_request_and_call_and_observers_every_event(
     service = make_service()
     watcher = Watcher()
     events = Events(watcher.in_call)
-    service.add_extension(watcher)
-    service.add_extension(CallWatcher(watcher.log, watcher.in_call))
-    service.add_extension(events)
+    service.add_extension(watcher, RequestWatcher)
+    service.add_extension(CallWatcher(watcher.log, watcher.in_call), ToolWatcher)
+    service.add_extension(events, EventObserver)
     result = await service.run_turn("go")
     assert result.status == "completed"
     assert watcher.log == [
@@ -105,7 +111,7 @@ async def test_a_request_that_fails_leaves_its_watch_with_the_error(
     model_server.enqueue(error(400, "bad body"))
     service = make_service()
     watcher = Watcher()
-    service.add_extension(watcher)
+    service.add_extension(watcher, RequestWatcher)
     result = await service.run_turn("go")
     assert result.status == "error"
     assert len(watcher.log) == 1 and watcher.log[0].startswith("request failed ")

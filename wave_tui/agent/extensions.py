@@ -5,9 +5,10 @@ loop's body: memory injection and freshness are context sources; the extraction 
 `Stop` hooks are turn observers; MCP servers, skills and task tools are tool providers; user
 `PreToolUse` hooks and the memory-dir lock are tool guards. An object may implement several.
 
-`Extensions` is the registry the loop reads: one `add(extension)` files the object under every
-protocol it implements (typed slots, filled once), and refuses an object that implements none —
-so a misspelt hook method fails at wiring time instead of never being called. mypy checks the
+`Extensions` is the registry the loop reads: `add(extension, ToolGuard, ToolObserver)` files the
+object under exactly the seams named (typed slots, filled once), and refuses a seam whose methods
+the object lacks, or no seam at all — so a misspelt hook method fails at wiring time instead of
+never being called, and a method that merely shares a seam's name files nothing. mypy checks the
 argument against the `Extension` union. The base classes give the no-op defaults of the
 protocols with several methods, so a feature writes only the methods it needs.
 """
@@ -23,7 +24,16 @@ from contextlib import (
 )
 from dataclasses import field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Literal,
+    Protocol,
+    TypeVar,
+    get_args,
+    get_type_hints,
+    runtime_checkable,
+)
 
 from wave_tui.config.records import record
 from wave_tui.llm.types import Message, Usage
@@ -402,71 +412,64 @@ def _protocol_members(protocol: type) -> tuple[str, ...]:
     )
 
 
-# Each slot of `Extensions`, with the protocol whose implementers it holds.
-_SLOT_MEMBERS: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
-    (attribute, _protocol_members(protocol))
-    for attribute, protocol in (
-        ("context_sources", ContextSource),
-        ("tool_providers", ToolProvider),
-        ("guards", ToolGuard),
-        ("deciders", ToolDecider),
-        ("locks", ToolLock),
-        ("preparers", ToolPreparer),
-        ("tool_observers", ToolObserver),
-        ("turn_observers", TurnObserver),
-        ("session_observers", SessionObserver),
-        ("status_sources", StatusSource),
-        ("compaction_hooks", CompactionHooks),
-        ("permission_hooks", PermissionRequestHooks),
-        ("skill_sources", InvokedSkills),
-        ("running_work_sources", RunningWork),
-        ("request_watchers", RequestWatcher),
-        ("tool_watchers", ToolWatcher),
-        ("event_observers", EventObserver),
-        ("prompt_attachments", PromptAttachments),
-        ("workdir_observers", WorkdirObserver),
-    )
-)
-
-
 class Extensions:
-    """The loop's registry: each slot holds, in the order added, the extensions implementing
-    one protocol. The loop's parts read the slots; only `add` writes them."""
+    """The loop's registry: each slot holds, in the order added, the extensions registered for
+    one seam. The loop's parts read the slots; only `add` writes them."""
+
+    # The slot table, written once: each slot and the seam (protocol) whose implementers it
+    # holds, as its type says; `_SLOTS` below is read from these annotations.
+    context_sources: list[ContextSource]
+    tool_providers: list[ToolProvider]
+    guards: list[ToolGuard]
+    deciders: list[ToolDecider]
+    locks: list[ToolLock]
+    preparers: list[ToolPreparer]
+    tool_observers: list[ToolObserver]
+    turn_observers: list[TurnObserver]
+    session_observers: list[SessionObserver]
+    status_sources: list[StatusSource]
+    compaction_hooks: list[CompactionHooks]
+    permission_hooks: list[PermissionRequestHooks]
+    skill_sources: list[InvokedSkills]
+    running_work_sources: list[RunningWork]
+    request_watchers: list[RequestWatcher]
+    tool_watchers: list[ToolWatcher]
+    event_observers: list[EventObserver]
+    prompt_attachments: list[PromptAttachments]
+    workdir_observers: list[WorkdirObserver]
 
     def __init__(self) -> None:
         self.all: list[Extension] = []
-        self.context_sources: list[ContextSource] = []
-        self.tool_providers: list[ToolProvider] = []
-        self.guards: list[ToolGuard] = []
-        self.deciders: list[ToolDecider] = []
-        self.locks: list[ToolLock] = []
-        self.preparers: list[ToolPreparer] = []
-        self.tool_observers: list[ToolObserver] = []
-        self.turn_observers: list[TurnObserver] = []
-        self.session_observers: list[SessionObserver] = []
-        self.status_sources: list[StatusSource] = []
-        self.compaction_hooks: list[CompactionHooks] = []
-        self.permission_hooks: list[PermissionRequestHooks] = []
-        self.skill_sources: list[InvokedSkills] = []
-        self.running_work_sources: list[RunningWork] = []
-        self.request_watchers: list[RequestWatcher] = []
-        self.tool_watchers: list[ToolWatcher] = []
-        self.event_observers: list[EventObserver] = []
-        self.prompt_attachments: list[PromptAttachments] = []
-        self.workdir_observers: list[WorkdirObserver] = []
+        for slot in _SLOTS.values():
+            setattr(self, slot.attribute, [])
 
-    def add(self, extension: Extension) -> None:
-        filed = False
-        for attribute, members in _SLOT_MEMBERS:
-            # What `isinstance` on a runtime protocol checks, without its per-call walk of the
-            # protocol's MRO (≈ 0.3 ms per extension, every session start).
-            if all(getattr(extension, name, None) is not None for name in members):
-                getattr(self, attribute).append(extension)
-                filed = True
-        if not filed:
-            raise TypeError(
-                f"{type(extension).__name__} implements no extension protocol of agent.extensions"
-            )
+    # req: CB1
+    def add(self, extension: Extension, *seams: type) -> None:
+        """File `extension` under each seam named (protocols of this module), nothing else.
+
+        Explicit, so an object is never filed for a seam just because it happens to have a
+        method of that name; and checked, so a misspelt or missing hook method fails here, at
+        wiring time, instead of never being called. Nothing is filed when a check fails."""
+        name = type(extension).__name__
+        if not seams:
+            raise TypeError(f"{name}: name the seams it serves, e.g. add(obj, ToolGuard)")
+        slots: list[str] = []
+        for seam in dict.fromkeys(seams):
+            slot = _SLOTS.get(seam)
+            if slot is None:
+                raise TypeError(
+                    f"{getattr(seam, '__name__', seam)!s} is not a seam of agent.extensions"
+                )
+            # What `isinstance` on a runtime protocol checks (a member set to None does not
+            # count), without its per-call walk of the protocol's MRO.
+            missing = [m for m in slot.members if getattr(extension, m, None) is None]
+            if missing:
+                raise TypeError(
+                    f"{name} does not implement {seam.__name__}: no {', '.join(missing)}"
+                )
+            slots.append(slot.attribute)
+        for attribute in slots:
+            getattr(self, attribute).append(extension)
         self.all.append(extension)
 
     @contextmanager
@@ -489,3 +492,22 @@ class Extensions:
         """The first extension of a concrete class (features that find a sibling, e.g. the
         subagent runner finding the memory injection), or None."""
         return next((e for e in self.all if isinstance(e, kind)), None)
+
+
+@record
+class _Slot:
+    attribute: str
+    members: tuple[str, ...]  # the methods an extension needs to be filed here
+
+
+def _slot_table() -> dict[type, _Slot]:
+    """Each seam with its slot, from the annotations of `Extensions` (the one table)."""
+    hints = get_type_hints(Extensions)
+    return {
+        seam: _Slot(attribute, _protocol_members(seam))
+        for attribute, hint in hints.items()
+        for seam in get_args(hint)
+    }
+
+
+_SLOTS = _slot_table()

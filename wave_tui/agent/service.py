@@ -6,7 +6,8 @@ request body), `ToolExecutor` (one round of tool calls), `CompactionFlow`, `Turn
 loop), `TurnQueue` (turns one after another, abort), `ConversationSwitch` (restore, resume,
 clear), `SettingsApplication` (what the settings in force change) and the `CommandRegistry`
 with the built-in commands. Features plug in as extensions
-(`add_extension`), discovered by the protocols of `agent.extensions` — never in the loop's body.
+(`add_extension`), each for the protocols of `agent.extensions` it names — never in the loop's
+body.
 
 UI-free: the front ends drive it through `AgentSession` and listen to its events.
 """
@@ -28,6 +29,7 @@ from wave_tui.agent.compaction_flow import CompactionFlow
 from wave_tui.agent.context_window import ContextWindows
 from wave_tui.agent.conversation import READ_META, Conversation
 from wave_tui.agent.extensions import (
+    ContextSource,
     Extension,
     Extensions,
     StatusContribution,
@@ -202,7 +204,7 @@ class AgentService:
             extensions=self.extensions,
         )
         if options.append_system_prompt:
-            self.add_extension(AppendedSystemPrompt(options.append_system_prompt))
+            self.add_extension(AppendedSystemPrompt(options.append_system_prompt), ContextSource)
 
     # -- state kept by the parts (read-only views) ---------------------------------------------
     @property
@@ -268,9 +270,9 @@ class AgentService:
         return self.compaction.breaker
 
     # -- lifecycle -----------------------------------------------------------------------------
-    def add_extension(self, extension: Extension) -> None:
-        """Plug a feature in: an object implementing protocols of `agent.extensions`."""
-        self.extensions.add(extension)
+    def add_extension(self, extension: Extension, *seams: type) -> None:
+        """Plug a feature in for the seams named (protocols of `agent.extensions`)."""
+        self.extensions.add(extension, *seams)
 
     def start(self) -> None:
         """Restore the session (--continue / --resume) and apply the settings in force."""

@@ -11,6 +11,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wave_tui.agent.commands import CommandRegistry
+from wave_tui.agent.extensions import (
+    CompactionHooks,
+    ContextSource,
+    InvokedSkills,
+    PermissionRequestHooks,
+    SessionObserver,
+    ToolDecider,
+    ToolObserver,
+    ToolProvider,
+    TurnObserver,
+)
 from wave_tui.agent.service import AgentService
 from wave_tui.config.records import record
 from wave_tui.config.settings import display_path
@@ -85,8 +96,16 @@ def install_extensibility(
     skill_roots = list if plugins is None else plugins.skill_roots
     commands = CustomCommands(paths, warn, trust, label, command_roots, shell, model_of)
     skills = Skills(paths, warn, label, skill_roots, model_of)
-    service.add_extension(hooks)
-    service.add_extension(skills)
+    service.add_extension(
+        hooks,
+        ToolDecider,
+        ToolObserver,
+        TurnObserver,
+        SessionObserver,
+        CompactionHooks,
+        PermissionRequestHooks,
+    )
+    service.add_extension(skills, ContextSource, ToolProvider, InvokedSkills)
     registry = registry or CommandRegistry()
     registry.register(hooks_command(hooks))
     registry.add_provider(commands)  # custom commands before skills: a command wins a name

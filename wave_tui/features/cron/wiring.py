@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from wave_tui.agent.extensions import SessionObserver, ToolProvider
 from wave_tui.features.cron.commands import loop_command, with_jobs_in_tasks
 from wave_tui.features.cron.scheduler import CronScheduler
 
@@ -20,7 +21,7 @@ def install_cron(service: AgentService) -> CronScheduler:
         notify=service.notify,
         headless=service.options.headless,
     )
-    service.add_extension(scheduler)
+    service.add_extension(scheduler, ToolProvider, SessionObserver)
     service.commands.register(loop_command(scheduler))
     with_jobs_in_tasks(service.commands, scheduler)
     return scheduler

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from wave_tui.agent import events as ev
-from wave_tui.agent.extensions import ContextSourceBase, ToolCallInfo
+from wave_tui.agent.extensions import ContextSource, ContextSourceBase, ToolCallInfo
 from wave_tui.agent.service import AgentService
 from wave_tui.features.exec.catalog import POOL_EMPTY, render_catalog
 from wave_tui.features.exec.tool import ExecTool, Undeclared
@@ -90,5 +90,5 @@ class ExecFeature(ContextSourceBase):
 def install_exec(service: AgentService, mcp: McpWiring) -> ExecFeature:
     feature = ExecFeature(service, mcp)
     mcp.gather = feature.gather
-    service.add_extension(feature)
+    service.add_extension(feature, ContextSource)
     return feature

@@ -15,8 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from wave_tui.agent.extensions import (
+    SessionObserver,
     SessionObserverBase,
+    ToolObserver,
     ToolOutcome,
+    ToolProvider,
+    TurnObserver,
     TurnObserverBase,
     TurnStart,
 )
@@ -207,7 +211,7 @@ def install_lsp(service: AgentService, servers: LspConfig | None = None) -> LspW
         lambda line: service.notify("warning", line),
     )
     wiring.settings_source = lambda: settings_servers(service)
-    service.add_extension(wiring)
+    service.add_extension(wiring, ToolProvider, ToolObserver, TurnObserver, SessionObserver)
     service.commands.register(lsp_command(manager, wiring.problems))
     return wiring
 

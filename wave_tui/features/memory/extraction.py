@@ -25,6 +25,9 @@ from wave_tui.agent.extensions import (
     Extensions,
     StatusContribution,
     ToolCallInfo,
+    ToolGuard,
+    ToolLock,
+    ToolObserver,
     ToolOutcome,
     TurnContinuation,
     TurnEnd,
@@ -232,7 +235,7 @@ class ExtractionFork:
             refusal = await road.check(parsed)
             return ToolResult(refusal or f"Refused: {parsed.name}", is_error=True)
         extensions = Extensions()
-        extensions.add(road)
+        extensions.add(road, ToolGuard, ToolLock, ToolObserver)
         pipeline = ToolPipeline(
             policy=road,
             emit=lambda event: None,  # the fork's calls are not the main chat's

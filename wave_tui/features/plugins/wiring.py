@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from wave_tui.agent.commands import Command, CommandOutput, CommandResult
-from wave_tui.agent.extensions import TurnObserverBase, TurnStart
+from wave_tui.agent.extensions import TurnObserver, TurnObserverBase, TurnStart
 from wave_tui.agent.service import AgentService
 from wave_tui.features.plugins.active import ActivePlugins
 from wave_tui.features.plugins.state import Scope
@@ -173,6 +173,6 @@ def install_plugin_sync(service: AgentService, active: ActivePlugins) -> PluginS
         sync.note_started(
             {s.name for s in mcp.servers}, {s.name for s in plugin_lsp_config(active).servers}
         )
-    service.add_extension(sync)
+    service.add_extension(sync, TurnObserver)
     service.commands.register(plugin_command(active))
     return sync

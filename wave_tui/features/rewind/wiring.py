@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from wave_tui.agent.commands import Command, CommandOutput, CommandResult, CommandRun
+from wave_tui.agent.extensions import SessionObserver, ToolObserver, ToolPreparer, TurnObserver
 from wave_tui.agent.service import AgentService
 from wave_tui.features.rewind.hook import CheckpointHook
 from wave_tui.features.rewind.names import session_name, set_session_name
@@ -25,7 +26,7 @@ def install_checkpoints(service: AgentService) -> CheckpointHook:
         model=lambda: service.model,
         notify=service.notify,
     )
-    service.add_extension(hook)
+    service.add_extension(hook, ToolPreparer, ToolObserver, TurnObserver, SessionObserver)
     service.commands.register(
         Command(
             "rewind", "Undo to before a message: code, conversation or both", _elsewhere("rewind")

@@ -14,7 +14,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wave_tui.agent.commands import Command, CommandOutput, CommandResult
-from wave_tui.agent.extensions import ToolOutcome, TurnObserverBase, TurnStart
+from wave_tui.agent.extensions import (
+    ToolObserver,
+    ToolOutcome,
+    TurnObserver,
+    TurnObserverBase,
+    TurnStart,
+)
 from wave_tui.features.sandbox.bwrap import bwrap_path, sandbox_argv
 from wave_tui.features.sandbox.protected import home_args, protected_args
 from wave_tui.features.sandbox.writable import writable_paths
@@ -167,6 +173,6 @@ def install_sandbox(service: AgentService) -> BashSandbox:
     anything heavy; `bwrap` is looked for on the first Bash command)."""
     sandbox = BashSandbox(service)
     service.policy.sandbox = sandbox
-    service.add_extension(sandbox)
+    service.add_extension(sandbox, ToolObserver, TurnObserver)
     service.commands.register(sandbox.command())
     return sandbox

@@ -3,7 +3,9 @@
     features = build_task_features(paths, lambda: service.session_id, lambda: service.messages,
                                    TaskBindings(asker=..., plan_controller=..., answer=..., runner=...),
                                    service.background)
-    for ext in features.extensions: service.add_extension(ext)
+    service.add_extension(features, ToolProvider, SessionObserver, RunningWork)
+    service.add_extension(features.reminder, ContextSource)
+    service.add_extension(features.notifier, ContextSource, SessionObserver)
     for cmd in features.commands: registry.register(cmd)
 
 The background runner is the session's own (the one its Bash starts `run_in_background`
@@ -18,7 +20,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import field
 
 from wave_tui.agent.commands import Command
-from wave_tui.agent.extensions import Extension
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
 from wave_tui.features.commands.markdown_files import ExtraRoot
@@ -76,10 +77,6 @@ class TaskFeatures:
     def tools(self) -> Sequence[Tool]:
         """`ToolProvider`: task, background, question, plan, web and Agent tools (not Bash)."""
         return self._tools
-
-    @property
-    def extensions(self) -> list[Extension]:
-        return [self, self.reminder, self.notifier]
 
     def on_settings(self, settings: object) -> None:
         return None

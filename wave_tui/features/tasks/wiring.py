@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from wave_tui.agent import events as ev
+from wave_tui.agent.extensions import ContextSource, RunningWork, SessionObserver, ToolProvider
 from wave_tui.agent.service import AgentService
 from wave_tui.agent.sessions import session_chain
 from wave_tui.config.settings import EffectiveSettings, PermissionMode, resolve_max_input_tokens
@@ -132,11 +133,12 @@ def install_work(service: AgentService) -> TaskFeatures:
         service.background,
         vision_agents(service.settings),
     )
-    for extension in features.extensions:
-        service.add_extension(extension)
+    service.add_extension(features, ToolProvider, SessionObserver, RunningWork)
+    service.add_extension(features.reminder, ContextSource)
+    service.add_extension(features.notifier, ContextSource, SessionObserver)
     follower = TaskListFollower(features, service)
     follower.on_messages_restored([])  # WAVE_TASK_LIST_ID as the service's environment says
-    service.add_extension(follower)
+    service.add_extension(follower, SessionObserver)
     for command in features.commands:
         service.commands.register(command)  # replaces the placeholders
     features.store.subscribe(lambda tasks: service.publish(ev.TasksChanged(tuple(tasks))))

@@ -8,6 +8,14 @@ from __future__ import annotations
 
 import contextlib
 
+from wave_tui.agent.extensions import (
+    CompactionHooks,
+    EventObserver,
+    RequestWatcher,
+    SessionObserver,
+    ToolWatcher,
+    TurnObserver,
+)
 from wave_tui.agent.service import AgentService
 from wave_tui.features.telemetry.switch import is_enabled, merged_settings
 
@@ -51,6 +59,6 @@ def install_telemetry_if_on(service: AgentService) -> None:
 
     host = TelemetryHost(service.paths.project_root, lambda: service.model, prompt_tokens)
     hook = TelemetryHook(recorder, host, warner)
-    service.add_extension(hook)
-    service.add_extension(RequestTelemetry(recorder))
-    service.add_extension(ToolTelemetry(recorder))
+    service.add_extension(hook, TurnObserver, SessionObserver, CompactionHooks, EventObserver)
+    service.add_extension(RequestTelemetry(recorder), RequestWatcher)
+    service.add_extension(ToolTelemetry(recorder), ToolWatcher)

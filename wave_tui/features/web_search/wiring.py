@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from wave_tui.agent.extensions import SessionObserver, ToolProvider
 from wave_tui.agent.service import AgentService
 from wave_tui.config.schema import WebSearchConfig
 from wave_tui.config.settings import EffectiveSettings
@@ -56,4 +57,6 @@ def _tool(config: WebSearchConfig) -> Tool:
 
 
 def install_web_search(service: AgentService) -> None:
-    service.add_extension(WebSearchProvider(lambda: service.settings))
+    service.add_extension(
+        WebSearchProvider(lambda: service.settings), ToolProvider, SessionObserver
+    )

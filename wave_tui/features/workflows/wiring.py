@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from wave_tui.agent.extensions import ContextSource, SessionObserver, ToolProvider
 from wave_tui.agent.service import AgentService
 from wave_tui.config.trust import TrustMode, TrustStore
 from wave_tui.features.plugins.active import ActivePlugins
@@ -93,7 +94,7 @@ def install_workflows(service: AgentService, plugins: ActivePlugins | None) -> W
     )
     feature.known = find()
     feature.offer(WorkflowTool(feature))
-    service.add_extension(feature)
+    service.add_extension(feature, ContextSource, ToolProvider, SessionObserver)
     service.commands.register(workflows_command(runs))
     return feature
 
