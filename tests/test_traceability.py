@@ -418,7 +418,6 @@ SHARED_IDS = (
 PENDING: frozenset[str] = frozenset(
     {
         "MA13",
-        "CB1",
         "CB3",
         "CB4",
         "CB5",
