@@ -140,6 +140,8 @@ class _Session:
         self._context: Any = None
 
     # -- on the engine's thread --------------------------------------------------------------
+    # A bare context (no std, os, modules or fetch), code generation off, memory and time capped.
+    # req: EX2
     def _open(self, code: str, remaining: float) -> None:
         import _quickjs  # only when a script runs: a session that never runs one never loads it
 
