@@ -120,8 +120,9 @@ def test_plugin_mcp_and_lsp_servers_start_with_the_root_expanded(
     assert proc.returncode == 0, proc.stderr
     first, second = chats(model_server)
     names = tool_names(first)
-    assert "mcp__demo__echo" in names
-    assert "LSP" in names
+    # The plugin's server is connected: its tools reach the model through Exec's catalog.
+    assert "Exec" in names and "LSP" in names
+    assert "mcp__demo__echo" in json.dumps(first["messages"])
     installed = isolated_home / ".wave" / "plugins" / "cache" / "m" / "servers" / "1.0.0"
     results = [str(m["content"]) for m in second["messages"] if m["role"] == "tool"]
     assert results == [str(installed)]  # the server's environment names its plugin's folder
