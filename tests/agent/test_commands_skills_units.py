@@ -79,7 +79,10 @@ def test_cs6_skills_hot_reload_and_the_section_is_stable(project: Path) -> None:
     lines: list[str] = []
     skills = Skills(paths, lines.append)
     settings = EffectiveSettings()
-    assert skills.system_sections(settings) == [] and skills.tools() == []
+    # Only the built-in skills the model may call itself (deep-research, wave-daemon) at first.
+    (builtin,) = skills.system_sections(settings)
+    assert "- deep-research: " in builtin and "- wave-daemon: " in builtin
+    assert "- lint" not in builtin
     skill = project / ".wave" / "skills" / "lint" / "SKILL.md"
     write(skill, "---\nname: lint\ndescription: Run the linters\n---\nBody\n")
     first = skills.system_sections(settings)
