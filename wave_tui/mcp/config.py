@@ -4,6 +4,11 @@ Shapes (contract "MCP (client)"):
     {"mcpServers": {"name": {"command": "…", "args": [], "env": {}}}}          stdio
     {"mcpServers": {"name": {"type": "http", "url": "…", "headers": {}}}}     streamable HTTP
     {"mcpServers": {"name": {"type": "sse", "url": "…", "headers": {}}}}      SSE (older servers)
+An HTTP/SSE entry may name its OAuth client instead of registering one dynamically:
+    "oauth": {"clientId": "…", "clientSecret": "…"}    a client registered beforehand
+    "oauth": {"clientMetadataUrl": "https://…/client.json"}    a URL-based client ID (CIMD)
+    "oauth": {"clientId": "…", "clientSecret": "…", "grantType": "client_credentials"}
+                                             a client acting for itself, no user to consent
 `${VAR}` and `${VAR:-default}` are expanded in every string value. A bad entry costs one line
 (in `McpConfig.problems`) and the other entries still load. Later layers override earlier ones
 by server name: `.mcp.json` first, then the settings files in their precedence order.
@@ -58,6 +63,7 @@ class HttpServer:
     source: Path
     scope: str
     kind: Literal["http"] = "http"
+    oauth: OAuthClient | None = None
 
     @property
     def needs_trust(self) -> bool:
@@ -75,10 +81,25 @@ class SseServer:
     source: Path
     scope: str
     kind: Literal["sse"] = "sse"
+    oauth: OAuthClient | None = None
 
     @property
     def needs_trust(self) -> bool:
         return self.scope in TRUSTED_ONLY_AFTER_PROMPT_SCOPES
+
+
+# req: MA13
+@record
+class OAuthClient:
+    """The OAuth client a remote server's entry names (`"oauth"`): a pre-registered client (its
+    secret, if any, stays in the settings, never in the token store), or the HTTPS URL of a
+    client ID metadata document used where the authorization server supports one."""
+
+    client_id: str | None = None
+    client_secret: str | None = None
+    client_metadata_url: str | None = None
+    # `client_credentials`: the client acts for itself (machine to machine), no user consent.
+    grant: Literal["authorization_code", "client_credentials"] = "authorization_code"
 
 
 RemoteServer = HttpServer | SseServer
@@ -185,9 +206,10 @@ def _parse_entry(
         if not url.lower().startswith(("http://", "https://")):
             raise _EntryError(f"url must start with http:// or https://, got {url!r}")
         headers = {k: expand_vars(v, environ) for k, v in _str_map(entry, "headers").items()}
+        oauth = _oauth_client(entry, environ)
         if kind == "sse":
-            return SseServer(name, url, headers, path, scope)
-        return HttpServer(name, url, headers, path, scope)
+            return SseServer(name, url, headers, path, scope, oauth=oauth)
+        return HttpServer(name, url, headers, path, scope, oauth=oauth)
     if kind == "stdio":
         command = expand_vars(_string(entry, "command"), environ)
         args = tuple(expand_vars(a, environ) for a in _str_list(entry, "args"))
@@ -198,6 +220,49 @@ def _parse_entry(
         cwd = Path(expand_vars(cwd_raw, environ)).expanduser() if cwd_raw else None
         return StdioServer(name, command, args, env, path, scope, cwd)
     raise _EntryError('needs "command" (stdio) or "type": "http" with "url"')
+
+
+def _oauth_client(  # req: MA13
+    entry: Mapping[str, Any], environ: Mapping[str, str]
+) -> OAuthClient | None:
+    raw = entry.get("oauth")
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise _EntryError("oauth must be an object")
+    values: dict[str, str | None] = {}
+    for key in ("clientId", "clientSecret", "clientMetadataUrl", "grantType"):
+        value = raw.get(key)
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            raise _EntryError(f"oauth.{key} must be a non-empty string")
+        values[key] = expand_vars(value, environ) if value is not None else None
+    if values["clientSecret"] and not values["clientId"]:
+        raise _EntryError("oauth.clientSecret needs oauth.clientId")
+    cimd = values["clientMetadataUrl"]
+    if cimd is not None and not _is_cimd_url(cimd):
+        raise _EntryError(
+            f"oauth.clientMetadataUrl must be an https:// URL with a path, got {cimd!r}"
+        )
+    raw_grant = values["grantType"] or "authorization_code"
+    if raw_grant == "authorization_code":
+        grant: Literal["authorization_code", "client_credentials"] = "authorization_code"
+    elif raw_grant == "client_credentials":
+        grant = "client_credentials"
+    else:
+        raise _EntryError(
+            f"oauth.grantType must be authorization_code or client_credentials, got {raw_grant!r}"
+        )
+    if grant == "client_credentials" and not values["clientSecret"]:
+        raise _EntryError("oauth.grantType client_credentials needs oauth.clientSecret")
+    return OAuthClient(values["clientId"], values["clientSecret"], cimd, grant)
+
+
+def _is_cimd_url(url: str) -> bool:
+    # The authorization server fetches the document by this URL: only https, never the root.
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    return parts.scheme == "https" and bool(parts.netloc) and parts.path not in ("", "/")
 
 
 def _string(entry: Mapping[str, Any], key: str) -> str:

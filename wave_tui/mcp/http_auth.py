@@ -7,6 +7,9 @@
   cannot be refreshed the server is "needs authorization" again — asked once, not in a loop.
 - `Consent` (`/mcp auth NAME`, `wave mcp auth NAME`): a fresh authorization with a loopback
   redirect on 127.0.0.1; `show` gets the URL the user must open.
+- A client with `"grantType": "client_credentials"` gets its tokens itself, asking nobody.
+- A step-up (403 `insufficient_scope`) outside a consent is "needs authorization" too, and the
+  scope the server asked for is kept: the next consent asks for it along with the usual scope.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from wave_tui.mcp.oauth_store import ServerTokens
 from wave_tui.net.mcp_oauth import (
     AskFirst,
     AuthorizationNeeded,
+    ConfiguredClient,
     LoopbackRedirect,
     RefreshingProvider,
     auth_failure,
@@ -48,6 +52,16 @@ def _has_own_authorization(config: RemoteServer) -> bool:
     return any(k.lower() == "authorization" for k in config.headers)
 
 
+def configured_client(config: RemoteServer) -> ConfiguredClient | None:  # req: MA13
+    """The entry's `oauth` client (pre-registered and/or CIMD), None to register dynamically."""
+    found = config.oauth
+    if found is None or not (found.client_id or found.client_metadata_url):
+        return None
+    return ConfiguredClient(
+        found.client_id, found.client_secret, found.client_metadata_url, found.grant
+    )
+
+
 # req: MO1
 @asynccontextmanager
 async def server_auth(
@@ -58,34 +72,66 @@ async def server_auth(
         return
     if consent is None:
         stored = await asyncio.to_thread(ServerTokens, auth_file, config.name, config.url)
-        if not stored.has_tokens():
+        acts_alone = config.oauth is not None and config.oauth.grant == "client_credentials"
+        if not stored.has_tokens() and not acts_alone:
             yield AskFirst()
             return
         provider: RefreshingProvider | None = None
 
-        async def refuse(_url: str) -> None:
+        async def refuse(url: str) -> None:
             failed = provider is not None and provider.context.current_tokens is None
+            more = _more_scope(url, provider)
+            if more is not None:
+                await stored.remember_wanted_scope(more)
+                raise AuthorizationNeeded(f"the server asks for more access: {more}")
             raise AuthorizationNeeded("the token could not be refreshed" if failed else "")
 
         async def never() -> tuple[str, str | None]:
             raise AuthorizationNeeded("")
 
         provider = RefreshingProvider(
-            config.url, stored.redirect_uri() or _NO_REDIRECT, stored, refuse, never
+            config.url,
+            stored.redirect_uri() or _NO_REDIRECT,
+            stored,
+            refuse,
+            never,
+            configured_client(config),
         )
         yield provider
         return
     loopback = LoopbackRedirect()
     redirect_uri = await loopback.start()
+    before = await asyncio.to_thread(ServerTokens, auth_file, config.name, config.url)
     fresh = ServerTokens(auth_file, config.name, config.url, fresh=True)
 
     async def wait() -> tuple[str, str | None]:
         return await asyncio.wait_for(loopback.wait(), consent.wait_s)
 
     try:
-        yield RefreshingProvider(config.url, redirect_uri, fresh, consent.show, wait)
+        yield RefreshingProvider(
+            config.url,
+            redirect_uri,
+            fresh,
+            consent.show,
+            wait,
+            configured_client(config),
+            extra_scope=before.wanted_scope(),
+        )
     finally:
         await loopback.aclose()
+
+
+def _more_scope(url: str, provider: RefreshingProvider | None) -> str | None:  # req: MA13
+    """The scope an authorization URL asks for when it goes beyond the held token's (a server's
+    step-up, 403 `insufficient_scope`), else None."""
+    from urllib.parse import parse_qs, urlsplit
+
+    if provider is None or not provider.stepping_up:
+        return None
+    asked = (parse_qs(urlsplit(url).query).get("scope") or [""])[0]
+    tokens = provider.context.current_tokens
+    held = set((tokens.scope or "").split()) if tokens is not None else set()
+    return asked if asked and not set(asked.split()) <= held else None
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:

@@ -1,7 +1,8 @@
 """OAuth tokens of HTTP MCP servers in `~/.wave/mcp-auth.json`, one entry per server name.
 
     {"servers": {"NAME": {"url": "…", "tokens": {…}, "client": {…},
-                          "expires_at": 1760000000.0, "lifetime": 3600.0}}}
+                          "expires_at": 1760000000.0, "lifetime": 3600.0,
+                          "wanted_scope": "…"}}}
 
 The file is mode 0600 from its first byte (it is created so before anything is written), every
 change is a locked read-modify-write with an atomic replace, and an entry counts only for the
@@ -125,6 +126,17 @@ class ServerTokens:
         else:
             entry.pop("expires_at", None)
             entry.pop("lifetime", None)
+        await asyncio.to_thread(write_entry, self._path, self._name, entry)
+        self._entry = entry
+
+    def wanted_scope(self) -> str | None:
+        """The scope the server asked for beyond the tokens' (a step-up nobody was there to
+        grant): the next authorization asks for it too."""
+        found = self._entry.get("wanted_scope")
+        return found if isinstance(found, str) and found.strip() else None
+
+    async def remember_wanted_scope(self, scope: str) -> None:  # req: MA13
+        entry = {**self._entry, "url": self._url, "wanted_scope": scope}
         await asyncio.to_thread(write_entry, self._path, self._name, entry)
         self._entry = entry
 

@@ -20,18 +20,26 @@ import contextlib
 import html
 import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 from wave_tui.net.http import httpx
 
 # isort: split
 from mcp.client.auth import OAuthClientProvider, TokenStorage
-from mcp.shared.auth import OAuthClientMetadata, OAuthMetadata, ProtectedResourceMetadata
+from mcp.shared.auth import (
+    OAuthClientInformationFull,
+    OAuthClientMetadata,
+    OAuthMetadata,
+    ProtectedResourceMetadata,
+)
 
 # A token is refreshed this long before it expires (or at half its life, if that is shorter).
 REFRESH_MARGIN_S = 60.0
 CALLBACK_PATH = "/callback"
+# Where a server without protected-resource metadata serves its authorization server's (2025-03-26).
+LEGACY_METADATA_PATH = "/.well-known/oauth-authorization-server"
 CLIENT_NAME = "wave"
 _REQUEST_MAX_BYTES = 16_384
 
@@ -65,6 +73,40 @@ class ExpiringStorage(TokenStorage, Protocol):
         ...
 
 
+Grant = Literal["authorization_code", "client_credentials"]
+
+
+# req: MA13
+@dataclass(frozen=True)
+class ConfiguredClient:
+    """The client a server's settings name instead of dynamic registration: pre-registered
+    credentials, and/or a client ID metadata document URL (used where the server supports it)."""
+
+    client_id: str | None = None
+    client_secret: str | None = None
+    metadata_url: str | None = None
+    # `client_credentials`: the client acts for itself (no user, no browser), with its secret.
+    grant: Grant = "authorization_code"
+
+    def registered(self, metadata: OAuthClientMetadata) -> OAuthClientInformationFull | None:
+        if not self.client_id:
+            return None
+        method = "client_secret_basic" if self.client_secret else "none"
+        return OAuthClientInformationFull.model_validate(
+            {
+                **metadata.model_dump(mode="json", exclude_none=True),
+                "client_id": self.client_id,
+                "client_secret": self.client_secret,
+                "token_endpoint_auth_method": method,
+            }
+        )
+
+
+def _origin(url: str) -> tuple[str, str]:
+    parts = urlsplit(url)
+    return parts.scheme.lower(), parts.netloc.lower()
+
+
 def _margin(lifetime: float) -> float:
     return min(REFRESH_MARGIN_S, lifetime / 2)
 
@@ -93,6 +135,9 @@ class RefreshingProvider(OAuthClientProvider):
         storage: ExpiringStorage,
         redirect_handler: Callable[[str], Awaitable[None]],
         callback_handler: Callable[[], Awaitable[tuple[str, str | None]]],
+        client: ConfiguredClient | None = None,
+        *,
+        extra_scope: str | None = None,
     ) -> None:
         super().__init__(
             server_url,
@@ -100,8 +145,12 @@ class RefreshingProvider(OAuthClientProvider):
             storage,
             redirect_handler=redirect_handler,
             callback_handler=callback_handler,
+            client_metadata_url=client.metadata_url if client else None,
         )
         self._store = storage
+        self._configured = client
+        self._extra_scope = extra_scope
+        self.stepping_up = False
 
     def _shorten(self, lifetime: float | None) -> None:
         if self.context.token_expiry_time is not None and lifetime:
@@ -119,6 +168,12 @@ class RefreshingProvider(OAuthClientProvider):
                 self.context.protected_resource_metadata = resource
             if isinstance(found.get("issuer"), str):
                 self.context.auth_server_url = found["issuer"]
+        preregistered = (
+            self._configured.registered(self.context.client_metadata) if self._configured else None
+        )
+        if preregistered is not None:
+            # The configured client wins over one registered dynamically earlier.
+            self.context.client_info = preregistered
         expiry = self._store.expiry()
         if self.context.current_tokens is not None and expiry is not None:
             expires_at, lifetime = expiry
@@ -134,6 +189,99 @@ class RefreshingProvider(OAuthClientProvider):
         if context.auth_server_url:
             found["issuer"] = context.auth_server_url
         self._store.remember_metadata(found)
+
+    # req: MA13
+    async def _auth_flow(
+        self, request: httpx.Request
+    ) -> AsyncGenerator[httpx.Request, httpx.Response]:
+        flow = super()._auth_flow(request)
+        try:
+            outgoing = await flow.__anext__()
+            while True:
+                response = yield outgoing
+                if outgoing is request:
+                    # The SDK re-authorizes on a 403 only for `insufficient_scope` (a step-up).
+                    self.stepping_up = response.status_code == 403
+                response = await self._legacy_metadata(outgoing, response)
+                outgoing = await flow.asend(response)
+        except StopAsyncIteration:
+            return
+        finally:
+            await flow.aclose()
+
+    async def _legacy_metadata(
+        self, sent: httpx.Request, response: httpx.Response
+    ) -> httpx.Response:
+        """A server without protected-resource metadata (the 2025-03-26 spec) serves its
+        authorization server's metadata at its own origin, often for an issuer under a path of
+        that origin (`https://host/oauth`); the SDK compares the issuer to the bare origin and
+        refuses it. The same origin is the same party: its metadata is taken as found."""
+        origin = _origin(self.context.server_url)
+        if (
+            self.context.auth_server_url is not None
+            or response.status_code != 200
+            or sent.url.path != LEGACY_METADATA_PATH
+            or _origin(str(sent.url)) != origin
+        ):
+            return response
+        try:
+            found = OAuthMetadata.model_validate_json(await response.aread())
+        except ValueError:
+            return response
+        issuer = str(found.issuer)
+        if _origin(issuer) != origin or urlsplit(issuer).path in ("", "/"):
+            return response
+        self.context.oauth_metadata = found
+        # "Not here" to the SDK, which then goes on with the metadata set above.
+        return httpx.Response(404, request=sent)
+
+    # req: MA13
+    async def _perform_authorization(self) -> httpx.Request:
+        # A step-up refused earlier (nobody there to consent) is asked for now, with the rest.
+        if self._extra_scope:
+            current = (self.context.client_metadata.scope or "").split()
+            extra = [s for s in self._extra_scope.split() if s not in current]
+            self.context.client_metadata.scope = " ".join(current + extra)
+        if self._configured is not None and self._configured.grant == "client_credentials":
+            return self._client_credentials_request()
+        return await super()._perform_authorization()
+
+    def _client_credentials_request(self) -> httpx.Request:  # req: MA13
+        """The token request of a client acting for itself (RFC 6749 §4.4): no browser."""
+        self._authenticate_as_advertised()
+        data: dict[str, str] = {"grant_type": "client_credentials"}
+        headers = {"Content-Type": "application/x-www-form-urlencoded"}
+        data, headers = self.context.prepare_token_auth(data, headers)
+        if self.context.should_include_resource_param(self.context.protocol_version):
+            data["resource"] = self.context.get_resource_url()
+        if self.context.client_metadata.scope:
+            data["scope"] = self.context.client_metadata.scope
+        return httpx.Request("POST", self._get_token_endpoint(), data=data, headers=headers)
+
+    # req: MA13
+    def _authenticate_as_advertised(self) -> None:
+        """A client with a secret authenticates the way the authorization server lists
+        (`client_secret_basic` unless it offers only `client_secret_post`)."""
+        info, metadata = self.context.client_info, self.context.oauth_metadata
+        if info is None or not info.client_secret or metadata is None:
+            return
+        offered = metadata.token_endpoint_auth_methods_supported or []
+        if offered and "client_secret_basic" not in offered and "client_secret_post" in offered:
+            info.token_endpoint_auth_method = "client_secret_post"
+        elif info.token_endpoint_auth_method in (None, "none"):
+            info.token_endpoint_auth_method = "client_secret_basic"
+
+    async def _exchange_token_authorization_code(
+        self, auth_code: str, code_verifier: str, *, token_data: dict[str, Any] | None = None
+    ) -> httpx.Request:
+        self._authenticate_as_advertised()
+        return await super()._exchange_token_authorization_code(
+            auth_code, code_verifier, token_data=token_data or {}
+        )
+
+    async def _refresh_token(self) -> httpx.Request:
+        self._authenticate_as_advertised()
+        return await super()._refresh_token()
 
     async def _handle_token_response(self, response: httpx.Response) -> None:
         self._remember()

@@ -32,6 +32,11 @@ CALLS: dict[str, tuple[str, dict[str, object]]] = {
 AUTH_TOOL = "test-tool"
 BROWSER = Path(__file__).with_name("browser.py")
 SDK_SCENARIOS = ("elicitation-sep1034-client-defaults",)
+# The client ID metadata document the suite's authorization server expects as the client_id.
+CIMD_URL = "https://conformance-test.local/client-metadata.json"
+CIMD_SCENARIOS = ("auth/basic-cimd",)
+# Scenarios of a client acting for itself (client credentials): no `wave mcp auth` first.
+MACHINE_SCENARIOS = ("auth/client-credentials-basic",)
 
 
 def accept(server: str, message: str, schema: dict[str, object]) -> dict[str, object]:
@@ -54,6 +59,23 @@ def sdk_turn(project: Path, env: dict[str, str]) -> int:
     return asyncio.run(turn())
 
 
+def oauth_entry(scenario: str) -> dict[str, object]:
+    """The entry's `oauth` client: the pre-registered credentials the suite passes in
+    `MCP_CONFORMANCE_CONTEXT`, and the suite's client ID metadata document URL where it tests
+    CIMD (a user would name their own document there)."""
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    oauth: dict[str, str] = {}
+    if context.get("client_id"):
+        oauth["clientId"] = str(context["client_id"])
+        if context.get("client_secret"):
+            oauth["clientSecret"] = str(context["client_secret"])
+    if scenario in CIMD_SCENARIOS:
+        oauth["clientMetadataUrl"] = CIMD_URL
+    if scenario in MACHINE_SCENARIOS:
+        oauth["grantType"] = "client_credentials"
+    return {"oauth": oauth} if oauth else {}
+
+
 def script(scenario: str) -> list[Reply]:
     call = (AUTH_TOOL, {}) if scenario.startswith("auth/") else CALLS.get(scenario)
     if call is None:
@@ -69,32 +91,51 @@ def main(argv: list[str]) -> int:
         home, project = Path(tmp) / "home", Path(tmp) / "project"
         (home / ".wave").mkdir(parents=True)
         project.mkdir()
-        entry = {"type": "http", "url": url}
+        entry: dict[str, object] = {"type": "http", "url": url, **oauth_entry(scenario)}
         (home / ".wave" / "settings.json").write_text(json.dumps({"mcpServers": {SERVER: entry}}))
         model.enqueue(*script(scenario))
         env = model.env(HOME=str(home), WAVE_DISABLE_AUTO_MEMORY="1", PYTHONPATH=str(ROOT))
         env["BROWSER"] = f"{sys.executable} {BROWSER} %s"
-        if scenario.startswith("auth/"):
-            # Authorize first, headless: the suite's authorization server approves by itself.
-            auth = subprocess.run(
-                [sys.executable, "-m", "wave_tui", "mcp", "auth", SERVER],
-                cwd=project,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                check=False,
-            )
-            if auth.returncode != 0:
-                return auth.returncode
+        consent = scenario.startswith("auth/") and scenario not in MACHINE_SCENARIOS
+        if consent and authorize(project, env) != 0:
+            return 1
         if scenario in SDK_SCENARIOS:
             return sdk_turn(project, env)
-        proc = subprocess.run(
-            [sys.executable, "-m", "wave_tui", "-p", "go", "--allowedTools", f"mcp__{SERVER}"],
-            cwd=project,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
-        return proc.returncode
+        code, asked = wave_p(project, env)
+        if asked and scenario.startswith("auth/"):
+            # What the user does on wave's notice (a step-up): authorize again, then run again.
+            model.enqueue(*script(scenario))
+            if authorize(project, env) != 0:
+                return 1
+            code, asked = wave_p(project, env)
+        return code
+
+
+def authorize(project: Path, env: dict[str, str]) -> int:
+    """`wave mcp auth`, headless: the suite's authorization server approves by itself."""
+    auth = subprocess.run(
+        [sys.executable, "-m", "wave_tui", "mcp", "auth", SERVER],
+        cwd=project,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    return auth.returncode
+
+
+def wave_p(project: Path, env: dict[str, str]) -> tuple[int, bool]:
+    """One `wave -p` turn: its exit code, and whether it said the server needs authorization."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "wave_tui", "-p", "go", "--allowedTools", f"mcp__{SERVER}"],
+        cwd=project,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        check=False,
+    )
+    sys.stderr.write(proc.stderr)
+    return proc.returncode, f"run wave mcp auth {SERVER}" in proc.stderr
 
 
 if __name__ == "__main__":
