@@ -417,7 +417,6 @@ SHARED_IDS = (
 
 PENDING: frozenset[str] = frozenset(
     {
-        "MA13",
         "CB3",
         "CB4",
         "CB5",
