@@ -21,10 +21,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wave_tui.agent.extensions import (
+    ContextSource,
     ContextSourceBase,
+    SessionObserver,
     SessionObserverBase,
+    ToolProvider,
+    TurnObserver,
     TurnObserverBase,
     TurnStart,
+    WorkdirObserver,
 )
 from wave_tui.agent.service import AgentService
 from wave_tui.config.trust import NOT_TRUSTED_YET, TrustMode, TrustRequested, TrustStore
@@ -330,7 +335,9 @@ def install_mcp(service: AgentService, extra: Sequence[Layer] = ()) -> McpWiring
     config = read_mcp_config(service, extra)
     wiring = McpWiring(service, config, TrustStore(service.paths.trust_file, mode))
     wiring.extra = extra
-    service.add_extension(wiring)
+    service.add_extension(
+        wiring, ContextSource, ToolProvider, TurnObserver, SessionObserver, WorkdirObserver
+    )
     return wiring
 
 
