@@ -35,7 +35,9 @@ class Column:
     width: int
     flex: bool = False  # takes the width left over by the others
     optional: bool = False  # dropped first when the list is narrow
-    keep: int = 0  # of the optional columns, the lowest `keep` is dropped first (then the rightmost)
+    keep: int = (
+        0  # of the optional columns, the lowest `keep` is dropped first (then the rightmost)
+    )
 
 
 class ListRow(NamedTuple):
