@@ -83,8 +83,11 @@ async def test_the_clients_stdio_mcp_servers_join_the_session_and_win_a_name_cla
         session = await conn.new_session(cwd=str(project), mcp_servers=[demo, spaced])
         # The first request already offers the servers' tools (created once they started).
         await conn.prompt(session_id=session.session_id, prompt=[text_block("use the tools")])
-    offered = {t["function"]["name"] for t in model_server.requests[0].body["tools"]}
-    assert {"mcp__demo__echo", "mcp__My-tools__env"} <= offered
+    # Both servers' tools reach the model (through Exec's catalog, MCP tools being connected).
+    first = model_server.requests[0].body
+    assert "Exec" in {t["function"]["name"] for t in first["tools"]}
+    catalog = json.dumps(first["messages"])
+    assert "mcp__demo__echo" in catalog and "mcp__My-tools__env" in catalog
     assert "echo: from the editor" in json.dumps(tool_messages(model_server, 1))
     env_result = json.dumps(tool_messages(model_server, 2)[-1])
     assert "yes" in env_result and "<unset>" not in env_result

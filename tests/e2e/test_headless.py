@@ -12,11 +12,13 @@ from tests.wave_cli import run_wave
 from tests.wire_view import dynamic_block, static_block, texts
 
 SIX_TOOLS = ["Read", "Write", "Edit", "Glob", "Grep", "Bash"]
-# Issue 18's tools follow the built-in six in every session.
+# Issue 18's tools follow the built-in six in every session; then the Skill tool (the built-in
+# skills the model may call), the worktree tools and Workflow. `-p` offers no cron tools: its run
+# ends with its turn.
 WORK_TOOLS = [
     "TaskCreate", "TaskGet", "TaskUpdate", "TaskList", "BashOutput", "TaskOutput", "TaskStop",
-    "AskUserQuestion", "EnterPlanMode", "ExitPlanMode", "WebFetch", "Agent",
-    "EnterWorktree", "ExitWorktree", "CronCreate", "CronDelete", "CronList",
+    "AskUserQuestion", "EnterPlanMode", "ExitPlanMode", "WebFetch", "Agent", "Skill",
+    "EnterWorktree", "ExitWorktree", "Workflow",
 ]  # fmt: skip
 
 

@@ -153,8 +153,10 @@ def test_mo6_an_added_server_runs_in_wave_p(model_server: ModelServer, project: 
     model_server.enqueue(text("ok"))
     proc = run_wave("-p", "hi", cwd=project, server=model_server)
     assert proc.returncode == 0, proc.stderr
-    tools = [t["function"]["name"] for t in model_server.requests[0].body["tools"]]
-    assert "mcp__demo__echo" in tools
+    first = model_server.requests[0].body
+    tools = [t["function"]["name"] for t in first["tools"]]
+    # The server is connected: its tools reach the model through Exec's catalog.
+    assert "Exec" in tools and "mcp__demo__echo" in json.dumps(first["messages"])
 
 
 @pytest.mark.req("MO2")

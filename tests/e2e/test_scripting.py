@@ -77,7 +77,7 @@ def test_hl3_stream_json_lines_in_order(model_server: ModelServer, project: Path
         "Read", "Write", "Edit", "Glob", "Grep", "Bash",
         "TaskCreate", "TaskGet", "TaskUpdate", "TaskList", "BashOutput", "TaskOutput",
         "TaskStop", "AskUserQuestion", "EnterPlanMode", "ExitPlanMode", "WebFetch", "Agent",
-        "EnterWorktree", "ExitWorktree", "CronCreate", "CronDelete", "CronList",
+        "Skill", "EnterWorktree", "ExitWorktree", "Workflow",
     ]  # fmt: skip
     assert init["session_id"] == lines[-1]["session_id"]
     use = lines[1]["message"]["content"][0]

@@ -21,6 +21,8 @@ from tests.tui.conftest import BuildApp, fixed_clock, server_env
 from tests.tui.helpers import settle, wait_until
 from wave_tui.agent.service import AgentOptions
 from wave_tui.config.paths import WavePaths
+from wave_tui.config.settings import SettingsStore
+from wave_tui.config.trust import TrustStore
 from wave_tui.session.factory import create_service
 from wave_tui.tui.app import WaveApp, make_app
 from wave_tui.tui.screens.memory_runs import InboxScreen
@@ -74,6 +76,10 @@ async def test_ux20_settings_name_the_settings_file_in_force_and_save_what_the_u
     paths.project_settings.write_text(
         json.dumps({"env": {"WAVE_BASE_URL": "http://127.0.0.1:9/v1"}}), encoding="utf-8"
     )
+    # A project's endpoint counts only once the user trusted the project for it (HR12).
+    request = SettingsStore(paths, {}).settings_trust_needed()
+    assert request is not None
+    TrustStore(paths.trust_file).record(request)
     app = build_app()
     async with app.run_test(size=(100, 40)) as pilot:
         await open_settings(app, pilot)

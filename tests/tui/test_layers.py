@@ -47,6 +47,11 @@ ALSO_ALLOWED = (
     "wave_tui.config.modes",
     "wave_tui.config.records",
     "wave_tui.config.clock",
+    # `wave daemon`'s client: a socket and its JSON lines, no agent behind them in this process
+    # (the daemon's own process starts through `serve`, which the facade's rule does not cover).
+    "wave_tui.session.daemon.client",
+    "wave_tui.session.daemon.protocol",
+    "wave_tui.session.daemon.server",
 )
 
 

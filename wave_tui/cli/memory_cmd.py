@@ -21,9 +21,16 @@ from wave_tui.cli.process import PipeParser
 from wave_tui.config.clock import Clock, system_clock
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.settings import SettingsFileError
-from wave_tui.session.facade import MemoryAccess, check_memory, consolidate, consolidation_plan
-from wave_tui.session.memory_audit import audit_session
-from wave_tui.session.memory_mode import current_settings, mode_line, set_memory_mode
+from wave_tui.session.facade import (
+    MemoryAccess,
+    audit_session,
+    check_memory,
+    consolidate,
+    consolidation_plan,
+    current_settings,
+    mode_line,
+    set_memory_mode,
+)
 from wave_tui.session.types import CheckError, EntryError, MemoryEntry
 
 SCOPE_HEADINGS = {

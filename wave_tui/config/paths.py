@@ -192,7 +192,7 @@ class WavePaths:
         counts: a project must not aim the agent's unasked memory writes at a folder it picks."""
         try:
             data = json.loads(self.user_settings.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):  # a file nested too deep is named elsewhere
             return None
         value = data.get(AUTO_MEMORY_DIRECTORY_KEY) if isinstance(data, dict) else None
         if not isinstance(value, str) or not value.strip():

@@ -67,8 +67,10 @@ if TYPE_CHECKING:
         remove_server,
         server_health,
     )
+    from wave_tui.session.memory_audit import audit_session
     from wave_tui.session.memory_check import check_memory
     from wave_tui.session.memory_consolidate import consolidate, consolidation_plan
+    from wave_tui.session.memory_mode import current_settings, mode_line, set_memory_mode
     from wave_tui.session.memory_review import MemoryReview, near_duplicates
     from wave_tui.session.picker import SessionPicker
     from wave_tui.session.plugins import PluginAccess
@@ -81,6 +83,10 @@ _LAZY = {
     "MemoryReview": "wave_tui.session.memory_review",
     "near_duplicates": "wave_tui.session.memory_review",
     "check_memory": "wave_tui.session.memory_check",
+    "audit_session": "wave_tui.session.memory_audit",
+    "current_settings": "wave_tui.session.memory_mode",
+    "mode_line": "wave_tui.session.memory_mode",
+    "set_memory_mode": "wave_tui.session.memory_mode",
     "consolidate": "wave_tui.session.memory_consolidate",
     "consolidation_plan": "wave_tui.session.memory_consolidate",
     "size_text": "wave_tui.session.ui_queries",
@@ -120,6 +126,7 @@ __all__ = [
     "ServerEntry",
     "ServerHealth",
     "add_server",
+    "audit_session",
     "authorization_stored",
     "authorize",
     "check_memory",
@@ -128,9 +135,11 @@ __all__ = [
     "consolidation_plan",
     "create_service",
     "create_session",
+    "current_settings",
     "find",
     "key_argument",
     "logout",
+    "mode_line",
     "near_duplicates",
     "new_entry",
     "parse_command",
@@ -141,6 +150,7 @@ __all__ = [
     "preview_body",
     "remove_server",
     "server_health",
+    "set_memory_mode",
     "shell_run_of",
     "shown_text",
     "size_text",
