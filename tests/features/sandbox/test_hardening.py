@@ -175,9 +175,13 @@ def test_unix_sockets_are_unreachable_unless_listed(
     model_server: ModelServer, project: Path, unix_server: Path, listed: bool, reached: bool
 ) -> None:
     settings(allowUnixSockets=[str(unix_server)] if listed else [])
+    # The system's Python: a virtual environment under /tmp (a CI checkout may live there) is
+    # hidden by the sandbox's private /tmp.
+    python = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
     probe = (
-        f'{sys.executable} -c "import socket; s = socket.socket(socket.AF_UNIX); '
-        f"s.connect('{unix_server}'); print('CONNECTED')\""
+        f"{python} -c \"import socket; print('TRIED', flush=True); "
+        f"s = socket.socket(socket.AF_UNIX); s.connect('{unix_server}'); print('CONNECTED')\""
     )
     out = run_bash(model_server, project, probe)
+    assert "TRIED" in out, out  # the probe ran: what follows is the socket's answer
     assert ("CONNECTED" in out) is reached, out

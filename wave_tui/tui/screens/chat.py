@@ -236,7 +236,10 @@ class ChatScreen(Screen[None]):
     def _show_first_run(self, show: bool) -> None:
         """The how-to-configure panel, mounted only when needed (Markdown is costly to build);
         a broken settings file is named above it (UX6)."""
-        log = self.query_one("#chat-log", VerticalScroll)
+        logs = self.query("#chat-log").results(VerticalScroll)
+        log = next(logs, None)
+        if log is None:  # the screen is closing (an agent event can still arrive): nothing to show
+            return
         panels = self.query("#first-run")
         if show and not panels:
             from textual.widgets import Markdown  # with the panel: see chat_items.py
