@@ -46,7 +46,28 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-from tests.model_server import model_server  # noqa: E402, F401
+from tests.model_server import ModelServer, model_server  # noqa: E402, F401
+
+
+@pytest.fixture
+async def service_for(model_server: ModelServer, project: Path):  # noqa: F811 (the fixture)
+    """`service_for(**environ)` -> a started agent service in `project` on the scripted model
+    server (extra environment variables on top); each is destroyed after the test."""
+    from wave_tui.agent.service import AgentOptions, AgentService
+    from wave_tui.session.factory import create_service
+
+    made: list[AgentService] = []
+
+    def make(**environ: str) -> AgentService:
+        env = {"WAVE_BASE_URL": model_server.base_url, "WAVE_MODEL": "test-model", **environ}
+        service = create_service(AgentOptions(workdir=project, environ=env))
+        service.start()
+        made.append(service)
+        return service
+
+    yield make
+    for service in made:
+        await service.destroy()
 
 
 def default_sigint() -> None:

@@ -11,25 +11,8 @@ import pytest
 
 from tests.extraction_helpers import is_fork, is_main
 from tests.model_server import ModelServer, text, tool_call
-from wave_tui.agent.service import AgentOptions, AgentService
+from wave_tui.agent.service import AgentService
 from wave_tui.features.memory.extraction import ExtractionHook
-from wave_tui.session.factory import create_service
-
-
-@pytest.fixture
-async def service_for(model_server: ModelServer, project: Path):
-    made: list[AgentService] = []
-
-    def make(**environ: str) -> AgentService:
-        env = {"WAVE_BASE_URL": model_server.base_url, "WAVE_MODEL": "test-model", **environ}
-        service = create_service(AgentOptions(workdir=project, environ=env))
-        service.start()
-        made.append(service)
-        return service
-
-    yield make
-    for service in made:
-        await service.destroy()
 
 
 def extraction(service: AgentService) -> ExtractionHook:

@@ -13,10 +13,8 @@ from tests.extraction_helpers import is_fork, is_main
 from tests.model_server import ModelServer, text, tool_call
 from tests.wave_cli import run_wave
 from wave_tui.agent import events as ev
-from wave_tui.agent.service import AgentOptions, AgentService
 from wave_tui.features.memory.extraction import ExtractionHook
 from wave_tui.session.facade import AgentSession
-from wave_tui.session.factory import create_service
 from wave_tui.tui.format import auto_memory_label
 
 TOPIC = "---\nname: build\ndescription: how to build\ntype: project\n---\nBuild with make dist.\n"
@@ -27,22 +25,6 @@ def user_settings(settings: dict[str, object]) -> None:
     folder = Path.home() / ".wave"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "settings.json").write_text(json.dumps(settings))
-
-
-@pytest.fixture
-async def service_for(model_server: ModelServer, project: Path):
-    made: list[AgentService] = []
-
-    def make() -> AgentService:
-        env = {"WAVE_BASE_URL": model_server.base_url, "WAVE_MODEL": "test-model"}
-        service = create_service(AgentOptions(workdir=project, environ=env))
-        service.start()
-        made.append(service)
-        return service
-
-    yield make
-    for service in made:
-        await service.destroy()
 
 
 def script_fork_write(model_server: ModelServer, mem: Path) -> None:

@@ -15,31 +15,13 @@ from tests.extraction_helpers import is_fork, is_main
 from tests.model_server import ModelServer, text, tool_call
 from tests.wave_cli import run_wave
 from wave_tui.agent import events as ev
-from wave_tui.agent.service import AgentOptions, AgentService
 from wave_tui.features.memory.extraction import ExtractionHook
-from wave_tui.session.factory import create_service
 
 pytestmark = pytest.mark.req("MR5")
 
 
 def topic(body: str) -> str:
     return f"---\nname: build\ndescription: how to build\ntype: project\n---\n{body}\n"
-
-
-@pytest.fixture
-async def service_for(model_server: ModelServer, project: Path):
-    made: list[AgentService] = []
-
-    def make() -> AgentService:
-        env = {"WAVE_BASE_URL": model_server.base_url, "WAVE_MODEL": "test-model"}
-        service = create_service(AgentOptions(workdir=project, environ=env))
-        service.start()
-        made.append(service)
-        return service
-
-    yield make
-    for service in made:
-        await service.destroy()
 
 
 def show(project: Path, entry_id: str) -> dict[str, object]:

@@ -13,11 +13,9 @@ from tests.extraction_helpers import is_fork, is_main
 from tests.model_server import ModelServer, text
 from tests.wave_cli import run_wave
 from wave_tui.agent import events as ev
-from wave_tui.agent.service import AgentOptions, AgentService
 from wave_tui.config.paths import WavePaths
 from wave_tui.features.memory.extraction import ExtractionHook
 from wave_tui.memory.html_comments import strip_html_comments
-from wave_tui.session.factory import create_service
 
 pytestmark = pytest.mark.req("MR6")
 
@@ -37,22 +35,6 @@ over lines
 Run make test before a commit.
 """
 RULE = "---\n---\n<!-- why: the 2024 outage -->\nNever force-push main.\n"
-
-
-@pytest.fixture
-async def service_for(model_server: ModelServer, project: Path):
-    made: list[AgentService] = []
-
-    def make() -> AgentService:
-        env = {"WAVE_BASE_URL": model_server.base_url, "WAVE_MODEL": "test-model"}
-        service = create_service(AgentOptions(workdir=project, environ=env))
-        service.start()
-        made.append(service)
-        return service
-
-    yield make
-    for service in made:
-        await service.destroy()
 
 
 def sent_text(model_server: ModelServer) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 from wave_tui.files.images import ImageError, encode_image
 from wave_tui.llm.types import ImagePart
 from wave_tui.tools.base import ToolResult
+from wave_tui.tools.image_read import image_part
 
 # A result longer than this is cut, with a note; about the size of a large file read.
 MCP_RESULT_MAX_CHARS = 40_000
@@ -60,16 +61,7 @@ def _image(block: Any, label: str, index: int) -> ImagePart | str:
     except (binascii.Error, ValueError, ImageError) as exc:
         why = str(exc).split(": ", 1)[-1] if isinstance(exc, ImageError) else "not valid base64"
         return f"[image result ({mime}) — not shown to the model: {why}]"
-    return ImagePart(
-        name=encoded.name,
-        media_type=encoded.media_type,
-        data=encoded.data,
-        width=encoded.width,
-        height=encoded.height,
-        original_width=encoded.original_width,
-        original_height=encoded.original_height,
-        byte_size=encoded.byte_size,
-    )
+    return image_part(encoded)
 
 
 def cap_text(text: str, limit: int = MCP_RESULT_MAX_CHARS) -> str:  # req: MC4
