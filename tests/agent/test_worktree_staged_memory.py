@@ -6,12 +6,12 @@ always."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.extraction_helpers import is_fork, is_main
+from tests.git_repos import committed_repo
 from tests.model_server import ModelServer, text, tool_call
 from tests.wave_cli import run_wave
 from wave_tui.agent import events as ev
@@ -24,21 +24,9 @@ pytestmark = pytest.mark.req("MR2")
 TOPIC = "---\nname: build\ndescription: how to build\ntype: project\n---\nBuild with make.\n"
 
 
-def git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.email", "t@example.com")
-    git(root, "config", "user.name", "T")
-    (root / "a.txt").write_text("hello\n")
-    git(root, "add", ".")
-    git(root, "commit", "-q", "-m", "init")
-    return root.resolve()
+    return committed_repo(tmp_path / "repo", {"a.txt": "hello\n"})
 
 
 def user_settings(data: dict[str, object]) -> None:

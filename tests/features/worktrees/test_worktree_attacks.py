@@ -5,12 +5,12 @@ a committed `.wave`/`.wave/worktrees` link never moves a checkout or the session
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from tests.git_repos import committed_repo, git
 from tests.model_server import ModelServer, text, tool_call
 from tests.wave_cli import run_wave
 
@@ -22,23 +22,10 @@ def no_auto_memory(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WAVE_DISABLE_AUTO_MEMORY", "1")
 
 
-def git(cwd: Path, *args: str) -> str:
-    out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
-    return out.stdout
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.email", "t@example.com")
-    git(root, "config", "user.name", "T")
-    (root / "a.txt").write_text("hello\n")
-    (root / ".gitattributes").write_text("*.txt filter=evil diff=evil\n")
-    git(root, "add", ".")
-    git(root, "commit", "-q", "-m", "init")
-    return root.resolve()
+    files = {"a.txt": "hello\n", ".gitattributes": "*.txt filter=evil diff=evil\n"}
+    return committed_repo(tmp_path / "repo", files)
 
 
 def planted(repo: Path, tmp_path: Path) -> tuple[Path, Path]:

@@ -4,13 +4,13 @@ by the model server, Bash and nested memory in the worktree, the three hooks as 
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.e2e.hook_helpers import configure, script
+from tests.git_repos import committed_repo, git
 from tests.model_server import ModelServer, text, tool_call
 from tests.wave_cli import run_wave
 from wave_tui.config.paths import WavePaths
@@ -23,28 +23,16 @@ def no_auto_memory(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WAVE_DISABLE_AUTO_MEMORY", "1")
 
 
-def git(cwd: Path, *args: str) -> str:
-    out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
-    return out.stdout
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.email", "t@example.com")
-    git(root, "config", "user.name", "T")
-    (root / "README.md").write_text("hello\n")
-    (root / "AGENTS.md").write_text("- committed project memory: ROOT-COMMITTED\n")
-    (root / ".wave" / "rules").mkdir(parents=True)
-    (root / ".wave" / "rules" / "style.md").write_text("Committed rule: RULE-COMMITTED\n")
-    (root / "pkg").mkdir()
-    (root / "pkg" / "AGENTS.md").write_text("- nested rule of the worktree copy: WT-NESTED\n")
-    (root / "pkg" / "mod.py").write_text("x = 1\n")
-    git(root, "add", ".")
-    git(root, "commit", "-q", "-m", "init")
-    return root.resolve()
+    files = {
+        "README.md": "hello\n",
+        "AGENTS.md": "- committed project memory: ROOT-COMMITTED\n",
+        ".wave/rules/style.md": "Committed rule: RULE-COMMITTED\n",
+        "pkg/AGENTS.md": "- nested rule of the worktree copy: WT-NESTED\n",
+        "pkg/mod.py": "x = 1\n",
+    }
+    return committed_repo(tmp_path / "repo", files)
 
 
 def chats(server: ModelServer) -> list[dict[str, Any]]:
