@@ -117,18 +117,23 @@ async def test_a_server_that_never_answers_a_request_is_one_clear_error(code: Pa
     assert content == "bad: no answer to textDocument/definition within 2 s"
 
 
-@pytest.mark.req("FH10")
-async def test_typescript_7_without_tsserver_names_the_fix(code: Path) -> None:
-    """The real typescript-language-server beside TypeScript 7 (which ships no tsserver):
-    the start-up error says to install TypeScript 5."""
-    modules = npm_package("typescript-language-server@6", "typescript@7")
-    (code / "a.ts").write_text("export const x: number = 1;\n")
-    entry = {
+def typescript_server(typescript: str) -> dict[str, Any]:
+    """The real typescript-language-server, installed beside `typescript` (a `name@version`)."""
+    modules = npm_package("typescript-language-server@6", typescript)
+    return {
         "command": str(modules / ".bin" / "typescript-language-server"),
         "args": ["--stdio"],
         "extensionToLanguage": {".ts": "typescript"},
         "env": {"PATH": f"{node().parent}:{os.environ['PATH']}"},
     }
+
+
+@pytest.mark.req("FH10")
+async def test_typescript_7_without_tsserver_names_the_fix(code: Path) -> None:
+    """The real typescript-language-server beside TypeScript 7 (which ships no tsserver):
+    the start-up error says to install TypeScript 5."""
+    (code / "a.ts").write_text("export const x: number = 1;\n")
+    entry = typescript_server("typescript@7")
     content, _ = await fault(code, entry, filePath="a.ts")
     assert content.startswith("LSP server bad failed to start: initialize failed:")
     assert "Could not find a valid TypeScript installation" in content
@@ -138,14 +143,8 @@ async def test_typescript_7_without_tsserver_names_the_fix(code: Path) -> None:
 @pytest.mark.req("FH10")
 async def test_the_readme_typescript_recipe_works(code: Path) -> None:
     """The README's install line (TypeScript 5 beside the server) gives a working server."""
-    modules = npm_package("typescript-language-server@6", "typescript@5")
     (code / "a.ts").write_text("export function greet(name: string): string {\n  return name;\n}\n")
-    entry = {
-        "command": str(modules / ".bin" / "typescript-language-server"),
-        "args": ["--stdio"],
-        "extensionToLanguage": {".ts": "typescript"},
-        "env": {"PATH": f"{node().parent}:{os.environ['PATH']}"},
-    }
+    entry = typescript_server("typescript@5")
     manager = LspManager(parse_servers({"ts": entry}, "test"), code)
     try:
         result = await call(manager, code, filePath="a.ts", operation="documentSymbol")
