@@ -18,11 +18,6 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
-@pytest.fixture
-def paths(project: Path) -> WavePaths:
-    return WavePaths.for_workdir(project)
-
-
 def reminder(paths: WavePaths, warnings: list[str]) -> str:
     text = MemoryInjector(paths, warnings.append).reminder_text()
     assert text is not None

@@ -3,32 +3,13 @@ prompt; secret-looking files never load, approved or not."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
+from tests.memory.test_imports import reminder, write
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.trust import TrustStore
 from wave_tui.memory.agents_md import project_memory_files
 from wave_tui.memory.imports import outside_imports_request
-from wave_tui.memory.injection import MemoryInjector
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-@pytest.fixture
-def paths(project: Path) -> WavePaths:
-    return WavePaths.for_workdir(project)
-
-
-def reminder(paths: WavePaths, warnings: list[str]) -> str:
-    text = MemoryInjector(paths, warnings.append).reminder_text()
-    assert text is not None
-    return text
 
 
 def approve(paths: WavePaths) -> None:

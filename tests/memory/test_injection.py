@@ -21,11 +21,6 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
-@pytest.fixture
-def paths(project: Path) -> WavePaths:
-    return WavePaths.for_workdir(project)
-
-
 def read_result(*files: Path) -> ToolResult:
     return ToolResult(content="...", context_paths=list(files), read_paths=list(files))
 

@@ -24,11 +24,6 @@ def write(path: Path, text: str) -> Path:
 
 
 @pytest.fixture
-def paths(project: Path) -> WavePaths:
-    return WavePaths.for_workdir(project)
-
-
-@pytest.fixture
 def warnings() -> list[str]:
     return []
 

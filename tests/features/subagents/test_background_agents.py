@@ -16,6 +16,7 @@ import pytest
 
 from tests.model_server import ModelServer, Reply, text, tool_calls
 from tests.wave_cli import run_wave
+from wave_tui.agent.service import AgentService
 
 BYPASS = ("--permission-mode", "bypassPermissions")
 GP = "general-purpose"
@@ -201,10 +202,8 @@ def test_task_output_reads_a_background_command_too(
     assert "Status: completed" in read and "BG-WORDS" in read
 
 
-@pytest.mark.req("BA1")
-async def test_tasks_lists_a_running_background_agent_with_its_last_step(
-    model_server: ModelServer, project: Path
-) -> None:
+def bypass_service(model_server: ModelServer, project: Path) -> AgentService:
+    """An in-process service on the scripted server, every tool allowed, no auto memory."""
     from wave_tui.agent.service import AgentOptions
     from wave_tui.session.factory import create_service
 
@@ -214,9 +213,16 @@ async def test_tasks_lists_a_running_background_agent_with_its_last_step(
         "WAVE_MODEL": "test-model",
         "WAVE_DISABLE_AUTO_MEMORY": "1",
     }
-    service = create_service(
+    return create_service(
         AgentOptions(workdir=project, environ=env, permission_mode="bypassPermissions")
     )
+
+
+@pytest.mark.req("BA1")
+async def test_tasks_lists_a_running_background_agent_with_its_last_step(
+    model_server: ModelServer, project: Path
+) -> None:
+    service = bypass_service(model_server, project)
     hold = threading.Event()
     try:
         model_server.enqueue(
@@ -244,18 +250,7 @@ async def test_an_idle_session_hears_a_background_agent_finish(
 ) -> None:
     """The turn that started the agent has ended and nobody types: the agent's end starts a
     turn by itself, whose request carries the task-notification."""
-    from wave_tui.agent.service import AgentOptions
-    from wave_tui.session.factory import create_service
-
-    env = {
-        "WAVE_BASE_URL": model_server.base_url,
-        "WAVE_API_KEY": "k",
-        "WAVE_MODEL": "test-model",
-        "WAVE_DISABLE_AUTO_MEMORY": "1",
-    }
-    service = create_service(
-        AgentOptions(workdir=project, environ=env, permission_mode="bypassPermissions")
-    )
+    service = bypass_service(model_server, project)
     hold = threading.Event()
     try:
         model_server.enqueue(Reply(content="BG-DONE", hold=hold), when=is_child)
