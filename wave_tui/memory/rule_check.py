@@ -15,7 +15,7 @@ from wave_tui.config.fileio import file_lock
 from wave_tui.config.records import record
 from wave_tui.llm.types import Message
 from wave_tui.memory.catalog import MemoryEntry
-from wave_tui.memory.conflicts import ChatClient
+from wave_tui.memory.conflicts import ChatClient, Side
 from wave_tui.memory.frontmatter import parse_frontmatter
 
 RULE_TEXT_MAX = 1_500  # characters of one rule sent; a longer one is cut
@@ -27,14 +27,8 @@ CHECK_SYSTEM = (
 )
 
 
-@record
-class RuleInForce:
-    id: str
-    scope: str
-    text: str
-
-    def to_json(self) -> dict[str, str]:
-        return {"id": self.id, "scope": self.scope, "text": self.text}
+# A rule in force is one memory line with its id and scope: the record a conflict's sides are.
+RuleInForce = Side
 
 
 @record
