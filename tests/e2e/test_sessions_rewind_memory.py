@@ -10,12 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.agent.test_extraction_review import TOPIC, extraction, script_fork_writes, service_for
+from tests.agent.test_extraction_review import TOPIC, extraction, script_fork_writes
 from tests.model_server import ModelServer, text
 from tests.wave_cli import run_wave
 from wave_tui.config.paths import WavePaths
-
-__all__ = ["service_for"]  # the fixture, used by name
 
 
 @pytest.mark.req("RW6")
