@@ -69,3 +69,24 @@ def test_hr13_more_than_one_read_holds_is_an_overflow_then_the_rest_is_read(
     (tmp_path / "after.md").write_text("x")
     assert watch.drain() == {tmp_path / "after.md"}
     watch.close()
+
+
+@pytest.mark.req("HR13")
+def test_hr13_a_folder_moved_away_under_a_full_queue_is_watched_anew(tmp_path: Path) -> None:
+    """A full read is not parsed (the caller looks at everything anyway); the one thing its
+    events would have said, a watched folder moved away, is still known."""
+    watch = DirWatch()
+    folder = tmp_path / "rules"
+    folder.mkdir()
+    assert watch.watch(folder)
+    for i in range(2 * DRAIN_BYTES // 32):
+        (folder / f"f{i:06d}").touch()
+    folder.rename(tmp_path / "rules-old")
+    folder.mkdir()  # a new folder under the old name
+    assert watch.drain() is None
+    assert watch.watch(folder)  # the old watch was dropped: the name is watched again
+    while watch.drain() is None:  # the rest of the old folder's burst
+        pass
+    (folder / "new.md").write_text("x")
+    assert watch.drain() == {folder / "new.md"}
+    watch.close()

@@ -86,6 +86,7 @@ class DirWatch:
         # By the name as given (a str: a caller with 10k file paths makes no Path for each).
         self._dir_of: dict[int, tuple[str, Path]] = {}
         self._wd_of: dict[str, int] = {}
+        self._inode_of: dict[int, tuple[int, int]] = {}  # what each watch was added on
         self._lost = self._fd is None  # a watch could not be added: changes may go unseen
 
     @property
@@ -108,6 +109,7 @@ class DirWatch:
             return True
         self._dir_of[wd] = (name, Path(name))
         self._wd_of[name] = wd
+        self._inode_of[wd] = _inode(name)
         return True
 
     # req: HR13
@@ -124,11 +126,17 @@ class DirWatch:
             data = b""
         except OSError:
             return None
-        names, overflow = self._parse(data)
         # The kernel fills a read with every queued event that fits: room left for the largest
         # event means the queue was empty; otherwise more waits, which is an overflow to us (the
         # rest stays queued and is read later, its changes already covered by the full look).
-        overflow |= len(data) > DRAIN_BYTES - _MAX_EVENT_BYTES
+        if len(data) > DRAIN_BYTES - _MAX_EVENT_BYTES:
+            # Parsing ~2,000 events only to look at everything anyway is what a storm would cost
+            # each request: the one thing the events would tell, a watched folder gone or moved,
+            # is asked of the folders themselves (a stat each, a few dozen).
+            self._forget_moved()
+            self._lost = False
+            return None
+        names, overflow = self._parse(data)
         if overflow or self._lost:
             self._lost = False  # the caller's full look re-adds what is missing
             return None
@@ -162,9 +170,16 @@ class DirWatch:
                 names.add((wd, raw))
         return names, overflow
 
+    def _forget_moved(self) -> None:
+        """Drop the watches whose path no longer names the folder they were added on."""
+        for name, wd in list(self._wd_of.items()):
+            if _inode(name) != self._inode_of.get(wd):
+                self._forget(wd, name)
+
     def _forget(self, wd: int, name: str) -> None:
         self._dir_of.pop(wd, None)
         self._wd_of.pop(name, None)
+        self._inode_of.pop(wd, None)
         if self._fd is not None and self._lib is not None:
             self._lib.inotify_rm_watch(self._fd, wd)  # a moved folder keeps its watch otherwise
 
@@ -177,6 +192,16 @@ class DirWatch:
             self._fd = None
         self._dir_of.clear()
         self._wd_of.clear()
+        self._inode_of.clear()
+
+
+def _inode(name: str) -> tuple[int, int]:
+    """The folder `name` is now (as the watch follows links), or (-1, -1) when there is none."""
+    try:
+        st = os.stat(name)
+    except OSError:
+        return (-1, -1)
+    return (st.st_dev, st.st_ino)
 
 
 def nearest_existing(path: Path) -> Path:
