@@ -90,7 +90,7 @@ def test_a_big_string_that_comes_back_is_escaped_once(monkeypatch: pytest.Monkey
     body = {"model": "m", "messages": [{"role": "user", "content": edited}]}
     assert encoder.encode(body) == as_httpx_sends(body)
     assert escaped == [len(REMINDER), len(edited)]
-    assert [hit[0] for hit in encoder._cache.values()] == [edited]
+    assert [hit[0] for hit in encoder._strings.values()] == [edited]
 
 
 async def test_the_client_sends_the_same_bytes_and_headers_as_with_json() -> None:
@@ -146,3 +146,22 @@ def test_a_turn_with_a_big_memory_sends_what_json_would(
     for request in model_server.requests:
         assert len(request.raw) > BIG_STRING
         assert request.raw == as_httpx_sends(json.loads(request.raw))
+
+
+@pytest.mark.req("SP5")
+def test_sp5_messages_that_come_back_are_encoded_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    encoded: list[object] = []
+    real = body_json.plain_json
+    monkeypatch.setattr(body_json, "plain_json", lambda v: encoded.append(v) or real(v))
+    encoder = BodyEncoder()
+    history: list[dict[str, Any]] = [{"role": "user", "content": REMINDER}]
+    for n in range(4):
+        encoded.clear()
+        history.append({"role": "user", "content": f"turn {n}", "n": [n, "é"]})
+        body = {"model": "m", "messages": list(history), "stream": True}
+        assert encoder.encode(body) == as_httpx_sends(body)
+        messages = [v for v in encoded if isinstance(v, dict) and "role" in v]
+        # Only the new message (the first body: both; the reminder with its big string swapped).
+        assert len(messages) == (2 if n == 0 else 1) and messages[-1] is history[-1]
+    body = {"model": "m", "messages": [dict(m) for m in history]}  # equal, but other dicts
+    assert encoder.encode(body) == as_httpx_sends(body)

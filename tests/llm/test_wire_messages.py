@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from wave_tui.llm.types import Message, ToolCall
-from wave_tui.llm.wire import BRIDGE_TEXT, JOINS_NEXT, bridge_roles, wire_messages
+from wave_tui.llm.wire import BRIDGE_TEXT, JOINS_NEXT, WireHistory, bridge_roles, wire_messages
 
 NOTE = Message.user("[Request interrupted by user]", is_meta=True, **{JOINS_NEXT: True})
 RULE = Message.user("<system-reminder>rule: be brief</system-reminder>", is_meta=True)
@@ -53,3 +53,45 @@ def test_cv5_the_users_words_after_a_tool_result_are_a_user_message() -> None:
         "user", "assistant", "user", "assistant", "user", "assistant", "tool", "assistant", "user"
     ]  # fmt: skip
     assert bridged[1] == bridged[7] == {"role": "assistant", "content": BRIDGE_TEXT}
+
+
+def _session() -> list[Message]:
+    """A history with every fold: prompts, meta text after a prompt and after a tool result,
+    the interruption note, several rounds of calls."""
+    out: list[Message] = []
+    for n in range(6):
+        call = Message(
+            role="assistant", tool_calls=[ToolCall(id=f"c{n}", name="Read", arguments="{}")]
+        )
+        result = Message(role="tool", content=f"r{n}", tool_call_id=f"c{n}", tool_name="Read")
+        out += [Message.user(f"prompt {n}"), RULE, call, result, RULE]
+        if n % 2:
+            out += [Message(role="assistant", content=f"answer {n}"), NOTE]
+    return out
+
+
+@pytest.mark.req("SP5")
+def test_sp5_a_history_that_grows_is_folded_as_the_whole_would_be() -> None:
+    history = WireHistory()
+    messages = _session()
+    before: list[dict[str, object]] = []
+    for n in range(1, len(messages) + 1):
+        wire = history.wire(messages[:n], "<memory>")
+        assert wire == wire_messages(messages[:n], "<memory>")
+        # The prefix is the same dicts as last time (the encoder reuses their bytes); only the
+        # last one may have been folded into anew.
+        assert all(a is b for a, b in zip(wire[:-1], before[:-1], strict=False))
+        before = wire
+
+
+@pytest.mark.req("SP5")
+def test_sp5_a_history_put_in_its_place_or_a_new_reminder_is_folded_afresh() -> None:
+    history = WireHistory()
+    messages = _session()
+    history.wire(messages, "<memory>")
+    rewound = [m.model_copy() for m in messages[:7]]  # a rewind: new objects, a shorter list
+    assert history.wire(rewound, "<memory>") == wire_messages(rewound, "<memory>")
+    assert history.wire(rewound, "<other memory>") == wire_messages(rewound, "<other memory>")
+    assert history.wire(rewound, None) == wire_messages(rewound, None)
+    edited = [*rewound[:3], Message.user("in place of a message"), *rewound[4:]]
+    assert history.wire(edited, None) == wire_messages(edited, None)

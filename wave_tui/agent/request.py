@@ -13,7 +13,7 @@ from wave_tui.config.records import record
 from wave_tui.config.settings import EffectiveSettings, resolve_max_output_tokens
 from wave_tui.llm.images import without_images
 from wave_tui.llm.types import Message, ToolSpec
-from wave_tui.llm.wire import mark_last_message, system_message, wire_messages
+from wave_tui.llm.wire import WireHistory, mark_last_message, system_message, wire_messages
 
 
 @record
@@ -33,10 +33,14 @@ def build_body(
     caching: bool,
     options: dict[str, Any] | None = None,
     max_tokens: int | None = None,
+    history: WireHistory | None = None,
 ) -> dict[str, Any]:
     """The chat-completions body: system first, the transient memory reminder, then history
-    (isMeta text folded where it belongs; each of the user's prompts a message of its own)."""
-    wire = wire_messages(messages, reminder)
+    (isMeta text folded where it belongs; each of the user's prompts a message of its own).
+    With `history`, only what was added since its last body is converted."""
+    wire = (
+        wire_messages(messages, reminder) if history is None else history.wire(messages, reminder)
+    )
     if caching:
         wire = mark_last_message(wire)
     body: dict[str, Any] = {
@@ -62,6 +66,7 @@ class RequestBuilder:
         self._system: SystemPrompt | None = None
         # The static block; an SDK program's `system_prompt` replaces it for its session.
         self.static_prompt = STATIC_SYSTEM_PROMPT
+        self._history = WireHistory()  # a long session converts only its new messages
 
     def invalidate(self) -> None:
         """AGENTS.md / MEMORY.md are read again (after compaction)."""
@@ -110,6 +115,7 @@ class RequestBuilder:
             max_tokens=resolve_max_output_tokens(settings, model, None)
             if settings.max_output_tokens is not None
             else None,
+            history=self._history,
         )
         if not config.capabilities.vision:
             # The transcript keeps its images; this model gets each one's placeholder.

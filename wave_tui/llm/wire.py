@@ -153,31 +153,81 @@ def wire_messages(messages: list[Message], reminder: str | None = None) -> list[
     prompt is never merged into another prompt. The fold looks only backwards, so a request's
     prefix is the same in every later request (prompt caching). The transcript keeps each
     message as it was."""
-    out: list[dict[str, Any]] = []
-    meta_only: set[int] = set()  # indexes in `out` of user messages that hold only meta text
-    if reminder:
-        out.append({"role": "user", "content": reminder})
-        meta_only.add(0)
-    for message in messages:
-        wire = message_to_wire(message)
-        prev = out[-1] if out else None
-        last = len(out) - 1
-        if message.role != "user" or prev is None:
-            out.append(wire)
-            if message.role == "user" and _is_meta(message):
-                meta_only.add(len(out) - 1)
-            continue
-        if _joins_previous(message) and prev.get("role") == "tool":
-            out[-1] = _fold_into_tool(prev, wire["content"])
-        elif prev.get("role") == "user" and (_joins_previous(message) or last in meta_only):
-            out[-1] = {**prev, "content": _parts(prev.get("content")) + _parts(wire["content"])}
-            if not _is_meta(message):
-                meta_only.discard(last)
+    fold = _Fold(reminder)
+    fold.extend(messages)
+    return fold.out
+
+
+class _Fold:
+    """The wire messages of a history so far; `extend` goes on where the last one stopped.
+
+    Every step only looks back and replaces `out[-1]` (never changes a dict in place), so the
+    state after N messages is the same whether they came in one call or several."""
+
+    def __init__(self, reminder: str | None) -> None:
+        self.out: list[dict[str, Any]] = []
+        self.meta_only: set[int] = set()  # indexes in `out` of user messages of meta text only
+        if reminder:
+            self.out.append({"role": "user", "content": reminder})
+            self.meta_only.add(0)
+
+    def extend(self, messages: list[Message]) -> None:
+        out, meta_only = self.out, self.meta_only
+        for message in messages:
+            wire = message_to_wire(message)
+            prev = out[-1] if out else None
+            last = len(out) - 1
+            if message.role != "user" or prev is None:
+                out.append(wire)
+                if message.role == "user" and _is_meta(message):
+                    meta_only.add(len(out) - 1)
+                continue
+            if _joins_previous(message) and prev.get("role") == "tool":
+                out[-1] = _fold_into_tool(prev, wire["content"])
+            elif prev.get("role") == "user" and (_joins_previous(message) or last in meta_only):
+                out[-1] = {**prev, "content": _parts(prev.get("content")) + _parts(wire["content"])}
+                if not _is_meta(message):
+                    meta_only.discard(last)
+            else:
+                out.append(wire)
+                if _is_meta(message):
+                    meta_only.add(len(out) - 1)
+
+    def copy(self) -> _Fold:
+        twin = _Fold(None)
+        twin.out, twin.meta_only = list(self.out), set(self.meta_only)
+        return twin
+
+
+class WireHistory:
+    """`wire_messages` for one agent's requests, each continued from the last one's.
+
+    A session's history only grows between two requests (a rewind, a compaction or a resume
+    puts a new list of new messages in its place): the messages already folded are the same
+    objects, and only the new tail is converted. The dicts of the folded prefix are the same
+    objects from request to request too, which lets the body encoder reuse their bytes
+    (`llm/body_json.py`). Messages are never changed once in the history."""
+
+    def __init__(self) -> None:
+        self._messages: list[Message] = []
+        self._reminder: str | None = None
+        self._fold = _Fold(None)
+
+    def wire(self, messages: list[Message], reminder: str | None) -> list[dict[str, Any]]:
+        done = self._messages
+        same_prefix = (
+            reminder == self._reminder
+            and len(messages) >= len(done)
+            and all(a is b for a, b in zip(messages, done))  # noqa: B905 (checked above)
+        )
+        if same_prefix:
+            fold = self._fold.copy()
+            fold.extend(messages[len(done) :])
         else:
-            out.append(wire)
-            if _is_meta(message):
-                meta_only.add(len(out) - 1)
-    return out
+            fold = _Fold(reminder)
+            fold.extend(messages)
+        self._messages, self._reminder, self._fold = list(messages), reminder, fold.copy()
+        return fold.out
 
 
 # req: CV5
