@@ -424,7 +424,6 @@ PENDING: frozenset[str] = frozenset(
         "SP2",
         "SP3",
         "SP4",
-        "SP5",
     }
 )
 

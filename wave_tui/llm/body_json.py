@@ -37,6 +37,7 @@ class BodyEncoder:
         self._messages: dict[int, tuple[object, bytes]] = {}
         self._strings: dict[int, tuple[str, bytes]] = {}
 
+    # req: SP5
     def encode(self, body: dict[str, Any]) -> bytes:
         """`plain_json(body)`, the messages of the last body that come back (the same objects:
         `llm/wire.py` `WireHistory`) not encoded again; a long session encodes its new tail."""

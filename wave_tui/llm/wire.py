@@ -199,6 +199,7 @@ class _Fold:
         return twin
 
 
+# req: SP5
 class WireHistory:
     """`wire_messages` for one agent's requests, each continued from the last one's.
 
