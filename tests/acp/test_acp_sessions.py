@@ -15,7 +15,9 @@ from acp import RequestError, image_block, schema, text_block
 
 from tests import image_files as img
 from tests.acp.acp_client import RecordingClient, initialized, wave_acp
+from tests.features.mcp.everything import everything_entry
 from tests.model_server import ModelServer, text, tool_call
+from tests.wire_view import tool_messages
 
 DEMO_SERVER = Path(__file__).resolve().parents[1] / "mcp" / "servers" / "demo_server.py"
 
@@ -24,10 +26,6 @@ DEMO_SERVER = Path(__file__).resolve().parents[1] / "mcp" / "servers" / "demo_se
 def no_auto_memory(monkeypatch: pytest.MonkeyPatch) -> None:
     """No extraction fork takes the scripted replies meant for the turn."""
     monkeypatch.setenv("WAVE_DISABLE_AUTO_MEMORY", "1")
-
-
-def tool_messages(server: ModelServer, index: int) -> list[dict[str, Any]]:
-    return [m for m in server.requests[index].body["messages"] if m["role"] == "tool"]
 
 
 class ChoosingClient(RecordingClient):
@@ -88,8 +86,8 @@ async def test_the_clients_stdio_mcp_servers_join_the_session_and_win_a_name_cla
     assert "Exec" in {t["function"]["name"] for t in first["tools"]}
     catalog = json.dumps(first["messages"])
     assert "mcp__demo__echo" in catalog and "mcp__My-tools__env" in catalog
-    assert "echo: from the editor" in json.dumps(tool_messages(model_server, 1))
-    env_result = json.dumps(tool_messages(model_server, 2)[-1])
+    assert "echo: from the editor" in json.dumps(tool_messages(model_server.requests[1].body))
+    env_result = json.dumps(tool_messages(model_server.requests[2].body)[-1])
     assert "yes" in env_result and "<unset>" not in env_result
     assert client.agent_text() == "Both answered"
 
@@ -113,7 +111,7 @@ async def test_load_session_connects_the_clients_servers_too(
         await initialized(conn)
         await conn.load_session(cwd=str(project), session_id=session.session_id, mcp_servers=[demo])
         await conn.prompt(session_id=session.session_id, prompt=[text_block("echo")])
-    assert "echo: again" in json.dumps(tool_messages(model_server, -1))
+    assert "echo: again" in json.dumps(tool_messages(model_server.requests[-1].body))
 
 
 def _replayed(client: RecordingClient) -> list[tuple[str, str]]:
@@ -199,7 +197,7 @@ async def test_allow_always_grants_the_prefix_rule_and_reject_always_holds(
     assert not (project / "one.txt").exists()  # rm one.txt ran
     assert (project / "two.txt").exists()  # rm two.txt was asked and rejected
     assert not (project / "first").exists() and not (project / "second").exists()
-    second_mkdir = json.dumps(tool_messages(model_server, 4)[-1])
+    second_mkdir = json.dumps(tool_messages(model_server.requests[4].body)[-1])
     assert "rejected" in second_mkdir
 
 
@@ -235,3 +233,33 @@ async def test_an_image_block_is_attached_as_an_image(
     (url,) = img.all_image_urls(model_server.requests[0].body)
     kind, _raw, image = img.decode(url)
     assert kind == "image/png" and image.size == (40, 30)
+
+
+@pytest.mark.req("MA4")
+async def test_a_tools_progress_reaches_the_client_as_updates_of_its_call(
+    project: Path, model_server: ModelServer
+) -> None:
+    """server-everything's long operation reports progress: each line is an in-progress update
+    of that very call, before the call's result."""
+    name = "mcp__ev__trigger-long-running-operation"
+    model_server.enqueue(tool_call(name, {"duration": 0.2, "steps": 2}), text("Done"))
+    entry = everything_entry()
+    ev_server = schema.McpServerStdio(
+        name="ev", command=entry["command"], args=entry["args"], env=[]
+    )
+    client = RecordingClient(allow=True)
+    async with wave_acp(client, model_server, project) as (conn, _process):
+        await initialized(conn)
+        session = await conn.new_session(cwd=str(project), mcp_servers=[ev_server])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("run it")])
+    calls = [u for _, u in client.updates if u.session_update in ("tool_call", "tool_call_update")]
+    started = next(u for u in calls if u.session_update == "tool_call")
+    progress = [
+        u.content[0].content.text
+        for u in calls
+        if u.session_update == "tool_call_update" and u.status == "in_progress"
+    ]
+    assert [line.split(" ")[0] for line in progress] == ["1/2", "2/2"]
+    assert {u.tool_call_id for u in calls} == {started.tool_call_id}
+    assert calls[-1].status == "completed"
+    assert client.agent_text() == "Done"

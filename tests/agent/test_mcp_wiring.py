@@ -35,13 +35,13 @@ async def test_mc6_project_servers_wait_for_trust_in_the_app(project: Path) -> N
         await session.wait_tools_started()
         assert mcp_tools(session) == []
         assert any("project MCP servers not started" in n for n in notices)
-        request = session.permissions.trust_request()
+        request = next(iter(session.permissions.trust_requests()), None)
         assert request is not None and request.kind == "mcp"
         assert request.items == (f"demo: {sys.executable} {DEMO}",)
         await session.permissions.grant_trust([request])
         await session.wait_tools_started()
         assert "mcp__demo__echo" in mcp_tools(session)
-        assert session.permissions.trust_request() is None
+        assert next(iter(session.permissions.trust_requests()), None) is None
     finally:
         await session.close()
     again = create_session(AgentOptions(workdir=project))  # the answer is remembered
@@ -58,7 +58,7 @@ async def test_mc6_project_servers_wait_for_trust_in_the_app(project: Path) -> N
 async def test_mc6_a_changed_project_server_asks_again(project: Path) -> None:
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"demo": demo_entry()}}))
     first = create_session(AgentOptions(workdir=project))
-    request = first.permissions.trust_request()
+    request = next(iter(first.permissions.trust_requests()), None)
     assert request is not None
     await first.permissions.grant_trust([request])
     await first.close()
@@ -66,7 +66,7 @@ async def test_mc6_a_changed_project_server_asks_again(project: Path) -> None:
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"demo": entry}}))
     second = create_session(AgentOptions(workdir=project))
     try:
-        changed = second.permissions.trust_request()
+        changed = next(iter(second.permissions.trust_requests()), None)
         assert changed is not None and changed.fingerprint != request.fingerprint
     finally:
         await second.close()
@@ -80,7 +80,7 @@ async def test_mc6_user_servers_need_no_trust_and_mcp_lists_them(project: Path) 
     session = create_session(AgentOptions(workdir=project))
     try:
         session.start()
-        assert session.permissions.trust_request() is None
+        assert next(iter(session.permissions.trust_requests()), None) is None
         await session.wait_tools_started()
         assert "mcp__mine__echo" in mcp_tools(session)
         out = await session.input.run_command("/mcp")

@@ -7,13 +7,14 @@ from pathlib import Path
 import pytest
 
 from tests.extraction_helpers import is_fork, is_main
+from tests.memory.prompt_sections import forbidden_save_terms
 from tests.model_server import ModelServer, text, tool_call
 from wave_tui.agent.commands import CommandOutput, CommandRegistry, PromptExpansion
 from wave_tui.agent.service import AgentOptions, AgentService
 from wave_tui.features.memory.commands import memory_commands
 from wave_tui.features.memory.context_report import build_context_report
 from wave_tui.features.memory.extraction import ExtractionHook
-from wave_tui.memory.prompts import forbidden_save_terms, render_init_prompt
+from wave_tui.memory.prompts import render_init_prompt
 from wave_tui.session.factory import create_service
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from wave_tui.files.read_state import ReadState
-from wave_tui.session.ui_queries import permission_preview
+from wave_tui.session.permission_preview import permission_preview
 from wave_tui.tools.base import ToolContext
 from wave_tui.tools.edit import EditTool
 

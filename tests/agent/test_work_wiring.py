@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.model_server import ModelServer, text, tool_call
+from tests.wire_view import chats, tool_results
 from wave_tui.agent import events as ev
 from wave_tui.agent.service import AgentOptions, AgentService
 from wave_tui.agent.tool_executor import concurrent_batches
@@ -46,14 +47,6 @@ def make(model_server: ModelServer, project: Path):
         return create_service(AgentOptions(workdir=project, environ=env, headless=headless))
 
     return build
-
-
-def chats(server: ModelServer) -> list[dict[str, Any]]:
-    return [r.body for r in server.requests if r.path.endswith("/chat/completions")]
-
-
-def tool_results(body: dict[str, Any]) -> list[str]:
-    return [m["content"] for m in body["messages"] if m["role"] == "tool"]
 
 
 def key(event: ev.AgentEvent) -> str:

@@ -118,7 +118,7 @@ def test_wrong_nested_type_names_the_full_key(
     assert settings.problems == (
         '.wave/settings.json: models.a.maxInputTokens: must be an integer (got "big")',
     )
-    assert settings.prompt_caching_for("b") is True
+    assert settings.model_config_for("b").capabilities.prompt_caching is True
     assert "a" not in settings.models
 
 

@@ -73,7 +73,7 @@ def test_defaults_when_no_file_exists(paths: WavePaths) -> None:
     assert settings.auto_memory_frequency == 1
     assert settings.cleanup_period_days == DEFAULT_CLEANUP_PERIOD_DAYS == 30
     assert settings.model_config_for("anything") == ModelConfig()
-    assert settings.prompt_caching_for("anything") is False
+    assert settings.model_config_for("anything").capabilities.prompt_caching is False
     assert settings.model_config_for("anything").capabilities.vision is True
     assert settings.problems == ()
 

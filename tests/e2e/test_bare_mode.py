@@ -15,15 +15,12 @@ from tests.e2e.hook_helpers import configure, project_settings, script
 from tests.mcp.conftest import DEMO
 from tests.model_server import ModelServer, text, tool_call
 from tests.wave_cli import run_wave
+from tests.wire_view import chats
 
 
 @pytest.fixture(autouse=True)
 def no_auto_memory(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WAVE_DISABLE_AUTO_MEMORY", "1")
-
-
-def chats(server: ModelServer) -> list[dict[str, Any]]:
-    return [r.body for r in server.requests if r.path.endswith("/chat/completions")]
 
 
 def mcp_offered(body: dict[str, Any]) -> bool:

@@ -12,6 +12,7 @@ import pytest
 from tests.e2e.hook_helpers import configure, project_settings, script
 from tests.model_server import ModelServer, text, tool_call
 from tests.wave_cli import run_wave
+from tests.wire_view import chats
 from wave_tui.agent import events as ev
 from wave_tui.session.facade import create_session
 from wave_tui.session.types import AgentOptions
@@ -23,11 +24,7 @@ def no_auto_memory(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def summary_requests(server: ModelServer) -> list[dict[str, Any]]:
-    return [
-        r.body
-        for r in server.requests
-        if r.path.endswith("/chat/completions") and "tools" not in r.body
-    ]
+    return [b for b in chats(server) if "tools" not in b]
 
 
 @pytest.mark.req("HK7")
@@ -109,7 +106,9 @@ async def test_hk2_a_permission_request_hook_denies_before_the_user_is_asked(
     session.subscribe(lambda e: notices.append(e.text) if isinstance(e, ev.Notice) else None)
     try:
         session.start()
-        request = session.permissions.trust_request()  # the app: project hooks run once trusted
+        request = next(
+            iter(session.permissions.trust_requests()), None
+        )  # the app: project hooks run once trusted
         assert request is not None and request.kind == "hooks"
         await session.permissions.grant_trust([request])
         result = await session.run_turn("go")

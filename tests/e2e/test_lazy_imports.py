@@ -33,7 +33,12 @@ NOT_ON_A_PLAIN_TURN = (
     "rich",
     "pygments",
     "wave_tui.tui",
-    "wave_tui.session.ui_queries",  # the app's pickers, previews and connection check
+    "wave_tui.session.model_menu",  # the app's pickers, previews and connection check
+    "wave_tui.session.permission_preview",
+    "wave_tui.session.permission_state",
+    "wave_tui.session.connection_check",
+    "wave_tui.session.session_summaries",
+    "wave_tui.session.completion",
     "wave_tui.features.memory.context_report",  # /context
     "wave_tui.session.memory_review",  # the app's inbox and runs
     "wave_tui.session.endpoint_settings",

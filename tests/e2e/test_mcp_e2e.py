@@ -15,6 +15,7 @@ from tests.mcp.conftest import DEMO, pids_in
 from tests.model_server import ModelServer, text, tool_call
 from tests.processes import alive
 from tests.wave_cli import run_wave
+from tests.wire_view import chats, tool_names, tool_results
 
 
 @pytest.fixture(autouse=True)
@@ -35,18 +36,6 @@ def write_mcp_json(project: Path, **servers: dict[str, Any]) -> None:
 
 def demo_entry(**env: str) -> dict[str, Any]:
     return {"command": sys.executable, "args": [str(DEMO)], "env": env}
-
-
-def chats(server: ModelServer) -> list[dict[str, Any]]:
-    return [r.body for r in server.requests if r.path.endswith("/chat/completions")]
-
-
-def tool_names(body: dict[str, Any]) -> list[str]:
-    return [t["function"]["name"] for t in body.get("tools", [])]
-
-
-def tool_results(body: dict[str, Any]) -> list[str]:
-    return [str(m.get("content")) for m in body["messages"] if m.get("role") == "tool"]
 
 
 @pytest.mark.req("MC3", "MC8")

@@ -12,7 +12,7 @@ import pytest
 
 from tests.model_server import ModelServer, text, tool_call
 from tests.wave_cli import WAVE, run_wave
-from tests.wire_view import dynamic_block, static_block
+from tests.wire_view import chats, dynamic_block, static_block
 from wave_tui import __version__
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,10 +21,6 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(autouse=True)
 def no_auto_memory(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WAVE_DISABLE_AUTO_MEMORY", "1")
-
-
-def chats(server: ModelServer) -> list[dict[str, object]]:
-    return [r.body for r in server.requests if r.path.endswith("/chat/completions")]
 
 
 @pytest.mark.req("HL1")

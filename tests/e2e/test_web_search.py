@@ -14,6 +14,7 @@ import pytest
 from tests.model_server import ModelServer, text, tool_call
 from tests.search_server import SearchServer, serving
 from tests.wave_cli import run_wave
+from tests.wire_view import tool_names
 
 ALLOW = ("--allowedTools", "WebSearch")
 
@@ -34,10 +35,6 @@ def configure(home: Path, web_search: dict[str, str], **more: object) -> None:
     (home / ".wave" / "settings.json").write_text(json.dumps({"webSearch": web_search, **more}))
 
 
-def tool_names(server: ModelServer) -> list[str]:
-    return [t["function"]["name"] for t in server.requests[0].body["tools"]]
-
-
 def search_result(server: ModelServer) -> str:
     tool = [m for m in server.requests[-1].body["messages"] if m["role"] == "tool"][-1]
     return str(tool["content"])
@@ -52,11 +49,11 @@ def test_websearch_is_declared_only_when_a_backend_is_set(
     model_server: ModelServer, project: Path, isolated_home: Path, search_server: SearchServer
 ) -> None:
     assert run_wave("-p", "hi", cwd=project, server=model_server).returncode == 0
-    assert "WebSearch" not in tool_names(model_server)
+    assert "WebSearch" not in tool_names(model_server.requests[0].body)
     configure(isolated_home, {"provider": "searxng", "url": search_server.url})
     model_server.reset()
     assert run_wave("-p", "hi", cwd=project, server=model_server).returncode == 0
-    assert "WebSearch" in tool_names(model_server)
+    assert "WebSearch" in tool_names(model_server.requests[0].body)
     assert search_server.requests == []  # declaring it searches nothing
 
 

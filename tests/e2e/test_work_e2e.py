@@ -19,6 +19,7 @@ import pytest
 from tests.model_server import ModelServer, Reply, text, tool_call, tool_calls
 from tests.processes import alive
 from tests.wave_cli import WAVE, run_wave
+from tests.wire_view import chats, tool_results
 from wave_tui.config.paths import WavePaths
 from wave_tui.features.subagents.definitions import EXPLORE_PROMPT, GENERAL_PURPOSE_PROMPT
 from wave_tui.features.tasks.reminder import TASK_REMINDER_MARKER
@@ -34,10 +35,7 @@ def no_auto_memory(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WAVE_DISABLE_AUTO_MEMORY", "1")
 
 
-def chats(server: ModelServer) -> list[dict[str, Any]]:
-    return [r.body for r in server.requests if r.path.endswith("/chat/completions")]
-
-
+# Not wire_view.main_chats: this run also has the fast model's and the explorer's requests.
 def main_chats(server: ModelServer) -> list[dict[str, Any]]:
     return [b for b in chats(server) if b["model"] == "test-model" and not _is_subagent(b)]
 
@@ -45,10 +43,6 @@ def main_chats(server: ModelServer) -> list[dict[str, Any]]:
 def _is_subagent(body: dict[str, Any]) -> bool:
     system = json.dumps(body["messages"][0])
     return "You are a subagent" in system or "read-only explorer" in system
-
-
-def tool_results(body: dict[str, Any]) -> list[str]:
-    return [m["content"] for m in body["messages"] if m["role"] == "tool"]
 
 
 def texts(body: dict[str, Any]) -> str:

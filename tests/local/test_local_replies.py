@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.model_server import ModelServer, text
+from tests.wire_view import chats
 from wave_tui.agent import events as ev
 from wave_tui.cli.main import build_parser
 from wave_tui.llm.local_server import LocalModelServer, is_local_engine
@@ -42,10 +43,6 @@ def engine(monkeypatch: pytest.MonkeyPatch, model_server: ModelServer, tmp_path:
         self.url = model_server.base_url.removesuffix("/v1")
 
     monkeypatch.setattr(LocalModelServer, "start", start)
-
-
-def chats(server: ModelServer) -> list[dict[str, object]]:
-    return [r.body for r in server.requests if r.path.endswith("/chat/completions")]
 
 
 async def run_demo_turn(project: Path, *argv: str) -> tuple[str, str, dict[str, str]]:

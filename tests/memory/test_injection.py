@@ -163,15 +163,6 @@ def test_restore_rebuilds_state_from_messages(paths: WavePaths) -> None:
     assert len(second.on_tool_result(read_result(target))) == 2
 
 
-def test_reset_nested_allows_reinjection(paths: WavePaths) -> None:
-    write(paths.project_root / "pkg/AGENTS.md", "pkg\n")
-    target = write(paths.project_root / "pkg/m.py", "x")
-    injector = MemoryInjector(paths)
-    assert len(injector.on_tool_result(read_result(target))) == 1
-    injector.reset_nested()
-    assert len(injector.on_tool_result(read_result(target))) == 1
-
-
 def test_rule_edited_mid_session_is_used(paths: WavePaths) -> None:
     rule = write(paths.project_root / ".wave/rules/r.md", "Old.\n")
     injector = MemoryInjector(paths)

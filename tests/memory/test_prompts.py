@@ -7,21 +7,23 @@ from pathlib import Path
 
 import pytest
 
-from wave_tui.memory.prompts import (
+from tests.memory.prompt_sections import (
     FRONTMATTER_KEYS,
+    NOT_SAVE_KEYWORDS,
+    forbidden_save_terms,
+    split_typology,
+)
+from wave_tui.memory.prompts import (
     FRONTMATTER_TEMPLATE,
     MEMORY_TYPES,
-    NOT_SAVE_KEYWORDS,
     TYPOLOGY_IN_PREFIX,
     WHAT_NOT_TO_SAVE,
-    forbidden_save_terms,
     render_extraction_prompt,
     render_manual_memory_guidance,
     render_memory_index_block,
     render_memory_section,
     render_standalone_extraction_prompt,
     render_typology,
-    split_typology,
 )
 
 MEM = Path("/home/u/.wave/projects/home-u-proj/memory")

@@ -10,8 +10,14 @@ from wave_tui.memory.staleness import (
     memory_age_days,
     staleness_reminder,
     staleness_summary,
-    with_staleness_reminder,
 )
+
+
+def with_staleness_reminder(content: str, mtime_s: float, now: datetime) -> str:
+    """`content` with the reminder in front (own line) when one is due, as a memory read shows it."""
+    reminder = staleness_reminder(mtime_s, now)
+    return content if reminder is None else f"{reminder}\n{content}"
+
 
 NOW = datetime(2026, 11, 29, 10, 0, 0, tzinfo=UTC)
 

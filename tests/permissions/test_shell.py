@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from wave_tui.permissions.shell import is_read_only_bash
+from wave_tui.permissions.call_facts import analyse_command
+
+
+def is_read_only_bash(command: str) -> bool:
+    """The read-only gate as the permission layer applies it to a whole Bash command."""
+    return analyse_command(command, Path("/nonexistent-workdir")).read_only
+
 
 READ_ONLY = [
     "ls",

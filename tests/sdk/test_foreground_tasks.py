@@ -16,6 +16,7 @@ import pytest
 
 from tests.model_server import ModelServer, text, tool_call
 from tests.sdk.test_message_queue import until
+from tests.wire_view import is_child
 from wave_tui import Agent, ForegroundTask, Message
 
 GP = "general-purpose"
@@ -24,10 +25,6 @@ GP = "general-purpose"
 @pytest.fixture(autouse=True)
 def no_extraction(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WAVE_DISABLE_AUTO_MEMORY", "1")
-
-
-def is_child(body: dict[str, Any]) -> bool:
-    return "You are a subagent" in json.dumps(body["messages"][0])
 
 
 def after_tool(body: dict[str, Any]) -> bool:

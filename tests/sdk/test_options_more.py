@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from tests.model_server import ModelServer, text, tool_call
+from tests.wire_view import tool_names
 from wave_tui import Agent, ContentUpdate, Message, TextChunk
 
 
@@ -25,23 +26,21 @@ async def make_agent(project: Path, server: ModelServer, **options: Any) -> Agen
     )
 
 
-def offered(server: ModelServer) -> list[str]:
-    return [t["function"]["name"] for t in server.requests[-1].body.get("tools") or []]
-
-
 async def test_tools_chooses_the_tools_offered(project: Path, model_server: ModelServer) -> None:
     for tools, expected in ((["Read", "Grep"], ["Read", "Grep"]), ([], [])):
         agent = await make_agent(project, model_server, tools=tools)
         try:
             await agent.send_message("hi")
-            assert sorted(offered(model_server)) == sorted(expected)
+            assert sorted(tool_names(model_server.requests[-1].body)) == sorted(expected)
             assert sorted(agent.get_available_tool_names()) == sorted(expected)
         finally:
             await agent.destroy()
     agent = await make_agent(project, model_server)
     try:
         await agent.send_message("hi")
-        assert {"Read", "Grep", "Bash", "Write", "Edit"} <= set(offered(model_server))
+        assert {"Read", "Grep", "Bash", "Write", "Edit"} <= set(
+            tool_names(model_server.requests[-1].body)
+        )
     finally:
         await agent.destroy()
 

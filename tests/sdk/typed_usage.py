@@ -54,6 +54,7 @@ from wave_tui import (
     StreamEvent,
     TextChunk,
     ToolBlockUpdate,
+    ToolProgressUpdate,
     ToolResult,
     ToolUse,
     TurnEnd,
@@ -123,6 +124,8 @@ def describe(event: StreamEvent) -> str:
         return event.text
     if isinstance(event, ToolUse):
         return f"{event.id} {event.name} {event.input}"
+    if isinstance(event, ToolProgressUpdate):
+        return f"{event.id} {event.name} {event.text}"
     if isinstance(event, ToolResult):
         return f"{event.id} {event.name} {event.content} {event.is_error}"
     if isinstance(event, ErrorEvent):
@@ -172,6 +175,11 @@ async def main(workdir: Path) -> None:
         print(stopped, await agent.compact("focus"))
         await agent.truncate_history(0)
         await agent.restore_session(agent.session_id)
+        async with await Agent.attach("d-1234", workdir=Path("."), can_use_tool=None) as remote:
+            ended: TurnEnd = await remote.send_message("hi")
+            print(remote.session_id, remote.messages, remote.is_loading, ended)
+            remote.abort()
+            await remote.detach()
         await agent.clear_messages()
 
         # State.

@@ -12,7 +12,7 @@ import pytest
 from tests.processes import alive as _alive
 from wave_tui.config.paths import WavePaths
 from wave_tui.features.tasks.background_notices import NOTIFICATION_HEADER, BackgroundNotifier
-from wave_tui.tools.background import BackgroundManager, BackgroundToolProvider
+from wave_tui.tools.background import BackgroundManager, BashOutputTool, TaskStopTool
 from wave_tui.tools.base import ToolContext
 from wave_tui.tools.bash import BashTool
 
@@ -40,10 +40,10 @@ async def test_bg1_background_bash_returns_task_id_and_writes_output_file(
     assert task.status == "failed" and task.exit_code == 3
     assert task.output_file.parent == isolated_home / ".wave" / "background"
     assert task.output_file.read_text() == "hello-bg\n"
-    tools = {t.name: t for t in BackgroundToolProvider(manager).tools()}
-    out = await tools["BashOutput"].run({"task_id": task_id}, ctx)
+    bash_output = BashOutputTool(manager)
+    out = await bash_output.run({"task_id": task_id}, ctx)
     assert "hello-bg" in out.content and "exit code 3" in out.content
-    again = await tools["BashOutput"].run({"task_id": task_id}, ctx)
+    again = await bash_output.run({"task_id": task_id}, ctx)
     assert "(no new output)" in again.content
     await manager.aclose()
 
@@ -62,7 +62,7 @@ async def test_bg2_taskstop_kills_the_whole_group_and_is_not_notified(
         await asyncio.sleep(0.01)
     child = int(pidfile.read_text())
     assert _alive(task.pid) and _alive(child)
-    stop = {t.name: t for t in BackgroundToolProvider(manager).tools()}["TaskStop"]
+    stop = TaskStopTool(manager)
     result = await stop.run({"task_id": task.id}, ctx)
     assert not result.is_error, result.content
     assert not _alive(task.pid) and not _alive(child)

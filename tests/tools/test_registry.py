@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from wave_tui.permissions.tool_table import TOOLS, is_read_only_tool
+from wave_tui.permissions.tool_table import TOOLS, tool_info
 from wave_tui.tools.base import spec_of
 from wave_tui.tools.registry import builtin_tools
 
@@ -16,7 +16,7 @@ def test_builtin_tools_come_in_a_fixed_order() -> None:
 def test_read_only_flags_agree_with_the_tool_table() -> None:
     read_only = {"Read", "Glob", "Grep"}
     assert {t.name for t in builtin_tools() if t.read_only} == read_only
-    assert {t.name for t in builtin_tools() if is_read_only_tool(t.name)} == read_only
+    assert {t.name for t in builtin_tools() if tool_info(t.name).read_only} == read_only
     assert all(t.name in TOOLS for t in builtin_tools())
 
 

@@ -9,11 +9,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from wave_tui.net.addresses import is_private_name as is_private_host
 from wave_tui.net.web_pages import (
     MAX_CONTENT_CHARS,
     FetchError,
     WebFetcher,
-    is_private_host,
     normalize_url,
 )
 from wave_tui.tools.base import ToolContext

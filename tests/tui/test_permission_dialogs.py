@@ -19,6 +19,7 @@ from tests.model_server import ModelServer, text, tool_call
 from tests.tui.command_ui_helpers import wait_for_screen
 from tests.tui.conftest import BuildApp, fixed_clock, server_env
 from tests.tui.helpers import settle
+from tests.wire_view import chats, tool_results
 from wave_tui.agent import events as ev
 from wave_tui.agent.service import AgentOptions
 from wave_tui.session.factory import create_service
@@ -33,14 +34,6 @@ LONG_COMMAND = " && ".join(
 
 def dialog_text(dialog: PermissionDialog) -> str:
     return "\n".join(str(s.visual) for s in dialog.query(Static))
-
-
-def chats(server: ModelServer) -> list[dict[str, Any]]:
-    return [r.body for r in server.requests if r.path.endswith("/chat/completions")]
-
-
-def tool_results(body: dict[str, Any]) -> list[str]:
-    return [m["content"] for m in body["messages"] if m["role"] == "tool"]
 
 
 async def assert_choices_on_screen(pilot: Pilot[None], dialog: PermissionDialog) -> list[str]:

@@ -5,13 +5,13 @@ test, as a dialog would) decides the tool result."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.model_server import ModelServer, text, tool_call
 from tests.tui.conftest import fixed_clock, server_env
 from tests.tui.helpers import settle
+from tests.wire_view import tool_results
 from wave_tui.agent import events as ev
 from wave_tui.session.factory import create_service
 from wave_tui.session.types import AgentOptions, QuestionAnswer
@@ -41,10 +41,6 @@ def answer_as_a_dialog_would(event: ev.AgentEvent) -> None:
         )
     if isinstance(event, ev.PlanApprovalRequested) and not event.future.done():
         event.future.set_result("approve")
-
-
-def tool_results(body: dict[str, Any]) -> list[str]:
-    return [m["content"] for m in body["messages"] if m["role"] == "tool"]
 
 
 @pytest.mark.req("AQ1")

@@ -41,6 +41,13 @@ def call_started(call_id: str, name: str, args: dict[str, Any]) -> Any:
     )
 
 
+def call_progressed(call_id: str, text: str) -> Any:
+    """The `tool_call_update` with a running call's latest progress line as its content."""
+    return acp.update_tool_call(
+        call_id, status="in_progress", content=[acp.tool_content(acp.text_block(text))]
+    )
+
+
 def call_finished(call_id: str, content: str, is_error: bool) -> Any:
     """The `tool_call_update` with the call's end: its status and its result as content."""
     return acp.update_tool_call(

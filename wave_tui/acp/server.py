@@ -23,8 +23,10 @@ import acp
 from acp import schema
 
 from wave_tui import __version__
+from wave_tui.acp.daemon_sessions import DaemonSessions
 from wave_tui.acp.mapping import (
     call_finished,
+    call_progressed,
     call_started,
     plan_update,
     prompt_text,
@@ -41,6 +43,7 @@ from wave_tui.sdk.events import (
     ReasoningChunk,
     TextChunk,
     ToolBlockUpdate,
+    ToolProgressUpdate,
     ToolResult,
     ToolUse,
     TurnEnd,
@@ -82,6 +85,7 @@ class WaveAcpAgent:
         self._conn: Any = None
         self._sessions: dict[str, _Session] = {}
         self._client: schema.ClientCapabilities | None = None
+        self._daemon = DaemonSessions()  # `session/load` of a `wave daemon` session (DM2)
 
     def on_connect(self, conn: Any) -> None:
         self._conn = conn
@@ -166,6 +170,8 @@ class WaveAcpAgent:
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> schema.LoadSessionResponse:
+        if await self._daemon.load(self._conn, cwd, session_id):
+            return schema.LoadSessionResponse()
         try:
             session = await self._open(cwd, session_id, mcp_servers)
         except FileNotFoundError as exc:
@@ -188,6 +194,8 @@ class WaveAcpAgent:
     async def prompt(
         self, session_id: str, prompt: list[Any], **kwargs: Any
     ) -> schema.PromptResponse:
+        if self._daemon.has(session_id):
+            return await self._daemon.prompt(self._conn, session_id, prompt)
         session = self._session(session_id)
         session.cancelled = False
         stop: Any = "end_turn"
@@ -213,11 +221,14 @@ class WaveAcpAgent:
         if isinstance(event, ToolUse):
             session.announced.add(event.id)
             return call_started(event.id, event.name, event.input)
+        if isinstance(event, ToolProgressUpdate):
+            return call_progressed(event.id, event.text)
         if isinstance(event, ToolResult):
             return call_finished(event.id, event.content, event.is_error)
         return None
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        self._daemon.cancel(session_id)
         session = self._sessions.get(session_id)
         if session is not None:
             session.cancelled = True
@@ -263,6 +274,7 @@ class WaveAcpAgent:
         await self._conn.session_update(session_id=session.id, update=update)
 
     async def close(self) -> None:
+        await self._daemon.close()
         for session in list(self._sessions.values()):
             with contextlib.suppress(Exception):
                 await session.agent.destroy()

@@ -18,7 +18,7 @@ from wave_tui.agent.commands import (
     CommandResult,
     CommandRun,
 )
-from wave_tui.agent.sessions import SessionInfo, list_sessions
+from wave_tui.agent.session_files import SessionInfo, list_sessions
 from wave_tui.agent.transcript import Transcript
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record

@@ -14,7 +14,7 @@ from wave_tui.agent import events as ev
 from wave_tui.agent.compaction import recent_read_files
 from wave_tui.agent.events import Emit
 from wave_tui.agent.prompts import ABORTED_TOOL_RESULT
-from wave_tui.agent.sessions import (
+from wave_tui.agent.session_files import (
     full_thread,
     latest_descendant,
     start_child_session,

@@ -72,6 +72,18 @@ class ToolFinished:
 
 
 @record
+class ToolProgress:
+    """A running tool's latest progress line (an MCP server's `notifications/progress`), shown
+    on the row of that tool's call until the call ends. `name` is the tool as the model calls
+    it (`mcp__server__tool`); `call_id` the model's call ("" for a call it did not make itself,
+    such as a nested `Exec` call's)."""
+
+    name: str
+    text: str
+    call_id: str = ""
+
+
+@record
 class MetaMessageAdded:
     """An isMeta message (rule, nested memory, change notice): hidden in chat, seen by the model."""
 
@@ -329,6 +341,7 @@ AgentEvent = (
     | AssistantFinished
     | ToolStarted
     | ToolFinished
+    | ToolProgress
     | MetaMessageAdded
     | Notice
     | UsageUpdated

@@ -18,7 +18,7 @@ from wave_tui.agent.compaction_flow import CompactionFlow
 from wave_tui.agent.conversation import Conversation
 from wave_tui.agent.extensions import Extensions
 from wave_tui.agent.request import RequestBuilder
-from wave_tui.agent.sessions import CleanupReport, cleanup_old_sessions, session_chain
+from wave_tui.agent.session_files import CleanupReport, cleanup_old_sessions, session_chain
 from wave_tui.agent.transcript import transcript_for
 from wave_tui.agent.turn_runner import TurnRunner
 from wave_tui.config.paths import WavePaths

@@ -41,7 +41,14 @@ from wave_tui.permissions.call_facts import AnalysedUse
 from wave_tui.permissions.hook_verdict import NO_VERDICT, HookVerdict, merge_verdicts
 from wave_tui.permissions.policy import Ask, PermissionAnswer, Resolution, with_shown_rules
 from wave_tui.permissions.tool_table import AGENT, ToolUse
-from wave_tui.tools.base import Tool, ToolContexts, ToolResult, ValidatesFirst, error_result
+from wave_tui.tools.base import (
+    RUNNING_CALL,
+    Tool,
+    ToolContexts,
+    ToolResult,
+    ValidatesFirst,
+    error_result,
+)
 
 CONCURRENT_TOOLS = frozenset({AGENT})  # consecutive calls of these in one reply run at once
 # Kept with a tool message (never sent): a restored chat shows what the live one showed.
@@ -53,6 +60,7 @@ __all__ = [
     "ToolExecutor",
     "ToolPipeline",
     "asking_agent",
+    "calling_site",
     "running_subagent",
     "with_permission_hooks",
 ]
@@ -200,7 +208,13 @@ class ToolPipeline:
                         await locks.enter_async_context(lock)
                 for preparer in extensions.preparers:
                     await preparer.before_run(call)
-                result = await tool.run(call.args, ctx)
+                site = _SITE.set(CallSite(self, tools))
+                running = RUNNING_CALL.set(call.call_id)
+                try:
+                    result = await tool.run(call.args, ctx)
+                finally:
+                    RUNNING_CALL.reset(running)
+                    _SITE.reset(site)
             except (OSError, ValueError, RuntimeError, TypeError, LookupError) as exc:
                 # TimeoutError (a lock held elsewhere too long) is an OSError: the model is told.
                 result = ToolResult(
@@ -321,6 +335,23 @@ def with_permission_hooks(
 
 
 _RUNNING: ContextVar[AskingAgent | None] = ContextVar("wave_running_subagent", default=None)
+
+
+@record
+class CallSite:
+    """The pipeline running a tool and the tools of the agent that called it."""
+
+    pipeline: ToolPipeline
+    tools: Mapping[str, Tool]
+
+
+_SITE: ContextVar[CallSite | None] = ContextVar("wave_call_site", default=None)
+
+
+def calling_site() -> CallSite | None:
+    """Where the tool running in this task was called (None outside a tool's run): a tool that
+    makes calls of its own (Exec) makes them as its caller, under its caller's rules and tools."""
+    return _SITE.get()
 
 
 def asking_agent() -> AskingAgent | None:

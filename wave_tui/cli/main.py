@@ -120,6 +120,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--acp", action="store_true", help="speak the Agent Client Protocol on stdin/stdout"
     )
     parser.add_argument(
+        "--attach", metavar="ID", default=None, help="open the app on a `wave daemon` session"
+    )
+    parser.add_argument(
         "--output-format",
         default="text",
         metavar="text|json|stream-json",
@@ -315,7 +318,7 @@ def _exit_now(code: int) -> None:
 # req: CV7
 def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if _is_headless(argv) or argv[:1] in (["memory"], ["context"], ["daemon"]):
+    if _is_headless(argv) or argv[:1] in (["memory"], ["context"], ["daemon"], ["sessions"]):
         # Text from the model, tools and files reaches the terminal only neutralised; the app
         # neutralises what it shows itself.
         from wave_tui.config.terminal_text import neutralised_streams
@@ -354,6 +357,10 @@ def _dispatch(argv: list[str]) -> int:
         from wave_tui.acp.server import serve
 
         return asyncio.run(serve())
+    if args.attach is not None:
+        from wave_tui.cli.attach_cmd import run_attach
+
+        return run_attach(args)
     problem = _script_options(args) or _worktree_problem(args.worktree)
     if problem is not None:
         return fail(problem, EXIT_USAGE)

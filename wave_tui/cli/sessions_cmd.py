@@ -215,7 +215,11 @@ def _rewind(args: argparse.Namespace, store: ProjectSessions, out: TextIO, err: 
             print(f"restored {display_path(path, root)}", file=out)
         for path in result.removed:
             print(f"removed {display_path(path, root)}", file=out)
+        for path in result.outside:
+            print(f"left {path}: outside the project, a rewind never writes there", file=err)
         for path in result.left_alone:
+            if path in result.outside:
+                continue
             print(
                 f"left {display_path(path, root)}: changed since the agent wrote it "
                 "(--force overwrites)",

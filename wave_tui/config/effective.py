@@ -72,9 +72,6 @@ class EffectiveSettings:
     def model_config_for(self, name: str | None) -> ModelConfig:
         return self.models.get(name or "") or ModelConfig()
 
-    def prompt_caching_for(self, name: str | None) -> bool:
-        return self.model_config_for(name).capabilities.prompt_caching
-
 
 def resolve_max_input_tokens(
     settings: EffectiveSettings, model: str | None, override: int | None = None

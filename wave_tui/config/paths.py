@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import subprocess
@@ -50,9 +49,6 @@ def _git_lines(workdir: Path, *args: str) -> list[str]:
     except (OSError, subprocess.SubprocessError):
         return []
     return [line.strip() for line in out.stdout.splitlines()]
-
-
-AUTO_MEMORY_DIRECTORY_KEY = "autoMemoryDirectory"
 
 
 @record
@@ -188,19 +184,11 @@ class WavePaths:
     # req: MR6
     @cached_property
     def _custom_memory_dir(self) -> Path | None:
-        """`autoMemoryDirectory` of the user settings, absolute or `~/…`. Only the user's file
-        counts: a project must not aim the agent's unasked memory writes at a folder it picks."""
-        try:
-            data = json.loads(self.user_settings.read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError):  # a file nested too deep is named elsewhere
-            return None
-        value = data.get(AUTO_MEMORY_DIRECTORY_KEY) if isinstance(data, dict) else None
-        if not isinstance(value, str) or not value.strip():
-            return None
-        if value == "~" or value.startswith("~/"):
-            return self.home / value[2:]
-        path = Path(value)
-        return path if path.is_absolute() else None
+        """The user settings' `autoMemoryDirectory` (see `memory_location`)."""
+        # Imported here: the settings reader is built on this module.
+        from wave_tui.config.memory_location import custom_memory_dir
+
+        return custom_memory_dir(self)
 
     @property
     def memory_index(self) -> Path:
@@ -470,10 +458,3 @@ def _first_problem(paths: WavePaths, folders: list[Path], files: list[Path]) -> 
                 "rename or remove the folder"
             )
     return None
-
-
-def check_owned_paths(paths: WavePaths) -> None:
-    """Raise OwnedPathError (one clear line) when a path wave owns has the wrong type."""
-    problem = owned_path_problem(paths)
-    if problem is not None:
-        raise OwnedPathError(problem)

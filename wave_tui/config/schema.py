@@ -1,7 +1,7 @@
 """The one settings schema: every settings-file key and WAVE_* variable, with its description.
 
 `SettingsSchema` is the schema (its sources are in `sources.py`, merged and validated in
-`settings.py`); `settings_fields()` exports it for the settings form and the README table (`settings_doc.py`).
+`settings.py`); `settings_fields()` exports it for the settings form and the docs site's settings reference (`settings_doc.py`).
 A field with an `env` entry in its `json_schema_extra` is read from that WAVE_* variable (see
 `_env` and `_env_and_file`); every field not marked `envOnly` is a settings-file key (camelCase in JSON).
 """

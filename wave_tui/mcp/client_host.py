@@ -8,13 +8,13 @@ refused, as before.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from wave_tui.config.records import record
 
 ElicitAction = Literal["accept", "decline", "cancel"]
-LogLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
 
 
 @record
@@ -62,8 +62,9 @@ class ClientHost(Protocol):
 
     async def sample(self, ask: SamplingAsk) -> SamplingReply: ...
 
-    def progress(self, server: str, tool: str, text: str) -> None:
-        """A long call's progress (`notifications/progress`), as one short line."""
+    def progress(self, server: str, tool: str, text: str, call_id: str) -> None:
+        """A long call's progress (`notifications/progress`), as one short line; `call_id` is
+        the model's call it belongs to ("" when none)."""
         ...
 
 
@@ -92,3 +93,21 @@ def progress_line(progress: float, total: float | None, message: str | None) -> 
     """`3/10 — message` (or `3 — message` without a total)."""
     amount = f"{progress:g}/{total:g}" if total else f"{progress:g}"
     return f"{amount} — {message}" if message else amount
+
+
+# req: MA4
+def log_text(data: object) -> str:
+    """A log message's `data` as one line: a string as it is; FastMCP's `{"msg": …, "extra":
+    …}` (and any object with a string `message`) as its message, then the rest as JSON."""
+    if isinstance(data, str):
+        return data
+    if isinstance(data, dict):
+        key = next((k for k in ("msg", "message") if isinstance(data.get(k), str)), None)
+        if key is not None:
+            rest = {k: v for k, v in data.items() if k != key and v is not None}
+            return str(data[key]) + (f" {_json(rest)}" if rest else "")
+    return _json(data)
+
+
+def _json(data: object) -> str:
+    return json.dumps(data, ensure_ascii=False, default=repr)

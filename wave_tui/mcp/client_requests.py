@@ -7,7 +7,9 @@ callbacks, so a connection without a host advertises nothing (as before). Log me
 
 from __future__ import annotations
 
+import json
 from collections import deque
+from pathlib import Path
 from typing import Any
 
 from mcp import types
@@ -17,10 +19,16 @@ from wave_tui.mcp.client_host import (
     ClientHost,
     ElicitationForm,
     SamplingAsk,
+    log_text,
     with_defaults,
 )
 
 LOG_KEEP = 50  # log lines kept per server for `/mcp`
+# A form the user could never read through is declined without asking: elicitation is for a
+# few flat fields (the spec's restricted schema), not a wall of them.
+ELICIT_MAX_FIELDS = 50
+ELICIT_MAX_SCHEMA_CHARS = 20_000
+ELICIT_MESSAGE_MAX_CHARS = 2_000
 
 
 class ClientRequests:
@@ -40,8 +48,11 @@ class ClientRequests:
     # req: MA1
     async def list_roots(self, context: RequestContext[Any, Any]) -> types.ListRootsResult:
         roots = []
-        for path in dict.fromkeys(self.host.roots()):  # the worktree may be the root itself
-            uri: Any = path.resolve().as_uri()
+        too_wide = _too_wide()
+        for path in dict.fromkeys(p.resolve() for p in self.host.roots()):
+            if path in too_wide:  # wave started in HOME or `/`: no folder is the project's
+                continue
+            uri: Any = path.as_uri()
             roots.append(types.Root(uri=uri, name=path.name))
         return types.ListRootsResult(roots=roots)
 
@@ -53,7 +64,12 @@ class ClientRequests:
             # URL mode would send the user to a page wave cannot vouch for: declined.
             return types.ElicitResult(action="decline")
         schema = dict(params.requestedSchema)
-        reply = await self.host.elicit(ElicitationForm(self.server, params.message, schema))
+        problem = _unaskable(schema)
+        if problem is not None:
+            self.logs.append(f"[warning wave] elicitation declined unasked: {problem}")
+            return types.ElicitResult(action="decline")
+        message = params.message[:ELICIT_MESSAGE_MAX_CHARS]
+        reply = await self.host.elicit(ElicitationForm(self.server, message, schema))
         reply = with_defaults(reply, schema)
         return types.ElicitResult(action=reply.action, content=reply.content)
 
@@ -75,9 +91,28 @@ class ClientRequests:
 
     # req: MA4
     async def log(self, params: types.LoggingMessageNotificationParams) -> None:
-        data = params.data if isinstance(params.data, str) else repr(params.data)
+        data = log_text(params.data)
         who = f" {params.logger}" if params.logger else ""
         self.logs.append(f"[{params.level}{who}] {data}"[:500])
+
+
+def _unaskable(schema: dict[str, Any]) -> str | None:
+    """Why a requested schema is not shown to the user, None when it may be."""
+    properties = schema.get("properties")
+    if properties is not None and not isinstance(properties, dict):
+        return "its properties are not an object"
+    if len(properties or {}) > ELICIT_MAX_FIELDS:
+        return f"{len(properties or {}):,} fields (at most {ELICIT_MAX_FIELDS})"
+    size = len(json.dumps(schema, default=str))
+    if size > ELICIT_MAX_SCHEMA_CHARS:
+        return f"a schema of {size:,} characters (at most {ELICIT_MAX_SCHEMA_CHARS:,})"
+    return None
+
+
+def _too_wide() -> set[Path]:
+    """Folders never offered as roots: a server would take all of the user's files for the
+    project's."""
+    return {Path.home().resolve(), Path("/")}
 
 
 def _text(content: Any) -> str:

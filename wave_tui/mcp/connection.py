@@ -44,7 +44,7 @@ from wave_tui.net.mcp_http import (
     mcp_client_factory,
     mcp_http_client,
 )
-from wave_tui.tools.base import ToolResult, error_result
+from wave_tui.tools.base import RUNNING_CALL, ToolResult, error_result
 
 ServerState = Literal["starting", "ready", "needs-auth", "failed", "stopped"]
 GUARD = Path(__file__).with_name("guard.py")
@@ -340,10 +340,12 @@ class ServerConnection:
         requests = self.requests
         if requests is None:
             return None
+        call_id = RUNNING_CALL.get()  # the callback runs in the session's reader task, not here
 
         # req: MA4
         async def progressed(progress: float, total: float | None, message: str | None) -> None:
-            requests.host.progress(self.config.name, tool, progress_line(progress, total, message))
+            line = progress_line(progress, total, message)
+            requests.host.progress(self.config.name, tool, line, call_id)
 
         return progressed
 

@@ -91,7 +91,7 @@ async def server_auth(
 
         provider = RefreshingProvider(
             config.url,
-            stored.redirect_uri() or _NO_REDIRECT,
+            _loopback_only(stored.redirect_uri()),
             stored,
             refuse,
             never,
@@ -121,6 +121,19 @@ async def server_auth(
         await loopback.aclose()
 
 
+def _loopback_only(uri: str | None) -> str:
+    """The stored client's redirect URI when it is wave's own loopback one. The stored client is
+    what the authorization server's registration answer said, and a hostile one may name any
+    redirect there: wave never registers nor sends one that leaves the machine."""
+    from urllib.parse import urlsplit
+
+    if uri is None:
+        return _NO_REDIRECT
+    parts = urlsplit(uri)
+    loopback = parts.scheme == "http" and parts.hostname in ("127.0.0.1", "localhost")
+    return uri if loopback else _NO_REDIRECT
+
+
 def _more_scope(url: str, provider: RefreshingProvider | None) -> str | None:  # req: MA13
     """The scope an authorization URL asks for when it goes beyond the held token's (a server's
     step-up, 403 `insufficient_scope`), else None."""
@@ -148,12 +161,19 @@ def auth_problem(  # req: MO1
     from mcp.client.auth import OAuthFlowError, OAuthRegistrationError, OAuthTokenError
 
     from wave_tui.net.mcp_oauth import AuthorizationRefused
+    from wave_tui.net.oauth_reach import UnreachableEndpoint
 
     leaves = [e for e in _leaves(exc) if not isinstance(e, asyncio.CancelledError)]
     for leaf in leaves:
         if isinstance(leaf, AuthorizationNeeded):
             return str(leaf), None
-    oauth = (OAuthFlowError, OAuthTokenError, OAuthRegistrationError, AuthorizationRefused)
+    oauth = (
+        OAuthFlowError,
+        OAuthTokenError,
+        OAuthRegistrationError,
+        AuthorizationRefused,
+        UnreachableEndpoint,
+    )
     for leaf in leaves:
         if isinstance(leaf, oauth):
             return None, auth_failure(leaf)

@@ -49,15 +49,22 @@ class RemotePrompt:
     arguments: tuple[PromptArgument, ...]
 
 
+# A list is read this far at most: a server that pages forever (or lists millions) would
+# otherwise keep its session from starting and fill wave's memory.
+LIST_MAX_PAGES = 20
+LIST_MAX_ITEMS = 5_000
+
+
 async def _all_pages(list_page: Any, field: str) -> list[Any]:
     found: list[Any] = []
     cursor: str | None = None
-    while True:
+    for _ in range(LIST_MAX_PAGES):
         page = await list_page(params=types.PaginatedRequestParams(cursor=cursor))
-        found.extend(getattr(page, field))
+        found.extend(getattr(page, field)[: LIST_MAX_ITEMS - len(found)])
         cursor = page.nextCursor
-        if not cursor:
-            return found
+        if not cursor or len(found) >= LIST_MAX_ITEMS:
+            break
+    return found
 
 
 # req: MA6

@@ -14,6 +14,7 @@ import anyio
 from mcp import ClientSession, McpError, types
 from pydantic import AnyUrl, ValidationError
 
+from wave_tui.mcp.foreign_text import defang
 from wave_tui.mcp.remote_lists import RemotePrompt
 from wave_tui.mcp.results import _blob_bytes, cap_text
 from wave_tui.tools.base import ToolResult, error_result
@@ -29,7 +30,7 @@ def _contents_text(contents: Sequence[Any]) -> str:
         else:
             size = _blob_bytes(str(getattr(item, "blob", "")))
             parts.append(f"[{uri} ({mime}, {size:,} bytes) — binary content not shown]")
-    return "\n\n".join(parts)
+    return defang("\n\n".join(parts))
 
 
 # req: MO3
@@ -92,6 +93,7 @@ def _message_text(message: types.PromptMessage) -> str:
         text = _contents_text([content.resource])
     else:
         text = f"[{content.type} content not shown]"
+    text = defang(text)
     return text if message.role == "user" else f"[{message.role}]\n{text}"
 
 

@@ -17,10 +17,11 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from wave_tui.config.fileio import atomic_write_text
 from wave_tui.config.records import record
+from wave_tui.memory.fast_verdict import ChatClient, answer_of, json_in, verdict_request
 from wave_tui.memory.references import find_references
 
 MAX_PAIRS = 40
@@ -95,10 +96,6 @@ JUDGE_SYSTEM = (
 )
 
 
-class ChatClient(Protocol):
-    async def stream_chat(self, body: dict[str, Any]) -> Any: ...
-
-
 @record
 class Side:
     id: str
@@ -171,26 +168,12 @@ def judge_request(model: str, pairs: Sequence[tuple[Side, Side]]) -> dict[str, A
         + '\n\nAnswer with a JSON array only, one object per contradicting pair: {"pair": N, '
         '"reason": "one short sentence"}. Answer [] when none contradict.'
     )
-    return {
-        "model": model,
-        "messages": [
-            {"role": "system", "content": JUDGE_SYSTEM},
-            {"role": "user", "content": ask},
-        ],
-        "temperature": 0,
-        "max_tokens": 2000,
-    }
+    return verdict_request(model, JUDGE_SYSTEM, ask, max_tokens=2000)
 
 
 def parse_verdicts(answer: str, pairs: Sequence[tuple[Side, Side]]) -> list[Conflict]:
     """The contradicting pairs the model named; anything else in its answer is ignored."""
-    start, end = answer.find("["), answer.rfind("]")
-    if start < 0 or end <= start:
-        return []
-    try:
-        data = json.loads(answer[start : end + 1])
-    except ValueError:
-        return []
+    data = json_in(answer, "array")
     found: dict[int, Conflict] = {}
     for item in data if isinstance(data, list) else []:
         if not isinstance(item, dict):
@@ -208,8 +191,7 @@ async def judge(
 ) -> list[Conflict]:
     if not pairs:
         return []
-    reply = await client.stream_chat(judge_request(model, pairs))
-    return parse_verdicts(str(getattr(reply, "content", "") or ""), pairs)
+    return parse_verdicts(await answer_of(client, judge_request(model, pairs)), pairs)
 
 
 def _sha(text: str) -> str:

@@ -12,7 +12,6 @@ recorded run (its diff, `wave memory revert`), or stages it in the review inbox.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import time
@@ -25,8 +24,8 @@ from wave_tui.config.paths import MEMORY_INDEX_FILENAME, WavePaths
 from wave_tui.config.records import record
 from wave_tui.files.real_paths import is_strictly_inside
 from wave_tui.memory.catalog import MemoryEntry
-from wave_tui.memory.conflicts import ChatClient
 from wave_tui.memory.duplicates import near_duplicates
+from wave_tui.memory.fast_verdict import ChatClient, answer_of, json_in, verdict_request
 from wave_tui.memory.inbox import Inbox
 from wave_tui.memory.index import INDEX_MAX_CHARS, INDEX_MAX_LINES
 from wave_tui.memory.provenance import record_writes
@@ -177,24 +176,12 @@ def merge_request(
         'false, "content": "the whole merged file, or null when not the same fact"}], "index": '
         '"the shortened index, or null"}. List every group; a group you leave out is not merged.'
     )
-    return {
-        "model": model,
-        "messages": [
-            {"role": "system", "content": MERGE_SYSTEM},
-            {"role": "user", "content": ask},
-        ],
-        "temperature": 0,
-        "max_tokens": 8000,
-    }
+    return verdict_request(model, MERGE_SYSTEM, ask, max_tokens=8000)
 
 
 def _parse_answer(answer: str) -> tuple[dict[int, str], str | None]:
     """Merged content per group the model judged the same fact; the shortened index."""
-    start, end = answer.find("{"), answer.rfind("}")
-    try:
-        data = json.loads(answer[start : end + 1]) if 0 <= start < end else {}
-    except ValueError:
-        data = {}
+    data = json_in(answer, "object")
     merged: dict[int, str] = {}
     for item in data.get("merged") or [] if isinstance(data, dict) else []:
         if isinstance(item, dict) and isinstance(item.get("group"), int):
@@ -223,8 +210,8 @@ async def plan_consolidation(
     merged: dict[int, str] = {}
     shortened: str | None = None
     if client is not None and model and asked:
-        reply = await client.stream_chat(merge_request(model, asked, None))
-        merged, _ignored = _parse_answer(str(getattr(reply, "content", "") or ""))
+        answer = await answer_of(client, merge_request(model, asked, None))
+        merged, _ignored = _parse_answer(answer)
     merges = [(kept, gone, kept.body) for kept, gone in same]
     merges += [(k, g, merged[n]) for n, (k, g) in enumerate(asked, start=1) if n in merged]
     merged_away = {gone.id for _k, gone, _c in merges}
@@ -241,8 +228,8 @@ async def plan_consolidation(
         )
         index = _clean_index(folded, removed | {_relative(g) for _k, g, _c in merges}, folder)
     if client is not None and model and index is not None and over_caps(index):
-        reply = await client.stream_chat(merge_request(model, [], index))
-        _none, shortened = _parse_answer(str(getattr(reply, "content", "") or ""))
+        answer = await answer_of(client, merge_request(model, [], index))
+        _none, shortened = _parse_answer(answer)
     steps: list[Step] = []
     for kept, gone, content in merges:
         steps.append(Step(kept.path, content, f"merged with its duplicate {gone.path.name}"))

@@ -362,9 +362,6 @@ class MemoryInjector:
             if nested is not None:
                 self.injected_nested.add(_resolve(Path(str(nested))))
 
-    def reset_nested(self) -> None:
-        self.injected_nested.clear()
-
 
 _UNWATCHABLE = Path("\0missing-import")  # an import that did not load: its creation is unseen
 

@@ -7,7 +7,6 @@ both write the same frontmatter (P9).
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from wave_tui.config.paths import MEMORY_INDEX_FILENAME
@@ -123,27 +122,6 @@ WHAT_NOT_TO_SAVE: tuple[str, ...] = (
     "Ephemeral task state from this session: in-progress work, temporary state, the context of "
     "the current conversation.",
 )
-
-# Words that mark a category WHAT_NOT_TO_SAVE forbids. No "save" instruction in any memory
-# prompt may contain one of them (P8); tests enforce it on the rendered texts.
-NOT_SAVE_KEYWORDS: tuple[str, ...] = (
-    "code pattern",
-    "convention",
-    "architecture",
-    "file path",
-    "project structure",
-    "git history",
-    "git log",
-    "who changed",
-    "recent change",
-    "debugging",
-    "fix recipe",
-    "ephemeral",
-    "in-progress",
-    "temporary state",
-)
-
-FRONTMATTER_KEYS: tuple[str, ...] = ("name", "description", "type")
 
 FRONTMATTER_TEMPLATE = (
     "---\n"
@@ -347,34 +325,6 @@ def render_manual_memory_guidance(project_agents_md: Path, user_agents_md: Path)
         "Create the file if it is missing. Keep each item to one line, and do not add an item "
         "that is already there. The user can see and delete these items at any time."
     )
-
-
-@record
-class TypologySections:
-    save: str  # the parts that say what to save and how
-    not_save: str  # the part that says what not to save
-
-
-def _section(text: str, heading: str) -> str:
-    """The body of one `## ` section of a rendered prompt ('' when missing)."""
-    start = text.find(heading + "\n")
-    if start < 0:
-        return ""
-    rest = text[start + len(heading) :]
-    end = re.search(r"^#{1,2} ", rest, flags=re.MULTILINE)
-    return (rest[: end.start()] if end else rest).strip()
-
-
-def split_typology(rendered: str) -> TypologySections:
-    """Split a rendered memory prompt into its save and do-not-save parts (for P8 checks)."""
-    save = _section(rendered, TYPES_HEADING) + "\n\n" + _section(rendered, HOW_TO_SAVE_HEADING)
-    return TypologySections(save=save, not_save=_section(rendered, NOT_SAVE_HEADING))
-
-
-def forbidden_save_terms(text: str) -> list[str]:
-    """The NOT_SAVE_KEYWORDS that `text` mentions (case-insensitive)."""
-    low = text.lower()
-    return [k for k in NOT_SAVE_KEYWORDS if k in low]
 
 
 INIT_WRITE_HEADING = "## What AGENTS.md should hold"

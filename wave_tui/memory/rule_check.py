@@ -15,7 +15,8 @@ from wave_tui.config.fileio import file_lock
 from wave_tui.config.records import record
 from wave_tui.llm.types import Message
 from wave_tui.memory.catalog import MemoryEntry
-from wave_tui.memory.conflicts import ChatClient, Side
+from wave_tui.memory.conflicts import Side
+from wave_tui.memory.fast_verdict import ChatClient, answer_of, json_in, verdict_request
 from wave_tui.memory.frontmatter import parse_frontmatter
 
 RULE_TEXT_MAX = 1_500  # characters of one rule sent; a longer one is cut
@@ -101,26 +102,14 @@ def check_request(
         'Answer {"violations": [{"rule": "<rule id>", "call": <call number>, "reason": "<one '
         'short sentence>"}]}; an empty list when no call breaks a rule.'
     )
-    return {
-        "model": model,
-        "messages": [
-            {"role": "system", "content": CHECK_SYSTEM},
-            {"role": "user", "content": ask},
-        ],
-        "temperature": 0,
-        "max_tokens": 2000,
-    }
+    return verdict_request(model, CHECK_SYSTEM, ask, max_tokens=2000)
 
 
 def parse_violations(
     answer: str, rules: Sequence[RuleInForce], calls: Sequence[CheckedCall]
 ) -> list[Violation]:
     """The violations the answer names by a known rule id and call number; the rest ignored."""
-    start, end = answer.find("{"), answer.rfind("}")
-    try:
-        data = json.loads(answer[start : end + 1]) if 0 <= start < end else {}
-    except ValueError:
-        return []
+    data = json_in(answer, "object")
     by_id = {r.id: r for r in rules}
     found: list[Violation] = []
     items = data.get("violations") if isinstance(data, dict) else None
@@ -142,8 +131,8 @@ async def check_calls(
     """One request; nothing to check (no rules or no calls) asks nothing."""
     if not rules or not calls:
         return []
-    reply = await client.stream_chat(check_request(model, rules, calls))
-    return parse_violations(str(getattr(reply, "content", "") or ""), rules, calls)
+    answer = await answer_of(client, check_request(model, rules, calls))
+    return parse_violations(answer, rules, calls)
 
 
 VIOLATIONS_FILE = "rule-violations.log"  # JSON lines; not `.jsonl`: that names sessions

@@ -50,10 +50,6 @@ class Rule(NamedTuple):
         """`location` as a Path, made when first asked for (a request asks for none)."""
         return _path_of(self.location)
 
-    @property
-    def is_active(self) -> bool:
-        return self.status != "inactive"
-
 
 @cache
 def _path_of(location: str) -> Path:

@@ -36,12 +36,6 @@ def staleness_reminder(mtime_s: float, now: datetime) -> str | None:
     return STALENESS_TEMPLATE.format(days=days)
 
 
-def with_staleness_reminder(content: str, mtime_s: float, now: datetime) -> str:
-    """`content` with the reminder in front (own line) when one is due."""
-    reminder = staleness_reminder(mtime_s, now)
-    return content if reminder is None else f"{reminder}\n{content}"
-
-
 def staleness_summary(name: str, days: int) -> str:
     """Short human wording for the UI, e.g. `notes.md is 12 days old`."""
     subject = name or "memory"

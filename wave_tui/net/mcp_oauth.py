@@ -25,6 +25,7 @@ from typing import Any, Literal, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 from wave_tui.net.http import httpx
+from wave_tui.net.oauth_reach import UnreachableEndpoint, check_reach
 
 # isort: split
 from mcp.client.auth import OAuthClientProvider, TokenStorage
@@ -197,6 +198,8 @@ class RefreshingProvider(OAuthClientProvider):
         flow = super()._auth_flow(request)
         try:
             outgoing = await flow.__anext__()
+            if outgoing is not request:  # a refresh before the request
+                await check_reach(self.context.server_url, str(outgoing.url))
             while True:
                 response = yield outgoing
                 if outgoing is request:
@@ -204,6 +207,8 @@ class RefreshingProvider(OAuthClientProvider):
                     self.stepping_up = response.status_code == 403
                 response = await self._legacy_metadata(outgoing, response)
                 outgoing = await flow.asend(response)
+                if outgoing is not request:
+                    await check_reach(self.context.server_url, str(outgoing.url))
         except StopAsyncIteration:
             return
         finally:
@@ -317,6 +322,8 @@ def auth_failure(exc: BaseException) -> str:  # req: MO1
         return f"cannot connect to the authorization server ({host})"
     if isinstance(exc, httpx.HTTPError):
         return f"HTTP error during authorization: {type(exc).__name__}: {exc}"
+    if isinstance(exc, UnreachableEndpoint):
+        return str(exc)
     if isinstance(exc, AuthorizationRefused):
         return f"the authorization server refused: {exc}"
     if isinstance(exc, OAuthFlowError) and "State parameter mismatch" in str(exc):

@@ -85,13 +85,6 @@ def is_loopback_host(host: str) -> bool:
     return host.lower() in _LOOPBACK_NAMES if ip is None else ip.is_loopback
 
 
-# req: WF3
-def is_private_host(host: str) -> bool:
-    """Loopback, private, link-local or reserved, in any spelling: the permission layer asks
-    before such a fetch."""
-    return is_private_name(host)
-
-
 async def checked_address(host: str, port: int) -> IP:
     """The one address a fetch of `host` connects to, after every address it resolves to was
     checked (see the module)."""

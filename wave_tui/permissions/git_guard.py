@@ -18,7 +18,6 @@ from pathlib import Path
 from wave_tui.config.git_command import NO_CREDENTIAL_HELPER, PROGRAM_OVERRIDES
 from wave_tui.config.git_layout import is_git_dir
 from wave_tui.files.real_paths import is_inside, real_path, resolve_tool_path
-from wave_tui.permissions.shell import git_directories
 
 # Command-line-level config (GIT_CONFIG_COUNT, git >= 2.31): wins over repository config.
 # The program settings are wave's own git's list (one home); read-only git adds no transport.
@@ -139,13 +138,6 @@ def _nested_repository(target: Path, root: Path) -> bool:
         if (folder / ".git").exists() or (folder / "HEAD").exists() or folder.name == ".git":
             return True
     return False
-
-
-# req: X5
-def git_is_contained(command: str, workdir: Path, project_root: Path) -> bool:
-    """Whether every git in a read-only `command` runs in the project's own, tame repository."""
-    directories = git_directories(command)
-    return directories is not None and gits_are_contained(directories, workdir, project_root)
 
 
 # req: X5

@@ -1,7 +1,7 @@
 """Read-only shell classification: which Bash commands may run without approval.
 
-`is_read_only_bash` is a security gate (auto-approval, the memory-extraction fork): anything it is
-not sure about is classified as NOT read-only. The tokenizer is ours (not bashlex): it applies
+`segment_is_read_only` is a security gate (auto-approval, the memory-extraction fork): anything
+it is not sure about is classified as NOT read-only. The tokenizer is ours (not bashlex): it applies
 bash's quoting rules and refuses every construct it does not model, which is what a gate needs;
 a general parser would give an AST for constructs (substitutions, functions) we must refuse anyway.
 """
@@ -11,18 +11,12 @@ from __future__ import annotations
 import re
 
 from wave_tui.permissions.shell_programs import PROGRAMS
-from wave_tui.permissions.shell_tokens import Segment, segment_words, split_commands
+from wave_tui.permissions.shell_tokens import Segment, segment_words
 
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
 
 
 # req: PM3
-def is_read_only_bash(command: str) -> bool:
-    """True only when every part of `command` is an allow-listed program used read-only."""
-    segments = split_commands(command)
-    return segments is not None and all(map(segment_is_read_only, segments))
-
-
 def segment_is_read_only(segment: Segment) -> bool:
     """One simple command: an allow-listed program, used read-only, with no unsafe redirection."""
     words = segment_words(segment)
@@ -33,30 +27,6 @@ def segment_is_read_only(segment: Segment) -> bool:
         return False
     check, glob_sensitive = rule
     return not (glob_sensitive and segment.has_glob) and check(words[1:])
-
-
-def simple_commands(command: str) -> list[list[str]] | None:
-    """The argv of each simple command in `command` (harmless redirections removed).
-
-    None when the command uses a construct the tokenizer refuses, or a redirection that writes
-    or reads anything but /dev/null and file descriptors (other than `< file`).
-    """
-    segments = split_commands(command)
-    if not segments:
-        return None
-    commands: list[list[str]] = []
-    for segment in segments:
-        words = segment_words(segment)
-        if not words:
-            return None
-        commands.append(words)
-    return commands
-
-
-def git_directories(command: str) -> list[str] | None:
-    """For each `git` in a read-only `command`, the `-C` directory it runs in ("" = the cwd)."""
-    commands = simple_commands(command)
-    return None if commands is None else git_directories_of(commands)
 
 
 def git_directories_of(commands: list[list[str]]) -> list[str]:

@@ -147,10 +147,6 @@ def tool_info(name: str) -> ToolInfo:
     return ToolInfo(name, False, False, None, "ask", name)
 
 
-def is_read_only_tool(name: str) -> bool:
-    return tool_info(name).read_only
-
-
 def writes_paths(name: str) -> bool:
     return tool_info(name).writes_paths
 
@@ -195,10 +191,3 @@ class ToolUse:
     @classmethod
     def of(cls, name: str, args: Mapping[str, Any]) -> ToolUse:
         return cls(name, args, tool_info(name))
-
-
-def call_subject(name: str, args: Mapping[str, Any]) -> str | None:
-    """The argument a rule pattern is matched against, or None when the call has none."""
-    key = tool_info(name).key_argument
-    value = args.get(key) if key is not None else None
-    return value if isinstance(value, str) else None

@@ -16,7 +16,7 @@ import contextlib
 import inspect
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wave_tui.agent import events as ev
 from wave_tui.agent.extensions import ContextSource, ContextSourceBase
@@ -38,6 +38,9 @@ from wave_tui.sdk.options import SdkOptions, check_options
 from wave_tui.sdk.workflows import AgentWorkflows
 from wave_tui.session.facade import AgentSession, create_session
 from wave_tui.session.types import AgentOptions
+
+if TYPE_CHECKING:
+    from wave_tui.sdk.attached import AttachedAgent, CanUseTool
 
 _NO_CALLBACK = "no can_use_tool callback was given, so calls that need approval are refused"
 
@@ -191,6 +194,20 @@ class Agent(AgentQueue, AgentWorkflows):
             await agent.destroy()
             raise
         return agent
+
+    # req: DM2
+    @staticmethod
+    async def attach(
+        session_id: str,
+        *,
+        workdir: str | Path | None = None,
+        can_use_tool: CanUseTool | None = None,
+    ) -> AttachedAgent:
+        """A `wave daemon` session, attached: its conversation runs in the daemon and goes on
+        after `detach()`. Raises AttachError (one line) for no daemon or no such session."""
+        from wave_tui.sdk.attached import AttachedAgent
+
+        return await AttachedAgent.attach(session_id, workdir=workdir, can_use_tool=can_use_tool)
 
     async def __aenter__(self) -> Agent:
         self._check()

@@ -26,7 +26,7 @@ from wave_tui.sdk.events import as_whole
 from wave_tui.sdk.message_queue import MessageQueue
 from wave_tui.sdk.options import SdkOptions
 from wave_tui.session.facade import AgentSession
-from wave_tui.session.ui_queries import model_choices
+from wave_tui.session.model_menu import model_choices
 
 
 @record

@@ -161,6 +161,12 @@ class CallbackDispatcher:
                 "on_tool_block_updated",
                 ToolBlockUpdate(event.call_id, event.name, dict(event.args), "running"),
             )
+        elif isinstance(event, ev.ToolProgress) and event.call_id in self._tool_args:
+            args = dict(self._tool_args[event.call_id])
+            self.call(
+                "on_tool_block_updated",
+                ToolBlockUpdate(event.call_id, event.name, args, "running", progress=event.text),
+            )
         elif isinstance(event, ev.ToolFinished):
             args = self._tool_args.pop(event.call_id, {})
             self.call(

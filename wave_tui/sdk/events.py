@@ -48,6 +48,15 @@ class ToolResult:
 
 
 @record
+class ToolProgressUpdate:
+    """A running tool's latest progress line (an MCP server's progress), until its result."""
+
+    id: str
+    name: str
+    text: str
+
+
+@record
 class ErrorEvent:
     message: str
 
@@ -61,7 +70,9 @@ class TurnEnd:
     error: str | None = None
 
 
-StreamEvent = TextChunk | ReasoningChunk | ToolUse | ToolResult | ErrorEvent | TurnEnd
+StreamEvent = (
+    TextChunk | ReasoningChunk | ToolUse | ToolProgressUpdate | ToolResult | ErrorEvent | TurnEnd
+)
 
 
 @record
@@ -84,6 +95,7 @@ class ToolBlockUpdate:
     stage: ToolStage
     result: str = ""
     is_error: bool = False
+    progress: str = ""  # while "running": the tool's latest progress line, if it reports any
 
 
 def to_stream_event(event: ev.AgentEvent) -> StreamEvent | None:
@@ -93,6 +105,8 @@ def to_stream_event(event: ev.AgentEvent) -> StreamEvent | None:
         return ReasoningChunk(event.message_id, event.text)
     if isinstance(event, ev.ToolStarted):
         return ToolUse(event.call_id, event.name, dict(event.args))
+    if isinstance(event, ev.ToolProgress) and event.call_id:
+        return ToolProgressUpdate(event.call_id, event.name, event.text)
     if isinstance(event, ev.ToolFinished):
         return ToolResult(event.call_id, event.name, event.content, event.is_error)
     if isinstance(event, (ev.ErrorOccurred, ev.PromptFailed)):

@@ -9,7 +9,7 @@ import asyncio
 import os
 from pathlib import Path
 
-from wave_tui.agent.sessions import SessionInfo
+from wave_tui.agent.session_files import SessionInfo
 from wave_tui.config.paths import WavePaths
 from wave_tui.config.records import record
 from wave_tui.llm.types import Message
@@ -49,7 +49,7 @@ def _meta(info: SessionInfo) -> SessionMetadata:
 
 
 def _list(paths: WavePaths) -> list[SessionMetadata]:
-    from wave_tui.agent.sessions import list_sessions as listed
+    from wave_tui.agent.session_files import list_sessions as listed
 
     return [_meta(info) for info in listed(paths)]
 

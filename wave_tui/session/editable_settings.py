@@ -16,6 +16,7 @@ from wave_tui.config.paths import display_path
 from wave_tui.config.records import record
 from wave_tui.config.schema import settings_fields
 from wave_tui.config.settings import EffectiveSettings, save_user_settings
+from wave_tui.session.connection_check import ConnectionCheck, check_connection
 from wave_tui.session.core import SessionCore
 from wave_tui.session.endpoint_settings import (
     EndpointInUse,
@@ -24,12 +25,10 @@ from wave_tui.session.endpoint_settings import (
     read_endpoint,
     save_endpoint,
 )
-from wave_tui.session.ui_queries import (
-    ConnectionCheck,
+from wave_tui.session.model_menu import (
     ModelChoice,
     ModelMenu,
     OfferedModels,
-    check_connection,
     endpoint_models,
     model_choices,
     model_menu,

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from wave_tui.features.memory.context_report import ContextReport
     from wave_tui.features.worktrees.git_worktrees import worktree_name_problem
     from wave_tui.session.browser import MemoryBrowserAccess
+    from wave_tui.session.daemon.remote import attach_session
     from wave_tui.session.editable_settings import SettingsAccess
     from wave_tui.session.grants import PermissionAccess
     from wave_tui.session.mcp_admin import (
@@ -75,7 +76,13 @@ if TYPE_CHECKING:
     from wave_tui.session.picker import SessionPicker
     from wave_tui.session.plugins import PluginAccess
     from wave_tui.session.rewind import ProjectSessions, SessionRewind
-    from wave_tui.session.ui_queries import size_text
+    from wave_tui.session.session_summaries import size_text
+    from wave_tui.session.workflow_runs import (
+        WorkflowAgentView,
+        WorkflowPhaseView,
+        WorkflowRunsAccess,
+        WorkflowRunView,
+    )
     from wave_tui.tools.tasks.store import Task
 
 # What only the app's screens use loads when a screen asks for it, not with `wave -p`.
@@ -89,7 +96,7 @@ _LAZY = {
     "set_memory_mode": "wave_tui.session.memory_mode",
     "consolidate": "wave_tui.session.memory_consolidate",
     "consolidation_plan": "wave_tui.session.memory_consolidate",
-    "size_text": "wave_tui.session.ui_queries",
+    "size_text": "wave_tui.session.session_summaries",
     "PluginAccess": "wave_tui.session.plugins",
     "ProjectSessions": "wave_tui.session.rewind",
     "worktree_name_problem": "wave_tui.features.worktrees.git_worktrees",
@@ -107,6 +114,10 @@ _LAZY = {
     "new_entry": "wave_tui.session.mcp_admin",
     "parse_pairs": "wave_tui.session.mcp_admin",
     "remove_server": "wave_tui.session.mcp_admin",
+    "WorkflowAgentView": "wave_tui.session.workflow_runs",
+    "attach_session": "wave_tui.session.daemon.remote",
+    "WorkflowPhaseView": "wave_tui.session.workflow_runs",
+    "WorkflowRunView": "wave_tui.session.workflow_runs",
 }
 
 
@@ -125,7 +136,11 @@ __all__ = [
     "ProjectSessions",
     "ServerEntry",
     "ServerHealth",
+    "WorkflowAgentView",
+    "WorkflowPhaseView",
+    "WorkflowRunView",
     "add_server",
+    "attach_session",
     "audit_session",
     "authorization_stored",
     "authorize",
@@ -214,6 +229,12 @@ class AgentSession:
 
         return SessionRewind(self._core)
 
+    @cached_property
+    def workflows(self) -> WorkflowRunsAccess:
+        from wave_tui.session.workflow_runs import WorkflowRunsAccess
+
+        return WorkflowRunsAccess(self._core)
+
     def _subscribe_to(self, service: AgentService | None, store: SettingsStore) -> None:
         for unsubscribe in self._unsubscribe:
             unsubscribe()
@@ -279,6 +300,10 @@ class AgentSession:
             self.service.start()
             if self._status.restored():
                 self._status_changed()
+
+    def conversation_shown(self) -> None:
+        """The front end has shown `messages()`; a session whose conversation runs elsewhere
+        (a daemon session, `wave --attach`) sends its live events from now on, after it."""
 
     async def wait_tools_started(self) -> None:
         """Until the MCP servers finished starting (`wave -p`, before the first request)."""

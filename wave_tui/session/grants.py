@@ -15,13 +15,8 @@ from wave_tui.permissions.call_facts import AnalysedUse
 from wave_tui.permissions.policy import GrantOption, grant_label, grant_options
 from wave_tui.session import project_trust
 from wave_tui.session.core import SessionCore
-from wave_tui.session.ui_queries import (
-    PermissionPreview,
-    PermissionState,
-    permission_preview,
-    permission_state,
-    revoke_grant,
-)
+from wave_tui.session.permission_preview import PermissionPreview, permission_preview
+from wave_tui.session.permission_state import PermissionState, permission_state, revoke_grant
 
 # Shift+Tab steps through these; any other mode steps back to the first.
 MODE_CYCLE: tuple[PermissionMode, ...] = ("default", "acceptEdits", "plan")
@@ -76,10 +71,6 @@ class PermissionAccess:
         """The project's hook / MCP server sets that wait for the user's trust (app only)."""
         service = self._core.service
         return project_trust.trust_requests(service) if service is not None else []
-
-    def trust_request(self) -> TrustRequested | None:
-        """The first set that waits for trust (ask, grant or not, then call again)."""
-        return next(iter(self.trust_requests()), None)
 
     # req: HK10
     async def grant_trust(self, requests: list[TrustRequested]) -> None:

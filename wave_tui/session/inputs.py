@@ -16,7 +16,7 @@ from wave_tui.session.core import SessionCore
 
 if TYPE_CHECKING:
     from wave_tui.features.images.clipboard import ClipboardPaste
-    from wave_tui.session.ui_queries import CommandChoice
+    from wave_tui.session.completion import CommandChoice
 
 
 class InputAccess:
@@ -77,7 +77,7 @@ class InputAccess:
     def command_choices(self, prefix: str = "") -> list[CommandChoice]:
         """Commands starting with `prefix`, with descriptions (the `/` completion popup)."""
         service = self._core.service
-        from wave_tui.session.ui_queries import command_choices
+        from wave_tui.session.completion import command_choices
 
         return command_choices(service.commands.complete(prefix)) if service is not None else []
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 
-from wave_tui.agent.sessions import full_thread, list_sessions
+from wave_tui.agent.session_files import full_thread, list_sessions
 from wave_tui.config.paths import WavePaths
 from wave_tui.llm.errors import ModelError
 from wave_tui.memory.catalog import build_catalog

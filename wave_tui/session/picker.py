@@ -7,12 +7,12 @@ import asyncio
 from dataclasses import replace
 from pathlib import Path
 
-from wave_tui.agent.sessions import SessionInfo, list_sessions
+from wave_tui.agent.session_files import SessionInfo, list_sessions
 from wave_tui.config.paths import WavePaths
 from wave_tui.features.rewind.catalog import stored_projects
 from wave_tui.features.rewind.names import session_name
 from wave_tui.session.core import SessionCore
-from wave_tui.session.ui_queries import SessionSummary, session_summaries
+from wave_tui.session.session_summaries import SessionSummary, session_summaries
 
 
 def _named(

@@ -81,7 +81,7 @@ class RewindOutcome:
 
 def find_session(paths: WavePaths, resume: str | None, continue_last: bool) -> str | None:
     """The session `--resume ID` / `--continue` names (as the agent would restore it)."""
-    from wave_tui.agent.sessions import latest_descendant
+    from wave_tui.agent.session_files import latest_descendant
     from wave_tui.agent.transcript import latest_session_id
 
     session = resume if resume else (latest_session_id(paths) if continue_last else None)

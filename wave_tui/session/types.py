@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from wave_tui.agent.compaction_flow import PreparedCompaction
     from wave_tui.agent.local_shell import ShellRun
     from wave_tui.agent.service import AgentService, TurnResult
-    from wave_tui.agent.sessions import SessionInfo
+    from wave_tui.agent.session_files import SessionInfo
     from wave_tui.agent.status import AgentStatus
     from wave_tui.config.modes import PERMISSION_MODES, PermissionMode
     from wave_tui.config.trust import NOT_TRUSTED_YET, TrustRequested
@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from wave_tui.memory.consolidation import ConsolidationPlan
     from wave_tui.permissions.policy import GrantOption
     from wave_tui.permissions.tool_table import PATH_LISTING_TOOLS
+    from wave_tui.session.completion import CommandChoice
+    from wave_tui.session.connection_check import ConnectionCheck
     from wave_tui.session.editable_settings import EditableSettings
     from wave_tui.session.endpoint_settings import EndpointInUse, EndpointSettings, SettingInUse
     from wave_tui.session.local_endpoint import (
@@ -51,6 +53,9 @@ if TYPE_CHECKING:
     from wave_tui.session.memory_check import CheckError
     from wave_tui.session.memory_consolidate import Consolidated
     from wave_tui.session.memory_review import ReviewError
+    from wave_tui.session.model_menu import ModelChoice, ModelMenu
+    from wave_tui.session.permission_preview import PermissionPreview
+    from wave_tui.session.permission_state import PermissionState
     from wave_tui.session.plugins import MarketRow, OfferedPlugin, PluginError, PluginRow
     from wave_tui.session.rewind import (
         BASH_NOTE,
@@ -68,15 +73,7 @@ if TYPE_CHECKING:
         UnknownSession,
     )
     from wave_tui.session.run_report import RunInfo, RunReport, RunUsage
-    from wave_tui.session.ui_queries import (
-        CommandChoice,
-        ConnectionCheck,
-        ModelChoice,
-        ModelMenu,
-        PermissionPreview,
-        PermissionState,
-        SessionSummary,
-    )
+    from wave_tui.session.session_summaries import SessionSummary
     from wave_tui.tools.ask_user import Question, QuestionAnswer, QuestionOption
     from wave_tui.tools.plan_mode import PlanDecision
     from wave_tui.tools.tasks.store import Task
@@ -90,7 +87,7 @@ _HOMES = {
     "ShellRun": "wave_tui.agent.local_shell",
     "AgentService": "wave_tui.agent.service",
     "TurnResult": "wave_tui.agent.service",
-    "SessionInfo": "wave_tui.agent.sessions",
+    "SessionInfo": "wave_tui.agent.session_files",
     "AgentStatus": "wave_tui.agent.status",
     "PERMISSION_MODES": "wave_tui.config.modes",
     "PermissionMode": "wave_tui.config.modes",
@@ -142,13 +139,13 @@ _HOMES = {
     "RunInfo": "wave_tui.session.run_report",
     "RunReport": "wave_tui.session.run_report",
     "RunUsage": "wave_tui.session.run_report",
-    "CommandChoice": "wave_tui.session.ui_queries",
-    "ConnectionCheck": "wave_tui.session.ui_queries",
-    "ModelChoice": "wave_tui.session.ui_queries",
-    "ModelMenu": "wave_tui.session.ui_queries",
-    "PermissionPreview": "wave_tui.session.ui_queries",
-    "PermissionState": "wave_tui.session.ui_queries",
-    "SessionSummary": "wave_tui.session.ui_queries",
+    "CommandChoice": "wave_tui.session.completion",
+    "ConnectionCheck": "wave_tui.session.connection_check",
+    "ModelChoice": "wave_tui.session.model_menu",
+    "ModelMenu": "wave_tui.session.model_menu",
+    "PermissionPreview": "wave_tui.session.permission_preview",
+    "PermissionState": "wave_tui.session.permission_state",
+    "SessionSummary": "wave_tui.session.session_summaries",
     "Question": "wave_tui.tools.ask_user",
     "QuestionAnswer": "wave_tui.tools.ask_user",
     "QuestionOption": "wave_tui.tools.ask_user",

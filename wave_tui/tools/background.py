@@ -23,14 +23,14 @@ import sys
 import threading
 import uuid
 import weakref
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Literal
 
 from wave_tui.config.records import record
 from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
-from wave_tui.tools.base import Tool, ToolContext, ToolError, ToolResult
+from wave_tui.tools.base import ToolContext, ToolError, ToolResult
 from wave_tui.tools.foreground import ForegroundTasks
 from wave_tui.tools.processes import (
     GROUP_GRACE_S,
@@ -39,14 +39,13 @@ from wave_tui.tools.processes import (
     signal_group,
     truncate_output,
 )
-from wave_tui.tools.task_output import TaskOutputTool, read_from, task_output
+from wave_tui.tools.task_output import read_from, task_output
 
 BackgroundStatus = Literal["running", "completed", "failed", "killed"]
 BackgroundKind = Literal["bash", "agent"]
 # A background agent's work: given a function that records a progress line, its final text.
 AgentWork = Callable[[Callable[[str], None]], Awaitable[str]]
 SESSION_ENDED = "[stopped: the session ended before the agent finished]"
-OUTPUT_READ_LIMIT = 30_000  # characters BashOutput returns per call
 
 
 @record
@@ -453,17 +452,3 @@ class TaskStopTool(TypedTool[BackgroundTaskArgs]):
     async def call(self, args: BackgroundTaskArgs, ctx: ToolContext) -> ToolResult:
         task = await self.manager.stop(args.task_id.strip())
         return ToolResult(content=f"Stopped background task {task.id}.", summary=task.summary)
-
-
-class BackgroundToolProvider:
-    """A `ToolProvider` for BashOutput, TaskOutput and TaskStop over one manager."""
-
-    def __init__(self, manager: BackgroundManager) -> None:
-        self._tools: list[Tool] = [
-            BashOutputTool(manager),
-            TaskOutputTool(manager),
-            TaskStopTool(manager),
-        ]
-
-    def tools(self) -> Sequence[Tool]:
-        return self._tools

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -61,6 +62,11 @@ class ToolContexts:
             checked_path=checked_path,
             command_prefix=command_prefix,
         )
+
+
+# The model's id of the call whose tool runs in this task ("" outside one): what a tool reports
+# while it runs (an MCP server's progress, which names no call of the model's) goes on that row.
+RUNNING_CALL: ContextVar[str] = ContextVar("wave_running_call", default="")
 
 
 @record(frozen=False)

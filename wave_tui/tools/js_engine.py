@@ -24,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from wave_tui.config.records import record
+from wave_tui.tools.js_outbox import Call, OutboxTampered, read_outbox
 
 HostFunction = Callable[[Any], Awaitable[Any]]
 JS_MEMORY_BYTES = 64 * 1024 * 1024  # the script's heap
@@ -131,10 +132,11 @@ class _Session:
 
     def __init__(self, paths: Sequence[tuple[str, ...]], limits: JsLimits) -> None:
         self.limits = limits
-        self.calls: list[tuple[int, int, str]] = []  # (id, path index, arguments as JSON)
+        self.calls: list[Call] = []
         self.outcome: tuple[bool, str] | None = None
         self.logs: list[str] = []
         self.cut = False
+        self._logged = 0
         self._paths = [list(p) for p in paths]
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wave-js")
         self._context: Any = None
@@ -159,13 +161,21 @@ class _Session:
             pass
 
     def _take(self) -> None:
-        taken = json.loads(self._context.eval("__wave_take()"))
-        self.calls.extend((int(i), int(n), str(a)) for i, n, a in taken["calls"])
-        self.logs.extend(str(line) for line in taken["logs"])
-        self.cut = self.cut or bool(taken["cut"])
-        if taken["outcome"] is not None:
-            ok, text = taken["outcome"]
-            self.outcome = (bool(ok), str(text))
+        taken = read_outbox(self._context.eval("__wave_take()"), len(self._paths))
+        self.calls.extend(taken.calls)
+        # The budget holds here too: the script's side of it is the script's to break.
+        for line in taken.logs:
+            room = self.limits.log_chars - self._logged
+            if len(line) + 1 > room:
+                self.logs.append(line[: max(room - 1, 0)])
+                self._logged = self.limits.log_chars
+                self.cut = True
+                break
+            self.logs.append(line)
+            self._logged += len(line) + 1
+        self.cut = self.cut or taken.cut
+        if taken.outcome is not None:
+            self.outcome = taken.outcome
 
     def _settle(self, call_id: int, ok: bool, text: str) -> None:
         flag = "true" if ok else "false"
@@ -183,7 +193,10 @@ class _Session:
                 work()
             finally:
                 if self._context is not None:
-                    self._context.set_time_limit(-1)  # reading the outbox is never cut
+                    # Reading the outbox runs the script's code too when it replaced what the
+                    # reading uses (`JSON.stringify`, a `toJSON` getter): cut it the same way,
+                    # or a loop there outlives the run and the process never exits.
+                    self._context.set_time_limit(max(remaining, 0.01))
                     self._take()
 
         await asyncio.get_running_loop().run_in_executor(self._thread, run)
@@ -232,13 +245,13 @@ async def _drive(
         while session.outcome is None:
             if answered == len(session.calls):
                 return STUCK
-            call_id, index, args = session.calls[answered]
+            call = session.calls[answered]
             answered += 1
-            ok, text = await _answer(functions[index], args)
+            ok, text = await _answer(functions[call.index], call.args)
             await session.step(
-                functools.partial(session._settle, call_id, ok, text), deadline - loop.time()
+                functools.partial(session._settle, call.id, ok, text), deadline - loop.time()
             )
-    except JsAbort as exc:
+    except (JsAbort, OutboxTampered) as exc:
         return str(exc)
     # The engine's own error types (a syntax error, an interrupt, out of memory).
     except Exception as exc:
@@ -248,10 +261,10 @@ async def _drive(
     return None
 
 
-async def _answer(function: HostFunction, args: str) -> tuple[bool, str]:
+async def _answer(function: HostFunction, args: Any) -> tuple[bool, str]:
     """(resolved?, JSON of the value or the rejection's message)."""
     try:
-        value = await function(json.loads(args))
+        value = await function(args)
     except HostRefusal as exc:
         return False, str(exc)
     return True, json.dumps(value, ensure_ascii=False)

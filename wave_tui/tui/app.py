@@ -118,6 +118,7 @@ class WaveApp(App[None]):
         "screens/memory_runs.tcss",
         "screens/settings.tcss",
         "screens/dialogs.tcss",
+        "screens/workflows.tcss",
     )
     TITLE = "wave"
     DEFAULT_MODE = "chat"
@@ -308,6 +309,7 @@ class WaveApp(App[None]):
             return
         if self.chat_screen.is_mounted:
             await self.chat_screen.show_restored()
+        self.session.conversation_shown()
         if self._startup_error:
             self.notify(self._startup_error, severity="error", markup=False, timeout=30)
         if self._startup_notice:

@@ -1,5 +1,6 @@
 """The app side of the agent's questions and work events: the permission, plan and question
-dialogs that answer a future, the task panel and the subagent blocks in the chat.
+dialogs that answer a future, the task panel, the subagent blocks and the progress of a running
+tool's row in the chat.
 `WaveApp.on_agent_event_posted` hands these events here."""
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from wave_tui.agent import events as ev
 from wave_tui.config.paths import WavePaths
 from wave_tui.session.facade import AgentSession, key_argument
 from wave_tui.tui.format import show_key_arg
+from wave_tui.tui.widgets.chat_items import ToolBlock
 from wave_tui.tui.widgets.subagent_block import SubagentBlock
 from wave_tui.tui.widgets.task_panel import TaskPanel
 
@@ -25,6 +27,7 @@ AskOrProgress = (
     | ev.ElicitationRequested
     | ev.SubagentProgress
     | ev.TasksChanged
+    | ev.ToolProgress
 )
 ASK_OR_PROGRESS_EVENTS = (
     ev.QuestionAsked,
@@ -32,6 +35,7 @@ ASK_OR_PROGRESS_EVENTS = (
     ev.ElicitationRequested,
     ev.SubagentProgress,
     ev.TasksChanged,
+    ev.ToolProgress,
 )
 
 
@@ -101,6 +105,8 @@ async def apply_ask_or_progress(app: App[Any], chat: Screen[Any], event: AskOrPr
         return
     elif isinstance(event, ev.TasksChanged):
         chat.query_one(TaskPanel).show_tasks(event.tasks)
+    elif isinstance(event, ev.ToolProgress):
+        _tool_progress(chat, event)
     else:
         await _subagent(chat, event)
 
@@ -113,3 +119,12 @@ async def _subagent(chat: Screen[Any], event: ev.SubagentProgress) -> None:
         await log.mount(block)
         log.scroll_end(animate=False)
     block.apply(event)
+
+
+# req: MA4
+def _tool_progress(chat: Screen[Any], event: ev.ToolProgress) -> None:
+    """The line goes on the row of its call while it runs; a call with no row of its own (a
+    subagent's, a nested `Exec` call) shows none."""
+    rows = [b for b in chat.query(ToolBlock) if b.call_id == event.call_id]
+    if rows and rows[-1].has_class("-running"):
+        rows[-1].progress(event.text)

@@ -1,6 +1,6 @@
 """The app's answers to `/model` (configured models, then the endpoint's), `/resume`,
-`/permissions`, `/tasks` (pickers and screens instead of text), the resume picker of `wave --resume`
-without an id, and the trust prompt at start. Each screen's module loads when it is first
+`/permissions`, `/tasks`, `/workflows` (pickers and screens instead of text), the resume picker
+of `wave --resume` without an id, and the trust prompt at start. Each screen's module loads when it is first
 shown, not before the app's first frame."""
 
 from __future__ import annotations
@@ -50,6 +50,11 @@ class CommandScreens:
             from wave_tui.tui.screens.tasks import TasksScreen
 
             self.app.push_screen(TasksScreen())
+            return True
+        if name == "workflows" and not args and self.app.session.workflows.available:
+            from wave_tui.tui.screens.workflows import WorkflowsScreen
+
+            self.app.push_screen(WorkflowsScreen())
             return True
         if name in ("rewind", "fork") and not args:
             from wave_tui.tui.screens.rewind import run_fork, run_rewind

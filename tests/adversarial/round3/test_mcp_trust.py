@@ -38,7 +38,7 @@ async def test_a_server_in_any_project_file_waits_for_trust_in_the_app(
         session.start()
         await session.wait_tools_started()
         assert mcp_tools(session) == []
-        request = session.permissions.trust_request()
+        request = next(iter(session.permissions.trust_requests()), None)
         assert request is not None and request.kind == "mcp"
     finally:
         await session.close()
@@ -60,7 +60,7 @@ async def test_a_trusted_server_whose_launch_changed_asks_again(
     base = {**demo_entry(), "env": {"DEMO": "0"}}
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"demo": base}}))
     first = create_session(AgentOptions(workdir=project))
-    request = first.permissions.trust_request()
+    request = next(iter(first.permissions.trust_requests()), None)
     assert request is not None
     await first.permissions.grant_trust([request])
     await first.close()
@@ -68,7 +68,7 @@ async def test_a_trusted_server_whose_launch_changed_asks_again(
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"demo": entry}}))
     second = create_session(AgentOptions(workdir=project))
     try:
-        again = second.permissions.trust_request()
+        again = next(iter(second.permissions.trust_requests()), None)
         assert again is not None and again.fingerprint != request.fingerprint
         wiring = mcp_of(second.service) if second.service is not None else None
         assert wiring is not None and wiring.trust_needed() is not None

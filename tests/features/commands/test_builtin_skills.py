@@ -14,6 +14,7 @@ import pytest
 
 from tests.model_server import ModelServer, text, tool_call, tool_calls
 from tests.wave_cli import run_wave
+from tests.wire_view import chats, is_child
 from wave_tui.config.paths import WavePaths
 
 GP = "general-purpose"
@@ -37,14 +38,6 @@ def repo(project: Path) -> Path:
     subprocess.run(["git", "commit", "-q", "-m", "init"], cwd=project, check=True)
     (project / "app.py").write_text("def f(x):\n    y = x\n    return y\n")
     return project
-
-
-def is_child(body: dict[str, Any]) -> bool:
-    return "You are a subagent" in json.dumps(body["messages"][0])
-
-
-def chats(server: ModelServer) -> list[dict[str, Any]]:
-    return [r.body for r in server.requests if r.path.endswith("/chat/completions")]
 
 
 def children(server: ModelServer) -> list[str]:

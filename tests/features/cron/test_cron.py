@@ -9,12 +9,12 @@ import threading
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.model_server import ModelServer, Reply, text, tool_call
 from tests.wave_cli import run_wave
+from tests.wire_view import chats, tool_results
 from wave_tui.agent.service import AgentOptions, AgentService
 from wave_tui.features.cron.scheduler import HEADLESS_REFUSAL, MAX_JOBS, CronScheduler
 from wave_tui.session.factory import create_service
@@ -54,14 +54,6 @@ def scheduler_of(service: AgentService) -> CronScheduler:
     found = service.extensions.of_type(CronScheduler)
     assert found is not None
     return found
-
-
-def chats(server: ModelServer) -> list[dict[str, Any]]:
-    return [r.body for r in server.requests if r.path.endswith("/chat/completions")]
-
-
-def tool_results(body: dict[str, Any]) -> list[str]:
-    return [str(m["content"]) for m in body["messages"] if m["role"] == "tool"]
 
 
 def shown(when: datetime) -> str:

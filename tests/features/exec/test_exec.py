@@ -13,6 +13,7 @@ import pytest
 from tests.mcp.conftest import DEMO
 from tests.model_server import ModelServer, text, tool_call
 from tests.wave_cli import run_wave
+from tests.wire_view import chats, tool_names, tool_results
 from wave_tui.agent.extensions import ToolCallInfo
 from wave_tui.agent.service import AgentService
 from wave_tui.agent.tool_executor import concurrent_batches
@@ -59,14 +60,6 @@ async def services(model_server: ModelServer, project: Path) -> AsyncIterator[Se
         await service.destroy()
 
 
-def chats(server: ModelServer) -> list[dict[str, Any]]:
-    return [r.body for r in server.requests if r.path.endswith("/chat/completions")]
-
-
-def declared(body: dict[str, Any]) -> list[str]:
-    return [t["function"]["name"] for t in body.get("tools") or []]
-
-
 def texts(message: dict[str, Any]) -> list[str]:
     """A message's texts (consecutive user messages go as one message of text parts)."""
     content = message.get("content")
@@ -83,10 +76,6 @@ def catalogs(body: dict[str, Any]) -> list[str]:
         for t in texts(m)
         if "<exec-catalog>" in t
     ]
-
-
-def tool_results(body: dict[str, Any]) -> list[str]:
-    return [m["content"] for m in body["messages"] if m.get("role") == "tool"]
 
 
 async def run_script(
@@ -120,8 +109,8 @@ async def test_ex1_exec_replaces_the_flat_tools_and_the_catalog_is_sent_once_per
     await service.run_turn("hello")
     await service.run_turn("again")
     first, second = chats(model_server)
-    assert "Exec" in declared(first)
-    assert [n for n in declared(first) if n.startswith("mcp__")] == []
+    assert "Exec" in tool_names(first)
+    assert [n for n in tool_names(first) if n.startswith("mcp__")] == []
     (catalog,) = catalogs(first)
     assert "mcp__demo__echo({text: string})" in catalog and "## demo" in catalog
     assert "PARTIAL" not in catalog
@@ -362,5 +351,5 @@ async def test_ex5_enable_exec_false_gives_the_flat_declarations_back(
     model_server.enqueue(text("one"))
     await service.run_turn("hello")
     (body,) = chats(model_server)
-    assert "Exec" not in declared(body) and "mcp__demo__echo" in declared(body)
+    assert "Exec" not in tool_names(body) and "mcp__demo__echo" in tool_names(body)
     assert catalogs(body) == []

@@ -10,17 +10,13 @@ import pytest
 
 from tests.features.lsp.conftest import fake_entry
 from tests.model_server import ModelServer, text
+from tests.wire_view import tool_names
 from wave_tui.agent.service import AgentService
 from wave_tui.session import project_trust
 from wave_tui.session.factory import create_service_with_extensions
 from wave_tui.session.types import AgentOptions
 
 pytestmark = pytest.mark.req("FH6")
-
-
-def offered(server: ModelServer) -> list[str]:
-    tools = server.requests[-1].body.get("tools") or []
-    return [t["function"]["name"] for t in tools]
 
 
 def settings_changed(service: AgentService, file: Path) -> None:
@@ -40,11 +36,11 @@ async def test_user_language_servers_added_mid_session_bring_the_tool_and_comman
         service.start()
         model_server.enqueue(text("one"), text("two"))
         await service.run_turn("hello")
-        assert "LSP" not in offered(model_server)
+        assert "LSP" not in tool_names(model_server.requests[-1].body)
         assert service.commands.get("lsp") is None
         settings_changed(service, isolated_home / ".wave" / "settings.json")
         await service.run_turn("again")
-        assert "LSP" in offered(model_server)
+        assert "LSP" in tool_names(model_server.requests[-1].body)
         assert "fake" in (await service.run_turn("/lsp")).text
     finally:
         await service.destroy()
@@ -64,6 +60,6 @@ async def test_project_language_servers_added_mid_session_wait_for_trust(
         await project_trust.grant_trust(service, request)
         model_server.enqueue(text("one"))
         await service.run_turn("hello")
-        assert "LSP" in offered(model_server)
+        assert "LSP" in tool_names(model_server.requests[-1].body)
     finally:
         await service.destroy()

@@ -4,7 +4,6 @@ one is configured, diagnostics after an Edit, `/lsp`, and nothing imported witho
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -12,23 +11,12 @@ from tests.e2e.test_lazy_imports import imported_modules, loaded
 from tests.features.lsp.conftest import pylsp_entry, write_settings
 from tests.model_server import ModelServer, text, tool_call
 from tests.wave_cli import run_wave
+from tests.wire_view import chats, tool_names, tool_results
 
 
 @pytest.fixture(autouse=True)
 def no_auto_memory(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WAVE_DISABLE_AUTO_MEMORY", "1")
-
-
-def chats(server: ModelServer) -> list[dict[str, Any]]:
-    return [r.body for r in server.requests if r.path.endswith("/chat/completions")]
-
-
-def tool_names(body: dict[str, Any]) -> list[str]:
-    return [t["function"]["name"] for t in body.get("tools", [])]
-
-
-def tool_results(body: dict[str, Any]) -> list[str]:
-    return [str(m.get("content")) for m in body["messages"] if m.get("role") == "tool"]
 
 
 @pytest.mark.req("LS5")

@@ -134,14 +134,14 @@ async def test_ma1_a_filesystem_server_without_folders_reads_the_project_through
 async def test_ma4_progress_reaches_the_front_end_and_logs_reach_mcp(
     everything: AgentSession,
 ) -> None:
-    lines: list[str] = []
-    everything.subscribe(lambda e: lines.append(e.text) if isinstance(e, ev.Notice) else None)
+    lines: list[ev.ToolProgress] = []
+    everything.subscribe(lambda e: lines.append(e) if isinstance(e, ev.ToolProgress) else None)
     result = await call(
         everything, "mcp__ev__trigger-long-running-operation", {"duration": 0.2, "steps": 2}
     )
     assert not result.is_error, result.content
-    assert "MCP ev/trigger-long-running-operation: 1/2" in lines
-    assert "MCP ev/trigger-long-running-operation: 2/2" in lines
+    name = "mcp__ev__trigger-long-running-operation"
+    assert [(e.name, e.text.split(" ")[0]) for e in lines] == [(name, "1/2"), (name, "2/2")]
     # The server logs (at info) that it received wave's roots; `/mcp` shows its log.
     output = ""
     while "Roots updated" not in output:

@@ -10,6 +10,7 @@ import pytest
 from tests.features.mcp.everything import everything_entry, user_servers
 from tests.features.mcp.test_client_features import call
 from tests.model_server import ModelServer, text
+from tests.wire_view import chats
 from wave_tui.agent import events as ev
 from wave_tui.session.facade import AgentSession, create_session
 from wave_tui.session.types import AgentOptions
@@ -29,10 +30,6 @@ async def session_with(
     session.start()
     await session.wait_tools_started()
     return session
-
-
-def chats(model_server: ModelServer) -> list[dict[str, object]]:
-    return [r.body for r in model_server.requests if r.path.endswith("/chat/completions")]
 
 
 @pytest.mark.req("MA2")

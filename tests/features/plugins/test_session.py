@@ -12,6 +12,7 @@ import pytest
 
 from tests.features.plugins.builders import make_market, make_plugin, write_json
 from tests.model_server import ModelServer, text
+from tests.wire_view import chats
 from wave_tui.agent.service import AgentService
 from wave_tui.session import project_trust
 from wave_tui.session.factory import create_service_with_extensions
@@ -25,10 +26,6 @@ FAKE_LSP = Path(__file__).resolve().parents[2] / "features" / "lsp" / "servers" 
 @pytest.fixture(autouse=True)
 def no_auto_memory(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WAVE_DISABLE_AUTO_MEMORY", "1")
-
-
-def chats(server: ModelServer) -> list[dict[str, Any]]:
-    return [r.body for r in server.requests if r.path.endswith("/chat/completions")]
 
 
 def agent_kinds(body: dict[str, Any]) -> list[str]:

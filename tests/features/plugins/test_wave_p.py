@@ -7,13 +7,13 @@ import json
 import shutil
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.features.plugins.builders import make_market, make_plugin, write_json
 from tests.model_server import ModelServer, text, tool_call
 from tests.wave_cli import run_wave
+from tests.wire_view import chats, tool_names
 
 DEMO_MCP = Path(__file__).resolve().parents[2] / "mcp" / "servers" / "demo_server.py"
 FAKE_LSP = Path(__file__).resolve().parents[2] / "features" / "lsp" / "servers" / "fake_lsp.py"
@@ -22,14 +22,6 @@ FAKE_LSP = Path(__file__).resolve().parents[2] / "features" / "lsp" / "servers" 
 @pytest.fixture(autouse=True)
 def no_auto_memory(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WAVE_DISABLE_AUTO_MEMORY", "1")
-
-
-def chats(server: ModelServer) -> list[dict[str, Any]]:
-    return [r.body for r in server.requests if r.path.endswith("/chat/completions")]
-
-
-def tool_names(body: dict[str, Any]) -> list[str]:
-    return [t["function"]["name"] for t in body.get("tools", [])]
 
 
 def install(project: Path, market: Path, *ids: str, scope: str = "user") -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from wave_tui.agent.sessions import start_child_session
+from wave_tui.agent.session_files import start_child_session
 from wave_tui.agent.transcript import new_session_id, transcript_for
 from wave_tui.config.paths import WavePaths
 from wave_tui.features.rewind.catalog import fork_session

@@ -4,18 +4,16 @@ is read afresh, never answered "unchanged since the last Read" with no message h
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.features.rewind.conftest import MakeSession
 from tests.model_server import ModelServer, text, tool_call
+from tests.wire_view import chats, tool_results
 
 
 def last_tool_result(server: ModelServer) -> str:
-    chats = [r.body for r in server.requests if r.path.endswith("/chat/completions")]
-    tools: list[dict[str, Any]] = [m for m in chats[-1]["messages"] if m.get("role") == "tool"]
-    return str(tools[-1]["content"])
+    return tool_results(chats(server)[-1])[-1]
 
 
 @pytest.mark.req("FH7")

@@ -16,6 +16,7 @@ import pytest
 
 from tests.model_server import ModelServer, Reply, text, tool_calls
 from tests.wave_cli import run_wave
+from tests.wire_view import is_child, main_chats, tool_results
 from wave_tui.agent.service import AgentService
 
 BYPASS = ("--permission-mode", "bypassPermissions")
@@ -27,24 +28,8 @@ def no_auto_memory(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WAVE_DISABLE_AUTO_MEMORY", "1")
 
 
-def is_child(body: dict[str, Any]) -> bool:
-    return "You are a subagent" in json.dumps(body["messages"][0])
-
-
 def asks(word: str) -> Any:
     return lambda b: is_child(b) and word in json.dumps(b["messages"][-1])
-
-
-def main_chats(server: ModelServer) -> list[dict[str, Any]]:
-    return [
-        r.body
-        for r in server.requests
-        if r.path.endswith("/chat/completions") and not is_child(r.body)
-    ]
-
-
-def tool_results(body: dict[str, Any]) -> list[str]:
-    return [str(m["content"]) for m in body["messages"] if m["role"] == "tool"]
 
 
 def task_ids(body: dict[str, Any]) -> list[str]:

@@ -11,6 +11,7 @@ import pytest
 from tests.e2e.hook_helpers import configure, contents, project_settings, script
 from tests.model_server import ModelServer, text, tool_call
 from tests.wave_cli import run_wave
+from tests.wire_view import chats
 
 pytestmark = pytest.mark.req("PH1")
 
@@ -44,10 +45,6 @@ def hookify(project: Path) -> Path:
         f"    print(json.dumps({DENY_RM!r}))\n"
     )
     return path
-
-
-def chats(server: ModelServer) -> list[dict[str, Any]]:
-    return [r.body for r in server.requests if r.path.endswith("/chat/completions")]
 
 
 def last_tool_message(server: ModelServer) -> str:

@@ -12,16 +12,13 @@ from typing import Any
 import pytest
 
 from tests.model_server import ModelServer
+from tests.wire_view import chats, is_child
 from wave_tui.agent.service import AgentService
 from wave_tui.session.factory import create_service_with_extensions
 from wave_tui.session.types import AgentOptions
 
 ServiceMaker = Callable[..., Awaitable[AgentService]]
 WAIT_LIMIT_S = 60.0  # a condition never met fails the test instead of hanging it
-
-
-def is_child(body: dict[str, Any]) -> bool:
-    return "You are a subagent" in json.dumps(body["messages"][0])
 
 
 def asks(word: str) -> Callable[[dict[str, Any]], bool]:
@@ -33,23 +30,7 @@ def is_main(body: dict[str, Any]) -> bool:
 
 
 def child_requests(server: ModelServer, word: str = "") -> list[dict[str, Any]]:
-    return [
-        r.body
-        for r in server.requests
-        if r.path.endswith("/chat/completions") and is_child(r.body) and word in json.dumps(r.body)
-    ]
-
-
-def main_requests(server: ModelServer) -> list[dict[str, Any]]:
-    return [
-        r.body
-        for r in server.requests
-        if r.path.endswith("/chat/completions") and not is_child(r.body)
-    ]
-
-
-def tool_results(body: dict[str, Any]) -> list[str]:
-    return [str(m["content"]) for m in body["messages"] if m["role"] == "tool"]
+    return [b for b in chats(server) if is_child(b) and word in json.dumps(b)]
 
 
 async def until(condition: Callable[[], bool]) -> None:

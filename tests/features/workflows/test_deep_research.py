@@ -15,14 +15,12 @@ import pytest
 
 from tests.features.workflows.conftest import (
     child_requests,
-    is_child,
     is_main,
-    main_requests,
-    tool_results,
     write_settings,
 )
 from tests.model_server import ModelServer, Reply, text, tool_call
 from tests.search_server import SearchServer, serving
+from tests.wire_view import is_child, main_chats, tool_results
 from wave_tui.agent.service import AgentService
 from wave_tui.permissions.policy import PermissionReply
 from wave_tui.session.factory import create_service_with_extensions
@@ -108,10 +106,10 @@ async def test_deep_research_runs_its_five_phases_and_asks_for_the_web_once(
         await service.run_turn("research how waves work")
     finally:
         await service.destroy()
-    skill = tool_results(main_requests(model_server)[1])[-1]
+    skill = tool_results(main_chats(model_server)[1])[-1]
     assert "`name` `deep-research`" in skill and "research/<short-kebab-case-topic>.md" in skill
     assert (project / "research" / "waves.md").read_text() == report
-    result = tool_results(main_requests(model_server)[2])[-1]
+    result = tool_results(main_chats(model_server)[2])[-1]
     assert "Workflow deep-research" in result and "completed" in result, result
     assert "# Report" in result
     # One question for the whole run, though five agents searched the web.

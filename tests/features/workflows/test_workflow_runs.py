@@ -17,13 +17,12 @@ from tests.features.workflows.conftest import (
     asks,
     child_requests,
     is_main,
-    main_requests,
-    tool_results,
     until,
     write_settings,
     write_workflow,
 )
 from tests.model_server import ModelServer, error, text, tool_calls
+from tests.wire_view import main_chats, tool_names, tool_results
 from wave_tui.agent.commands import CommandOutput
 from wave_tui.agent.service import AgentService
 from wave_tui.features.workflows.wiring import workflows_of
@@ -44,10 +43,6 @@ def workflow_call(name: str, args: Any = None, background: bool = False) -> Any:
     if background:
         call["run_in_background"] = True
     return tool_calls([("Workflow", call)])
-
-
-def tool_names(body: dict[str, Any]) -> list[str]:
-    return [t["function"]["name"] for t in body.get("tools", [])]
 
 
 def after_tool(body: dict[str, Any]) -> bool:
@@ -91,7 +86,7 @@ async def test_a_phase_runs_its_agents_in_parallel_and_the_run_is_recorded(
         hold_alpha.set()
         hold_beta.set()
     await turn
-    result = tool_results(main_requests(model_server)[-1])[-1]
+    result = tool_results(main_chats(model_server)[-1])[-1]
     assert "ALPHA-FOUND | BETA-FOUND" in result
     record = record_of(result)
     assert record["status"] == "completed" and record["name"] == "fanout"
@@ -102,7 +97,7 @@ async def test_a_phase_runs_its_agents_in_parallel_and_the_run_is_recorded(
     assert all(a["tokens"] > 0 for a in phase["agents"])
     assert Path(record["record_file"]).parent.parent.name == service.session_id
     # The main agent is offered Workflow; its workflow's agents never are (nor Agent).
-    assert "Workflow" in tool_names(main_requests(model_server)[0])
+    assert "Workflow" in tool_names(main_chats(model_server)[0])
     assert all("Workflow" not in tool_names(b) for b in child_requests(model_server))
 
 
@@ -117,7 +112,7 @@ async def test_a_failing_agent_fails_its_entry_not_the_run(
     model_server.enqueue(text("done"), when=after_tool)
     service = await services()
     await service.run_turn("go")
-    result = tool_results(main_requests(model_server)[-1])[-1]
+    result = tool_results(main_chats(model_server)[-1])[-1]
     assert "ALPHA-FOUND | ERR " in result and "beta exploded" in result
     record = record_of(result)
     assert record["status"] == "completed"
@@ -134,7 +129,7 @@ async def test_more_agents_than_the_budget_fail_the_run_before_any_starts(
     model_server.enqueue(text("done"), when=after_tool)
     service = await services()
     await service.run_turn("go")
-    result = tool_results(main_requests(model_server)[-1])[-1]
+    result = tool_results(main_chats(model_server)[-1])[-1]
     assert "failed" in result and "more than 1 agents" in result
     assert child_requests(model_server) == []
 
@@ -164,7 +159,7 @@ async def test_agents_at_once_are_bounded_and_the_wall_time_ends_the_run(
         await service.run_turn("go")
     finally:
         beta_arrived.set()  # the held reply ends either way
-    result = tool_results(main_requests(model_server)[-1])[-1]
+    result = tool_results(main_chats(model_server)[-1])[-1]
     assert "wall-time budget of 2 s" in result
     assert child_requests(model_server, "beta-task") == []
     record = record_of(result)
@@ -186,7 +181,7 @@ async def test_workflows_lists_live_phases_and_stops_a_background_run_unannounce
     service = await services()
     try:
         await service.run_turn("go")
-        started = tool_results(main_requests(model_server)[-1])[-1]
+        started = tool_results(main_chats(model_server)[-1])[-1]
         assert "running in the background with run id" in started
         await until(lambda: len(child_requests(model_server)) == 2)
         listing = await command_output(service, "")
@@ -240,7 +235,7 @@ async def test_a_project_workflow_runs_only_once_trusted(
     model_server.enqueue(text("refused"), when=after_tool)
     service = await services()
     await service.run_turn("go")
-    result = tool_results(main_requests(model_server)[-1])[-1]
+    result = tool_results(main_chats(model_server)[-1])[-1]
     assert "not trusted yet" in result
     assert child_requests(model_server) == []
     (request,) = [r for r in trust_requests(service) if r.kind == "workflows"]
@@ -251,5 +246,5 @@ async def test_a_project_workflow_runs_only_once_trusted(
     model_server.enqueue(workflow_call("fanout", {"topic": "t"}), when=is_main)
     model_server.enqueue(text("ran"), when=after_tool)
     await service.run_turn("again")
-    assert "ALPHA-FOUND | BETA-FOUND" in tool_results(main_requests(model_server)[-1])[-1]
+    assert "ALPHA-FOUND | BETA-FOUND" in tool_results(main_chats(model_server)[-1])[-1]
     assert not [r for r in trust_requests(service) if r.kind == "workflows"]

@@ -13,6 +13,7 @@ from tests.e2e.hook_helpers import configure, script
 from tests.git_repos import committed_repo, git
 from tests.model_server import ModelServer, text, tool_call
 from tests.wave_cli import run_wave
+from tests.wire_view import chats, tool_results
 from wave_tui.config.paths import WavePaths
 
 BYPASS = ("--permission-mode", "bypassPermissions")
@@ -33,14 +34,6 @@ def repo(tmp_path: Path) -> Path:
         "pkg/mod.py": "x = 1\n",
     }
     return committed_repo(tmp_path / "repo", files)
-
-
-def chats(server: ModelServer) -> list[dict[str, Any]]:
-    return [r.body for r in server.requests if r.path.endswith("/chat/completions")]
-
-
-def tool_results(body: dict[str, Any]) -> list[str]:
-    return [str(m["content"]) for m in body["messages"] if m["role"] == "tool"]
 
 
 def last_results(server: ModelServer) -> list[str]:

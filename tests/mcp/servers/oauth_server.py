@@ -220,6 +220,11 @@ async def stats(request: Request) -> Response:
     return JSONResponse(STATE["stats"])
 
 
+async def clients(request: Request) -> Response:
+    """What each dynamic registration asked for."""
+    return JSONResponse(list(STATE["clients"].values()))
+
+
 routes = Starlette(
     routes=[
         Route("/.well-known/oauth-protected-resource/mcp", prm_or_legacy),
@@ -231,6 +236,7 @@ routes = Starlette(
         Route("/as/token", token, methods=["POST"]),
         Route("/_control", control, methods=["POST"]),
         Route("/_stats", stats),
+        Route("/_clients", clients),
     ]
 )
 mcp_app = mcp.streamable_http_app()

@@ -24,13 +24,6 @@ ARGUMENTS = "$ARGUMENTS"
 
 
 @record
-class MarkdownFile:
-    path: Path
-    relative: Path  # to the folder it was found in
-    frontmatter: Frontmatter
-
-
-@record
 class ExtraRoot:
     """A folder of commands, skills or agents from outside the project's own folders (a plugin):
     its names are `namespace:name`."""

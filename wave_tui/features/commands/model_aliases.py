@@ -8,7 +8,6 @@ from wave_tui.config.effective import EffectiveSettings
 
 FAST_ALIASES = frozenset({"haiku", "fast"})
 SESSION_ALIASES = frozenset({"inherit", "sonnet", "opus"})
-ALIASES = FAST_ALIASES | SESSION_ALIASES
 
 
 # req: PH5

@@ -28,6 +28,9 @@ from wave_tui.tools.base import Tool
 MAX_JOBS = 50
 JOB_LIFETIME = timedelta(days=7)
 TICK_S = 1.0  # how often due jobs are looked for
+# A fired job's prompt runs as if typed, commands included: a job that is itself `/loop` would
+# let the model (CronCreate) or a loop make loops the user never typed, and loops make more.
+NO_NESTED_LOOP = "a scheduled prompt cannot be /loop: only you start a loop, by typing it"
 # Who made a job: `/loop` (the user; `/loop stop` without an id ends these) or the model.
 MadeBy = Literal["loop", "model"]
 HEADLESS_REFUSAL = (
@@ -99,6 +102,8 @@ class CronScheduler(SessionObserverBase):
             raise ScheduleError(HEADLESS_REFUSAL)
         if not prompt.strip():
             raise ScheduleError("a scheduled job needs a prompt")
+        if is_loop_command(prompt):
+            raise ScheduleError(NO_NESTED_LOOP)
         now = self.clock()
         self.expire(now)
         if len(self.jobs) >= MAX_JOBS:
@@ -168,3 +173,10 @@ class CronScheduler(SessionObserverBase):
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+
+
+# req: HR11
+def is_loop_command(prompt: str) -> bool:
+    """Whether `prompt` would run `/loop` when it is sent."""
+    words = prompt.split(maxsplit=1)
+    return bool(words) and words[0].lower() == "/loop"

@@ -16,6 +16,7 @@ from typing import Any
 from wave_tui.agent import events as ev
 from wave_tui.agent.extensions import ContextSource, ContextSourceBase, ToolCallInfo
 from wave_tui.agent.service import AgentService
+from wave_tui.agent.tool_executor import calling_site
 from wave_tui.features.exec.catalog import POOL_EMPTY, render_catalog
 from wave_tui.features.exec.tool import ExecTool, Undeclared
 from wave_tui.features.mcp.wiring import McpWiring
@@ -31,12 +32,23 @@ class ExecFeature(ContextSourceBase):
     def __init__(self, service: AgentService, mcp: McpWiring) -> None:
         self._service = service
         self._mcp = mcp
-        self.tool = ExecTool(self.pool, self._run_leaf)
+        self.tool = ExecTool(self._callable, self._run_leaf)
+        # The history as far as it was searched for a catalog: how many messages, the last of
+        # them, the catalog found. A long session searches only its new messages.
+        self._searched: tuple[int, Message | None, str | None] = (0, None, None)
 
     def pool(self) -> list[Tool]:
         """The MCP tools the agent could call directly: the same source as the flat ones."""
         manager = self._mcp.manager
         return manager.tools() if manager is not None else []
+
+    # req: EX3
+    def _callable(self) -> list[Tool]:
+        """The leaves a script may call: those the agent running Exec has (a subagent's
+        declared tools, an SDK program's offered ones), never the whole pool."""
+        site = calling_site()
+        pool = self.pool()
+        return pool if site is None else [t for t in pool if t.name in site.tools]
 
     def enabled(self) -> bool:  # req: EX5
         return self._service.settings.enable_exec
@@ -64,18 +76,25 @@ class ExecFeature(ContextSourceBase):
         return [Message.user(text, is_meta=True, **{CATALOG_META: True})]
 
     def _last_catalog(self) -> str | None:
-        for message in reversed(self._service.messages):
+        messages = self._service.messages
+        count, last_seen, found = self._searched
+        if count > len(messages) or (count and messages[count - 1] is not last_seen):
+            count, found = 0, None  # a new history (rewind, compaction, resume): search it all
+        for message in messages[count:]:
             if message.meta.get(CATALOG_META):
-                return message.content
-        return None
+                found = message.content
+        self._searched = (len(messages), messages[-1] if messages else None, found)
+        return found
 
     # req: EX3
     async def _run_leaf(
         self, name: str, args: dict[str, Any], pool: Sequence[Tool], abort: asyncio.Event
     ) -> ToolResult:
-        """One nested call down the session's pipeline as the leaf itself: hooks, guards, the
-        rules (their identity is the leaf's `mcp__server__tool` name), the question."""
-        pipeline = self._service.executor.pipeline
+        """One nested call as the leaf itself, down the pipeline of the agent running Exec (a
+        subagent's mode and grants): hooks, guards, the rules (their identity is the leaf's
+        `mcp__server__tool` name), the question."""
+        site = calling_site()
+        pipeline = self._service.executor.pipeline if site is None else site.pipeline
         call = ToolCallInfo.of(f"exec-{uuid.uuid4().hex[:12]}", name, args, pipeline.workdir)
         outcome = await pipeline.run_call(call, {t.name: t for t in pool}, abort)
         result = outcome.result

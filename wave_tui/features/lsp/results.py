@@ -196,14 +196,6 @@ def calls(
     ), len(items)
 
 
-SEVERITY = {
-    lsp.DiagnosticSeverity.Error: "error",
-    lsp.DiagnosticSeverity.Warning: "warning",
-    lsp.DiagnosticSeverity.Information: "info",
-    lsp.DiagnosticSeverity.Hint: "hint",
-}
-
-
 def diagnostics_block(
     diagnostics: Sequence[lsp.Diagnostic], uri: str, fmt: Formatter, server: str
 ) -> str | None:

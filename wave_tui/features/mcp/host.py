@@ -4,7 +4,7 @@
 - elicitation: a form for the front end (`ElicitationRequested`: the app's dialog, an SDK
   program's `on_elicitation`); `wave -p` has nobody to ask and declines;
 - sampling: see `features/mcp/sampling.py`;
-- progress: kept per server for `/mcp` and the status line.
+- progress: on the row of the running call (`ToolProgress`), and kept per server for `/mcp`.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from pathlib import Path
 from wave_tui.agent import events as ev
 from wave_tui.agent.service import AgentService
 from wave_tui.mcp.client_host import ElicitationForm, ElicitationReply, SamplingAsk, SamplingReply
+from wave_tui.mcp.tools import qualified_name
 
 
 class SessionHost:
@@ -42,6 +43,6 @@ class SessionHost:
         return await sample(self._service, ask)
 
     # req: MA4
-    def progress(self, server: str, tool: str, text: str) -> None:
+    def progress(self, server: str, tool: str, text: str, call_id: str) -> None:
         self.progress_lines[server] = f"{tool}: {text}"
-        self._service.publish(ev.Notice("info", f"MCP {server}/{tool}: {text}"))
+        self._service.publish(ev.ToolProgress(qualified_name(server, tool), text, call_id))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
+from wave_tui.mcp.results import cap_text
 from wave_tui.permissions.tool_table import LIST_MCP_RESOURCES, READ_MCP_RESOURCE
 from wave_tui.tools.arguments import Arg, TypedTool, tool_arguments
 from wave_tui.tools.base import ToolContext, ToolError, ToolResult
@@ -63,7 +64,7 @@ class ListMcpResourcesTool(TypedTool[ListArgs]):  # req: MO3
             lines.append(f"{server}:{t.uri_template}  {t.name}{about}")
         summary = f"{len(found)} resources"
         summary += f", {len(templates)} templates" if templates else ""
-        return ToolResult("\n".join(lines), summary=summary)
+        return ToolResult(cap_text("\n".join(lines)), summary=summary)
 
 
 class ReadMcpResourceTool(TypedTool[ReadArgs]):  # req: MO3

@@ -19,7 +19,7 @@ from pathlib import Path
 from wave_tui.agent.command_handling import first_prompt
 from wave_tui.agent.compaction import META_COMPACTION
 from wave_tui.agent.compaction_record import DroppedCounts, dropped_line
-from wave_tui.agent.sessions import SUBAGENTS_FOLDER, full_thread, list_sessions, session_chain
+from wave_tui.agent.session_files import SUBAGENTS_FOLDER, full_thread, list_sessions, session_chain
 from wave_tui.agent.transcript import new_session_id, transcript_for
 from wave_tui.config.paths import WavePaths, safe_component
 from wave_tui.config.records import record

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
-from wave_tui.agent.sessions import session_chain
+from wave_tui.agent.session_files import session_chain
 from wave_tui.config.paths import WavePaths, encode_project_id
 from wave_tui.features.rewind.store import read_session_meta, write_session_meta
 

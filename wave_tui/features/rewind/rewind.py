@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Literal
 
 from wave_tui.agent.attachments import shown_text
-from wave_tui.agent.sessions import full_thread, session_chain
+from wave_tui.agent.session_files import full_thread, session_chain
 from wave_tui.agent.transcript import transcript_for
 from wave_tui.config.fileio import atomic_write_bytes
 from wave_tui.config.paths import WavePaths
@@ -147,16 +147,21 @@ class CodeRewind:
     removed: tuple[Path, ...]
     left_alone: tuple[Path, ...]  # changed elsewhere, and not to be overwritten
     lost: tuple[Path, ...]  # over the checkpoint cap, or a damaged store
+    # Of `left_alone`: named outside the project (an edited index), never written whatever
+    # the answer to "overwrite?".
+    outside: tuple[Path, ...] = ()
 
 
 # req: RW3
+# req: HR8
 def apply_code(
     paths: WavePaths,
     session_id: str,
     plan: list[FileRestore],
     overwrite: Callable[[Path], bool],
 ) -> CodeRewind:
-    """Put each file back; one changed elsewhere only when `overwrite(path)` says so."""
+    """Put each file back; one changed elsewhere only when `overwrite(path)` says so; one
+    outside the project never (left alone, in `outside`)."""
     store = CheckpointStore(paths.checkpoint_dir(session_id))
     stores = {
         sid: CheckpointStore(paths.checkpoint_dir(sid)) for sid in session_chain(paths, session_id)
@@ -165,11 +170,16 @@ def apply_code(
     removed: list[Path] = []
     left: list[Path] = []
     lost: list[Path] = []
+    outside: list[Path] = []
     for item in plan:
         if item.action == "unchanged":
             continue
         if item.action == "lost":
             lost.append(item.path)
+            continue
+        if not _in_project(item.path, paths.project_root):
+            outside.append(item.path)
+            left.append(item.path)
             continue
         if item.changed_elsewhere and not overwrite(item.path):
             left.append(item.path)
@@ -190,7 +200,7 @@ def apply_code(
             continue
         store.record("after", item.path, data)
         (removed if data is None else restored).append(item.path)
-    return CodeRewind(tuple(restored), tuple(removed), tuple(left), tuple(lost))
+    return CodeRewind(tuple(restored), tuple(removed), tuple(left), tuple(lost), tuple(outside))
 
 
 def _blob(stores: Iterable[CheckpointStore], sha: str) -> bytes | None:

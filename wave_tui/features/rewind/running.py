@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from pathlib import Path
 
 from wave_tui.config.paths import WavePaths
 
@@ -65,7 +64,3 @@ def running_sessions(paths: WavePaths) -> dict[str, int]:
         if _alive(pid):
             out[session] = pid
     return out
-
-
-def marker_path(paths: WavePaths, pid: int) -> Path:
-    return paths.running_dir / f"{pid}.json"

@@ -15,6 +15,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -30,6 +31,8 @@ BLOBS_FOLDER = "blobs"
 SESSION_FILE = "session.json"  # the model last used and the session a fork came from
 # Past this many bytes of blobs a session keeps no new checkpoints (and says so once).
 SESSION_CAP_BYTES = 512 * 1024 * 1024
+# A blob's name is its sha256: anything else in an index line (`../../dev/zero`) names no blob.
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 @record
@@ -146,8 +149,12 @@ class CheckpointStore:
             return []
         return list(_parse(raw))
 
+    # req: HR8
     def blob(self, sha: str) -> bytes:
-        """Raises OSError when the blob is gone (a damaged store)."""
+        """Raises OSError when the blob is gone (a damaged store) or `sha` is no sha256 (an
+        index edited behind wave's back must not make a rewind read a file of its choosing)."""
+        if not _SHA256.fullmatch(sha):
+            raise FileNotFoundError(f"not a checkpoint blob: {sha!r}")
         return self.blob_path(sha).read_bytes()
 
 

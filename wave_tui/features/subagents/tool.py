@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Annotated, Any, Protocol
 
 from wave_tui.features.subagents.definitions import (
@@ -19,7 +19,7 @@ from wave_tui.features.subagents.definitions import (
 )
 from wave_tui.tools.arguments import Arg, TypedTool, schema_of, tool_arguments
 from wave_tui.tools.background import BackgroundManager, new_agent_task_id
-from wave_tui.tools.base import Tool, ToolContext, ToolError, ToolResult
+from wave_tui.tools.base import ToolContext, ToolError, ToolResult
 from wave_tui.tools.foreground import ForegroundTask
 
 SUBAGENT_CONCURRENCY = 4  # Agent calls of one reply running at the same time
@@ -192,13 +192,3 @@ class AgentTool(TypedTool[AgentArgs]):
             ),
             summary=f"{definition.name}: {label} (background {task.id})",
         )
-
-
-class SubagentToolProvider:
-    """A `ToolProvider` offering the Agent tool (to the main agent only, never to subagents)."""
-
-    def __init__(self, tool: AgentTool) -> None:
-        self._tools: list[Tool] = [tool]
-
-    def tools(self) -> Sequence[Tool]:
-        return self._tools

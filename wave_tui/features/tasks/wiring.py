@@ -16,7 +16,7 @@ from pathlib import Path
 from wave_tui.agent import events as ev
 from wave_tui.agent.extensions import ContextSource, RunningWork, SessionObserver, ToolProvider
 from wave_tui.agent.service import AgentService
-from wave_tui.agent.sessions import session_chain
+from wave_tui.agent.session_files import session_chain
 from wave_tui.config.settings import EffectiveSettings, PermissionMode, resolve_max_input_tokens
 from wave_tui.features.images.vision import vision_agents
 from wave_tui.features.subagents.runner import SubagentLoopRunner

@@ -11,6 +11,8 @@ again); the user's own scripts are trusted as the user's settings are.
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Literal
@@ -68,6 +70,27 @@ def workflow_of(name: str, scope: WorkflowScope, path: Path, code: str) -> Workf
     return WorkflowDef(name, scope, path, code, _description(code), _permissions(code))
 
 
+# req: WK1
+def _read_script(path: Path, within: Path | None) -> str | None:
+    """The script's text; None for a file that is not one — too big, not UTF-8, or a link
+    leading out of `within` (a repository's `x.js -> ~/.ssh/id_rsa` would hand the file to the
+    engine, whose syntax error quotes it to the model; None: the user's own folder, whose
+    links are the user's). Opened without following a link at the last step, so a swap after
+    the check reads nothing."""
+    try:
+        real = path.resolve(strict=True)
+        if within is not None and not real.is_relative_to(within.resolve(strict=True)):
+            return None
+        fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return None
+            data = handle.read(MAX_SCRIPT_BYTES + 1)
+        return None if len(data) > MAX_SCRIPT_BYTES else data.decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 def _read_dir(folder: Path, scope: WorkflowScope, prefix: str = "") -> list[WorkflowDef]:
     """Blocking: call it from a thread in async code."""
     try:
@@ -75,14 +98,11 @@ def _read_dir(folder: Path, scope: WorkflowScope, prefix: str = "") -> list[Work
     except OSError:
         return []
     found: list[WorkflowDef] = []
+    within = folder if scope in NEEDS_TRUST else None
     for path in files:
-        try:
-            if not path.is_file() or path.stat().st_size > MAX_SCRIPT_BYTES:
-                continue
-            code = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-        found.append(workflow_of(prefix + path.stem, scope, path, code))
+        code = _read_script(path, within)
+        if code is not None:
+            found.append(workflow_of(prefix + path.stem, scope, path, code))
     return found
 
 

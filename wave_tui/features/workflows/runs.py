@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import asdict, field
@@ -48,6 +49,8 @@ class WorkflowRun:
     result: str = ""
     error: str = ""
     logs: str = ""
+    started_at: float = field(default_factory=time.time)  # wall clock, seconds
+    ended_at: float | None = None  # set by the first change that ends the run
 
     @property
     def phase(self) -> str:
@@ -100,6 +103,8 @@ class WorkflowRuns:
 
     def changed(self, run: WorkflowRun) -> None:
         """`run` changed: write its record soon."""
+        if run.status != "running" and run.ended_at is None:
+            run.ended_at = time.time()
         self._dirty.add(run.id)
         writer = self._writes.get(run.id)
         if writer is None or writer.done():

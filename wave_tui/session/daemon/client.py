@@ -11,6 +11,7 @@ import time
 from typing import Any
 
 from wave_tui.config.paths import WavePaths
+from wave_tui.session.daemon.folder import UnsafeDaemonFolder, ensure_private_folder
 from wave_tui.session.daemon.protocol import MAX_LINE_BYTES, decode, encode
 from wave_tui.session.daemon.registry import has_records
 
@@ -65,9 +66,15 @@ def _connect(paths: WavePaths) -> DaemonClient | None:
 
 
 # req: DM1
+# req: HR6
 def connect(paths: WavePaths, *, start: bool) -> DaemonClient:
     """A connection to the user's daemon. `start`: start one when none runs; a daemon is also
     started (restarted) when sessions are on disk that no daemon hosts now (DM3)."""
+    if start or paths.daemon_dir.exists() or paths.daemon_dir.is_symlink():
+        try:
+            ensure_private_folder(paths.daemon_dir)
+        except (UnsafeDaemonFolder, OSError) as exc:
+            raise DaemonUnavailable(str(exc)) from exc
     client = _connect(paths)
     if client is not None:
         return client
@@ -87,7 +94,6 @@ def connect(paths: WavePaths, *, start: bool) -> DaemonClient:
 
 def _start_daemon(paths: WavePaths) -> subprocess.Popen[bytes]:
     """The daemon as a process of its own session: it outlives this command and its terminal."""
-    paths.daemon_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     with open(paths.daemon_log, "ab") as log:
         return subprocess.Popen(
             [sys.executable, "-m", "wave_tui", "daemon", "serve"],

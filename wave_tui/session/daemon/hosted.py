@@ -16,9 +16,11 @@ from wave_tui.config.modes import PermissionMode
 from wave_tui.config.records import record
 from wave_tui.session.daemon.protocol import DaemonState
 from wave_tui.session.daemon.registry import SessionRecord
+from wave_tui.session.daemon.stream import encode_event, encode_message
 from wave_tui.session.facade import AgentSession, key_argument
 
 ALL_LINES = -1
+Push = Callable[[dict[str, Any]], None]  # one line to an attached client
 
 
 @record(frozen=False)
@@ -27,6 +29,7 @@ class PendingApproval:
     args: dict[str, Any]
     reason: str
     future: asyncio.Future[ev.PermissionReply] = field(repr=False)
+    number: int = 0  # which question of the session this is (an attached client tells them apart)
 
     def line(self) -> str:
         what = key_argument(self.tool, self.args)
@@ -40,13 +43,16 @@ class HostedSession:
 
     def __init__(self, entry: SessionRecord, changed: Callable[[HostedSession], None]) -> None:
         self.entry = entry
-        self._changed = changed
+        self._server_changed = changed
         self.session: AgentSession | None = None
         self._inbox: deque[str] = deque()
         self._wake = asyncio.Event()
         self._worker: asyncio.Task[None] | None = None
         self._approvals: deque[PendingApproval] = deque()
         self._partial = ""  # the reply streaming now (shown by `status` before it is complete)
+        self._partial_id: str | None = None
+        self._asked = 0  # questions asked so far (numbers them for attached clients)
+        self._subscribers: list[Push] = []  # attached clients' streams (DM2)
         self.accepted = 0  # messages taken by `send`
         self.done = 0  # of those, how many have had their turn
         self.error: str | None = None  # how the last turn failed (None: it did not)
@@ -87,6 +93,9 @@ class HostedSession:
             "workdir": self.entry.workdir,
             "queued": len(self._inbox),
             "watchers": self.watchers,
+            "attached": len(self._subscribers),
+            "accepted": self.accepted,
+            "done": self.done,
             "error": self.error,
             "approval": self._approvals[0].line() if self._approvals else None,
             "messages": self._messages(lines),
@@ -157,7 +166,8 @@ class HostedSession:
     async def approve(self, tool: str, args: dict[str, Any], reason: str) -> ev.PermissionReply:
         """The session's approver: the question waits, however long, for a `respond`."""
         future: asyncio.Future[ev.PermissionReply] = asyncio.get_running_loop().create_future()
-        pending = PendingApproval(tool, dict(args), reason, future)
+        self._asked += 1
+        pending = PendingApproval(tool, dict(args), reason, future, self._asked)
         self._approvals.append(pending)
         self._changed(self)
         try:
@@ -192,8 +202,70 @@ class HostedSession:
     def _on_event(self, event: ev.AgentEvent) -> None:
         if isinstance(event, ev.TextDelta):
             self._partial += event.text
-        elif isinstance(event, ev.AssistantFinished | ev.AssistantStarted):
-            self._partial = ""
+        elif isinstance(event, ev.AssistantStarted):
+            self._partial, self._partial_id = "", event.message_id
+        elif isinstance(event, ev.AssistantFinished):
+            self._partial, self._partial_id = "", None
+        wire = encode_event(event)
+        if wire is not None:
+            self._publish(wire)
+
+    # -- attached clients (DM2) ------------------------------------------------------------
+    # req: DM2
+    def subscribe(self, push: Push) -> tuple[dict[str, Any], Callable[[], None]]:
+        """An attached client: what it shows first (the conversation, the reply streaming
+        now, the state) and, from the same instant, every event through `push` — taken in one
+        step, so nothing generated around the attach is lost or shown twice."""
+        messages = self.session.messages() if self.session is not None else []
+        hello = {
+            "session": self.snapshot(0),
+            "transcript": [encode_message(m) for m in messages],
+            "partial": {"id": self._partial_id, "text": self._partial}
+            if self._partial_id is not None
+            else None,
+            "news": self._news(),
+        }
+        self._subscribers.append(push)
+
+        def unsubscribe() -> None:
+            if push in self._subscribers:
+                self._subscribers.remove(push)
+                self._server_changed(self)
+
+        self._server_changed(self)
+        return hello, unsubscribe
+
+    def _news(self) -> dict[str, Any]:
+        """The daemon's own news for attached clients: the state and the question waiting."""
+        first = self._approvals[0] if self._approvals else None
+        return {
+            "news": "state",
+            "state": self.state,
+            "mode": self.mode,
+            "model": self.session.status().model
+            if self.session is not None and self.session.available
+            else None,
+            "destroyed": self.destroyed,
+            "done": self.done,
+            "error": self.error,
+            "approval": None
+            if first is None
+            else {
+                "number": first.number,
+                "tool": first.tool,
+                "args": first.args,
+                "reason": first.reason,
+            },
+        }
+
+    def _publish(self, wire: dict[str, Any]) -> None:
+        for push in list(self._subscribers):
+            push(wire)
+
+    def _changed(self, _hosted: HostedSession) -> None:
+        self._server_changed(self)
+        if self._subscribers:
+            self._publish(self._news())
 
     async def close(self) -> None:
         """End the session: its turn is stopped, a waiting question denied, its task ended."""

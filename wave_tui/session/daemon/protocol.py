@@ -42,9 +42,13 @@ def encode(message: dict[str, Any]) -> bytes:
     return json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n"
 
 
+# req: HR6
 def decode(line: bytes) -> dict[str, Any]:
-    """One line as an object; ValueError for anything else."""
-    value = json.loads(line.decode("utf-8"))
+    """One line as an object; ValueError for anything else (nesting too deep to parse too)."""
+    try:
+        value = json.loads(line.decode("utf-8"))
+    except RecursionError:
+        raise ValueError("a daemon message nested too deep") from None
     if not isinstance(value, dict):
         raise ValueError("a daemon message is a JSON object")
     return value

@@ -12,15 +12,18 @@ import contextlib
 import fcntl
 import os
 import signal
+import sys
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import IO, Any
 
 from wave_tui.config.paths import WavePaths
+from wave_tui.session.daemon.folder import UnsafeDaemonFolder, ensure_private_folder
 from wave_tui.session.daemon.protocol import MAX_LINE_BYTES, decode, encode, failure, idle_seconds
 from wave_tui.session.daemon.registry import SessionRecord, save_records
 
 ALREADY_RUNNING = 0  # another daemon holds the lock: the client talks to that one
+DAEMON_FAILED = 1
 
 
 class DaemonServer:
@@ -97,14 +100,23 @@ class DaemonServer:
             self.stopping.set()
 
     # -- connections -----------------------------------------------------------------------
+    # req: HR6
     async def client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        from wave_tui.session.daemon.attached import serve_attached
         from wave_tui.session.daemon.handlers import handle
 
         self._clients += 1
         self._idle_check()
         try:
             while not reader.at_eof():
-                line = await reader.readline()
+                try:
+                    line = await reader.readline()
+                except ValueError:  # past MAX_LINE_BYTES: the rest of the line is not read
+                    writer.write(
+                        encode(failure(f"bad request: a line over {MAX_LINE_BYTES} bytes"))
+                    )
+                    await writer.drain()
+                    break
                 if not line.strip():
                     break
                 try:
@@ -112,6 +124,9 @@ class DaemonServer:
                 except ValueError as exc:
                     answer: dict[str, Any] | None = failure(f"bad request: {exc}")
                 else:
+                    if request.get("op") == "attach":  # the connection becomes a stream
+                        await serve_attached(self, request, reader, writer)
+                        break
                     work = handle(self, request)
                     answer = await (
                         _unless_gone(work, reader) if request.get("op") == "wait" else work
@@ -163,7 +178,6 @@ async def _unless_gone(
 def _hold_lock(path: Path) -> IO[str] | None:
     """The daemon's lock, held for the process's life (the kernel drops it when it dies);
     None when another daemon holds it."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     handle = path.open("a+", encoding="utf-8")
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -181,10 +195,14 @@ async def serve(paths: WavePaths) -> int:
     """Run the daemon until it is idle or told to stop (SIGTERM, `stop`)."""
     from wave_tui.session.daemon.restore import restore_sessions
 
+    try:
+        ensure_private_folder(paths.daemon_dir)
+    except (UnsafeDaemonFolder, OSError) as exc:
+        print(f"wave daemon: {exc}", file=sys.stderr)
+        return DAEMON_FAILED
     lock = _hold_lock(paths.daemon_lock)
     if lock is None:
         return ALREADY_RUNNING
-    os.chmod(paths.daemon_dir, 0o700)
     socket_path = paths.daemon_socket
     socket_path.unlink(missing_ok=True)  # left by a daemon that was killed
     daemon = DaemonServer(paths, idle_seconds())

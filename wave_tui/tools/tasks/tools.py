@@ -196,14 +196,3 @@ class TaskListTool(_TaskTool[NoArgs]):
 # req: TK1
 def task_tools(store: TaskStore) -> list[Tool]:
     return [TaskCreateTool(store), TaskGetTool(store), TaskUpdateTool(store), TaskListTool(store)]
-
-
-class TaskToolProvider:
-    """A `ToolProvider` offering the four task tools over one store."""
-
-    def __init__(self, store: TaskStore) -> None:
-        self.store = store
-        self._tools = task_tools(store)
-
-    def tools(self) -> Sequence[Tool]:
-        return self._tools

@@ -229,6 +229,13 @@ class ToolBlock(Vertical):
             (self.status, "$text-muted italic"),
         )
 
+    # req: MA4
+    def progress(self, text: str) -> None:
+        """The running call's latest progress line, in place of "running…" until it ends."""
+        if self.has_class("-running"):
+            self.status = f"… {text}"
+            self.query_one(".tool-header", Static).update(self._header())
+
     def finish(self, summary: str, content: str, is_error: bool, diff: str = "") -> None:
         """The call's end; a change (Edit, Write over a file) shows as its diff, open, in place
         of the tool's own text."""

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from wave_tui.agent.compaction import make_compress_message
-from wave_tui.agent.sessions import (
+from wave_tui.agent.session_files import (
     cleanup_old_sessions,
     full_thread,
     list_sessions,

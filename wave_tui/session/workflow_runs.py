@@ -1,0 +1,104 @@
+"""The session's workflow runs for the app's `/workflows` screen: plain snapshots of each run
+(its phases, their agents and results, tokens, elapsed time), newest first, and stopping one."""
+
+from __future__ import annotations
+
+import time
+
+from wave_tui.config.records import record
+from wave_tui.features.workflows.runs import AgentStatus, RunStatus, WorkflowRun, WorkflowRuns
+from wave_tui.features.workflows.wiring import workflows_of
+from wave_tui.session.core import SessionCore
+
+
+@record
+class WorkflowAgentView:
+    description: str
+    subagent_type: str
+    status: AgentStatus
+    tokens: int
+    result: str
+
+
+@record
+class WorkflowPhaseView:
+    name: str
+    agents: tuple[WorkflowAgentView, ...]
+
+
+@record
+class WorkflowRunView:
+    id: str
+    name: str
+    status: RunStatus
+    background: bool
+    phase: str  # the phase running now, or the last one
+    phases: tuple[WorkflowPhaseView, ...]
+    agents_running: int
+    agents_done: int  # ended one way or another: completed, failed or stopped
+    tokens: int
+    elapsed_s: int  # whole seconds, until now or until the run ended
+    result: str
+    error: str
+
+
+def run_view(run: WorkflowRun, now: float) -> WorkflowRunView:
+    agents = [a for p in run.phases for a in p.agents]
+    running = sum(1 for a in agents if a.status == "running")
+    end = run.ended_at if run.ended_at is not None else now
+    return WorkflowRunView(
+        run.id,
+        run.name,
+        run.status,
+        run.background,
+        run.phase,
+        tuple(
+            WorkflowPhaseView(
+                p.name,
+                tuple(
+                    WorkflowAgentView(a.description, a.subagent_type, a.status, a.tokens, a.result)
+                    for a in p.agents
+                ),
+            )
+            for p in run.phases
+        ),
+        running,
+        len(agents) - running,
+        run.tokens,
+        max(0, int(end - run.started_at)),
+        run.result,
+        run.error,
+    )
+
+
+def newest_first(runs: WorkflowRuns, now: float) -> list[WorkflowRunView]:
+    return [run_view(run, now) for run in reversed(runs.runs())]  # kept in start order
+
+
+class WorkflowRunsAccess:
+    def __init__(self, core: SessionCore) -> None:
+        self._core = core
+
+    def _runs(self) -> WorkflowRuns | None:
+        service = self._core.service
+        feature = workflows_of(service) if service is not None else None
+        return feature.runs if feature is not None else None
+
+    @property
+    def available(self) -> bool:
+        """True when the session runs workflows (not `--bare` without them, not offline)."""
+        return self._runs() is not None
+
+    # req: WK2
+    def runs(self) -> list[WorkflowRunView]:
+        """Every run of the session, newest first (cheap: the screen polls it)."""
+        runs = self._runs()
+        return newest_first(runs, time.time()) if runs is not None else []
+
+    # req: WK2
+    async def stop(self, run_id: str) -> WorkflowRunView | None:
+        """Stop a running run (its agents are cancelled); the run as it is after, or None when
+        there is no such run."""
+        runs = self._runs()
+        stopped = await runs.stop(run_id) if runs is not None else None
+        return run_view(stopped, time.time()) if stopped is not None else None
