@@ -419,7 +419,6 @@ PENDING: frozenset[str] = frozenset(
     {
         "CB3",
         "CB4",
-        "CB5",
         "SP1",
         "SP2",
         "SP3",
