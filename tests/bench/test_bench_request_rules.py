@@ -236,6 +236,7 @@ def _encoded(body: dict[str, Any]) -> bytes:
 
 @pytest.mark.bench
 @pytest.mark.timeout(3600 if instructions.ENABLED else 600)  # valgrind: ~1 min a process
+@pytest.mark.req("SP3")
 def test_bench_request_cost_of_rules(tmp_path: Path) -> None:
     small = make_project(tmp_path / "none", 0)
     big = make_project(tmp_path / "rules", SCALE)

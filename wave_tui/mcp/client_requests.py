@@ -3,12 +3,19 @@
 `ClientSession` advertises `roots`, `sampling` and `elicitation` exactly when it is given these
 callbacks, so a connection without a host advertises nothing (as before). Log messages are kept
 (the last `LOG_KEEP` per server) for `/mcp`.
+
+A server samples only while one of wave's own requests to it is open (a tool call, a resource
+read, a prompt): those come from the main agent alone (the extraction fork cannot call a server),
+so a sampling of the server's own accord — while the fork runs, or while nobody is there to see
+what it is for — is refused before anyone is asked or any model is.
 """
 
 from __future__ import annotations
 
 import json
 from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +43,16 @@ class ClientRequests:
         self.server = server
         self.host = host
         self.logs: deque[str] = deque(maxlen=LOG_KEEP)
+        self._open_requests = 0  # wave's requests to the server now waiting for their answer
+
+    @contextmanager
+    def open_request(self) -> Iterator[None]:
+        """Around one of wave's requests to the server: the server may sample meanwhile."""
+        self._open_requests += 1
+        try:
+            yield
+        finally:
+            self._open_requests -= 1
 
     def session_kwargs(self) -> dict[str, Any]:
         return {
@@ -77,6 +94,10 @@ class ClientRequests:
     async def sample(
         self, context: RequestContext[Any, Any], params: types.CreateMessageRequestParams
     ) -> types.CreateMessageResult | types.ErrorData:
+        if not self._open_requests:
+            why = "sampling refused: asked outside any request of wave's to this server"
+            self.logs.append(f"[warning wave] {why}")
+            return types.ErrorData(code=types.INVALID_REQUEST, message=why)
         messages = tuple((m.role, _text(m.content)) for m in params.messages)
         ask = SamplingAsk(self.server, messages, params.systemPrompt, params.maxTokens)
         reply = await self.host.sample(ask)

@@ -35,7 +35,7 @@ from wave_tui.mcp.client_requests import ClientRequests
 from wave_tui.mcp.config import HttpServer, ServerConfig, SseServer, StdioServer
 from wave_tui.mcp.http_auth import Consent, auth_problem, server_auth
 from wave_tui.mcp.remote_lists import RemoteLists
-from wave_tui.mcp.results import cap_instructions, convert_result
+from wave_tui.mcp.results import call_failed, cap_instructions, convert_result
 from wave_tui.mcp.tools import RemoteTool
 from wave_tui.net.mcp_http import (
     MCP_CONNECT_TIMEOUT_S,
@@ -285,6 +285,16 @@ class ServerConnection:
             self._on_change()
 
     async def call(self, tool: str, args: dict[str, Any], label: str) -> ToolResult:  # req: MC4
+        with self.open_request():
+            return await self._call(tool, args, label)
+
+    def open_request(self) -> contextlib.AbstractContextManager[None]:  # req: MA2
+        """Around a request of wave's to the server: the server may sample meanwhile."""
+        if self.requests is None:
+            return contextlib.nullcontext()
+        return self.requests.open_request()
+
+    async def _call(self, tool: str, args: dict[str, Any], label: str) -> ToolResult:
         session = self._session
         if session is None or self.state != "ready":
             why = f": {self.last_error}" if self.last_error else ""
@@ -313,7 +323,7 @@ class ServerConnection:
                 request.cancel()
         if request not in done:
             if gone in done:
-                return error_result(f"MCP server {name!r} stopped during {tool}: {self.last_error}")
+                return call_failed(f"MCP server {name!r} stopped during {tool}: {self.last_error}")
             return self._timed_out(tool)
         try:
             result = request.result()
@@ -324,10 +334,10 @@ class ServerConnection:
                 with contextlib.suppress(TimeoutError):  # the reason arrives with the end
                     await asyncio.wait_for(self._gone.wait(), REFRESH_WAIT_S)
             if self.state != "ready":
-                return error_result(f"MCP server {name!r} stopped during {tool}: {self.last_error}")
-            return error_result(f"{label} failed: {exc.error.message}")
+                return call_failed(f"MCP server {name!r} stopped during {tool}: {self.last_error}")
+            return call_failed(f"{label} failed: {exc.error.message}")
         except Exception as exc:  # a transport failure mid-call (HTTP server gone)
-            return error_result(f"{label} failed: {_describe(exc)}")
+            return call_failed(f"{label} failed: {_describe(exc)}")
         if not self._fresh.is_set():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._fresh.wait(), REFRESH_WAIT_S)

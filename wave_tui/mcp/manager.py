@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from wave_tui.config.records import record
 from wave_tui.mcp.config import ServerConfig
-from wave_tui.mcp.tools import McpTool, offered_tools, qualified_name
+from wave_tui.mcp.tools import McpTool, NotOffered, offered_tools, qualified_name
 from wave_tui.tools.base import Tool, ToolResult, error_result
 
 if TYPE_CHECKING:
@@ -46,6 +46,7 @@ class ServerStatus:
     instructions: str | None
     task_only: tuple[str, ...] = ()  # tools not offered: they only run as tasks
     logs: tuple[str, ...] = ()  # the server's last log messages
+    not_offered: tuple[str, ...] = ()  # why other listed tools are not offered (one line each)
 
 
 class McpManager:
@@ -71,7 +72,8 @@ class McpManager:
         self._call_timeout = call_timeout
         self._connections: dict[str, ServerConnection] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
-        self._tools: list[Tool] | None = None  # rebuilt after any change
+        self._tools: list[McpTool] | None = None  # rebuilt after any change
+        self._not_offered: list[NotOffered] = []  # of the last rebuild
         self._listeners: list[Callable[[], None]] = []
         self._started = False
         self._told: set[str] = set()  # tool problems already told (once per session each)
@@ -224,15 +226,24 @@ class McpManager:
         conn = self._connections.get(name)
         if conn is None:
             return ServerStatus(name, config.kind, "stopped", (), None, None)
+        tools = tuple(qualified_name(name, t.name) for t in conn.tools)
+        not_offered: tuple[str, ...] = ()
+        if conn.state == "ready":
+            # The tools the model is offered, not every one listed: `/mcp` shows what a call
+            # can reach, and says why the others are left out.
+            self.tools()  # the offer, rebuilt when stale
+            tools = tuple(t.name for t in self._tools or () if t.server == name)
+            not_offered = tuple(p.line for p in self._not_offered if name in p.servers)
         return ServerStatus(
             name,
             config.kind,
             conn.state,
-            tuple(qualified_name(name, t.name) for t in conn.tools),
+            tools,
             conn.last_error,
             conn.instructions,
             conn.task_only,
             tuple(conn.requests.logs) if conn.requests is not None else (),
+            not_offered,
         )
 
     def statuses(self) -> list[ServerStatus]:
@@ -272,7 +283,8 @@ class McpManager:
             return error_result(f"MCP server {server!r} is not running (servers: {known})")
         from wave_tui.mcp.resources import read_resource
 
-        return await read_resource(session, server, uri, self._call_timeout)
+        with conn.open_request():
+            return await read_resource(session, server, uri, self._call_timeout)
 
     def prompts(self) -> list[tuple[str, RemotePrompt]]:  # req: MO4
         return [
@@ -287,11 +299,12 @@ class McpManager:
     ) -> tuple[str | None, str | None]:
         conn = self._connections.get(server)
         session = conn.session() if conn is not None else None
-        if session is None:
+        if conn is None or session is None:
             return None, f"MCP server {server!r} is not running"
         from wave_tui.mcp.resources import get_prompt
 
-        return await get_prompt(session, server, prompt, args, self._call_timeout)
+        with conn.open_request():
+            return await get_prompt(session, server, prompt, args, self._call_timeout)
 
     def tools(self) -> list[Tool]:  # req: MC3
         if self._tools is None:
@@ -301,11 +314,11 @@ class McpManager:
                 if conn.state == "ready"
                 for remote in conn.tools
             ]
-            offered, problems = offered_tools(listed)
-            for line in problems:
-                if line not in self._told:
-                    self._told.add(line)
-                    self._notify(line)
+            offered, self._not_offered = offered_tools(listed)
+            for problem in self._not_offered:
+                if problem.line not in self._told:
+                    self._told.add(problem.line)
+                    self._notify(problem.line)
             self._tools = [McpTool(name, remote, self.call) for name, remote in offered]
         return list(self._tools)
 

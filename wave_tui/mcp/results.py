@@ -12,7 +12,8 @@ from typing import Any
 
 from wave_tui.files.images import ImageError, encode_image
 from wave_tui.llm.types import ImagePart
-from wave_tui.tools.base import ToolResult
+from wave_tui.mcp.foreign_text import defang
+from wave_tui.tools.base import ToolResult, error_result
 from wave_tui.tools.image_read import image_part
 
 # A result longer than this is cut, with a note; about the size of a large file read.
@@ -78,7 +79,8 @@ def convert_result(  # req: MC4
     content: Sequence[Any], structured: dict[str, Any] | None, is_error: bool, label: str
 ) -> ToolResult:
     """`label` names the tool in the one-line summary (`server/tool`). Runs image decoding:
-    call it off the event loop."""
+    call it off the event loop. The text is the server's, so wave's own tags in it are
+    defanged, as in its resources and prompts."""
     parts: list[str] = []
     images: list[ImagePart] = []
     for block in content:
@@ -100,11 +102,17 @@ def convert_result(  # req: MC4
     kinds = {getattr(b, "type", None) for b in content}
     if structured is not None and not kinds & {"text", *MEDIA_KINDS}:
         parts.append(json.dumps(structured, ensure_ascii=False, indent=2))
-    text = cap_text("\n\n".join(parts)) if parts else "(no output)"
+    text = defang(cap_text("\n\n".join(parts))) if parts else "(no output)"
     if is_error:
         first = text.splitlines()[0] if text.strip() else "error"
         return ToolResult(content=text, is_error=True, summary=f"{label}: {first[:120]}")
     return ToolResult(content=text, summary=f"{label}: {len(text):,} characters", images=images)
+
+
+def call_failed(message: str) -> ToolResult:  # req: MC4
+    """A failed call as the model sees it: the server's words in `message` (its error's
+    message, its last stderr line) capped and defanged like a result."""
+    return error_result(defang(cap_text(message)))
 
 
 def cap_instructions(text: str, limit: int = INSTRUCTIONS_MAX_BYTES) -> str:

@@ -55,15 +55,23 @@ def schema_problem(raw: object) -> str | None:
     return None
 
 
+@record
+class NotOffered:
+    """Why listed tools are not offered; `servers` are theirs (for each one's `/mcp` status)."""
+
+    servers: tuple[str, ...]
+    line: str
+
+
 # req: MC3
 def offered_tools(
     listed: Sequence[tuple[str, RemoteTool]],
-) -> tuple[list[tuple[str, RemoteTool]], list[str]]:
+) -> tuple[list[tuple[str, RemoteTool]], list[NotOffered]]:
     """The `(server, tool)` pairs that may be offered, and one line for each one that may not:
     a name a model API refuses (too long), two tools that would share one name after the
-    unsafe characters became `_` (neither is offered: a call could not tell them apart), an
-    input schema that is invalid or too large."""
-    problems: list[str] = []
+    unsafe characters became `_` (neither is offered: a call could not tell them apart, nor a
+    rule that allows one), an input schema that is invalid or too large."""
+    problems: list[NotOffered] = []
     by_name: dict[str, list[tuple[str, RemoteTool]]] = {}
     for server, remote in listed:
         by_name.setdefault(qualified_name(server, remote.name), []).append((server, remote))
@@ -71,7 +79,9 @@ def offered_tools(
     for name, pairs in by_name.items():
         if len(pairs) > 1:
             names = ", ".join(repr(f"{s}/{r.name}") for s, r in pairs)
-            problems.append(f"MCP tools {names} not offered: they share the name {name}")
+            servers = tuple(dict.fromkeys(s for s, _ in pairs))
+            line = f"MCP tools {names} not offered: they share the name {name}"
+            problems.append(NotOffered(servers, line))
             continue
         server, remote = pairs[0]
         why = None
@@ -80,7 +90,8 @@ def offered_tools(
         else:
             why = schema_problem(remote.input_schema)
         if why is not None:
-            problems.append(f"MCP tool {server}/{remote.name!r} not offered: {why}")
+            line = f"MCP tool {server}/{remote.name!r} not offered: {why}"
+            problems.append(NotOffered((server,), line))
             continue
         offered.append((server, remote))
     return offered, problems

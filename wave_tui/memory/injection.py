@@ -224,6 +224,7 @@ class MemoryInjector:
         return reminder_parts(self.paths, self.rules(), self._warn_once)
 
     # req: R2
+    # req: SP3
     def reminder_text(self) -> str | None:
         """The transient `<system-reminder>` to prepend to this request's messages (I1, R2).
 

@@ -109,6 +109,12 @@ async def test_ma1_a_filesystem_server_without_folders_reads_the_project_through
     user_servers({"fs": filesystem_entry()})
     session = await started(project)
     try:
+        # The server asks for the roots on its own after `initialized`: wait until it has them.
+        allowed = ""
+        while str(project.resolve()) not in allowed:
+            listed = await call(session, "mcp__fs__list_allowed_directories", {})
+            allowed = str(listed.content)
+            await asyncio.sleep(0.05)
         read = await call(session, "mcp__fs__read_text_file", {"path": str(project / "notes.txt")})
         assert not read.is_error, read.content
         assert "alpha beta" in str(read.content)

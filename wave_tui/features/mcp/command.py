@@ -23,6 +23,7 @@ def format_status(status: ServerStatus) -> str:  # req: MC7
     lines += [f"  {tool}" for tool in status.tools]
     if status.task_only:
         lines.append(f"  not offered (they only run as tasks): {', '.join(status.task_only)}")
+    lines += [f"  not offered: {line}" for line in status.not_offered]
     if status.last_error:
         lines.append(f"  last error: {status.last_error}")
     if status.logs:

@@ -4,7 +4,9 @@ It is approved like a tool call `McpSampling(server)` (the text it would send is
 `prompt` argument): the app asks the user, a rule `McpSampling(server)` (settings'
 `permissions.allow`, `--allowedTools`) allows it, and `wave -p` refuses it otherwise. The
 completion is a request of its own to the session's model — the conversation does not see it,
-and the extraction fork never answers one (the servers belong to the main session).
+and the extraction fork never answers one (the servers belong to the main session): the fork
+cannot call a server, and a sampling asked outside an open request of wave's is refused before it
+gets here (`mcp/client_requests.py`).
 """
 
 from __future__ import annotations
