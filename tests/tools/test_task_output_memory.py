@@ -19,8 +19,9 @@ READER = r"""
 import asyncio, json, resource, sys
 from pathlib import Path
 from wave_tui.files.read_state import ReadState
-from wave_tui.tools.background import BackgroundManager, BackgroundToolProvider
+from wave_tui.tools.background import BackgroundManager, BashOutputTool
 from wave_tui.tools.base import ToolContext
+from wave_tui.tools.task_output import TaskOutputTool
 
 async def main() -> None:
     work = Path(sys.argv[1])
@@ -29,7 +30,7 @@ async def main() -> None:
     task = await manager.start(command, work, {"PATH": "/usr/bin:/bin"}, "log")
     task = await manager.wait(task.id)
     ctx = ToolContext(workdir=work, read_state=ReadState())
-    tools = {t.name: t for t in BackgroundToolProvider(manager).tools()}
+    tools = {t.name: t for t in (TaskOutputTool(manager), BashOutputTool(manager))}
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     task_out = await tools["TaskOutput"].run({"task_id": task.id}, ctx)
     bash_out = await tools["BashOutput"].run({"task_id": task.id}, ctx)

@@ -16,10 +16,11 @@ import pytest
 from wave_tui.config.paths import WavePaths
 from wave_tui.net.web_pages import WebFetcher
 from wave_tui.tools.ask_user import AskUserQuestionTool
-from wave_tui.tools.background import BackgroundManager, BackgroundToolProvider
+from wave_tui.tools.background import BackgroundManager, BashOutputTool, TaskStopTool
 from wave_tui.tools.base import Tool, spec_of
 from wave_tui.tools.plan_mode import EnterPlanModeTool, ExitPlanModeTool
 from wave_tui.tools.registry import builtin_tools
+from wave_tui.tools.task_output import TaskOutputTool
 from wave_tui.tools.tasks.store import TaskStore
 from wave_tui.tools.tasks.tools import task_tools
 from wave_tui.tools.web_fetch import WebFetchTool
@@ -35,9 +36,12 @@ async def _no_answer(prompt: str, markdown: str) -> str:
 async def every_tool(project: Path) -> AsyncIterator[list[Tool]]:
     paths = WavePaths.for_workdir(project)
     fetcher = WebFetcher()
+    background = BackgroundManager(paths.background_dir)
     tools: list[Tool] = [
         *builtin_tools(),
-        *BackgroundToolProvider(BackgroundManager(paths.background_dir)).tools(),
+        BashOutputTool(background),
+        TaskOutputTool(background),
+        TaskStopTool(background),
         *task_tools(TaskStore(paths, "schemas")),
         AskUserQuestionTool(None),
         EnterPlanModeTool(None),
