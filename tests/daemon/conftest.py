@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import default_sigint
 from tests.model_server import ModelServer
 from tests.wave_cli import WAVE, run_wave
 from wave_tui.config.paths import WavePaths, home_dir
@@ -121,6 +122,7 @@ class Daemon:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            preexec_fn=default_sigint,  # a test sends it SIGINT, even from a backgrounded run
         )
         self.started.append(process)
         return process
