@@ -12,14 +12,11 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-import acp
 from acp import schema
 
 from wave_tui.acp.mapping import (
-    call_finished,
-    call_progressed,
-    call_started,
     prompt_text,
+    stream_update,
     tool_kind,
     tool_title,
 )
@@ -27,11 +24,6 @@ from wave_tui.acp.permission import ALLOW_ONCE, REJECT_ONCE, REJECTED
 from wave_tui.acp.replay import replay_updates
 from wave_tui.sdk.attached import AttachedAgent, AttachError
 from wave_tui.sdk.events import (
-    ReasoningChunk,
-    TextChunk,
-    ToolProgressUpdate,
-    ToolResult,
-    ToolUse,
     TurnEnd,
 )
 
@@ -87,7 +79,7 @@ class DaemonSessions:
         self._cancelled.discard(session_id)
         stop: Any = "end_turn"
         async for event in agent.stream(prompt_text(prompt)):
-            update = _update(event)
+            update = stream_update(event)
             if update is not None:
                 await conn.session_update(session_id=session_id, update=update)
             if isinstance(event, TurnEnd) and (
@@ -108,17 +100,3 @@ class DaemonSessions:
             with contextlib.suppress(Exception):
                 await agent.detach()
         self._attached.clear()
-
-
-def _update(event: object) -> Any:
-    if isinstance(event, TextChunk):
-        return acp.update_agent_message_text(event.text)
-    if isinstance(event, ReasoningChunk):
-        return acp.update_agent_thought_text(event.text)
-    if isinstance(event, ToolUse):
-        return call_started(event.id, event.name, event.input)
-    if isinstance(event, ToolProgressUpdate):
-        return call_progressed(event.id, event.text)
-    if isinstance(event, ToolResult):
-        return call_finished(event.id, event.content, event.is_error)
-    return None

@@ -9,6 +9,13 @@ from typing import Any
 import acp
 
 from wave_tui.permissions.tool_table import key_argument
+from wave_tui.sdk.events import (
+    ReasoningChunk,
+    TextChunk,
+    ToolProgressUpdate,
+    ToolResult,
+    ToolUse,
+)
 
 # The task statuses a plan entry can show (a deleted task leaves the plan).
 _PLAN_STATUSES = ("pending", "in_progress", "completed")
@@ -87,3 +94,19 @@ def prompt_text(blocks: list[Any]) -> str:
             path = uri.removeprefix("file://")
             parts.append("@" + path.replace(" ", "\\ "))
     return "\n\n".join(parts)
+
+
+def stream_update(event: object) -> Any:
+    """The `session/update` for one event of a turn's stream (text, thought, a call's start,
+    progress and end); None for the events ACP carries otherwise (the end of the turn)."""
+    if isinstance(event, TextChunk):
+        return acp.update_agent_message_text(event.text)
+    if isinstance(event, ReasoningChunk):
+        return acp.update_agent_thought_text(event.text)
+    if isinstance(event, ToolUse):
+        return call_started(event.id, event.name, event.input)
+    if isinstance(event, ToolProgressUpdate):
+        return call_progressed(event.id, event.text)
+    if isinstance(event, ToolResult):
+        return call_finished(event.id, event.content, event.is_error)
+    return None

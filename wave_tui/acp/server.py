@@ -25,11 +25,9 @@ from acp import schema
 from wave_tui import __version__
 from wave_tui.acp.daemon_sessions import DaemonSessions
 from wave_tui.acp.mapping import (
-    call_finished,
-    call_progressed,
-    call_started,
     plan_update,
     prompt_text,
+    stream_update,
     tool_kind,
     tool_title,
 )
@@ -40,11 +38,7 @@ from wave_tui.acp.replay import replay_updates
 from wave_tui.config.paths import WavePaths
 from wave_tui.sdk.agent import Agent
 from wave_tui.sdk.events import (
-    ReasoningChunk,
-    TextChunk,
     ToolBlockUpdate,
-    ToolProgressUpdate,
-    ToolResult,
     ToolUse,
     TurnEnd,
 )
@@ -214,18 +208,9 @@ class WaveAcpAgent:
         return schema.PromptResponse(stop_reason=stop)
 
     def _update(self, session: _Session, event: object) -> Any:
-        if isinstance(event, TextChunk):
-            return acp.update_agent_message_text(event.text)
-        if isinstance(event, ReasoningChunk):
-            return acp.update_agent_thought_text(event.text)
         if isinstance(event, ToolUse):
             session.announced.add(event.id)
-            return call_started(event.id, event.name, event.input)
-        if isinstance(event, ToolProgressUpdate):
-            return call_progressed(event.id, event.text)
-        if isinstance(event, ToolResult):
-            return call_finished(event.id, event.content, event.is_error)
-        return None
+        return stream_update(event)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         self._daemon.cancel(session_id)
