@@ -373,3 +373,20 @@ AgentEvent = (
 
 # What every part of the loop is handed to announce an event.
 Emit = Callable[[AgentEvent], None]
+
+# The events that tell a conversation's turn as it goes: the messages, their text as it streams,
+# each tool call's start and end, the notices and the turn's end. Every front end that shows a
+# turn live follows these (the app's chat, a `wave daemon` client).
+TURN_EVENTS: tuple[type[AgentEvent], ...] = (
+    UserMessageAdded,
+    AssistantStarted,
+    TextDelta,
+    ReasoningDelta,
+    AssistantFinished,
+    ToolStarted,
+    ToolFinished,
+    Notice,
+    ErrorOccurred,
+    TurnEnded,
+    CommandAnswered,
+)

@@ -15,19 +15,9 @@ from wave_tui.llm.types import Message, Usage
 
 # The events a client shows of the turn the daemon runs (asks are the daemon's own news).
 STREAMED: tuple[type[Any], ...] = (
-    ev.UserMessageAdded,
-    ev.AssistantStarted,
-    ev.TextDelta,
-    ev.ReasoningDelta,
-    ev.AssistantFinished,
-    ev.ToolStarted,
-    ev.ToolFinished,
+    *ev.TURN_EVENTS,
     ev.ToolProgress,
-    ev.Notice,
     ev.UsageUpdated,
-    ev.ErrorOccurred,
-    ev.TurnEnded,
-    ev.CommandAnswered,
     ev.ShellStarted,
     ev.ShellOutput,
     ev.ShellFinished,

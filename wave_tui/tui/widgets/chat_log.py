@@ -31,20 +31,7 @@ def chat_output() -> tuple[type, ...]:
     with the session, after the app's first frame.)"""
     from wave_tui.agent import events as ev
 
-    return (
-        ev.UserMessageAdded,
-        ev.AssistantStarted,
-        ev.TextDelta,
-        ev.ReasoningDelta,
-        ev.AssistantFinished,
-        ev.ToolStarted,
-        ev.ToolFinished,
-        ev.Notice,
-        ev.ErrorOccurred,
-        ev.TurnEnded,
-        ev.CommandAnswered,
-        ev.SubagentProgress,
-    )
+    return (*ev.TURN_EVENTS, ev.SubagentProgress)
 
 
 class ChatLog(VerticalScroll):
