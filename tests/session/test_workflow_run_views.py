@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from wave_tui.features.workflows.runs import AgentRecord, PhaseRecord, WorkflowRuns
-from wave_tui.session.workflow_runs import newest_first, run_view
+from wave_tui.session.workflow_runs import newest_first, run_info
 
 pytestmark = pytest.mark.req("WK2")
 
@@ -29,12 +29,12 @@ async def test_an_ended_run_keeps_its_elapsed_time(tmp_path: Path) -> None:
     )
     runs.changed(run)
     assert run.ended_at is None  # still running
-    view = run_view(run, run.started_at + 10)
+    view = run_info(run, run.started_at + 10)
     assert (view.elapsed_s, view.agents_running, view.agents_done, view.tokens) == (10, 1, 1, 7)
     run.status = "completed"
     runs.changed(run)
     assert run.ended_at is not None
-    later = run_view(run, run.ended_at + 3600)
+    later = run_info(run, run.ended_at + 3600)
     assert 125 <= later.elapsed_s < 3600  # the end, not the hour after it
     await runs.flushed(run.id)
 

@@ -4,66 +4,16 @@ with tokens and results, how it ended)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from wave_tui.config.records import record
-from wave_tui.features.workflows.runs import AgentStatus, RunStatus, WorkflowRun
 from wave_tui.features.workflows.wiring import workflows_of
 from wave_tui.sdk.agent_state import AgentState
+from wave_tui.session.workflow_runs import (
+    WorkflowAgentInfo,
+    WorkflowPhaseInfo,
+    WorkflowRunInfo,
+    run_info,
+)
 
-
-@record
-class WorkflowAgentInfo:
-    description: str
-    subagent_type: str
-    status: AgentStatus
-    tokens: int
-    result: str
-
-
-@record
-class WorkflowPhaseInfo:
-    name: str
-    agents: tuple[WorkflowAgentInfo, ...]
-
-
-@record
-class WorkflowRunInfo:
-    id: str
-    name: str
-    status: RunStatus
-    background: bool
-    phase: str  # the phase running now, or the last one
-    phases: tuple[WorkflowPhaseInfo, ...]
-    tokens: int
-    result: str
-    error: str
-    record_file: Path
-
-
-def run_info(run: WorkflowRun) -> WorkflowRunInfo:
-    phases = tuple(
-        WorkflowPhaseInfo(
-            p.name,
-            tuple(
-                WorkflowAgentInfo(a.description, a.subagent_type, a.status, a.tokens, a.result)
-                for a in p.agents
-            ),
-        )
-        for p in run.phases
-    )
-    return WorkflowRunInfo(
-        run.id,
-        run.name,
-        run.status,
-        run.background,
-        run.phase,
-        phases,
-        run.tokens,
-        run.result,
-        run.error,
-        run.record_file,
-    )
+__all__ = ["AgentWorkflows", "WorkflowAgentInfo", "WorkflowPhaseInfo", "WorkflowRunInfo"]
 
 
 class AgentWorkflows(AgentState):

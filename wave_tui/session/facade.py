@@ -78,10 +78,10 @@ if TYPE_CHECKING:
     from wave_tui.session.rewind import ProjectSessions, SessionRewind
     from wave_tui.session.session_summaries import size_text
     from wave_tui.session.workflow_runs import (
-        WorkflowAgentView,
-        WorkflowPhaseView,
+        WorkflowAgentInfo,
+        WorkflowPhaseInfo,
+        WorkflowRunInfo,
         WorkflowRunsAccess,
-        WorkflowRunView,
     )
     from wave_tui.tools.tasks.store import Task
 
@@ -114,10 +114,10 @@ _LAZY = {
     "new_entry": "wave_tui.session.mcp_admin",
     "parse_pairs": "wave_tui.session.mcp_admin",
     "remove_server": "wave_tui.session.mcp_admin",
-    "WorkflowAgentView": "wave_tui.session.workflow_runs",
+    "WorkflowAgentInfo": "wave_tui.session.workflow_runs",
     "attach_session": "wave_tui.session.daemon.remote",
-    "WorkflowPhaseView": "wave_tui.session.workflow_runs",
-    "WorkflowRunView": "wave_tui.session.workflow_runs",
+    "WorkflowPhaseInfo": "wave_tui.session.workflow_runs",
+    "WorkflowRunInfo": "wave_tui.session.workflow_runs",
 }
 
 
@@ -136,9 +136,9 @@ __all__ = [
     "ProjectSessions",
     "ServerEntry",
     "ServerHealth",
-    "WorkflowAgentView",
-    "WorkflowPhaseView",
-    "WorkflowRunView",
+    "WorkflowAgentInfo",
+    "WorkflowPhaseInfo",
+    "WorkflowRunInfo",
     "add_server",
     "attach_session",
     "audit_session",

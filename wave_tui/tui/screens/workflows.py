@@ -19,7 +19,7 @@ from wave_tui.tui.widgets.footer import Footer
 from wave_tui.tui.widgets.row_list import Column, ListRow, RowList
 
 if TYPE_CHECKING:
-    from wave_tui.session.facade import WorkflowRunView
+    from wave_tui.session.facade import WorkflowRunInfo
     from wave_tui.tui.app import WaveApp
 
 # Runs change on the session's loop without telling the app: a look this often is cheap (a
@@ -48,7 +48,7 @@ def elapsed(seconds: int) -> str:
     return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
 
 
-def run_row(run: WorkflowRunView) -> ListRow:
+def run_row(run: WorkflowRunInfo) -> ListRow:
     return ListRow(
         run.id,
         (
@@ -64,7 +64,7 @@ def run_row(run: WorkflowRunView) -> ListRow:
     )
 
 
-def run_detail(run: WorkflowRunView) -> Content:
+def run_detail(run: WorkflowRunInfo) -> Content:
     """The run's phases, each agent with its status, tokens and result, then how it ended."""
     mode = " · background" if run.background else ""
     parts: list[str | tuple[str, str]] = [
@@ -121,7 +121,7 @@ class WorkflowsScreen(Screen[None]):
 
     def __init__(self) -> None:
         super().__init__(id="workflows")
-        self.views: list[WorkflowRunView] = []
+        self.views: list[WorkflowRunInfo] = []
         self.stopping: str | None = None  # the run whose stop waits for a `y`
         self._timer: Timer | None = None
         self._painted = False
@@ -152,7 +152,7 @@ class WorkflowsScreen(Screen[None]):
     def detail_shown(self) -> bool:
         return self.has_class("-detail")
 
-    def selected(self) -> WorkflowRunView | None:
+    def selected(self) -> WorkflowRunInfo | None:
         key = self.query_one(RowList).cursor_key
         return next((v for v in self.views if v.id == key), None)
 
