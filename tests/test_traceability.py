@@ -421,7 +421,6 @@ PENDING: frozenset[str] = frozenset(
         "CB4",
         "SP1",
         "SP2",
-        "SP4",
     }
 )
 

@@ -156,6 +156,7 @@ def bare_table() -> Cost:
 
 
 @pytest.mark.bench
+@pytest.mark.req("SP4")
 def test_bench_memory_browser_10k_and_empty_vs_floor(project: Path, tmp_path: Path) -> None:
     """Prints the figures, floors and ratios; asserts only that every row is
     there."""

@@ -47,12 +47,6 @@ if TYPE_CHECKING:
 Progress = Callable[[str], None]
 
 
-def _memory_screen() -> MemoryScreen:
-    from wave_tui.tui.screens.memory import MemoryScreen
-
-    return MemoryScreen()
-
-
 def _settings_screen() -> SettingsScreen:
     from wave_tui.tui.screens.settings import SettingsScreen
 
@@ -165,7 +159,8 @@ class WaveApp(App[None]):
             raise ValueError("the app needs a session or a way to open one")
         self.chat_screen = ChatScreen()
         self.add_mode("chat", self._first_screen)
-        self.add_mode("memory", _memory_screen)  # the other screens load when first shown
+        self.add_mode("memory", self._memory_screen)  # the other screens load when first shown
+        self._prepared_memory: MemoryScreen | None = None  # built after the first frame
         self.add_mode("settings", _settings_screen)
         self._watch_settings = watch_settings
         self._startup_error = startup_error
@@ -342,11 +337,39 @@ class WaveApp(App[None]):
         # Read once after the first frame, off the loop: F2 then finds the unchanged files in
         # the session's catalog cache and only paints (opening the browser does no file reads).
         self.run_worker(
-            self.session.memory.entries(),
+            self._warm_memory(),
             group="memory-warm",
             exit_on_error=False,
             name="reading the memory catalog",
         )
+
+    async def _warm_memory(self) -> None:
+        await self.session.memory.entries()
+        # Then the browser's widgets: by now the start-up's own work is done (the catalog was
+        # read in a thread meanwhile), so building them does not hold up what it shows.
+        self._prepare_memory_screen()
+
+    # req: SP4
+    def _memory_screen(self) -> MemoryScreen:
+        """The browser for F2: the one built after the first frame when it is ready."""
+        screen, self._prepared_memory = self._prepared_memory, None
+        if screen is not None:
+            return screen
+        from wave_tui.tui.screens.memory import MemoryScreen
+
+        return MemoryScreen()
+
+    # req: SP4
+    def _prepare_memory_screen(self) -> None:
+        """Compose and style the browser's widgets once the first frame is out, so F2 only
+        fills and paints it: mounting them at F2 (each widget styled, its default CSS parsed)
+        was half of its opening. It loads its entries when first shown."""
+        if "memory" in self._screen_stacks or self._prepared_memory is not None:
+            return
+        from wave_tui.tui.screens.memory import MemoryScreen
+
+        self._prepared_memory = MemoryScreen()
+        self._register(self, self._prepared_memory)
 
     def _load_later_css(self) -> None:
         here = Path(__file__).parent

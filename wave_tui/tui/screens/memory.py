@@ -128,8 +128,14 @@ class MemoryScreen(Screen[None]):
         return self._parts
 
     def on_mount(self) -> None:
-        self.query_one("#memory-table", RowList).focus()
-        self.action_reload()
+        # A screen built ahead of F2 (`WaveApp._prepare_memory_screen`) may be mounted as the app
+        # ends, its widgets never composed: nothing to focus then.
+        for table in self.query("#memory-table").results(RowList):
+            table.focus()
+        if self.is_current:
+            self.action_reload()
+        else:  # built ahead of F2: it loads when first shown
+            self._hidden = True
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in LIST_ACTIONS:
@@ -266,8 +272,18 @@ class MemoryScreen(Screen[None]):
         missing.display = note is not None
         missing.update(note or "")
         body.update(preview_body(entry))
+
+        # The work, not a coroutine made now: a worker cancelled by the next highlight before it
+        # started would leave that coroutine never awaited.
+        async def provenance() -> None:
+            await self._show_provenance(entry)
+
+        # Textual's signature cannot tell an async callable from a sync one returning a value.
         self.run_worker(
-            self._show_provenance(entry), group="provenance", exclusive=True, exit_on_error=False
+            provenance,  # type: ignore[arg-type]
+            group="provenance",
+            exclusive=True,
+            exit_on_error=False,
         )
 
     # req: MR5
