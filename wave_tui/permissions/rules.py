@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import fnmatch
 import re
+import shlex
 from collections.abc import Iterator, Sequence
 
 from wave_tui.config.records import record
 from wave_tui.permissions.call_facts import AnalysedCall, CommandFacts, CommandPart
+from wave_tui.permissions.destructive import is_destructive
 from wave_tui.permissions.tool_table import BASH, MCP_PREFIX, WEB_FETCH
 
 _RULE_RE = re.compile(r"^\s*([A-Za-z_][\w:-]*)\s*(?:\((.*)\))?\s*$", re.DOTALL)
@@ -92,6 +94,21 @@ class PermissionRule:
         if self.literal:
             return text == self.pattern
         return self.whole_tool or (self.pattern is not None and _text_matches(text, self.pattern))
+
+    # req: FH15
+    def allows_part(self, part: CommandPart) -> bool:
+        """Whether this allow rule or grant lets one simple command run. A prefix
+        (`Bash(git push:*)`) never lets through a destructive form its own words do not name: a
+        yes to `git push origin main` does not run `git push --force` unasked, while
+        `Bash(git push --force:*)` or `Bash(rm:*)` still say what they allow. Deny rules match
+        by `matches_text` alone: they cover more, never less."""
+        if not self.matches_text(part.text):
+            return False
+        pattern = self.pattern
+        if self.literal or pattern is None or not pattern.endswith(PREFIX_SUFFIX):
+            return True
+        words = list(part.words) or _words(part.text)
+        return not is_destructive(words) or is_destructive(_words(pattern[: -len(PREFIX_SUFFIX)]))
 
     # req: PM2
     def matches(self, call: AnalysedCall) -> bool:
@@ -182,7 +199,7 @@ class RuleSet:
             return RuleAnswer(allowed=exact)  # the whole tool, or exactly the approved command
         used: PermissionRule | None = None
         for part in command.parts or ():
-            rule = next((r for r in bash_rules if r.matches_text(part.text)), None)
+            rule = next((r for r in bash_rules if r.allows_part(part)), None)
             if rule is None and part.needs_rule:
                 return RuleAnswer()
             used = used or rule
@@ -193,3 +210,12 @@ class RuleSet:
 def prefix_rule(part: CommandPart) -> PermissionRule | None:
     """`Bash(<first words>:*)` for one part of a command, when it has a safe prefix."""
     return None if part.prefix is None else PermissionRule(BASH, part.prefix + PREFIX_SUFFIX)
+
+
+def _words(text: str) -> list[str]:
+    """A command's words as the shell splits them; unsplittable text is its own one word (a
+    destructive program is still found first)."""
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return text.split()
