@@ -80,6 +80,32 @@ async def test_hk6_session_start_source_is_compact_after_a_compaction_and_clear_
     assert (project / "sources.txt").read_text().split() == ["startup", "compact", "clear"]
 
 
+@pytest.mark.req("HK6")
+async def test_hk6_a_clear_right_after_a_compaction_starts_a_clear_session(
+    model_server: ModelServer, project: Path
+) -> None:
+    start = script(
+        project,
+        "start.sh",
+        "python3 -c 'import json,sys; print(json.load(sys.stdin)[\"source\"])' "
+        '>> "$WAVE_PROJECT_DIR/sources.txt"\n',
+    )
+    configure(project_settings(project), "SessionStart", str(start))
+    model_server.enqueue(text("one"), text("summary"), text("two"))
+    session = create_session(
+        AgentOptions(workdir=project, headless=True, environ=model_server.env())
+    )
+    try:
+        session.start()
+        await session.run_turn("first")
+        assert await session.compact()
+        session.clear()  # before any prompt after the compaction
+        await session.run_turn("second")
+    finally:
+        await session.close()
+    assert (project / "sources.txt").read_text().split() == ["startup", "clear"]
+
+
 @pytest.mark.req("HK2")
 async def test_hk2_a_permission_request_hook_denies_before_the_user_is_asked(
     model_server: ModelServer, project: Path

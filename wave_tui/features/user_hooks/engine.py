@@ -356,9 +356,13 @@ class UserHooks:
         return None
 
     def on_messages_restored(self, messages: list[Message]) -> None:
-        """After /clear (no messages) or a compaction the next prompt starts a new SessionStart."""
-        if self._next_source is None:
-            self._next_source = "clear" if not messages else "compact"
+        """After /clear (no messages) or a compaction the next prompt starts a new SessionStart.
+        A /clear after a compaction whose SessionStart has not run yet is the session the
+        next prompt starts in: "clear" (a pending "startup" or "resume" stays: it never ran)."""
+        if not messages and self._next_source in (None, "compact"):
+            self._next_source = "clear"
+        elif self._next_source is None:
+            self._next_source = "compact"
 
     async def aclose(self) -> None:
         with contextlib.suppress(Exception):
