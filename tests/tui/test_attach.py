@@ -163,3 +163,28 @@ async def test_a_daemon_permission_question_is_the_apps_dialog(
         assert (project / "notes.txt").read_text() == "hi\n"
         await pilot.press("ctrl+q")
     assert daemon.status(session)["state"] == "idle"
+
+
+async def test_always_allow_in_the_attached_dialog_is_the_daemon_sessions_grant(
+    daemon: Daemon, project: Path
+) -> None:
+    """The dialog's "always" reaches the daemon session as the grant the user saw: the next
+    write of the same kind runs there without a question."""
+    write = {"file_path": "notes.txt", "content": "hi\n"}
+    daemon.server.enqueue(tool_call("Write", write), text("written"))
+    session = daemon.create()
+    daemon.ok("send", session, "write the notes")
+    daemon.wait_for(session, "the question", lambda s: s["state"] == "waiting")
+    app = attached_app(daemon, session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, PermissionDialog), "the dialog")
+        await pilot.press("a")
+        await until(pilot, lambda: bool(replies(app)) and replies(app)[-1] == "written", "done")
+        daemon.server.enqueue(
+            tool_call("Write", {"file_path": "notes.txt", "content": "again\n"}), text("again")
+        )
+        await pilot.press(*"once more", "enter")
+        await until(pilot, lambda: replies(app)[-1] == "again", "the second write's answer")
+        assert not isinstance(app.screen, PermissionDialog)
+        await pilot.press("ctrl+q")
+    assert (project / "notes.txt").read_text() == "again\n"

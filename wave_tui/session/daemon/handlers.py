@@ -11,6 +11,7 @@ from wave_tui.config.modes import PERMISSION_MODES, PermissionMode
 from wave_tui.session.daemon.hosted import ALL_LINES, HostedSession
 from wave_tui.session.daemon.protocol import failure
 from wave_tui.session.daemon.registry import SessionRecord
+from wave_tui.session.daemon.replies import reply_of
 from wave_tui.session.daemon.restore import OpenError, new_session_id, open_session
 
 if TYPE_CHECKING:
@@ -127,7 +128,7 @@ async def _respond(
         mode = _mode(request.get("mode"))
         if mode is None:
             return failure(f"--mode must be one of {', '.join(PERMISSION_MODES)}")
-    problem = hosted.respond(bool(request.get("allow")), mode)
+    problem = hosted.respond(bool(request.get("allow")), mode, reply_of(request))
     if problem is not None:
         return failure(problem)
     await daemon.flush()  # the new mode is on disk before the client hears it is set

@@ -184,14 +184,17 @@ class HostedSession:
         self._changed(self)
 
     # req: DM3
-    def respond(self, allow: bool, mode: PermissionMode | None) -> str | None:
-        """Answer the oldest question (allow once or deny), after setting `mode` when given;
-        bypassPermissions answers every waiting question. The problem as one line, or None."""
+    def respond(
+        self, allow: bool, mode: PermissionMode | None, reply: ev.PermissionReply | None = None
+    ) -> str | None:
+        """Answer the oldest question (allow once or deny, or the attached dialog's whole
+        `reply`), after setting `mode` when given; bypassPermissions answers every waiting
+        question. The problem as one line, or None."""
         if mode is not None:
             self.set_mode(mode)
         if not self._approvals:
             return None if mode is not None else "nothing waits for approval"
-        answer: ev.PermissionReply = "allow_once" if allow else "deny"
+        answer: ev.PermissionReply = reply or ("allow_once" if allow else "deny")
         waiting = list(self._approvals) if allow and mode == "bypassPermissions" else []
         for pending in waiting or [self._approvals[0]]:
             if not pending.future.done():

@@ -23,6 +23,7 @@ from wave_tui.config.paths import WavePaths
 from wave_tui.config.settings import SettingsStore
 from wave_tui.llm.types import Message
 from wave_tui.session.daemon.protocol import MAX_LINE_BYTES, DaemonState, decode, encode
+from wave_tui.session.daemon.replies import reply_fields
 from wave_tui.session.daemon.stream import decode_event, decode_messages
 from wave_tui.session.facade import AgentSession
 
@@ -197,9 +198,7 @@ class RemoteSession(AgentSession):
     def _answered(self, future: asyncio.Future[ev.PermissionReply]) -> None:
         if future.cancelled():
             return
-        reply = future.result()
-        choice = reply if isinstance(reply, str) else reply.choice
-        self._own(self._request("respond", allow=choice != "deny"))
+        self._own(self._request("respond", **reply_fields(future.result())))
 
     # -- the conversation ----------------------------------------------------------------------
     @property
