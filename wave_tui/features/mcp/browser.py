@@ -11,6 +11,9 @@ import asyncio
 import os
 import sys
 from collections.abc import Mapping
+from urllib.parse import urlsplit
+
+_WEB_SCHEMES = ("http", "https")
 
 
 def has_browser(environ: Mapping[str, str] | None = None) -> bool:  # req: MO2
@@ -25,7 +28,15 @@ def has_browser(environ: Mapping[str, str] | None = None) -> bool:  # req: MO2
 
 
 async def show_authorization_url(name: str, url: str, cancel_hint: str) -> str:  # req: MO2
-    """Open `url` where a browser exists (off the event loop); the line to show either way."""
+    """Open `url` where a browser exists (off the event loop); the line to show either way.
+
+    The URL is the authorization server's: only an http(s) page is ever handed to the browser
+    (`webbrowser`/`xdg-open` would launch whatever handles a `file:`, `smb:` or custom scheme)."""
+    if urlsplit(url).scheme.lower() not in _WEB_SCHEMES:
+        return (
+            f"Authorize MCP server {name!r}: refused: its authorization server gave a "
+            f"non-web address ({url[:200]})"
+        )
     opened = False
     if has_browser():
         import webbrowser
